@@ -1,0 +1,36 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryModule } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { ScheduleModule } from '@nestjs/schedule';
+import { BearerAuthGuard } from '@app/auth';
+import { AppConfig, ConfigModule, CoreModule, createValidationPipe, DatabaseModule, ProblemFilter, RateLimitGuard } from '@app/core';
+import { AREA_MODULES } from './area-modules';
+import { DemoDataService } from './demo/demo-data.service';
+import { HealthController } from './health/health.controller';
+import { allMigrations } from './migrations';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        CoreModule,
+        DatabaseModule.forRoot({ migrations: allMigrations }),
+        EventEmitterModule.forRoot({ ignoreErrors: true }),
+        ScheduleModule.forRoot(),
+        DiscoveryModule,
+        ...AREA_MODULES,
+      ],
+      controllers: [HealthController],
+      providers: [
+        DemoDataService,
+        { provide: APP_GUARD, useExisting: BearerAuthGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_FILTER, useClass: ProblemFilter },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+      ],
+    };
+  }
+}

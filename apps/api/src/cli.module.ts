@@ -1,0 +1,26 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { AppConfig, ConfigModule, CoreModule, DatabaseModule } from '@app/core';
+import { AREA_MODULES } from './area-modules';
+import { DemoDataService } from './demo/demo-data.service';
+import { allMigrations } from './migrations';
+
+/** The areas without HTTP or schedulers: what operator commands run on. */
+@Module({})
+export class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        CoreModule,
+        DatabaseModule.forRoot({ migrations: allMigrations }),
+        EventEmitterModule.forRoot({ ignoreErrors: true }),
+        DiscoveryModule,
+        ...AREA_MODULES,
+      ],
+      providers: [DemoDataService],
+    };
+  }
+}

@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+import { DataSource } from 'typeorm';
+import { ApiKeysService } from '@app/api-keys';
+import { AccountsService } from '@app/auth';
+import { AppConfig, DemoSeeder } from '@app/core';
+
+export const DEMO_EMAIL = 'demo@example.com';
+
+export interface DemoCredentials {
+  email: string;
+  password: string;
+  apiKey: string;
+}
+
+/** On the first start of an empty database: a demo account, a key, and each area's demo data. */
+@Injectable()
+export class DemoDataService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly accounts: AccountsService,
+    private readonly apiKeys: ApiKeysService,
+    private readonly discovery: DiscoveryService,
+    private readonly config: AppConfig,
+  ) {}
+
+  async ensure(): Promise<DemoCredentials | null> {
+    const [{ count }] = await this.dataSource.query('SELECT count(*) AS count FROM accounts');
+    if (Number(count) > 0) return null;
+    const credentials = await this.create();
+    process.stdout.write(
+      [
+        '',
+        'Demo data created. These credentials are shown only now:',
+        `  account:  ${credentials.email}`,
+        `  password: ${credentials.password}`,
+        `  API key:  ${credentials.apiKey}`,
+        `  docs:     ${this.config.publicUrl}/docs  (Authorize with the API key)`,
+        '',
+      ].join('\n') + '\n',
+    );
+    return credentials;
+  }
+
+  async create(): Promise<DemoCredentials> {
+    const password = randomBytes(12).toString('base64url');
+    const account = await this.accounts.create({ email: DEMO_EMAIL, password, name: 'Demo Customer' });
+    const key = await this.apiKeys.create(account.id, { name: 'demo key' });
+    const seeders = this.discovery
+      .getProviders()
+      .map((wrapper) => wrapper.instance as unknown)
+      .filter((instance): instance is DemoSeeder => instance instanceof DemoSeeder)
+      .sort((a, b) => a.order - b.order);
+    await this.dataSource.transaction(async (manager) => {
+      for (const seeder of seeders) await seeder.seed({ accountId: account.id, manager });
+    });
+    return { email: DEMO_EMAIL, password, apiKey: key.key };
+  }
+}

@@ -1,0 +1,60 @@
+import { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
+import { json } from 'express';
+import pinoHttp from 'pino-http';
+import type { Logger } from 'pino';
+import { AppConfig, Problem, requestId } from '@app/core';
+import { buildOpenApiDocument, serveDocs } from './openapi';
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/** A request to /api with a body must send JSON: anything else is a 415, not a silent empty body. */
+function requireJsonBodies(req: Request, _res: Response, next: NextFunction): void {
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (BODY_METHODS.has(req.method) && hasBody && req.path.startsWith('/api/') && !req.is(JSON_TYPES)) {
+    next(new Problem(415, 'unsupported_media_type', 'Send the request body as application/json.'));
+    return;
+  }
+  next();
+}
+
+function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('X-Frame-Options', 'DENY');
+  next();
+}
+
+/** Everything the HTTP app needs beyond its modules; the server and the e2e tests share it. */
+export function configureApp(app: NestExpressApplication, config: AppConfig, logger?: Logger): void {
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  app.set('query parser', 'simple');
+  app.use(requestId);
+  if (logger) {
+    app.use(
+      pinoHttp({
+        logger,
+        genReqId: (req) => (req as Request).id,
+        customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+        serializers: {
+          req: (req: { method: string; url: string; id: string }) => ({ id: req.id, method: req.method, url: req.url.split('?')[0] }),
+          res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+        },
+      }),
+    );
+  }
+  app.use(securityHeaders);
+  app.use(requireJsonBodies);
+  app.use(json({ limit: '1mb', type: JSON_TYPES }));
+  if (config.corsOrigins.length) {
+    app.enableCors({
+      origin: config.corsOrigins,
+      credentials: false,
+      exposedHeaders: ['X-Request-Id', 'Location', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
+    });
+  }
+  app.enableShutdownHooks();
+  if (config.docsEnabled) serveDocs(app, buildOpenApiDocument(app, config.publicUrl));
+}

@@ -1,0 +1,17 @@
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
+import type { Logger } from 'pino';
+import { AppConfig, PinoNestLogger } from '@app/core';
+import { AppModule } from '../app.module';
+import { configureApp } from './configure-app';
+
+export async function createApp(config: AppConfig, logger?: Logger): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressAdapter(), {
+    bodyParser: false,
+    logger: logger ? new PinoNestLogger(logger) : false,
+    abortOnError: false,
+  });
+  configureApp(app, config, logger);
+  await app.init();
+  return app;
+}

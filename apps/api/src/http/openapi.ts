@@ -1,0 +1,40 @@
+import { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+
+export const API_TAGS: [string, string][] = [
+  ['Auth', 'Accounts, logins and sessions.'],
+  ['API Keys', 'Long-lived keys for automation, with read/write scopes.'],
+  ['Products', 'The catalogue of plans and prices.'],
+  ['Services', 'Services of the account: VPS instances and object storage.'],
+  ['SSH Keys', 'Public keys for access to new servers.'],
+  ['Notifications', 'What happened in the account, with a live stream.'],
+  ['Support', 'Support tickets, replies and attachments.'],
+];
+
+export function buildOpenApiDocument(app: INestApplication, publicUrl: string): OpenAPIObject {
+  const builder = new DocumentBuilder()
+    .setTitle('Hosting account API')
+    .setDescription(
+      'The public HTTP API of the hosting customer account. Every operation takes `Authorization: Bearer <token>`, ' +
+        'where the token is an access token from `/api/auth/login` or an API key (`hpk_...`). Errors are ' +
+        '`application/problem+json` (RFC 9457) with a stable `code`.',
+    )
+    .setVersion('0.1.0')
+    .addServer(publicUrl)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An access token (JWT) or an API key (hpk_...).' }, 'bearer');
+  for (const [name, description] of API_TAGS) builder.addTag(name, description);
+  const document = SwaggerModule.createDocument(app, builder.build(), {
+    operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
+  });
+  document.security = [];
+  return document;
+}
+
+export function serveDocs(app: INestApplication, document: OpenAPIObject): void {
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'openapi.json',
+    yamlDocumentUrl: 'openapi.yaml',
+    customSiteTitle: 'Hosting account API',
+    swaggerOptions: { persistAuthorization: true, displayRequestDuration: true },
+  });
+}

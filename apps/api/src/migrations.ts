@@ -1,0 +1,18 @@
+import { apiKeysMigrations } from '@app/api-keys';
+import { authMigrations } from '@app/auth';
+import { notificationsMigrations } from '@app/notifications';
+import { productsMigrations } from '@app/products';
+import { servicesMigrations } from '@app/services';
+import { sshKeysMigrations } from '@app/ssh-keys';
+import { supportMigrations } from '@app/support';
+
+/** Every area's migrations; TypeORM orders them by the timestamp in their names. */
+export const allMigrations = [
+  ...authMigrations,
+  ...apiKeysMigrations,
+  ...productsMigrations,
+  ...servicesMigrations,
+  ...sshKeysMigrations,
+  ...supportMigrations,
+  ...notificationsMigrations,
+];

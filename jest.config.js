@@ -1,0 +1,42 @@
+// Three tiers: unit specs beside the code, e2e specs in test/ on a real database (PostgreSQL
+// when TEST_DATABASE_URL is set, otherwise the embedded PGlite), contract checks inside e2e.
+const { pathsToModuleNameMapper } = require('ts-jest');
+const { compilerOptions } = require('./tsconfig.json');
+
+const transform = {
+  '^.+\\.ts$': [
+    'ts-jest',
+    {
+      tsconfig: 'tsconfig.json',
+      astTransformers: {
+        before: ['<rootDir>/test/support/swagger-transformer.js'],
+      },
+    },
+  ],
+};
+// NestJS 12 and a few of its dependencies ship only ES modules; Jest (before Node 24.9) cannot
+// require() them, so they are compiled to CommonJS here, as our own code is for production.
+const ESM_PACKAGES = ['@nestjs', 'file-type', 'strtok3', 'token-types', 'uint8array-extras', '@tokenizer', 'load-esm', '@electric-sql'];
+transform['^.+\\.[mc]?js$'] = [
+  'babel-jest',
+  { babelrc: false, configFile: false, plugins: [require.resolve('./test/support/babel-import-meta.js'), require.resolve('@babel/plugin-transform-dynamic-import'), require.resolve('@babel/plugin-transform-modules-commonjs')] },
+];
+const transformIgnorePatterns = [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`];
+const moduleNameMapper = pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' });
+
+module.exports = {
+  projects: [
+    { displayName: 'unit', rootDir: __dirname, testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'], transform, transformIgnorePatterns, moduleNameMapper, testEnvironment: 'node' },
+    {
+      displayName: 'e2e',
+      rootDir: __dirname,
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      transform,
+      transformIgnorePatterns,
+      moduleNameMapper,
+      testEnvironment: 'node',
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      testTimeout: 60000,
+    },
+  ],
+};

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiKeyVerifier } from './api-key-verifier';
+import { ApiKey } from './api-key.entity';
+import { ApiKeysController } from './api-keys.controller';
+import { ApiKeysService } from './api-keys.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([ApiKey])],
+  controllers: [ApiKeysController],
+  providers: [ApiKeysService, ApiKeyVerifier],
+  exports: [ApiKeysService, ApiKeyVerifier],
+})
+export class ApiKeysModule {}

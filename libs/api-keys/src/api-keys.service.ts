@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, Repository } from 'typeorm';
+import {
+  ALL_SCOPES,
+  ApiKeyCreatedEvent,
+  domainEvent,
+  Paginated,
+  paginated,
+  PageQuery,
+  Principal,
+  Problem,
+  TransactionRunner,
+} from '@app/core';
+import { displayPrefix, generateApiKey, hashApiKey } from './api-key-format';
+import { ApiKey } from './api-key.entity';
+import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response';
+import { CreateApiKeyRequest } from './dto/create-api-key.request';
+
+export const MAX_API_KEYS_PER_ACCOUNT = 100;
+
+export interface NewApiKey {
+  name: string;
+  scopes?: CreateApiKeyRequest['scopes'];
+  expiresAt?: Date | null;
+}
+
+@Injectable()
+export class ApiKeysService {
+  constructor(
+    @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
+    private readonly tx: TransactionRunner,
+  ) {}
+
+  /** Called with the request's principal: a key never mints a key stronger or longer-lived than itself. */
+  createFor(principal: Principal, input: CreateApiKeyRequest): Promise<CreatedApiKeyResponse> {
+    const scopes = input.scopes ?? [...ALL_SCOPES];
+    const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+    if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      throw Problem.invalidInput('expiresAt must be in the future.', [{ field: 'expiresAt', message: 'must be in the future' }]);
+    }
+    if (principal.kind === 'api_key') {
+      if (scopes.some((scope) => !principal.scopes.includes(scope))) {
+        throw new Problem(403, 'insufficient_scope', 'An API key cannot create a key with scopes it does not have.');
+      }
+      if (principal.expiresAt && (!expiresAt || expiresAt > principal.expiresAt)) {
+        throw new Problem(403, 'forbidden', `An API key cannot create a key that outlives it; set expiresAt no later than ${principal.expiresAt.toISOString()}.`);
+      }
+    }
+    return this.create(principal.accountId, { name: input.name, scopes, expiresAt });
+  }
+
+  async create(accountId: string, input: NewApiKey): Promise<CreatedApiKeyResponse> {
+    const key = generateApiKey();
+    const saved = await this.tx.run(async (m, publish) => {
+      // Serialises key creation per account so the cap holds under concurrent requests.
+      await m.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+      const count = await m.count(ApiKey, { where: { accountId, revokedAt: IsNull() } });
+      if (count >= MAX_API_KEYS_PER_ACCOUNT) {
+        throw Problem.conflict('quota_exceeded', `An account can have at most ${MAX_API_KEYS_PER_ACCOUNT} API keys; revoke one first.`);
+      }
+      const row = await m.save(
+        m.create(ApiKey, {
+          accountId,
+          name: input.name,
+          prefix: displayPrefix(key),
+          keyHash: hashApiKey(key),
+          scopes: input.scopes ?? [...ALL_SCOPES],
+          expiresAt: input.expiresAt ?? null,
+          lastUsedAt: null,
+          revokedAt: null,
+        }),
+      );
+      publish(domainEvent<ApiKeyCreatedEvent>('api_key.created', accountId, { apiKeyId: row.id, name: row.name, prefix: row.prefix }));
+      return row;
+    });
+    return { ...ApiKeyResponse.from(saved), key };
+  }
+
+  async list(accountId: string, query: PageQuery): Promise<Paginated<ApiKeyResponse>> {
+    const [rows, total] = await this.keys.findAndCount({
+      where: { accountId, revokedAt: IsNull() },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: (query.page - 1) * query.pageSize,
+      take: query.pageSize,
+    });
+    return paginated(rows.map(ApiKeyResponse.from), query, total);
+  }
+
+  async get(accountId: string, id: string): Promise<ApiKeyResponse> {
+    return ApiKeyResponse.from(await this.findOneForAccount(accountId, id));
+  }
+
+  async revoke(accountId: string, id: string): Promise<void> {
+    const result = await this.keys.update({ id, accountId, revokedAt: IsNull() }, { revokedAt: new Date() });
+    if (!result.affected) throw Problem.notFound('API key');
+  }
+
+  private async findOneForAccount(accountId: string, id: string): Promise<ApiKey> {
+    const key = await this.keys.findOne({ where: { id, accountId, revokedAt: IsNull() } });
+    if (!key) throw Problem.notFound('API key');
+    return key;
+  }
+}

@@ -1,0 +1,70 @@
+import { Body, Controller, Get, Header, HttpCode, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiProblems, CurrentPrincipal, Principal, Public, RateLimit } from '@app/core';
+import { AuthService } from './auth.service';
+import { ChangePasswordRequest, LoginRequest, RefreshRequest, RegisterRequest } from './dto/auth.request';
+import { AccountResponse, AuthTokensResponse } from './dto/auth.response';
+
+@ApiTags('Auth')
+@Controller('api/auth')
+export class AuthController {
+  constructor(private readonly auth: AuthService) {}
+
+  @Public()
+  @RateLimit('register')
+  @Post('register')
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Create an account and log in', operationId: 'register' })
+  @ApiProblems(400, 409, 413, 429)
+  register(@Body() body: RegisterRequest): Promise<AuthTokensResponse> {
+    return this.auth.register(body);
+  }
+
+  @Public()
+  @RateLimit('login')
+  @Post('login')
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Log in with email and password', operationId: 'login' })
+  @ApiProblems(400, 401, 429)
+  login(@Body() body: LoginRequest): Promise<AuthTokensResponse> {
+    return this.auth.login(body);
+  }
+
+  @Public()
+  @RateLimit('login')
+  @Post('refresh')
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Exchange a refresh token for a new token pair', operationId: 'refreshTokens' })
+  @ApiProblems(400, 401, 429)
+  refresh(@Body() body: RefreshRequest): Promise<AuthTokensResponse> {
+    return this.auth.refresh(body.refreshToken);
+  }
+
+  @ApiBearerAuth()
+  @Post('logout')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'End the current session (its refresh and access tokens)', operationId: 'logout' })
+  @ApiProblems(401, 403, 429)
+  logout(@CurrentPrincipal() principal: Principal): Promise<void> {
+    return this.auth.logout(principal);
+  }
+
+  @ApiBearerAuth()
+  @Post('password')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Change the password and end every other session', operationId: 'changePassword' })
+  @ApiProblems(400, 401, 403, 429)
+  changePassword(@CurrentPrincipal() principal: Principal, @Body() body: ChangePasswordRequest): Promise<void> {
+    return this.auth.changePassword(principal, body);
+  }
+
+  @ApiBearerAuth()
+  @Get('me')
+  @ApiOperation({ summary: 'The account of the caller', operationId: 'getMe' })
+  @ApiProblems(401, 429)
+  me(@CurrentPrincipal() principal: Principal): Promise<AccountResponse> {
+    return this.auth.me(principal);
+  }
+}

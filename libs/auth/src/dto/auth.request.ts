@@ -1,0 +1,59 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsString, Length, MaxLength, MinLength } from 'class-validator';
+
+const trimLower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class LoginRequest {
+  @ApiProperty({ example: 'ada@example.com', description: 'Email address of the account.' })
+  @Transform(trimLower)
+  @IsEmail({}, { message: 'email must be an email address' })
+  @MaxLength(254)
+  email: string;
+
+  @ApiProperty({ example: 'correct horse battery staple', description: 'The account password.' })
+  @IsString()
+  @Length(1, 1024)
+  password: string;
+}
+
+export class RegisterRequest {
+  @ApiProperty({ example: 'ada@example.com', description: 'Email address; used to log in.' })
+  @Transform(trimLower)
+  @IsEmail({}, { message: 'email must be an email address' })
+  @MaxLength(254)
+  email: string;
+
+  @ApiProperty({ example: 'correct horse battery staple', minLength: 10, maxLength: 1024, description: 'At least 10 characters.' })
+  @IsString()
+  @MinLength(10, { message: 'password must be at least 10 characters' })
+  @MaxLength(1024)
+  password: string;
+
+  @ApiProperty({ example: 'Ada Lovelace', minLength: 1, maxLength: 100, description: 'Display name.' })
+  @Transform(trim)
+  @IsString()
+  @Length(1, 100)
+  name: string;
+}
+
+export class RefreshRequest {
+  @ApiProperty({ example: 'hrt_Z3Vlc3MgYWdhaW4uLi4', description: 'The refresh token from the last login or refresh.' })
+  @IsString()
+  @Length(1, 200)
+  refreshToken: string;
+}
+
+export class ChangePasswordRequest {
+  @ApiProperty({ description: 'The current password.', example: 'correct horse battery staple' })
+  @IsString()
+  @Length(1, 1024)
+  currentPassword: string;
+
+  @ApiProperty({ minLength: 10, maxLength: 1024, description: 'The new password, at least 10 characters.', example: 'another long passphrase' })
+  @IsString()
+  @MinLength(10, { message: 'newPassword must be at least 10 characters' })
+  @MaxLength(1024)
+  newPassword: string;
+}

@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { sign, verify } from 'jsonwebtoken';
+import { AppConfig } from '@app/core';
+
+const ISSUER = 'hosting-account-api';
+
+export interface AccessClaims {
+  accountId: string;
+  sessionId: string;
+}
+
+/** HS256 JWTs carrying the account and session ids; the session is checked on every request. */
+@Injectable()
+export class AccessTokens {
+  constructor(private readonly config: AppConfig) {}
+
+  issue(claims: AccessClaims): string {
+    return sign({ sid: claims.sessionId, typ: 'access' }, this.config.jwtSecret, {
+      algorithm: 'HS256',
+      subject: claims.accountId,
+      issuer: ISSUER,
+      expiresIn: this.config.accessTokenTtlSeconds,
+    });
+  }
+
+  /** The claims of a valid, unexpired token; null for anything else. */
+  read(token: string): AccessClaims | null {
+    try {
+      const payload = verify(token, this.config.jwtSecret, { algorithms: ['HS256'], issuer: ISSUER });
+      if (typeof payload === 'string' || payload.typ !== 'access' || !payload.sub || typeof payload.sid !== 'string') return null;
+      return { accountId: payload.sub, sessionId: payload.sid };
+    } catch {
+      return null;
+    }
+  }
+}

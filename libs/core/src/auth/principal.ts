@@ -1,0 +1,15 @@
+export type Scope = 'read' | 'write';
+export const ALL_SCOPES: readonly Scope[] = ['read', 'write'];
+
+export type CredentialKind = 'access_token' | 'api_key';
+
+/** Who is calling: set by the global bearer guard, read by controllers via @CurrentPrincipal(). */
+export interface Principal {
+  accountId: string;
+  kind: CredentialKind;
+  /** The session id for an access token, the key id for an API key. */
+  credentialId: string;
+  scopes: readonly Scope[];
+  /** An API key's own expiry; keys it creates may not outlive it. */
+  expiresAt: Date | null;
+}

@@ -1,0 +1,40 @@
+const UNAVAILABLE_SQLSTATES = new Set([
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '57014', // query_canceled (statement timeout)
+  '53300', // too_many_connections
+  '08000',
+  '08003',
+  '08006',
+  '08001',
+  '08004',
+]);
+
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'connect ECONNREFUSED',
+  'Client has encountered a connection error',
+  'Connection terminated unexpectedly',
+  'read ECONNRESET',
+  'the database system is',
+];
+
+/** True for errors that mean "the database cannot serve now" rather than a bug. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const err = error as { code?: string; message?: string; driverError?: unknown };
+  if (err.code && (UNAVAILABLE_SQLSTATES.has(err.code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(err.code))) {
+    return true;
+  }
+  if (err.message && UNAVAILABLE_MESSAGES.some((text) => err.message!.includes(text))) return true;
+  return err.driverError ? isDatabaseUnavailable(err.driverError) : false;
+}
+
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const err = error as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
+  const code = err?.code ?? err?.driverError?.code;
+  const name = err?.constraint ?? err?.driverError?.constraint;
+  return code === '23505' && (!constraint || name === constraint);
+}

@@ -1,0 +1,90 @@
+import { HttpException } from '@nestjs/common';
+
+export type ProblemCode =
+  | 'invalid_input'
+  | 'unauthorized'
+  | 'insufficient_scope'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'invalid_state'
+  | 'action_in_progress'
+  | 'ticket_closed'
+  | 'duplicate_key'
+  | 'email_taken'
+  | 'quota_exceeded'
+  | 'attachment_invalid'
+  | 'attachment_in_use'
+  | 'idempotency_key_reused'
+  | 'idempotency_key_in_progress'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'internal_error'
+  | 'unavailable'
+  | 'invalid_credentials';
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export const PROBLEM_TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/** An error a client can act on; the filter writes it as application/problem+json (RFC 9457). */
+export class Problem extends HttpException {
+  constructor(
+    status: number,
+    readonly code: ProblemCode,
+    readonly detail: string,
+    readonly errors?: FieldError[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail, status);
+  }
+
+  static invalidInput(detail: string, errors?: FieldError[]): Problem {
+    return new Problem(400, 'invalid_input', detail, errors);
+  }
+
+  static unauthorized(detail = 'A valid bearer token is required.'): Problem {
+    return new Problem(401, 'unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer' });
+  }
+
+  static insufficientScope(scope: string): Problem {
+    return new Problem(403, 'insufficient_scope', `This operation needs an API key with the "${scope}" scope.`, undefined, {
+      'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+    });
+  }
+
+  static notFound(resource = 'Resource'): Problem {
+    return new Problem(404, 'not_found', `${resource} not found.`);
+  }
+
+  static conflict(code: ProblemCode, detail: string): Problem {
+    return new Problem(409, code, detail);
+  }
+
+  static rateLimited(retryAfterSeconds: number): Problem {
+    return new Problem(429, 'rate_limited', `Too many requests. Retry in ${retryAfterSeconds} seconds.`, undefined, {
+      'Retry-After': String(retryAfterSeconds),
+    });
+  }
+
+  static unavailable(detail = 'The service is temporarily unavailable. Retry shortly.'): Problem {
+    return new Problem(503, 'unavailable', detail, undefined, { 'Retry-After': '1' });
+  }
+}

@@ -1,0 +1,21 @@
+export type CliArgs = Record<string, string | boolean | undefined>;
+
+/**
+ * An operator command for `npm run cli -- <name> --option value`. Areas provide subclasses in
+ * their modules; the CLI discovers them. `run` returns what is printed as JSON lines on stdout.
+ */
+export abstract class CliCommand {
+  abstract readonly name: string;
+  abstract readonly usage: string;
+  /** Option names that take a value; others are boolean flags. */
+  abstract readonly options: readonly string[];
+  abstract run(args: CliArgs): Promise<unknown[]>;
+}
+
+export class CliUsageError extends Error {}
+
+export function requireArg(args: CliArgs, name: string): string {
+  const value = args[name];
+  if (typeof value !== 'string' || !value) throw new CliUsageError(`--${name} is required`);
+  return value;
+}

@@ -1,0 +1,49 @@
+import { LoggerService } from '@nestjs/common';
+import pino, { Logger } from 'pino';
+
+/** Paths never written to logs, wherever they appear. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.currentPassword',
+  '*.newPassword',
+  '*.refreshToken',
+  '*.accessToken',
+  '*.key',
+  '*.secretAccessKey',
+  '*.token',
+];
+
+export function createRootLogger(level: string, destination: 1 | 2 = 1): Logger {
+  return pino(
+    { level, base: { service: 'hosting-account-api' }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, timestamp: pino.stdTimeFunctions.isoTime },
+    pino.destination({ fd: destination, sync: destination === 2 }),
+  );
+}
+
+/** Nest's logger interface on top of pino, so framework and app logs are the same JSON lines. */
+export class PinoNestLogger implements LoggerService {
+  constructor(readonly pino: Logger) {}
+
+  log(message: unknown, context?: string): void {
+    this.pino.info({ context }, String(message));
+  }
+  error(message: unknown, trace?: string, context?: string): void {
+    this.pino.error({ context, trace }, String(message));
+  }
+  warn(message: unknown, context?: string): void {
+    this.pino.warn({ context }, String(message));
+  }
+  debug(message: unknown, context?: string): void {
+    this.pino.debug({ context }, String(message));
+  }
+  verbose(message: unknown, context?: string): void {
+    this.pino.trace({ context }, String(message));
+  }
+  fatal(message: unknown, context?: string): void {
+    this.pino.fatal({ context }, String(message));
+  }
+}

@@ -1,0 +1,82 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { AppConfig } from '../config/app-config';
+import { Problem } from '../errors/problem';
+import { RATE_LIMIT_BUCKET, RateLimitBucket } from './rate-limit.decorator';
+import { RateLimitStore } from './rate-limit.store';
+
+interface Rule {
+  key: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+interface Outcome {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+/**
+ * Counts each request against the general budget of its credential (or IP, for public routes)
+ * and the route's tighter bucket, and reports the most restrictive in RateLimit-* headers.
+ */
+@Injectable()
+export class RateLimitGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly store: RateLimitStore,
+    private readonly config: AppConfig,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<Request>();
+    const res = context.switchToHttp().getResponse<Response>();
+    const bucket = this.reflector.get<RateLimitBucket | undefined>(RATE_LIMIT_BUCKET, context.getHandler());
+    const rules = this.rules(req, bucket).filter((rule) => rule.limit > 0);
+    if (!rules.length) return true;
+
+    const outcomes = await Promise.all(rules.map((rule) => this.apply(rule)));
+    const tightest = outcomes.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+    res.setHeader('RateLimit-Limit', String(tightest.limit));
+    res.setHeader('RateLimit-Remaining', String(Math.max(0, tightest.remaining)));
+    res.setHeader('RateLimit-Reset', String(tightest.resetSeconds));
+    const exceeded = outcomes.filter((o) => o.remaining < 0);
+    if (exceeded.length) throw Problem.rateLimited(Math.max(...exceeded.map((o) => o.resetSeconds)));
+    return true;
+  }
+
+  private async apply(rule: Rule): Promise<Outcome> {
+    const hit = await this.store.hit(rule.key, rule.windowSeconds);
+    return { limit: rule.limit, remaining: rule.limit - hit.count, resetSeconds: hit.resetSeconds };
+  }
+
+  private rules(req: Request, bucket?: RateLimitBucket): Rule[] {
+    const limits = this.config.rateLimit;
+    const who = req.principal ? `cred:${req.principal.credentialId}` : `ip:${req.ip}`;
+    const rules: Rule[] = [{ key: `all:${who}`, limit: limits.perMinute, windowSeconds: 60 }];
+    const account = req.principal?.accountId;
+    const email = typeof req.body?.email === 'string' ? req.body.email.trim().toLowerCase() : undefined;
+    switch (bucket) {
+      case 'login':
+        rules.push({ key: `login:ip:${req.ip}`, limit: limits.loginPerMinute * 5, windowSeconds: 60 });
+        if (email) rules.push({ key: `login:email:${email}`, limit: limits.loginPerMinute, windowSeconds: 60 });
+        break;
+      case 'register':
+        rules.push({ key: `register:ip:${req.ip}`, limit: limits.registerPerHour, windowSeconds: 3600 });
+        if (email) rules.push({ key: `register:email:${email}`, limit: limits.registerPerHour, windowSeconds: 3600 });
+        break;
+      case 'ticket-create':
+        rules.push({ key: `ticket:${account}`, limit: limits.ticketCreatePerMinute, windowSeconds: 60 });
+        break;
+      case 'presign':
+        rules.push({ key: `presign:${account}`, limit: limits.presignPerMinute, windowSeconds: 60 });
+        break;
+      case 'console':
+        rules.push({ key: `console:${account}`, limit: limits.consolePerMinute, windowSeconds: 60 });
+        break;
+    }
+    return rules;
+  }
+}

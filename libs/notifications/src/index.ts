@@ -1,0 +1,2 @@
+export * from './notifications.module';
+export * from './migrations';

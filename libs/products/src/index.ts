@@ -1,0 +1,2 @@
+export * from './products.module';
+export * from './migrations';

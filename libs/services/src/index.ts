@@ -1,0 +1,3 @@
+export * from './services.module';
+export * from './migrations';
+export * from './service-ownership';

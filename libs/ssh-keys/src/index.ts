@@ -1,0 +1,2 @@
+export * from './ssh-keys.module';
+export * from './migrations';

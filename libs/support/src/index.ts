@@ -1,0 +1,2 @@
+export * from './support.module';
+export * from './migrations';

@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// Builds dist/ when it is missing or older than any source file, so `npm start` works on a fresh clone.
+const { execSync } = require('node:child_process');
+const { existsSync, readdirSync, statSync } = require('node:fs');
+const { join } = require('node:path');
+
+const root = join(__dirname, '..');
+const marker = join(root, 'dist/apps/api/apps/api/src/main.js');
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
+    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+const built = existsSync(marker) ? statSync(marker).mtimeMs : 0;
+const sources = Math.max(newestSource(join(root, 'apps')), newestSource(join(root, 'libs')));
+if (built < sources) {
+  process.stderr.write('Building the API (npm run build)...\n');
+  execSync('npx nest build', { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+}

@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import { ApiKeysService } from '@app/api-keys';
+import { AccountsService, SessionsService } from '@app/auth';
+import type { Scope } from '@app/core';
+import { TestApp } from '../support/test-app';
+
+export interface TestAccount {
+  id: string;
+  email: string;
+  password: string;
+  accessToken: string;
+  refreshToken: string;
+  apiKey: string;
+  apiKeyId: string;
+  /** `Authorization` header value with the access token. */
+  bearer: string;
+  /** `Authorization` header value with the API key. */
+  keyBearer: string;
+}
+
+/** A fresh account with a logged-in session and a read+write API key, made through the services. */
+export async function createAccount(t: TestApp, options: { scopes?: Scope[] } = {}): Promise<TestAccount> {
+  const email = `user-${randomUUID()}@example.test`;
+  const password = 'correct horse battery staple';
+  const account = await t.app.get(AccountsService).create({ email, password, name: 'Test User' });
+  const session = await t.app.get(SessionsService).start(account.id);
+  const key = await t.app.get(ApiKeysService).create(account.id, { name: 'test key', scopes: options.scopes });
+  return {
+    id: account.id,
+    email,
+    password,
+    accessToken: session.accessToken,
+    refreshToken: session.refreshToken,
+    apiKey: key.key,
+    apiKeyId: key.id,
+    bearer: `Bearer ${session.accessToken}`,
+    keyBearer: `Bearer ${key.key}`,
+  };
+}

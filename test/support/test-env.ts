@@ -1,0 +1,25 @@
+/** The configuration every e2e app starts with: fixed secrets, generous limits, no delays. */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
+
+export function testEnv(overrides: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return {
+    NODE_ENV: 'test',
+    PORT: '0',
+    PUBLIC_URL: 'http://127.0.0.1:3000',
+    DATABASE_URL: TEST_DATABASE_URL,
+    LOG_LEVEL: 'silent',
+    DEMO_DATA: 'false',
+    JWT_SECRET: 'test-jwt-secret-0123456789abcdefghijklmnopqrstuvwxyz',
+    SIGNING_SECRET: 'test-signing-secret-0123456789abcdefghijklmnopqrstuv',
+    ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    RATE_LIMIT_PER_MINUTE: '100000',
+    RATE_LIMIT_LOGIN_PER_MINUTE: '100000',
+    RATE_LIMIT_REGISTER_PER_HOUR: '100000',
+    RATE_LIMIT_TICKET_CREATE_PER_MINUTE: '100000',
+    RATE_LIMIT_PRESIGN_PER_MINUTE: '100000',
+    RATE_LIMIT_CONSOLE_PER_MINUTE: '100000',
+    COMPUTE_TRANSITION_DELAY_MS: '0',
+    DB_POOL_SIZE: '5',
+    ...overrides,
+  };
+}
