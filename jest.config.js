@@ -25,6 +25,7 @@ const transformIgnorePatterns = [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)
 const moduleNameMapper = pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' });
 
 module.exports = {
+  testTimeout: 60000,
   projects: [
     { displayName: 'unit', rootDir: __dirname, testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'], transform, transformIgnorePatterns, moduleNameMapper, testEnvironment: 'node' },
     {
@@ -36,7 +37,6 @@ module.exports = {
       moduleNameMapper,
       testEnvironment: 'node',
       globalSetup: '<rootDir>/test/support/global-setup.ts',
-      testTimeout: 60000,
     },
   ],
 };

@@ -28,3 +28,4 @@ export * from './openapi/api-errors.decorator';
 export * from './logging/logger';
 export * from './extension/demo-seeder';
 export * from './extension/cli-command';
+export * from './http/json-body-guard';

@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { json } from 'express';
 import pinoHttp from 'pino-http';
 import type { Logger } from 'pino';
-import { AppConfig, Problem, requestId } from '@app/core';
+import { AppConfig, jsonBodyGuard, Problem, requestId } from '@app/core';
 import { buildOpenApiDocument, serveDocs } from './openapi';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -48,6 +48,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
   app.use(securityHeaders);
   app.use(requireJsonBodies);
   app.use(json({ limit: '1mb', type: JSON_TYPES }));
+  app.use(jsonBodyGuard);
   if (config.corsOrigins.length) {
     app.enableCors({
       origin: config.corsOrigins,

@@ -38,3 +38,12 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   const name = err?.constraint ?? err?.driverError?.constraint;
   return code === '23505' && (!constraint || name === constraint);
 }
+
+/** SQLSTATEs caused by a value the client sent that validation let through: a 400, not a 500. */
+const INPUT_SQLSTATES = new Set(['22001', '22003', '22007', '22008', '22021', '22P02', '22P05', '54000']);
+
+export function isInvalidInputFromDatabase(error: unknown): boolean {
+  const err = error as { code?: string; driverError?: { code?: string } };
+  const code = err?.driverError?.code ?? err?.code;
+  return typeof code === 'string' && INPUT_SQLSTATES.has(code);
+}

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { FieldError, Problem, PROBLEM_TITLES, ProblemCode } from './problem';
-import { isDatabaseUnavailable } from './database-errors';
+import { isDatabaseUnavailable, isInvalidInputFromDatabase } from './database-errors';
 
 interface ProblemBody {
   type: string;
@@ -77,6 +77,10 @@ export class ProblemFilter implements ExceptionFilter {
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn(`Database unavailable: ${(exception as Error).message}`);
       return Problem.unavailable();
+    }
+    if (isInvalidInputFromDatabase(exception)) {
+      this.logger.warn(`Input rejected by the database: ${(exception as { driverError?: Error }).driverError?.message ?? ''}`);
+      return Problem.invalidInput('A value in the request is out of range or malformed.');
     }
     this.logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
     return new Problem(500, 'internal_error', 'An unexpected error occurred. Quote the request id when you contact support.');

@@ -1,0 +1,91 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { runCli, SERVER } from './support/run-cli';
+import { startTestApp, TestApp } from './support/test-app';
+import { TEST_DATABASE_URL, testEnv } from './support/test-env';
+
+describe('Operator command line', () => {
+  let dataDir: string;
+  let t: TestApp;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'cli-test-'));
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const env = () => ({ DATA_DIR: dataDir });
+  const email = `cli-${Date.now()}@example.test`;
+
+  it('creates an account and an API key, printing one JSON line each; the key works', async () => {
+    const account = await runCli(['account:create', '--email', email, '--password', 'a long enough pw', '--name', 'Ops Made'], env());
+    expect(account.stderr).toBe('');
+    expect(account.code).toBe(0);
+    expect(account.lines).toEqual([{ id: expect.any(String), email, name: 'Ops Made', createdAt: expect.any(String) }]);
+
+    const key = await runCli(['api-key:create', '--email', email, '--name', 'automation', '--scopes', 'read', '--expires-at', '2099-01-01T00:00:00Z'], env());
+    expect(key.code).toBe(0);
+    expect(key.lines).toHaveLength(1);
+    expect(key.lines[0]).toMatchObject({ name: 'automation', scopes: ['read'], expiresAt: '2099-01-01T00:00:00.000Z', key: expect.stringMatching(/^hpk_/) });
+    expect(key.stderr).not.toContain(key.lines[0].key);
+
+    if (TEST_DATABASE_URL) {
+      // Same database as the running test app: the key works there at once.
+      const me = await request(t.http).get('/api/auth/me').set('Authorization', `Bearer ${key.lines[0].key}`);
+      expect(me.status).toBe(200);
+      expect(me.body.email).toBe(email);
+    }
+  });
+
+  it('refuses bad input with a clear message and a non-zero exit', async () => {
+    const taken = await runCli(['account:create', '--email', email, '--password', 'a long enough pw', '--name', 'Again'], env());
+    expect(taken.code).not.toBe(0);
+    expect(taken.stderr).toContain('email_taken');
+    const short = await runCli(['account:create', '--email', 'x@example.test', '--password', 'short', '--name', 'X'], env());
+    expect(short.code).not.toBe(0);
+    expect(short.stderr).toContain('password must be at least 10 characters');
+    const missing = await runCli(['api-key:create', '--email', 'nobody@example.test', '--name', 'k'], env());
+    expect(missing.code).toBe(64);
+    expect(missing.stderr).toContain('No account with email');
+    const unknown = await runCli(['no:such-command'], env());
+    expect(unknown.code).toBe(64);
+    expect(unknown.stderr).toContain('Usage: npm run cli');
+    const badScope = await runCli(['api-key:create', '--email', email, '--name', 'k', '--scopes', 'admin'], env());
+    expect(badScope.code).not.toBe(0);
+    expect(badScope.stderr).toContain('scope');
+  });
+
+  it('applies migrations with migration:run', async () => {
+    const res = await runCli(['migration:run'], env());
+    expect(res.code).toBe(0);
+    expect(res.lines).toEqual([{ migrations: 'up to date' }]);
+  });
+
+  (TEST_DATABASE_URL ? it.skip : it)('refuses to open an embedded data directory that a running server owns', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lock-test-'));
+    const server = spawn(process.execPath, [SERVER], {
+      env: { PATH: process.env.PATH, ...testEnv({ DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'info' }) } as NodeJS.ProcessEnv,
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let out = '';
+        server.stdout.on('data', (chunk) => {
+          out += chunk;
+          if (out.includes('API listening')) resolve();
+        });
+        server.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+      });
+      const res = await runCli(['migration:run'], { DATA_DIR: dir });
+      expect(res.code).toBe(75);
+      expect(res.stderr).toContain(`is in use by process ${server.pid}`);
+    } finally {
+      server.kill('SIGTERM');
+      await new Promise((resolve) => server.on('exit', resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,90 @@
+import request from 'supertest';
+import { RequestMethod } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { startTestApp, TestApp } from './support/test-app';
+
+const PATH_METADATA = 'path';
+const METHOD_METADATA = 'method';
+
+describe('OpenAPI document and Swagger UI', () => {
+  let t: TestApp;
+  let doc: Record<string, any>;
+  beforeAll(async () => {
+    t = await startTestApp();
+    doc = (await request(t.http).get('/openapi.json').expect(200)).body;
+  });
+  afterAll(() => t.close());
+
+  it('is OpenAPI 3 at version 0.1.0 with the bearer scheme, empty top-level security and the seven tags', () => {
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(doc.info.version).toBe('0.1.0');
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.security).toEqual([]);
+    expect(doc.tags.map((tag: { name: string }) => tag.name)).toEqual([
+      'Auth',
+      'API Keys',
+      'Products',
+      'Services',
+      'SSH Keys',
+      'Notifications',
+      'Support',
+    ]);
+  });
+
+  it('documents every route the app registers, and nothing else', () => {
+    const discovery = t.app.get(DiscoveryService);
+    const scanner = new MetadataScanner();
+    const registered = new Set<string>();
+    for (const wrapper of discovery.getControllers()) {
+      const type = wrapper.metatype as Function;
+      const base: string = Reflect.getMetadata(PATH_METADATA, type) ?? '';
+      if (Reflect.getMetadata('swagger/apiExcludeController', type)) continue;
+      const proto = Object.getPrototypeOf(wrapper.instance);
+      for (const name of scanner.getAllMethodNames(proto)) {
+        const handler = proto[name];
+        const method: RequestMethod | undefined = Reflect.getMetadata(METHOD_METADATA, handler);
+        if (method === undefined || Reflect.getMetadata('swagger/apiExcludeEndpoint', handler)) continue;
+        const sub: string = Reflect.getMetadata(PATH_METADATA, handler) ?? '';
+        const path = `/${[base, sub].filter((p) => p && p !== '/').join('/')}`.replace(/\/+/g, '/').replace(/:(\w+)/g, '{$1}');
+        registered.add(`${RequestMethod[method].toLowerCase()} ${path}`);
+      }
+    }
+    const documented = new Set<string>();
+    for (const [path, item] of Object.entries<Record<string, unknown>>(doc.paths)) {
+      for (const method of Object.keys(item)) documented.add(`${method} ${path}`);
+    }
+    expect([...documented].sort()).toEqual([...registered].sort());
+  });
+
+  it('gives every operation a summary, a tag, problem responses and (unless public) the bearer scheme', () => {
+    const open = new Set(['post /api/auth/register', 'post /api/auth/login', 'post /api/auth/refresh']);
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        const id = `${method} ${path}`;
+        expect({ id, summary: typeof op.summary }).toEqual({ id, summary: 'string' });
+        expect(op.tags?.length).toBe(1);
+        const errors = Object.keys(op.responses).filter((status) => Number(status) >= 400);
+        expect({ id, errors: errors.length > 0 }).toEqual({ id, errors: true });
+        if (!open.has(id)) {
+          expect({ id, security: op.security }).toEqual({ id, security: [{ bearer: [] }] });
+          expect({ id, has401: '401' in op.responses }).toEqual({ id, has401: true });
+        }
+      }
+    }
+  });
+
+  it('serves Swagger UI at /docs', async () => {
+    const res = await request(t.http).get('/docs/');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('swagger-ui');
+  });
+
+  it('can be switched off with DOCS_ENABLED=false', async () => {
+    const off = await startTestApp({ DOCS_ENABLED: 'false' });
+    try {
+      await request(off.http).get('/openapi.json').expect(404);
+    } finally {
+      await off.close();
+    }
+  });
+});
