@@ -38,5 +38,7 @@ module.exports = {
       testEnvironment: 'node',
       globalSetup: '<rootDir>/test/support/global-setup.ts',
     },
+    // Fault scenarios stop and start a PostgreSQL cluster of their own: `npm run test:faults`.
+    { displayName: 'faults', rootDir: __dirname, testMatch: ['<rootDir>/test/faults/**/*.faults-spec.ts'], transform, transformIgnorePatterns, moduleNameMapper, testEnvironment: 'node' },
   ],
 };

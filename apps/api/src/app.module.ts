@@ -1,9 +1,19 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
 import { BearerAuthGuard } from '@app/auth';
-import { AppConfig, ConfigModule, CoreModule, createValidationPipe, DatabaseModule, ProblemFilter, RateLimitGuard } from '@app/core';
+import {
+  AppConfig,
+  ConfigModule,
+  CoreModule,
+  createValidationPipe,
+  DatabaseModule,
+  IdempotencyInterceptor,
+  IdempotencyJanitor,
+  ProblemFilter,
+  RateLimitGuard,
+} from '@app/core';
 import { AREA_MODULES } from './area-modules';
 import { DemoDataService } from './demo/demo-data.service';
 import { HealthController } from './health/health.controller';
@@ -26,9 +36,11 @@ export class AppModule {
       controllers: [HealthController],
       providers: [
         DemoDataService,
+        IdempotencyJanitor,
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],
     };

@@ -1,7 +1,34 @@
 import 'reflect-metadata';
+import type { INestApplication } from '@nestjs/common';
+import type { Logger } from 'pino';
 import { ConfigError, createRootLogger, DataDirLockedError, loadConfig } from '@app/core';
 import { DemoDataService } from './demo/demo-data.service';
 import { createApp } from './http/create-app';
+
+const DRAIN_TIMEOUT_MS = 25_000;
+
+/** SIGTERM/SIGINT: stop accepting, let in-flight requests finish, close the pool, exit 0. */
+function drainOnSignals(app: INestApplication, logger: Logger): void {
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info(`${signal} received: draining`);
+    setTimeout(() => {
+      logger.error('Drain timed out; exiting');
+      process.exit(1);
+    }, DRAIN_TIMEOUT_MS).unref();
+    app.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'Shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
 
 async function main(): Promise<void> {
   let config;
@@ -20,6 +47,7 @@ async function main(): Promise<void> {
     if (config.demoData) await app.get(DemoDataService).ensure();
     await app.listen(config.port);
     logger.info(`API listening on ${config.publicUrl}${config.docsEnabled ? ` (docs: ${config.publicUrl}/docs)` : ''}`);
+    drainOnSignals(app, logger);
   } catch (err) {
     if (err instanceof DataDirLockedError) {
       process.stderr.write(`${err.message}\n`);

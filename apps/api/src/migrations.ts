@@ -1,5 +1,6 @@
 import { apiKeysMigrations } from '@app/api-keys';
 import { authMigrations } from '@app/auth';
+import { coreMigrations } from '@app/core';
 import { notificationsMigrations } from '@app/notifications';
 import { productsMigrations } from '@app/products';
 import { servicesMigrations } from '@app/services';
@@ -15,4 +16,5 @@ export const allMigrations = [
   ...sshKeysMigrations,
   ...supportMigrations,
   ...notificationsMigrations,
+  ...coreMigrations,
 ];

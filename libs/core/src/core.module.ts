@@ -1,9 +1,11 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from './config/app-config';
 import { SecretBox } from './crypto/secret-box';
 import { UrlSigner } from './crypto/url-signer';
 import { TransactionRunner } from './database/transaction';
+import { IdempotencyStore } from './idempotency/idempotency.store';
 import { MemoryRateLimitStore } from './rate-limit/memory-rate-limit.store';
+import { RedisRateLimitStore } from './rate-limit/redis-rate-limit.store';
 import { RateLimitStore } from './rate-limit/rate-limit.store';
 
 @Global()
@@ -12,12 +14,19 @@ import { RateLimitStore } from './rate-limit/rate-limit.store';
     TransactionRunner,
     SecretBox,
     UrlSigner,
+    IdempotencyStore,
     {
       provide: RateLimitStore,
       inject: [AppConfig],
-      useFactory: () => new MemoryRateLimitStore(),
+      useFactory: (config: AppConfig) => (config.redisUrl ? new RedisRateLimitStore(config.redisUrl) : new MemoryRateLimitStore()),
     },
   ],
-  exports: [TransactionRunner, SecretBox, UrlSigner, RateLimitStore],
+  exports: [TransactionRunner, SecretBox, UrlSigner, RateLimitStore, IdempotencyStore],
 })
-export class CoreModule {}
+export class CoreModule implements OnApplicationShutdown {
+  constructor(private readonly rateLimits: RateLimitStore) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.rateLimits.close();
+  }
+}

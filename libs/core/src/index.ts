@@ -29,3 +29,8 @@ export * from './logging/logger';
 export * from './extension/demo-seeder';
 export * from './extension/cli-command';
 export * from './http/json-body-guard';
+export * from './idempotency/idempotency.decorator';
+export * from './idempotency/idempotency.interceptor';
+export * from './idempotency/idempotency.store';
+export * from './migrations';
+export * from './rate-limit/redis-rate-limit.store';

@@ -56,6 +56,5 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
       exposedHeaders: ['X-Request-Id', 'Location', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
     });
   }
-  app.enableShutdownHooks();
   if (config.docsEnabled) serveDocs(app, buildOpenApiDocument(app, config.publicUrl));
 }

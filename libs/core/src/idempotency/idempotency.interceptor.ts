@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { Interval } from '@nestjs/schedule';
+import type { Request, Response } from 'express';
+import { from, Observable, of } from 'rxjs';
+import { catchError, mergeMap } from 'rxjs/operators';
+import { Problem } from '../errors/problem';
+import { NO_IDEMPOTENCY } from './idempotency.decorator';
+import { IdempotencyStore } from './idempotency.store';
+
+const HTTP_CODE_METADATA = '__httpCode__';
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * Stripe-style Idempotency-Key on POSTs: the first response (status, body, Location) is kept for
+ * 24 hours per account and replayed for a retry with the same key and body; the same key with a
+ * different request is 422, and a retry while the first is still running is 409.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly reflector: Reflector,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const req = context.switchToHttp().getRequest<Request>();
+    const res = context.switchToHttp().getResponse<Response>();
+    const header = req.headers['idempotency-key'];
+    if (req.method !== 'POST' || header === undefined || !req.principal) return next.handle();
+    if (this.reflector.getAllAndOverride<boolean>(NO_IDEMPOTENCY, [context.getHandler(), context.getClass()])) return next.handle();
+    if (typeof header !== 'string' || !KEY_SHAPE.test(header)) {
+      throw Problem.invalidInput('Idempotency-Key must be 1 to 255 visible ASCII characters.', [
+        { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
+      ]);
+    }
+    const accountId = req.principal.accountId;
+    const hash = createHash('sha256')
+      .update(`${req.method} ${req.originalUrl}\n${JSON.stringify(req.body ?? null)}`)
+      .digest('hex');
+    const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? 201;
+
+    return from(this.store.claim(accountId, header, hash)).pipe(
+      mergeMap((earlier) => {
+        if (!earlier) return this.runAndRemember(next, res, accountId, header, status);
+        if (earlier.requestHash !== hash) {
+          throw new Problem(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
+        }
+        if (!earlier.completed) {
+          throw Problem.conflict('idempotency_key_in_progress', 'A request with this Idempotency-Key is still being processed.');
+        }
+        res.setHeader('Idempotent-Replayed', 'true');
+        if (earlier.location) res.setHeader('Location', earlier.location);
+        return of(earlier.body);
+      }),
+    );
+  }
+
+  private runAndRemember(next: CallHandler, res: Response, accountId: string, key: string, status: number): Observable<unknown> {
+    return next.handle().pipe(
+      mergeMap(async (body) => {
+        const location = res.getHeader('Location');
+        await this.store.complete(accountId, key, status, body, typeof location === 'string' ? location : null);
+        return body;
+      }),
+      catchError(async (err) => {
+        await this.store.release(accountId, key).catch(() => undefined);
+        throw err;
+      }),
+    );
+  }
+}
+
+@Injectable()
+export class IdempotencyJanitor {
+  constructor(private readonly store: IdempotencyStore) {}
+
+  @Interval('idempotency-purge', 3_600_000)
+  async purge(): Promise<void> {
+    await this.store.purgeExpired().catch(() => undefined);
+  }
+}

@@ -1,0 +1,47 @@
+import { Logger } from '@nestjs/common';
+import Redis from 'ioredis';
+import { RateLimitStore, WindowHit } from './rate-limit.store';
+
+// INCR and set the window's expiry on the first hit, atomically; returns [count, ms left].
+const HIT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {count, ttl}`;
+
+/**
+ * Fixed windows in Redis, exact across API processes. If Redis is unreachable the request is let
+ * through (logged): a limiter outage must not take the API down with it.
+ */
+export class RedisRateLimitStore extends RateLimitStore {
+  private readonly logger = new Logger('RateLimit');
+  private readonly redis: Redis;
+  private lastWarning = 0;
+
+  constructor(url: string) {
+    super();
+    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
+    this.redis.on('error', (err) => this.warn(err));
+  }
+
+  async hit(key: string, windowSeconds: number): Promise<WindowHit> {
+    try {
+      const [count, ttl] = (await this.redis.eval(HIT, 1, `rl:${key}`, windowSeconds * 1000)) as [number, number];
+      return { count, resetSeconds: Math.max(1, Math.ceil(ttl / 1000)) };
+    } catch (err) {
+      this.warn(err as Error);
+      return { count: 0, resetSeconds: windowSeconds };
+    }
+  }
+
+  private warn(err: Error): void {
+    if (Date.now() - this.lastWarning < 10_000) return;
+    this.lastWarning = Date.now();
+    this.logger.warn(`Redis unavailable, rate limits not enforced: ${err.message}`);
+  }
+
+  override async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}

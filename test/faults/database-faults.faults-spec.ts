@@ -1,0 +1,78 @@
+import request from 'supertest';
+import { createAccount, TestAccount } from '../factories/accounts';
+import { startTestApp, TestApp } from '../support/test-app';
+import { admin, FAULTS_URL, startCluster, stopCluster, until } from './cluster';
+
+describe('Database faults', () => {
+  let t: TestApp;
+  let account: TestAccount;
+  beforeAll(async () => {
+    t = await startTestApp({ DATABASE_URL: FAULTS_URL, DB_POOL_SIZE: '4', DB_STATEMENT_TIMEOUT_MS: '1000' });
+    account = await createAccount(t);
+  });
+  afterAll(async () => {
+    try {
+      startCluster();
+    } finally {
+      await t.close();
+    }
+  });
+
+  const me = () => request(t.http).get('/api/auth/me').set('Authorization', account.keyBearer);
+
+  it('answers 503 problems quickly while PostgreSQL is down, and serves again when it is back', async () => {
+    await me().expect(200);
+    const load = Promise.all(Array.from({ length: 20 }, () => me().then((r) => r.status)));
+    stopCluster();
+    const during = await load;
+    expect(during.every((status) => status === 200 || status === 503)).toBe(true);
+
+    const started = Date.now();
+    const statuses = await Promise.all(Array.from({ length: 10 }, () => me()));
+    expect(Date.now() - started).toBeLessThan(5000);
+    for (const res of statuses) {
+      expect(res.status).toBe(503);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body.code).toBe('unavailable');
+      expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|5439|postgres/i);
+    }
+    await request(t.http).get('/health/ready').expect(503);
+    await request(t.http).get('/health/live').expect(200);
+
+    startCluster();
+    await until(() => me().then((r) => r.status), (status) => status === 200, 5000);
+    await request(t.http).get('/health/ready').expect(200);
+  });
+
+  it('survives idle connections killed by the server', async () => {
+    await Promise.all(Array.from({ length: 4 }, () => me().expect(200)));
+    const db = await admin();
+    try {
+      const killed = await db.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'hosting-account-api' AND pid <> pg_backend_pid()`,
+      );
+      expect(killed.rowCount).toBeGreaterThan(0);
+    } finally {
+      await db.end();
+    }
+    await until(() => me().then((r) => r.status), (status) => status === 200, 5000);
+    await me().expect(200);
+  });
+
+  it('bounds a blocked statement with the statement timeout and exhausting the pool with 503s', async () => {
+    const db = await admin();
+    try {
+      await db.query('BEGIN');
+      await db.query('LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE');
+      const started = Date.now();
+      const results = await Promise.all(Array.from({ length: 12 }, () => me()));
+      const elapsed = Date.now() - started;
+      expect(results.map((r) => r.status).every((s) => s === 503)).toBe(true);
+      expect(elapsed).toBeLessThan(10_000);
+    } finally {
+      await db.query('ROLLBACK').catch(() => undefined);
+      await db.end();
+    }
+    await me().expect(200);
+  });
+});
