@@ -1,5 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { addCommonResponses, addIntegerFormats } from './openapi-responses';
 
 export const API_TAGS: [string, string][] = [
   ['Auth', 'Accounts, logins and sessions.'],
@@ -20,13 +21,25 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
         '`application/problem+json` (RFC 9457) with a stable `code`.',
     )
     .setVersion('0.1.0')
+    .setLicense('Proprietary', 'https://hosting.example/legal/api-terms')
     .addServer(publicUrl)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An access token (JWT) or an API key (hpk_...).' }, 'bearer');
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT or API key',
+        description:
+          'An access token from /api/auth/login (a JWT signed with HS256, 15 minutes, following RFC 8725 best practices) or an API key (hpk_...).',
+      },
+      'bearer',
+    );
   for (const [name, description] of API_TAGS) builder.addTag(name, description);
   const document = SwaggerModule.createDocument(app, builder.build(), {
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
   });
   document.security = [];
+  addCommonResponses(document);
+  addIntegerFormats(document);
   return document;
 }
 
