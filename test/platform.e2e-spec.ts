@@ -59,7 +59,17 @@ describe('Platform: errors, headers, health', () => {
   });
 
   it('reports liveness and readiness', async () => {
-    expect((await request(t.http).get('/health/live')).body).toEqual({ status: 'ok' });
-    expect((await request(t.http).get('/health/ready')).body).toEqual({ status: 'ok', database: 'up' });
+    expect((await request(t.http).get('/health/live')).body).toMatchObject({ status: 'ok' });
+    expect((await request(t.http).get('/health/ready')).body).toMatchObject({ status: 'ok', info: { database: { status: 'up' } } });
+  });
+
+  it('exposes Prometheus metrics that include the request just made', async () => {
+    await request(t.http).get('/api/auth/me').set('Authorization', account.keyBearer).expect(200);
+    const res = await request(t.http).get('/metrics').expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/api\/auth\/me",status="200"\} [1-9]/);
+    expect(res.text).toContain('http_request_duration_seconds_bucket{le="0.005",method="GET",route="/api/auth/me",status="200"}');
+    expect(res.text).toMatch(/db_pool_connections\{state="total"\} \d/);
+    expect(res.text).toContain('process_resident_memory_bytes');
   });
 });

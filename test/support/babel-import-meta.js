@@ -1,5 +1,5 @@
 // Prepares the ES-module packages Jest compiles to CommonJS (see jest.config.js): rewrites
-// `import.meta.url`, and renames a module-level `const require = createRequire(...)`, which
+// `import.meta.url` and `import.meta.resolve()`, and renames a module-level `const require = createRequire(...)`, which
 // would otherwise shadow the `require` that the CommonJS transform emits for imports.
 module.exports = function esmToCommonJsHelpers({ template }) {
   const url = () => template.expression.ast`'file://' + __filename`;
@@ -11,7 +11,9 @@ module.exports = function esmToCommonJsHelpers({ template }) {
       MetaProperty(path) {
         if (path.node.meta.name !== 'import' || path.node.property.name !== 'meta') return;
         const parent = path.parentPath;
-        if (parent.isMemberExpression() && parent.node.property.name === 'url') parent.replaceWith(url());
+        const property = parent.isMemberExpression() ? parent.node.property.name : undefined;
+        if (property === 'url') parent.replaceWith(url());
+        else if (property === 'resolve') parent.replaceWith(template.expression.ast`((specifier) => 'file://' + require.resolve(specifier))`);
         else path.replaceWith(template.expression.ast`({ url: ${url()} })`);
       },
     },

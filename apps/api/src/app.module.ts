@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
+import { TerminusModule } from '@nestjs/terminus';
 import { BearerAuthGuard } from '@app/auth';
 import {
   AppConfig,
@@ -17,6 +18,8 @@ import {
 import { AREA_MODULES } from './area-modules';
 import { DemoDataService } from './demo/demo-data.service';
 import { HealthController } from './health/health.controller';
+import { MetricsController } from './metrics/metrics.controller';
+import { MetricsService } from './metrics/metrics.service';
 import { allMigrations } from './migrations';
 
 @Module({})
@@ -31,11 +34,13 @@ export class AppModule {
         EventEmitterModule.forRoot({ ignoreErrors: true }),
         ScheduleModule.forRoot(),
         DiscoveryModule,
+        TerminusModule.forRoot({ logger: false }),
         ...AREA_MODULES,
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, MetricsController],
       providers: [
         DemoDataService,
+        MetricsService,
         IdempotencyJanitor,
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },

@@ -1,36 +1,29 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { DataSource } from 'typeorm';
-import { Problem, Public } from '@app/core';
+import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { Public } from '@app/core';
 
-const READY_TIMEOUT_MS = 2000;
-
+/** Liveness says the process serves; readiness also that the database answers (503 if not). */
 @ApiExcludeController()
 @Public()
 @Controller('health')
 export class HealthController {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly database: TypeOrmHealthIndicator,
+  ) {}
 
   @Get('live')
   @Header('Cache-Control', 'no-store')
-  live(): { status: 'ok' } {
-    return { status: 'ok' };
+  @HealthCheck()
+  live(): Promise<HealthCheckResult> {
+    return this.health.check([]);
   }
 
   @Get('ready')
   @Header('Cache-Control', 'no-store')
-  async ready(): Promise<{ status: 'ok'; database: 'up' }> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('timeout')), READY_TIMEOUT_MS);
-    });
-    try {
-      await Promise.race([this.dataSource.query('SELECT 1'), timeout]);
-      return { status: 'ok', database: 'up' };
-    } catch {
-      throw Problem.unavailable('The database is not reachable.');
-    } finally {
-      clearTimeout(timer);
-    }
+  @HealthCheck()
+  ready(): Promise<HealthCheckResult> {
+    return this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);
   }
 }

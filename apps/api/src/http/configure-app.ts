@@ -4,6 +4,7 @@ import { json } from 'express';
 import pinoHttp from 'pino-http';
 import type { Logger } from 'pino';
 import { AppConfig, jsonBodyGuard, Problem, requestId } from '@app/core';
+import { MetricsService } from '../metrics/metrics.service';
 import { buildOpenApiDocument, serveDocs } from './openapi';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -32,6 +33,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   app.set('query parser', 'simple');
   app.use(requestId);
+  app.use(app.get(MetricsService).middleware);
   if (logger) {
     app.use(
       pinoHttp({

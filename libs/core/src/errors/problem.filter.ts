@@ -72,6 +72,7 @@ export class ProblemFilter implements ExceptionFilter {
       const status = exception.getStatus();
       if (status === 404) return new Problem(404, 'not_found', `No route for ${req.method} ${req.path}.`);
       const code = CODE_BY_STATUS[status];
+      if (status === 503) return Problem.unavailable('A dependency of the service is not available.');
       if (code && status < 500) return new Problem(status, code, this.httpDetail(exception));
     }
     if (isDatabaseUnavailable(exception)) {

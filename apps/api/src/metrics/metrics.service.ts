@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+
+interface PoolLike {
+  totalCount?: number;
+  idleCount?: number;
+  waitingCount?: number;
+}
+
+/** Prometheus metrics: requests by route and status, latency histograms, the pool, the process. */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, route and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by method, route and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  constructor(dataSource: DataSource) {
+    collectDefaultMetrics({ register: this.registry });
+    const pool = () => (dataSource.driver as unknown as { master?: PoolLike }).master ?? {};
+    new Gauge({
+      name: 'db_pool_connections',
+      help: 'Database pool connections by state (total, idle, in use, waiting clients).',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect() {
+        const p = pool();
+        const total = p.totalCount ?? 0;
+        const idle = p.idleCount ?? 0;
+        this.set({ state: 'total' }, total);
+        this.set({ state: 'idle' }, idle);
+        this.set({ state: 'in_use' }, total - idle);
+        this.set({ state: 'waiting' }, p.waitingCount ?? 0);
+      },
+    });
+  }
+
+  /** Express middleware: counts each response under its route pattern (never the raw URL). */
+  readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
+    const end = this.duration.startTimer();
+    res.once('finish', () => {
+      const route = req.route?.path ? `${req.baseUrl}${req.route.path as string}` : 'unmatched';
+      const labels = { method: req.method, route, status: String(res.statusCode) };
+      this.requests.inc(labels);
+      end(labels);
+    });
+    next();
+  };
+}
