@@ -2,6 +2,7 @@ import { Global, Module, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from './config/app-config';
 import { SecretBox } from './crypto/secret-box';
 import { UrlSigner } from './crypto/url-signer';
+import { JobLock } from './database/job-lock';
 import { TransactionRunner } from './database/transaction';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { MemoryRateLimitStore } from './rate-limit/memory-rate-limit.store';
@@ -15,13 +16,14 @@ import { RateLimitStore } from './rate-limit/rate-limit.store';
     SecretBox,
     UrlSigner,
     IdempotencyStore,
+    JobLock,
     {
       provide: RateLimitStore,
       inject: [AppConfig],
       useFactory: (config: AppConfig) => (config.redisUrl ? new RedisRateLimitStore(config.redisUrl) : new MemoryRateLimitStore()),
     },
   ],
-  exports: [TransactionRunner, SecretBox, UrlSigner, RateLimitStore, IdempotencyStore],
+  exports: [TransactionRunner, SecretBox, UrlSigner, RateLimitStore, IdempotencyStore, JobLock],
 })
 export class CoreModule implements OnApplicationShutdown {
   constructor(private readonly rateLimits: RateLimitStore) {}

@@ -34,3 +34,4 @@ export * from './idempotency/idempotency.interceptor';
 export * from './idempotency/idempotency.store';
 export * from './migrations';
 export * from './rate-limit/redis-rate-limit.store';
+export * from './database/job-lock';

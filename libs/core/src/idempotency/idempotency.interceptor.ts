@@ -5,6 +5,7 @@ import { Interval } from '@nestjs/schedule';
 import type { Request, Response } from 'express';
 import { from, Observable, of } from 'rxjs';
 import { catchError, mergeMap } from 'rxjs/operators';
+import { JobLock } from '../database/job-lock';
 import { Problem } from '../errors/problem';
 import { NO_IDEMPOTENCY } from './idempotency.decorator';
 import { IdempotencyStore } from './idempotency.store';
@@ -74,10 +75,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
 @Injectable()
 export class IdempotencyJanitor {
-  constructor(private readonly store: IdempotencyStore) {}
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly jobs: JobLock,
+  ) {}
 
   @Interval('idempotency-purge', 3_600_000)
   async purge(): Promise<void> {
-    await this.store.purgeExpired().catch(() => undefined);
+    await this.jobs.runExclusive('idempotency-purge', async () => {
+      await this.store.purgeExpired();
+    });
   }
 }
