@@ -1,0 +1,155 @@
+import request from 'supertest';
+import { sign } from 'jsonwebtoken';
+import { createAccount, TestAccount } from './factories/accounts';
+import { ServerProcess, startServerProcess } from './support/server-process';
+import { startTestApp, TestApp } from './support/test-app';
+import { TEST_DATABASE_URL } from './support/test-env';
+
+/**
+ * OWASP API Security Top 10 (2023), as it applies here. Resource-level authorization (API1) is
+ * also covered per area in each area's tests ("404 for another account's id").
+ */
+describe('OWASP API Security Top 10', () => {
+  let t: TestApp;
+  let owner: TestAccount;
+  let doc: any;
+  beforeAll(async () => {
+    t = await startTestApp({ CORS_ORIGINS: 'https://dashboard.hosting.example' });
+    owner = await createAccount(t);
+    doc = (await request(t.http).get('/openapi.json')).body;
+  });
+  afterAll(() => t.close());
+
+  const operations = () =>
+    Object.entries<Record<string, any>>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => ({ path, method })));
+  const PUBLIC = new Set(['post /api/auth/register', 'post /api/auth/login', 'post /api/auth/refresh']);
+  const concrete = (path: string) => path.replace(/\{\w+\}/g, '6b0c8c3e-0000-4000-8000-000000000000');
+
+  describe('API2: broken authentication', () => {
+    it('refuses every protected operation without a token, with 401 and WWW-Authenticate', async () => {
+      for (const { path, method } of operations()) {
+        if (PUBLIC.has(`${method} ${path}`)) continue;
+        const res = await (request(t.http) as any)[method](concrete(path));
+        expect({ op: `${method} ${path}`, status: res.status }).toEqual({ op: `${method} ${path}`, status: 401 });
+        expect(res.headers['www-authenticate']).toBe('Bearer');
+      }
+    });
+
+    it.each([
+      ['alg none', () => `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub: 'x', sid: 'y', typ: 'access' })).toString('base64url')}.`],
+      ['a wrong secret', () => sign({ sid: 'y', typ: 'access' }, 'wrong-secret-wrong-secret-wrong-secret', { subject: 'x', issuer: 'hosting-account-api' })],
+      ['HS512', (secret: string) => sign({ sid: 'y', typ: 'access' }, secret, { subject: 'x', issuer: 'hosting-account-api', algorithm: 'HS512' })],
+      ['another issuer', (secret: string) => sign({ sid: 'y', typ: 'access' }, secret, { subject: 'x', issuer: 'evil' })],
+    ])('refuses a JWT with %s', async (_name, make) => {
+      const res = await request(t.http).get('/api/auth/me').set('Authorization', `Bearer ${make(t.config.jwtSecret)}`);
+      expect(res.status).toBe(401);
+    });
+  });
+
+  describe('API3: broken object property level authorization', () => {
+    it('refuses fields a client may not set (mass assignment)', async () => {
+      for (const extra of [{ accountId: owner.id }, { revokedAt: null }, { keyHash: 'x' }, { lastUsedAt: '2020-01-01T00:00:00Z' }]) {
+        const res = await request(t.http).post('/api/auth/api-keys').set('Authorization', owner.bearer).send({ name: 'k', ...extra });
+        expect(res.status).toBe(400);
+      }
+    });
+
+    it('never returns stored secrets', async () => {
+      const list = await request(t.http).get('/api/auth/api-keys').set('Authorization', owner.bearer);
+      const me = await request(t.http).get('/api/auth/me').set('Authorization', owner.bearer);
+      for (const body of [list.text, me.text]) expect(body).not.toMatch(/hash|password|"key"/i);
+    });
+  });
+
+  describe('API4: unrestricted resource consumption', () => {
+    it('bounds page sizes, body sizes and nesting', async () => {
+      await request(t.http).get('/api/auth/api-keys?pageSize=101').set('Authorization', owner.bearer).expect(400);
+      const big = await request(t.http)
+        .post('/api/auth/api-keys')
+        .set('Authorization', owner.bearer)
+        .set('Content-Type', 'application/json')
+        .send(`{"name":"${'x'.repeat(2 * 1024 * 1024)}"}`);
+      expect(big.status).toBe(413);
+      const nested = await request(t.http)
+        .post('/api/auth/api-keys')
+        .set('Authorization', owner.bearer)
+        .set('Content-Type', 'application/json')
+        .send('['.repeat(10_000) + ']'.repeat(10_000));
+      expect(nested.status).toBe(400);
+    });
+
+    it('rate limits per credential (see test/rate-limit.e2e-spec.ts) and reports it on every response', async () => {
+      const res = await request(t.http).get('/api/auth/me').set('Authorization', owner.keyBearer);
+      expect(res.headers['ratelimit-limit']).toBeDefined();
+      expect(res.headers['ratelimit-remaining']).toBeDefined();
+      expect(res.headers['ratelimit-reset']).toBeDefined();
+    });
+  });
+
+  describe('API5: broken function level authorization', () => {
+    it('refuses every mutating operation to a read-only API key with 403 insufficient_scope', async () => {
+      const reader = await createAccount(t, { scopes: ['read'] });
+      let checked = 0;
+      for (const { path, method } of operations()) {
+        const id = `${method} ${path}`;
+        const handsOutAccess = /\/instance\/console|\/object-storage\/credentials|\/api\/auth\/api-keys/.test(path);
+        if (PUBLIC.has(id) || (method === 'get' && !handsOutAccess)) continue;
+        const res = await (request(t.http) as any)[method](concrete(path)).set('Authorization', reader.keyBearer).send({});
+        expect({ id, status: res.status, code: res.body.code }).toEqual({ id, status: 403, code: 'insufficient_scope' });
+        checked++;
+      }
+      expect(checked).toBeGreaterThan(3);
+    });
+  });
+
+  describe('API8: security misconfiguration', () => {
+    it('sends protective headers and no framework banner', async () => {
+      const res = await request(t.http).get('/api/auth/me').set('Authorization', owner.bearer);
+      expect(res.headers['x-powered-by']).toBeUndefined();
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(res.headers['referrer-policy']).toBe('no-referrer');
+    });
+
+    it('allows CORS only for configured origins, never with a wildcard', async () => {
+      const allowed = await request(t.http).options('/api/auth/me').set('Origin', 'https://dashboard.hosting.example').set('Access-Control-Request-Method', 'GET');
+      expect(allowed.headers['access-control-allow-origin']).toBe('https://dashboard.hosting.example');
+      const other = await request(t.http).get('/api/auth/me').set('Origin', 'https://evil.example').set('Authorization', owner.bearer);
+      expect(other.headers['access-control-allow-origin']).toBeUndefined();
+      expect(allowed.headers['access-control-allow-credentials']).toBeUndefined();
+    });
+
+    it('marks responses that carry secrets as not cacheable', async () => {
+      const key = await request(t.http).post('/api/auth/api-keys').set('Authorization', owner.bearer).send({ name: 'secret' });
+      expect(key.headers['cache-control']).toBe('no-store');
+      const login = await request(t.http).post('/api/auth/login').send({ email: owner.email, password: owner.password });
+      expect(login.headers['cache-control']).toBe('no-store');
+    });
+  });
+});
+
+(TEST_DATABASE_URL ? describe : describe.skip)('Logs never contain secrets', () => {
+  let server: ServerProcess;
+  beforeAll(async () => {
+    server = await startServerProcess({ DATABASE_URL: TEST_DATABASE_URL, LOG_LEVEL: 'trace' });
+  });
+  afterAll(() => server.stop());
+
+  it('keeps passwords, tokens and API keys out of the log of a whole session', async () => {
+    const email = `logs-${Date.now()}@example.test`;
+    const password = 'a very secret passphrase 123';
+    const reg = await request(server.url).post('/api/auth/register').send({ email, password, name: 'Logs' }).expect(201);
+    const refreshed = await request(server.url).post('/api/auth/refresh').send({ refreshToken: reg.body.refreshToken }).expect(200);
+    const key = await request(server.url).post('/api/auth/api-keys').set('Authorization', `Bearer ${refreshed.body.accessToken}`).send({ name: 'k' }).expect(201);
+    await request(server.url).get('/api/auth/me').set('Authorization', `Bearer ${key.body.key}`).expect(200);
+    await request(server.url).get(`/api/auth/me?access_token=${key.body.key}`).expect(401);
+    await request(server.url).post('/api/auth/login').send({ email, password: 'wrong but secret-ish 9' }).expect(401);
+    await request(server.url).post('/api/auth/password').set('Authorization', `Bearer ${refreshed.body.accessToken}`).send({ currentPassword: password, newPassword: 'another secret passphrase 456' }).expect(204);
+    await new Promise((r) => setTimeout(r, 300));
+    const log = server.output();
+    expect(log).toContain('/api/auth/me');
+    for (const secret of [password, 'wrong but secret-ish 9', 'another secret passphrase 456', reg.body.accessToken, reg.body.refreshToken, refreshed.body.refreshToken, refreshed.body.accessToken, key.body.key]) {
+      expect(log).not.toContain(secret);
+    }
+  });
+});
