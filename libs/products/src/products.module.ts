@@ -1,4 +1,15 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ProductCatalog } from './product-catalog';
+import { ProductPrice } from './product-price.entity';
+import { Product } from './product.entity';
+import { ProductsController } from './products.controller';
+import { ProductsService } from './products.service';
 
-@Module({})
+@Module({
+  imports: [TypeOrmModule.forFeature([Product, ProductPrice])],
+  controllers: [ProductsController],
+  providers: [ProductsService, ProductCatalog],
+  exports: [ProductCatalog],
+})
 export class ProductsModule {}

@@ -1,1 +1,3 @@
-export const productsMigrations: Function[] = [];
+import { CreateProducts1764000000300 } from './1764000000300-create-products';
+
+export const productsMigrations = [CreateProducts1764000000300];

@@ -1,0 +1,69 @@
+import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { BILLING_CYCLES, BillingCycle, PRODUCT_TYPES, ProductSpecs, ProductType } from '../catalogue';
+import { Product } from '../product.entity';
+
+export class VpsSpecsResponse {
+  @ApiProperty({ type: 'integer', example: 2, description: 'Virtual CPU cores.' })
+  vcpus: number;
+  @ApiProperty({ type: 'integer', example: 4096, description: 'Memory in MiB.' })
+  memoryMb: number;
+  @ApiProperty({ type: 'integer', example: 80, description: 'Disk in GB.' })
+  diskGb: number;
+  @ApiProperty({ example: 3, description: 'Included outbound traffic per month, in TB.' })
+  transferTb: number;
+}
+
+export class ObjectStorageSpecsResponse {
+  @ApiProperty({ type: 'integer', example: 1000, description: 'Included storage in GB.' })
+  storageGb: number;
+  @ApiProperty({ example: 3, description: 'Included outbound traffic per month, in TB.' })
+  transferTb: number;
+}
+
+export class ProductPriceResponse {
+  @ApiProperty({ enum: BILLING_CYCLES, example: 'monthly', description: 'Billing cycle this price is for.' })
+  billingCycle: BillingCycle;
+  @ApiProperty({ example: 9.99, description: 'Price per cycle (per hour for hourly), excluding VAT.' })
+  price: number;
+  @ApiProperty({ example: 'EUR', description: 'ISO 4217 currency code.' })
+  currency: string;
+}
+
+@ApiExtraModels(VpsSpecsResponse, ObjectStorageSpecsResponse)
+export class ProductResponse {
+  @ApiProperty({ format: 'uuid', description: 'Product id.' })
+  id: string;
+  @ApiProperty({ example: 'vps-m', description: 'Stable, readable identifier.' })
+  slug: string;
+  @ApiProperty({ example: 'VPS M' })
+  name: string;
+  @ApiProperty({ enum: PRODUCT_TYPES, example: 'vps', description: 'Kind of service this product creates.' })
+  type: ProductType;
+  @ApiProperty({ example: 'Balanced plan for databases and application servers.' })
+  description: string;
+  @ApiProperty({
+    oneOf: [{ $ref: getSchemaPath(VpsSpecsResponse) }, { $ref: getSchemaPath(ObjectStorageSpecsResponse) }],
+    description: 'Resources: for a VPS {vcpus, memoryMb, diskGb, transferTb}, for object storage {storageGb, transferTb}.',
+  })
+  specs: ProductSpecs;
+  @ApiProperty({ type: () => [ProductPriceResponse], description: 'Prices per billing cycle.' })
+  prices: ProductPriceResponse[];
+  @ApiProperty({ example: true, description: 'False for plans that can no longer be ordered.' })
+  available: boolean;
+
+  static from(product: Product): ProductResponse {
+    const prices = [...(product.prices ?? [])].sort(
+      (a, b) => BILLING_CYCLES.indexOf(a.billingCycle) - BILLING_CYCLES.indexOf(b.billingCycle) || a.currency.localeCompare(b.currency),
+    );
+    return {
+      id: product.id,
+      slug: product.slug,
+      name: product.name,
+      type: product.type,
+      description: product.description,
+      specs: product.specs,
+      prices: prices.map((p) => ({ billingCycle: p.billingCycle, price: Number(p.price), currency: p.currency })),
+      available: product.available,
+    };
+  }
+}

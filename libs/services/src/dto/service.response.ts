@@ -1,0 +1,61 @@
+import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { BILLING_CYCLES, BillingCycle } from '@app/products';
+import { POWER_STATES, PowerState, SERVICE_STATUSES, SERVICE_TYPES, ServiceStatus, ServiceType } from '../service.types';
+import type { ServiceRow } from '../services.queries';
+
+export class InstanceSummaryResponse {
+  @ApiProperty({ enum: POWER_STATES, example: 'running', description: 'Power state of the virtual machine.' })
+  powerState: PowerState;
+  @ApiProperty({ type: 'string', nullable: true, example: '203.0.113.17', description: 'Primary public IPv4 address.' })
+  ipv4: string | null;
+  @ApiProperty({ type: 'string', nullable: true, example: '2001:db8:4f2a:10::1', description: 'Primary public IPv6 address.' })
+  ipv6: string | null;
+  @ApiProperty({ example: 'eu-central', description: 'Region the instance runs in.' })
+  region: string;
+}
+
+@ApiExtraModels(InstanceSummaryResponse)
+export class ServiceResponse {
+  @ApiProperty({ format: 'uuid', description: 'Identifier of the service; used as {id} in the service paths.' })
+  id: string;
+  @ApiProperty({ example: 'web-01' })
+  name: string;
+  @ApiProperty({ enum: SERVICE_TYPES, example: 'vps', description: 'Kind of service.' })
+  type: ServiceType;
+  @ApiProperty({ enum: SERVICE_STATUSES, example: 'active', description: 'Billing lifecycle status.' })
+  status: ServiceStatus;
+  @ApiProperty({ example: 9.99, description: 'Recurring price per billing cycle (per hour for hourly), in `currency`.' })
+  price: number;
+  @ApiProperty({ enum: BILLING_CYCLES, example: 'monthly' })
+  billingCycle: BillingCycle;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When the next invoice is due; null if none.' })
+  nextDueDate: string | null;
+  @ApiProperty({ format: 'uuid', description: 'The catalogue product the service was ordered as.' })
+  productId: string;
+  @ApiProperty({ example: 'EUR', description: 'ISO 4217 currency code of price.' })
+  currency: string;
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+  // allOf: OpenAPI 3.0 ignores `nullable` beside a bare $ref.
+  @ApiProperty({ allOf: [{ $ref: getSchemaPath(InstanceSummaryResponse) }], nullable: true, description: 'The virtual machine of a VPS; null for other types.' })
+  instance: InstanceSummaryResponse | null;
+
+  static fromRow(row: ServiceRow): ServiceResponse {
+    return {
+      id: row.id,
+      name: row.name,
+      type: row.type,
+      status: row.status,
+      price: Number(row.price),
+      billingCycle: row.billing_cycle,
+      nextDueDate: row.next_due_date,
+      productId: row.product_id,
+      currency: row.currency,
+      createdAt: row.created_at,
+      instance:
+        row.type === 'vps' && row.power_state
+          ? { powerState: row.power_state, ipv4: row.ipv4, ipv6: row.ipv6, region: row.region ?? '' }
+          : null,
+    };
+  }
+}

@@ -1,0 +1,86 @@
+import { Controller, Get, Header, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ApiProblems, CurrentPrincipal, PageQuery, Paginated, PaginatedResponse, Principal, RateLimit, RequireScope, UuidParam } from '@app/core';
+import { ConsoleService } from './console/console.service';
+import { ConsoleSessionResponse } from './dto/console-session.response';
+import { InstanceActionResponse } from './dto/instance-action.response';
+import { InstanceActionsService } from './instance-actions.service';
+
+const PaginatedInstanceActions = PaginatedResponse(InstanceActionResponse, 'PaginatedInstanceActions');
+const ACCEPTED = {
+  type: InstanceActionResponse,
+  description: 'The action began; follow Location to see it finish.',
+  headers: { Location: { description: 'URL of the action.', schema: { type: 'string', format: 'uri' } } },
+};
+
+/** The virtual machine of a VPS service; any other type of service has no instance (404). */
+@ApiTags('Services')
+@ApiBearerAuth()
+@Controller('api/services/:id/instance')
+export class InstanceController {
+  constructor(
+    private readonly actions: InstanceActionsService,
+    private readonly consoles: ConsoleService,
+  ) {}
+
+  @Post('start')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Start a VPS instance', operationId: 'startInstance' })
+  @ApiAcceptedResponse(ACCEPTED)
+  @ApiProblems(400, 401, 403, 404, 409, 422, 429)
+  start(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Res({ passthrough: true }) res: Response): Promise<InstanceActionResponse> {
+    return this.accepted(res, this.actions.request(principal.accountId, id, 'start'));
+  }
+
+  @Post('stop')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Stop a VPS instance (graceful shutdown)', operationId: 'stopInstance' })
+  @ApiAcceptedResponse(ACCEPTED)
+  @ApiProblems(400, 401, 403, 404, 409, 422, 429)
+  stop(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Res({ passthrough: true }) res: Response): Promise<InstanceActionResponse> {
+    return this.accepted(res, this.actions.request(principal.accountId, id, 'stop'));
+  }
+
+  @Post('reboot')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Reboot a VPS instance', operationId: 'rebootInstance' })
+  @ApiAcceptedResponse(ACCEPTED)
+  @ApiProblems(400, 401, 403, 404, 409, 422, 429)
+  reboot(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Res({ passthrough: true }) res: Response): Promise<InstanceActionResponse> {
+    return this.accepted(res, this.actions.request(principal.accountId, id, 'reboot'));
+  }
+
+  @Get('actions')
+  @ApiOperation({ summary: 'List the power actions of a VPS instance, newest first', operationId: 'listInstanceActions' })
+  @ApiOkResponse({ type: PaginatedInstanceActions })
+  @ApiProblems(400, 401, 403, 404, 429)
+  list(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Query() query: PageQuery): Promise<Paginated<InstanceActionResponse>> {
+    return this.actions.list(principal.accountId, id, query);
+  }
+
+  @Get('actions/:actionId')
+  @ApiOperation({ summary: 'Get a power action', operationId: 'getInstanceAction' })
+  @ApiOkResponse({ type: InstanceActionResponse })
+  @ApiProblems(400, 401, 403, 404, 429)
+  get(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @UuidParam('actionId') actionId: string): Promise<InstanceActionResponse> {
+    return this.actions.get(principal.accountId, id, actionId);
+  }
+
+  @Get('console')
+  @RequireScope('write')
+  @RateLimit('console')
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Create a VNC console session (single use, 60 seconds)', operationId: 'openInstanceConsole' })
+  @ApiOkResponse({ type: ConsoleSessionResponse })
+  @ApiProblems(400, 401, 403, 404, 409, 429)
+  console(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<ConsoleSessionResponse> {
+    return this.consoles.open(principal.accountId, id);
+  }
+
+  private async accepted(res: Response, action: Promise<InstanceActionResponse>): Promise<InstanceActionResponse> {
+    const started = await action;
+    res.setHeader('Location', this.actions.locationOf(started));
+    return started;
+  }
+}

@@ -1,0 +1,21 @@
+import { Injectable } from '@nestjs/common';
+import { Paginated, paginated, Problem } from '@app/core';
+import { ListServicesQuery } from './dto/list-services.query';
+import { ServiceResponse } from './dto/service.response';
+import { ServicesRepository } from './services.repository';
+
+@Injectable()
+export class ServicesService {
+  constructor(private readonly services: ServicesRepository) {}
+
+  async list(accountId: string, query: ListServicesQuery): Promise<Paginated<ServiceResponse>> {
+    const { rows, total } = await this.services.page(accountId, { type: query.type, status: query.status }, query);
+    return paginated(rows.map(ServiceResponse.fromRow), query, total);
+  }
+
+  async get(accountId: string, id: string): Promise<ServiceResponse> {
+    const row = await this.services.findOneForAccount(accountId, id);
+    if (!row) throw Problem.notFound('Service');
+    return ServiceResponse.fromRow(row);
+  }
+}
