@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import request from 'supertest';
+import { createAccount, TestAccount } from './factories/accounts';
+import { createService } from './factories/services';
+import { startTestApp, TestApp } from './support/test-app';
+
+describe('Idempotency-Key', () => {
+  let t: TestApp;
+  let account: TestAccount;
+  beforeAll(async () => {
+    t = await startTestApp({ COMPUTE_TRANSITION_DELAY_MS: '60000' });
+    account = await createAccount(t);
+  });
+  afterAll(() => t.close());
+
+  const stop = (serviceId: string, key?: string, bearer = account.keyBearer) => {
+    const req = request(t.http).post(`/api/services/${serviceId}/instance/stop`).set('Authorization', bearer);
+    return key ? req.set('Idempotency-Key', key) : req;
+  };
+  const actions = async (serviceId: string) =>
+    Number((await t.db.query('SELECT count(*) AS n FROM instance_actions WHERE service_id = $1', [serviceId]))[0].n);
+
+  it('replays the first response for a retry with the same key, without doing the work again', async () => {
+    const vps = await createService(t, account.id, { powerState: 'running' });
+    const first = await stop(vps.id, 'retry-1');
+    expect(first.status).toBe(202);
+    const again = await stop(vps.id, 'retry-1');
+    expect(again.status).toBe(202);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.location).toBe(first.headers.location);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(await actions(vps.id)).toBe(1);
+    // Without the key the same call is a new request: the VPS is stopping, so it conflicts.
+    expect((await stop(vps.id)).status).toBe(409);
+  });
+
+  it('answers 422 for the same key on a different request', async () => {
+    const [a, b] = [await createService(t, account.id, { powerState: 'running' }), await createService(t, account.id, { powerState: 'running' })];
+    await stop(a.id, 'reused-1').expect(202);
+    const res = await stop(b.id, 'reused-1');
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('idempotency_key_reused');
+    expect(await actions(b.id)).toBe(0);
+  });
+
+  it('answers 409 while the first request with the key is still running', async () => {
+    const vps = await createService(t, account.id, { powerState: 'running' });
+    // The state a first request leaves while it runs: the key claimed for the same request, not completed.
+    const hash = createHash('sha256').update(`POST /api/services/${vps.id}/instance/stop\nnull`).digest('hex');
+    await t.db.query(`INSERT INTO idempotency_keys (account_id, key, request_hash) VALUES ($1, 'busy-1', $2)`, [account.id, hash]);
+    const inProgress = await stop(vps.id, 'busy-1');
+    expect(inProgress.status).toBe(409);
+    expect(inProgress.body.code).toBe('idempotency_key_in_progress');
+    expect(await actions(vps.id)).toBe(0);
+  });
+
+  it('frees the key when the request fails, so a corrected retry runs', async () => {
+    const vps = await createService(t, account.id, { powerState: 'stopped' });
+    expect((await stop(vps.id, 'fail-1')).status).toBe(409);
+    await t.db.query(`UPDATE vps_instances SET power_state = 'running' WHERE service_id = $1`, [vps.id]);
+    expect((await stop(vps.id, 'fail-1')).status).toBe(202);
+  });
+
+  it('scopes keys to the account', async () => {
+    const other = await createAccount(t);
+    const mine = await createService(t, account.id, { powerState: 'running' });
+    const theirs = await createService(t, other.id, { powerState: 'running' });
+    await stop(mine.id, 'shared-key').expect(202);
+    await stop(theirs.id, 'shared-key', other.keyBearer).expect(202);
+  });
+
+  it('refuses a malformed key', async () => {
+    const vps = await createService(t, account.id, { powerState: 'running' });
+    const res = await stop(vps.id, 'x'.repeat(256));
+    expect(res.status).toBe(400);
+    expect(await actions(vps.id)).toBe(0);
+  });
+});
