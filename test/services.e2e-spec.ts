@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { ServicesDemoSeeder } from '../libs/services/src/demo/services-demo.seeder';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService, createServices } from './factories/services';
 import { startTestApp, TestApp } from './support/test-app';
@@ -104,13 +106,10 @@ describe('Services', () => {
         expect(seen).toHaveLength(25);
         expect(new Set(seen).size).toBe(25);
         expect([...seen].sort()).toEqual(created.map((s) => s.id).sort());
-        // Newest first: creation order reversed, ties broken by id.
+        // Newest first (the database orders by microseconds, then id; responses show milliseconds).
         const all = (await get('/api/services?pageSize=100', account.bearer)).body.data as { id: string; createdAt: string }[];
         expect(seen).toEqual(all.map((s) => s.id));
-        for (let i = 1; i < all.length; i++) {
-          const ordered = all[i - 1].createdAt > all[i].createdAt || (all[i - 1].createdAt === all[i].createdAt && all[i - 1].id > all[i].id);
-          expect(ordered).toBe(true);
-        }
+        for (let i = 1; i < all.length; i++) expect(all[i - 1].createdAt >= all[i].createdAt).toBe(true);
       }
     });
 
@@ -282,6 +281,27 @@ describe('Services', () => {
     it('answers 400 for a malformed id and 401 without a token', async () => {
       await get(path('123'), owner.bearer).expect(400);
       await get(path(randomUUID())).expect(401);
+    });
+  });
+
+  describe('demo data', () => {
+    it('gives an account services of both types and several statuses, priced from the catalogue', async () => {
+      const account = await createAccount(t);
+      await t.app.get(DataSource).transaction((manager) => t.app.get(ServicesDemoSeeder).seed({ accountId: account.id, manager }));
+      const res = await request(t.http).get('/api/services?pageSize=100').set('Authorization', account.bearer);
+      expect(res.status).toBe(200);
+      const services = res.body.data as { type: string; status: string; price: number; nextDueDate: string | null; productId: string; billingCycle: string; name: string }[];
+      expect(new Set(services.map((s) => s.type))).toEqual(new Set(['vps', 'object_storage']));
+      expect(new Set(services.map((s) => s.status)).size).toBeGreaterThanOrEqual(4);
+      const active = services.filter((s) => s.status === 'active');
+      expect(active.every((s) => s.nextDueDate && new Date(s.nextDueDate).getTime() > Date.now())).toBe(true);
+      const prices = await t.db.query(`SELECT product_id, billing_cycle, price::float8 AS price FROM product_prices`);
+      for (const service of services) {
+        expect(prices).toContainEqual({ product_id: service.productId, billing_cycle: service.billingCycle, price: service.price });
+      }
+      const web = services.find((s) => s.name === 'web-01') as unknown as { id: string };
+      const actions = await request(t.http).get(`/api/services/${web.id}/instance/actions`).set('Authorization', account.bearer);
+      expect(actions.body.total).toBe(3);
     });
   });
 });

@@ -11,6 +11,8 @@ import { isTransitional, targetOf } from './power-state-machine';
 /** An action the hypervisor has not finished by then fails with `timeout`, also when found at start-up. */
 export const ACTION_TIMEOUT_MS = 10 * 60_000;
 const MAX_RETRY_DELAY_MS = 30_000;
+/** A task still running is asked about again no sooner than this. */
+const MIN_REPOLL_MS = 50;
 /** Running actions no process is driving (its replica died) are picked up after this long. */
 const ORPHAN_AFTER_MS = 60_000;
 
@@ -135,7 +137,7 @@ export class InstanceActionRunner implements OnApplicationBootstrap, BeforeAppli
       }
       const status = await this.compute.taskStatus(ref, action.providerTask);
       this.attempts.delete(id);
-      if (status.state === 'running') return this.schedule(id, this.compute.pollIntervalMs(action.type));
+      if (status.state === 'running') return this.schedule(id, Math.max(MIN_REPOLL_MS, this.compute.pollIntervalMs(action.type)));
       outcome = status;
     } catch (err) {
       if (!(err instanceof ComputeProviderError) || err.retryable) throw err;
