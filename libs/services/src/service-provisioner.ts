@@ -107,6 +107,6 @@ export class ServiceProvisioner {
        SELECT id, $2, $3, v4, v6 FROM unnest($1::uuid[], $4::text[], $5::text[]) AS r(id, v4, v6)`,
       [ids, powerState, region, ipv4, ipv6],
     );
-    return new Map(ids.map((id, i) => [id, { powerState, region, ipv4: ipv4[i], ipv6: ipv6[i] }]));
+    return new Map(ids.map((id, i) => [id, { powerState, ipv4: ipv4[i], ipv6: ipv6[i], region }]));
   }
 }

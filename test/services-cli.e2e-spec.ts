@@ -1,0 +1,123 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { ServiceStatusService } from '@app/services';
+import { createAccount, TestAccount } from './factories/accounts';
+import { createService } from './factories/services';
+import { runCli } from './support/run-cli';
+import { startTestApp, TestApp } from './support/test-app';
+import { TEST_DATABASE_URL } from './support/test-env';
+
+/** `npm run cli -- service:provision | service:set-status` (the built CLI, as operators run it). */
+describe('Services: operator commands', () => {
+  let dataDir: string;
+  let t: TestApp;
+  let account: TestAccount | undefined;
+  let email: string;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'services-cli-'));
+    t = await startTestApp();
+    if (TEST_DATABASE_URL) {
+      // Same database as the app: what the CLI makes is visible through the API.
+      account = await createAccount(t);
+      email = account.email;
+    } else {
+      email = `ops-${Date.now()}@example.test`;
+      const made = await runCli(['account:create', '--email', email, '--password', 'a long enough pw', '--name', 'Ops'], { DATA_DIR: dataDir });
+      expect(made.code).toBe(0);
+    }
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const cli = (...args: string[]) => runCli(args, { DATA_DIR: dataDir });
+
+  it('provisions services and prints each as one JSON line in the API’s shape; a VPS runs', async () => {
+    const res = await cli('service:provision', '--email', email.toUpperCase(), '--type', 'vps', '--count', '3', '--product', 'vps-l');
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.lines).toHaveLength(3);
+    for (const line of res.lines) {
+      expect(Object.keys(line)).toEqual(['id', 'name', 'type', 'status', 'price', 'billingCycle', 'nextDueDate', 'productId', 'currency', 'createdAt', 'instance']);
+      expect(line).toMatchObject({ type: 'vps', status: 'active', price: 18.99, billingCycle: 'monthly', currency: 'EUR', instance: { powerState: 'running' } });
+    }
+    if (account) {
+      for (const line of res.lines) {
+        const api = await request(t.http).get(`/api/services/${line.id}`).set('Authorization', account.bearer);
+        expect(api.body).toEqual(line);
+      }
+    }
+    const storage = await cli('service:provision', '--email', email, '--type', 'object_storage', '--status', 'pending', '--billing-cycle', 'annually');
+    expect(storage.code).toBe(0);
+    expect(storage.lines).toEqual([expect.objectContaining({ type: 'object_storage', status: 'pending', billingCycle: 'annually', instance: null })]);
+    const stopped = await cli('service:provision', '--email', email, '--type', 'vps', '--status', 'suspended');
+    expect(stopped.lines[0]).toMatchObject({ status: 'suspended', instance: { powerState: 'stopped' } });
+  });
+
+  it('changes a service’s status and prints the service', async () => {
+    const [service] = (await cli('service:provision', '--email', email, '--type', 'vps', '--status', 'pending')).lines;
+    const res = await cli('service:set-status', '--id', service.id, '--status', 'active', '--reason', 'Invoice paid');
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.lines).toEqual([{ ...service, status: 'active', nextDueDate: expect.any(String) }]);
+    expect(new Date(res.lines[0].nextDueDate).getTime()).toBeGreaterThan(Date.now());
+    const cancelled = await cli('service:set-status', '--id', service.id, '--status', 'cancelled');
+    expect(cancelled.lines[0]).toMatchObject({ status: 'cancelled', nextDueDate: null });
+    if (account) {
+      const api = await request(t.http).get(`/api/services/${service.id}`).set('Authorization', account.bearer);
+      expect(api.body.status).toBe('cancelled');
+    }
+  });
+
+  it('refuses bad input with a clear message and a non-zero exit', async () => {
+    const cases: [string[], number, string][] = [
+      [['service:provision', '--email', 'nobody@example.test', '--type', 'vps'], 64, 'No account with email'],
+      [['service:provision', '--email', email], 64, '--type is required'],
+      [['service:provision', '--email', email, '--type', 'dedicated'], 64, '--type must be one of'],
+      [['service:provision', '--email', email, '--type', 'vps', '--count', '0'], 64, '--count'],
+      [['service:provision', '--email', email, '--type', 'vps', '--count', '2.5'], 64, '--count'],
+      [['service:provision', '--email', email, '--type', 'vps', '--status', 'running'], 64, '--status must be one of'],
+      [['service:provision', '--email', email, '--type', 'vps', '--product', 'storage-250'], 65, 'not vps'],
+      [['service:provision', '--email', email, '--type', 'vps', '--product', 'nope'], 65, 'No product with slug nope'],
+      [['service:provision', '--email', email, '--type', 'object_storage', '--power-state', 'running'], 64, 'vps only'],
+      [['service:set-status', '--id', 'abc', '--status', 'active'], 64, 'UUID'],
+      [['service:set-status', '--id', '00000000-0000-4000-8000-000000000000', '--status', 'active'], 65, 'not_found'],
+      [['service:set-status', '--id', '00000000-0000-4000-8000-000000000000'], 64, '--status is required'],
+    ];
+    for (const [args, code, message] of cases) {
+      const res = await cli(...args);
+      expect({ args, code: res.code, stdout: res.stdout }).toEqual({ args, code, stdout: '' });
+      expect(res.stderr).toContain(message);
+    }
+  });
+
+  it('emits service.status_changed once per real change, with from, to and reason', async () => {
+    const owner = await createAccount(t);
+    const service = await createService(t, owner.id, { type: 'object_storage' });
+    const events: any[] = [];
+    const events2 = t.app.get(EventEmitter2);
+    const listener = (event: unknown) => events.push(event);
+    events2.on('service.status_changed', listener);
+    try {
+      const statuses = t.app.get(ServiceStatusService);
+      const updated = await statuses.setStatus(service.id, 'suspended', 'Overdue invoice');
+      expect(updated.status).toBe('suspended');
+      await statuses.setStatus(service.id, 'suspended', 'again');
+      expect(events).toEqual([
+        {
+          name: 'service.status_changed',
+          accountId: owner.id,
+          occurredAt: expect.any(Date),
+          payload: { serviceId: service.id, serviceName: service.name, from: 'active', to: 'suspended', reason: 'Overdue invoice' },
+        },
+      ]);
+      const list = await request(t.http).get('/api/services?status=suspended').set('Authorization', owner.bearer);
+      expect(list.body.total).toBe(1);
+    } finally {
+      events2.off('service.status_changed', listener);
+    }
+  });
+});
