@@ -1,2 +1,3 @@
 export * from './ssh-keys.module';
+export * from './public-key-parser';
 export * from './migrations';

@@ -1,4 +1,13 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { SshKey } from './ssh-key.entity';
+import { SshKeysController } from './ssh-keys.controller';
+import { SshKeysDemoSeeder } from './ssh-keys.demo';
+import { SshKeysService } from './ssh-keys.service';
 
-@Module({})
+@Module({
+  imports: [TypeOrmModule.forFeature([SshKey])],
+  controllers: [SshKeysController],
+  providers: [SshKeysService, SshKeysDemoSeeder],
+})
 export class SshKeysModule {}

@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { isUniqueViolation, Paginated, paginated, PageQuery, Problem, TransactionRunner } from '@app/core';
+import { CreateSshKeyRequest, UpdateSshKeyRequest } from './dto/ssh-key.request';
+import { SshKeyResponse } from './dto/ssh-key.response';
+import { parsePublicKey, PublicKeyError } from './public-key-parser';
+import { SshKey } from './ssh-key.entity';
+
+export const MAX_SSH_KEYS_PER_ACCOUNT = 100;
+
+@Injectable()
+export class SshKeysService {
+  constructor(
+    @InjectRepository(SshKey) private readonly keys: Repository<SshKey>,
+    private readonly tx: TransactionRunner,
+  ) {}
+
+  async create(accountId: string, input: CreateSshKeyRequest): Promise<SshKeyResponse> {
+    let parsed;
+    try {
+      parsed = parsePublicKey(input.publicKey);
+    } catch (err) {
+      if (err instanceof PublicKeyError) throw Problem.invalidInput(`publicKey: ${err.message}`, [{ field: 'publicKey', message: err.message }]);
+      throw err;
+    }
+    try {
+      const saved = await this.tx.run(async (m) => {
+        await m.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+        if ((await m.count(SshKey, { where: { accountId } })) >= MAX_SSH_KEYS_PER_ACCOUNT) {
+          throw Problem.conflict('quota_exceeded', `An account can have at most ${MAX_SSH_KEYS_PER_ACCOUNT} SSH keys; delete one first.`);
+        }
+        return m.save(m.create(SshKey, { accountId, name: input.name, ...parsed }));
+      });
+      return SshKeyResponse.from(saved);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw Problem.conflict('duplicate_key', `This key is already in the account (${parsed.fingerprint}).`);
+      throw err;
+    }
+  }
+
+  async list(accountId: string, query: PageQuery): Promise<Paginated<SshKeyResponse>> {
+    const [rows, total] = await this.keys.findAndCount({
+      where: { accountId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: (query.page - 1) * query.pageSize,
+      take: query.pageSize,
+    });
+    return paginated(rows.map(SshKeyResponse.from), query, total);
+  }
+
+  async get(accountId: string, id: string): Promise<SshKeyResponse> {
+    return SshKeyResponse.from(await this.findOneForAccount(accountId, id));
+  }
+
+  async rename(accountId: string, id: string, input: UpdateSshKeyRequest): Promise<SshKeyResponse> {
+    const key = await this.findOneForAccount(accountId, id);
+    key.name = input.name;
+    return SshKeyResponse.from(await this.keys.save(key));
+  }
+
+  async remove(accountId: string, id: string): Promise<void> {
+    const result = await this.keys.delete({ id, accountId });
+    if (!result.affected) throw Problem.notFound('SSH key');
+  }
+
+  private async findOneForAccount(accountId: string, id: string): Promise<SshKey> {
+    const key = await this.keys.findOne({ where: { id, accountId } });
+    if (!key) throw Problem.notFound('SSH key');
+    return key;
+  }
+}
