@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiKeyExpiryScanner } from './api-key-expiry.scanner';
 import { ApiKeyVerifier } from './api-key-verifier';
 import { ApiKey } from './api-key.entity';
 import { ApiKeysController } from './api-keys.controller';
@@ -8,7 +9,7 @@ import { ApiKeysService } from './api-keys.service';
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKey])],
   controllers: [ApiKeysController],
-  providers: [ApiKeysService, ApiKeyVerifier],
-  exports: [ApiKeysService, ApiKeyVerifier],
+  providers: [ApiKeysService, ApiKeyVerifier, ApiKeyExpiryScanner],
+  exports: [ApiKeysService, ApiKeyVerifier, ApiKeyExpiryScanner],
 })
 export class ApiKeysModule {}

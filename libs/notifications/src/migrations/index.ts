@@ -1,1 +1,3 @@
-export const notificationsMigrations: Function[] = [];
+import { CreateNotifications1764000000700 } from './1764000000700-create-notifications';
+
+export const notificationsMigrations = [CreateNotifications1764000000700];

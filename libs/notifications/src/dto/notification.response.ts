@@ -1,0 +1,40 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { NOTIFICATION_TYPES, SEVERITIES } from '../notification.types';
+
+export class NotificationEntityRef {
+  @ApiProperty({ example: 'ticket', enum: ['ticket', 'service', 'api_key'], description: 'Kind of resource.' })
+  type: string;
+  @ApiProperty({ format: 'uuid', description: 'Id of the resource.' })
+  id: string;
+}
+
+export class NotificationResponse {
+  @ApiProperty({ format: 'uuid', description: 'Notification id.' })
+  id: string;
+  @ApiProperty({ enum: NOTIFICATION_TYPES, description: 'What happened (clients must tolerate new values).' })
+  type: string;
+  @ApiProperty({ enum: SEVERITIES, description: 'How urgent it is.' })
+  severity: string;
+  @ApiProperty({ example: 'Support replied to T-000123', description: 'One-line summary.' })
+  title: string;
+  @ApiProperty({ example: 'There is a new answer on your ticket "Disk full".', description: 'Longer text.' })
+  body: string;
+  @ApiProperty({ type: 'string', nullable: true, example: '/api/support/tickets/3f1c...', description: 'Where to look, if anywhere.' })
+  link: string | null;
+  @ApiPropertyOptional({ type: NotificationEntityRef, nullable: true, description: 'The resource it is about.' })
+  entity: NotificationEntityRef | null;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When it was read; null while unread.' })
+  readAt: string | null;
+  @ApiProperty({ format: 'date-time', description: 'When it happened.' })
+  createdAt: string;
+}
+
+export class UnreadCountResponse {
+  @ApiProperty({ type: 'integer', example: 3, description: 'Number of unread notifications.' })
+  count: number;
+}
+
+export class ReadAllResponse {
+  @ApiProperty({ type: 'integer', example: 3, description: 'Number of notifications marked read by this call.' })
+  updated: number;
+}

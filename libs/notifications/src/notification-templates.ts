@@ -1,0 +1,91 @@
+import type { DomainEvent } from '@app/core';
+import { NewNotification } from './notification.types';
+
+const ACTION_VERB: Record<string, string> = { start: 'started', stop: 'stopped', reboot: 'rebooted' };
+const SEVERE_STATUSES = new Set(['suspended', 'terminated']);
+
+/** What the customer is told about each domain event; null when the event is not news to them. */
+export function notificationFor(event: DomainEvent): NewNotification | null {
+  const base = { accountId: event.accountId };
+  switch (event.name) {
+    case 'ticket.replied': {
+      const p = event.payload;
+      if (p.author !== 'staff') return null;
+      return {
+        ...base,
+        type: 'ticket_replied',
+        severity: 'info',
+        title: `Support replied to ${p.reference}`,
+        body: `There is a new answer on your ticket "${p.subject}".`,
+        link: `/api/support/tickets/${p.ticketId}`,
+        entity: { type: 'ticket', id: p.ticketId },
+      };
+    }
+    case 'ticket.closed': {
+      const p = event.payload;
+      return {
+        ...base,
+        type: 'ticket_closed',
+        severity: 'info',
+        title: `Ticket ${p.reference} closed`,
+        body: `Your ticket "${p.subject}" was closed.`,
+        link: `/api/support/tickets/${p.ticketId}`,
+        entity: { type: 'ticket', id: p.ticketId },
+      };
+    }
+    case 'instance.action_succeeded':
+    case 'instance.action_failed': {
+      const p = event.payload;
+      const ok = event.name === 'instance.action_succeeded';
+      return {
+        ...base,
+        type: ok ? 'instance_action_succeeded' : 'instance_action_failed',
+        severity: ok ? 'info' : 'warning',
+        title: ok ? `${p.serviceName} ${ACTION_VERB[p.type] ?? p.type}` : `${p.serviceName}: ${p.type} failed`,
+        body: ok
+          ? `The ${p.type} action on ${p.serviceName} finished successfully.`
+          : `The ${p.type} action on ${p.serviceName} failed: ${p.error?.message ?? 'unknown error'}.`,
+        link: `/api/services/${p.serviceId}/instance/actions/${p.actionId}`,
+        entity: { type: 'service', id: p.serviceId },
+      };
+    }
+    case 'service.status_changed': {
+      const p = event.payload;
+      return {
+        ...base,
+        type: 'service_status_changed',
+        severity: SEVERE_STATUSES.has(p.to) ? 'critical' : 'info',
+        title: `${p.serviceName} is now ${p.to}`,
+        body: `The status of ${p.serviceName} changed from ${p.from} to ${p.to}${p.reason ? `: ${p.reason}` : ''}.`,
+        link: `/api/services/${p.serviceId}`,
+        entity: { type: 'service', id: p.serviceId },
+      };
+    }
+    case 'api_key.created': {
+      const p = event.payload;
+      return {
+        ...base,
+        type: 'api_key_created',
+        severity: 'info',
+        title: `API key "${p.name}" created`,
+        body: `A new API key ${p.prefix}… was created. If this was not you, revoke it and change your password.`,
+        link: `/api/auth/api-keys/${p.apiKeyId}`,
+        entity: { type: 'api_key', id: p.apiKeyId },
+      };
+    }
+    case 'api_key.expiring': {
+      const p = event.payload;
+      return {
+        ...base,
+        type: 'api_key_expiring',
+        severity: 'warning',
+        title: `API key "${p.name}" expires soon`,
+        body: `The API key ${p.prefix}… expires at ${p.expiresAt}. Create a new key before then.`,
+        link: `/api/auth/api-keys/${p.apiKeyId}`,
+        entity: { type: 'api_key', id: p.apiKeyId },
+      };
+    }
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,22 @@
+export const NOTIFICATION_TYPES = [
+  'ticket_replied',
+  'ticket_closed',
+  'instance_action_succeeded',
+  'instance_action_failed',
+  'service_status_changed',
+  'api_key_created',
+  'api_key_expiring',
+] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+export const SEVERITIES = ['info', 'warning', 'critical'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export interface NewNotification {
+  accountId: string;
+  type: NotificationType;
+  severity: Severity;
+  title: string;
+  body: string;
+  link: string | null;
+  entity: { type: string; id: string } | null;
+}

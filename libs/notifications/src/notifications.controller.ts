@@ -1,0 +1,73 @@
+import { Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { ApiProblems, CurrentPrincipal, Paginated, PaginatedResponse, Principal, UuidParam } from '@app/core';
+import { ListNotificationsQuery } from './dto/list-notifications.query';
+import { NotificationResponse, ReadAllResponse, UnreadCountResponse } from './dto/notification.response';
+import { NotificationsService } from './notifications.service';
+import { NotificationHub } from './stream/notification-hub';
+
+const PaginatedNotifications = PaginatedResponse(NotificationResponse, 'PaginatedNotifications');
+
+@ApiTags('Notifications')
+@ApiBearerAuth()
+@Controller('api/notifications')
+export class NotificationsController {
+  constructor(
+    private readonly notifications: NotificationsService,
+    private readonly hub: NotificationHub,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List notifications, newest first', operationId: 'listNotifications' })
+  @ApiOkResponse({ type: PaginatedNotifications })
+  @ApiProblems(400)
+  list(@CurrentPrincipal() principal: Principal, @Query() query: ListNotificationsQuery): Promise<Paginated<NotificationResponse>> {
+    return this.notifications.list(principal.accountId, query);
+  }
+
+  @Get('unread-count')
+  @ApiOperation({ summary: 'Count unread notifications', operationId: 'getUnreadNotificationCount' })
+  @ApiProblems()
+  unreadCount(@CurrentPrincipal() principal: Principal): Promise<UnreadCountResponse> {
+    return this.notifications.unreadCount(principal.accountId);
+  }
+
+  @Get('stream')
+  @ApiProduces('text/event-stream')
+  @ApiOperation({
+    summary: 'Live stream of new notifications and the unread count (Server-Sent Events)',
+    description:
+      'Events: `notification` (a NotificationResponse) and `unread-count` ({count}), plus heartbeat comments. ' +
+      'The stream starts with the current unread count; on server shutdown it ends with a `shutdown` event and a reconnect hint.',
+    operationId: 'streamNotifications',
+  })
+  @ApiOkResponse({ description: 'An event stream.', content: { 'text/event-stream': { schema: { type: 'string', maxLength: 65536 } } } })
+  @ApiProblems()
+  stream(@CurrentPrincipal() principal: Principal, @Req() _req: Request, @Res() res: Response): Promise<void> {
+    return this.hub.open(principal.accountId, res);
+  }
+
+  @Post('read-all')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Mark all notifications read', operationId: 'markAllNotificationsRead' })
+  @ApiProblems(403)
+  readAll(@CurrentPrincipal() principal: Principal): Promise<ReadAllResponse> {
+    return this.notifications.markAllRead(principal.accountId);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get a notification', operationId: 'getNotification' })
+  @ApiProblems(400, 404)
+  get(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<NotificationResponse> {
+    return this.notifications.get(principal.accountId, id);
+  }
+
+  @Post(':id/read')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Mark a notification read (idempotent)', operationId: 'markNotificationRead' })
+  @ApiProblems(400, 403, 404)
+  read(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<NotificationResponse> {
+    return this.notifications.markRead(principal.accountId, id);
+  }
+}
