@@ -1,4 +1,35 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig, UrlSigner } from '@app/core';
+import { ServicesModule } from '@app/services';
+import { Attachment } from './attachments/attachment.entity';
+import { AttachmentsService } from './attachments/attachments.service';
+import { BlobStorage } from './blob-storage/blob-storage';
+import { BlobTransferController } from './blob-storage/blob-transfer.controller';
+import { LocalBlobStorage } from './blob-storage/local-blob-storage';
+import { S3BlobStorage } from './blob-storage/s3-blob-storage';
+import { SupportDemoSeeder } from './support.demo';
+import { StaffReplyCommand } from './tickets/staff-reply.command';
+import { TicketMessage } from './tickets/ticket-message.entity';
+import { Ticket } from './tickets/ticket.entity';
+import { TicketsController } from './tickets/tickets.controller';
+import { TicketsService } from './tickets/tickets.service';
 
-@Module({})
+@Module({
+  imports: [TypeOrmModule.forFeature([Ticket, TicketMessage, Attachment]), ServicesModule],
+  controllers: [TicketsController, BlobTransferController],
+  providers: [
+    {
+      provide: BlobStorage,
+      inject: [AppConfig, UrlSigner],
+      useFactory: (config: AppConfig, signer: UrlSigner) =>
+        config.blobStorage === 's3' ? new S3BlobStorage(config) : new LocalBlobStorage(config, signer),
+    },
+    TicketsService,
+    AttachmentsService,
+    StaffReplyCommand,
+    SupportDemoSeeder,
+  ],
+  exports: [TicketsService, BlobStorage],
+})
 export class SupportModule {}

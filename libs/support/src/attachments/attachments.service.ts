@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { Interval } from '@nestjs/schedule';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { JobLock, Problem } from '@app/core';
+import { BlobStorage } from '../blob-storage/blob-storage';
+import { AttachmentResponse, PresignResponse } from '../dto/ticket.response';
+import { PresignFile } from '../dto/ticket.request';
+import { DOWNLOAD_URL_TTL_MS, UNREFERENCED_GRACE_MS, UPLOAD_URL_TTL_MS } from '../support.types';
+import { attachmentProblem, sanitizeFilename } from './attachment-rules';
+import { Attachment } from './attachment.entity';
+
+@Injectable()
+export class AttachmentsService {
+  private readonly logger = new Logger('Attachments');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly storage: BlobStorage,
+    private readonly jobs: JobLock,
+  ) {}
+
+  async presign(accountId: string, files: PresignFile[]): Promise<PresignResponse> {
+    const checked = files.map((file, i) => {
+      const filename = sanitizeFilename(file.filename);
+      if (!filename) throw Problem.invalidInput(`files[${i}].filename has no usable name`, [{ field: `files.${i}.filename`, message: 'has no usable name' }]);
+      const problem = attachmentProblem(filename, file.contentType);
+      if (problem) throw Problem.invalidInput(`files[${i}]: ${problem}`, [{ field: `files.${i}.contentType`, message: problem }]);
+      return { ...file, filename, contentType: file.contentType.toLowerCase() };
+    });
+    const expiresAt = new Date(Date.now() + UPLOAD_URL_TTL_MS);
+    const rows = checked.map((file) => ({
+      id: randomUUID(),
+      accountId,
+      messageId: null,
+      filename: file.filename,
+      contentType: file.contentType,
+      declaredSize: file.size,
+      size: null,
+      storageKey: `${accountId}/${randomUUID()}`,
+      uploadExpiresAt: expiresAt,
+    }));
+    await this.dataSource.getRepository(Attachment).insert(rows);
+    const uploads = await Promise.all(
+      rows.map(async (row) => {
+        const upload = await this.storage.presignUpload({ key: row.storageKey, contentType: row.contentType, size: row.declaredSize, expiresAt });
+        return { attachmentId: row.id, ...upload, expiresAt: expiresAt.toISOString(), maxSize: row.declaredSize };
+      }),
+    );
+    return { uploads };
+  }
+
+  /** Checks the files are uploaded and within their declared size; outside any transaction (storage I/O). */
+  async verifyUploaded(accountId: string, ids: string[]): Promise<Map<string, number>> {
+    if (!ids.length) return new Map();
+    const rows = await this.dataSource.getRepository(Attachment).find({ where: { id: In(ids), accountId } });
+    if (rows.length !== ids.length) throw new Problem(400, 'attachment_invalid', 'An attachment does not exist in this account.');
+    const sizes = new Map<string, number>();
+    for (const row of rows) {
+      if (row.messageId) throw Problem.conflict('attachment_in_use', `Attachment ${row.id} is already part of a message.`);
+      const size = row.size ?? (await this.storage.size(row.storageKey));
+      if (size === null) throw new Problem(400, 'attachment_invalid', `Attachment ${row.id} has not been uploaded.`);
+      if (size > row.declaredSize) throw new Problem(400, 'attachment_invalid', `Attachment ${row.id} is larger than its declared size.`);
+      sizes.set(row.id, size);
+    }
+    return sizes;
+  }
+
+  /** Binds verified attachments to a message; the row lock makes a second use a 409. */
+  async attach(manager: EntityManager, accountId: string, messageId: string, sizes: Map<string, number>): Promise<void> {
+    for (const [id, size] of sizes) {
+      const [rows] = await manager.query(
+        `UPDATE attachments SET message_id = $1, size = $2 WHERE id = $3 AND account_id = $4 AND message_id IS NULL RETURNING id`,
+        [messageId, size, id, accountId],
+      );
+      if (!rows.length) throw Problem.conflict('attachment_in_use', `Attachment ${id} is already part of a message.`);
+    }
+  }
+
+  async forMessages(messageIds: string[]): Promise<Map<string, AttachmentResponse[]>> {
+    const out = new Map<string, AttachmentResponse[]>();
+    if (!messageIds.length) return out;
+    const rows = await this.dataSource.getRepository(Attachment).find({ where: { messageId: In(messageIds) }, order: { createdAt: 'ASC', id: 'ASC' } });
+    const expiresAt = new Date(Date.now() + DOWNLOAD_URL_TTL_MS);
+    for (const row of rows) {
+      const downloadUrl = await this.storage.presignDownload({ key: row.storageKey, filename: row.filename, contentType: row.contentType, expiresAt });
+      const list = out.get(row.messageId!) ?? [];
+      list.push({
+        id: row.id,
+        filename: row.filename,
+        contentType: row.contentType,
+        size: row.size ?? row.declaredSize,
+        downloadUrl,
+        downloadUrlExpiresAt: expiresAt.toISOString(),
+      });
+      out.set(row.messageId!, list);
+    }
+    return out;
+  }
+
+  @Interval('attachments-cleanup', 10 * 60 * 1000)
+  async tick(): Promise<void> {
+    await this.jobs.runExclusive('attachments-cleanup', async () => {
+      await this.purgeUnreferenced();
+    });
+  }
+
+  /** Deletes uploads no message uses, one hour after their upload URL expired. */
+  async purgeUnreferenced(now = new Date()): Promise<number> {
+    const cutoff = new Date(now.getTime() - UNREFERENCED_GRACE_MS);
+    const rows: { id: string; storage_key: string }[] = await this.dataSource.query(
+      `SELECT id, storage_key FROM attachments WHERE message_id IS NULL AND upload_expires_at < $1 LIMIT 500`,
+      [cutoff],
+    );
+    for (const row of rows) {
+      try {
+        await this.storage.delete(row.storage_key);
+        await this.dataSource.query(`DELETE FROM attachments WHERE id = $1 AND message_id IS NULL`, [row.id]);
+      } catch (err) {
+        this.logger.warn(`Could not delete upload ${row.id}: ${(err as Error).message}`);
+      }
+    }
+    return rows.length;
+  }
+}

@@ -1,0 +1,89 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { DEPARTMENTS, PRIORITIES, TICKET_STATUSES } from '../support.types';
+
+export class AttachmentResponse {
+  @ApiProperty({ format: 'uuid', description: 'Attachment id.' })
+  id: string;
+  @ApiProperty({ example: 'screenshot.png', description: 'File name.' })
+  filename: string;
+  @ApiProperty({ example: 'image/png', description: 'Content type.' })
+  contentType: string;
+  @ApiProperty({ type: 'integer', example: 48213, description: 'Size in bytes.' })
+  size: number;
+  @ApiProperty({ format: 'uri', description: 'Short-lived URL to download the file.' })
+  downloadUrl: string;
+  @ApiProperty({ format: 'date-time', description: 'When downloadUrl stops working.' })
+  downloadUrlExpiresAt: string;
+}
+
+export class MessageAuthor {
+  @ApiProperty({ enum: ['customer', 'staff'], description: 'Who wrote it.' })
+  type: 'customer' | 'staff';
+  @ApiProperty({ example: 'Ada Lovelace', description: 'Display name.' })
+  name: string;
+}
+
+export class TicketMessageResponse {
+  @ApiProperty({ format: 'uuid', description: 'Message id.' })
+  id: string;
+  @ApiProperty({ type: MessageAuthor, description: 'The author.' })
+  author: MessageAuthor;
+  @ApiProperty({ example: 'Since 10:00 UTC web-1 does not answer on port 443.', description: 'The text.' })
+  message: string;
+  @ApiProperty({ type: [AttachmentResponse], description: 'Attached files.' })
+  attachments: AttachmentResponse[];
+  @ApiProperty({ format: 'date-time', description: 'When it was written.' })
+  createdAt: string;
+}
+
+export class TicketResponse {
+  @ApiProperty({ format: 'uuid', description: 'Ticket id.' })
+  id: string;
+  @ApiProperty({ example: 'T-000123', description: 'Human reference, to quote on the phone.' })
+  reference: string;
+  @ApiProperty({ example: 'Server unreachable since 10:00', description: 'Summary.' })
+  subject: string;
+  @ApiProperty({ enum: TICKET_STATUSES, description: 'open, answered (by staff), customer_reply (waiting for staff) or closed.' })
+  status: string;
+  @ApiProperty({ enum: PRIORITIES, description: 'Priority.' })
+  priority: string;
+  @ApiProperty({ enum: DEPARTMENTS, description: 'Department.' })
+  department: string;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'The service it is about, if any.' })
+  serviceId: string | null;
+  @ApiProperty({ format: 'date-time', description: 'When it was opened.' })
+  createdAt: string;
+  @ApiProperty({ format: 'date-time', description: 'Last change.' })
+  updatedAt: string;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Last reply, from either side.' })
+  lastReplyAt: string | null;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When it was closed.' })
+  closedAt: string | null;
+  @ApiProperty({ type: 'integer', example: 2, description: 'Messages after the first one.' })
+  replyCount: number;
+}
+
+export class TicketWithMessagesResponse extends TicketResponse {
+  @ApiProperty({ type: [TicketMessageResponse], description: 'The conversation, oldest first.' })
+  messages: TicketMessageResponse[];
+}
+
+export class PresignedUploadResponse {
+  @ApiProperty({ format: 'uuid', description: 'Id to pass in attachmentIds once the file is uploaded.' })
+  attachmentId: string;
+  @ApiProperty({ format: 'uri', description: 'Where to PUT the file.' })
+  url: string;
+  @ApiProperty({ enum: ['PUT'], description: 'HTTP method for the upload.' })
+  method: 'PUT';
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, example: { 'Content-Type': 'image/png' }, description: 'Headers to send with the upload.' })
+  headers: Record<string, string>;
+  @ApiProperty({ format: 'date-time', description: 'When the URL stops working (15 minutes).' })
+  expiresAt: string;
+  @ApiProperty({ type: 'integer', example: 48213, description: 'The most bytes the upload may have.' })
+  maxSize: number;
+}
+
+export class PresignResponse {
+  @ApiProperty({ type: [PresignedUploadResponse], description: 'One upload per requested file, in order.' })
+  uploads: PresignedUploadResponse[];
+}

@@ -1,0 +1,72 @@
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiProblems, CurrentPrincipal, Paginated, PaginatedResponse, Principal, RateLimit, UuidParam } from '@app/core';
+import { AttachmentsService } from '../attachments/attachments.service';
+import { CreateTicketRequest, ListTicketsQuery, PresignRequest, ReplyRequest } from '../dto/ticket.request';
+import { PresignResponse, TicketMessageResponse, TicketResponse, TicketWithMessagesResponse } from '../dto/ticket.response';
+import { TicketsService } from './tickets.service';
+
+const PaginatedTickets = PaginatedResponse(TicketResponse, 'PaginatedTickets');
+
+@ApiTags('Support')
+@ApiBearerAuth()
+@Controller('api/support/tickets')
+export class TicketsController {
+  constructor(
+    private readonly tickets: TicketsService,
+    private readonly attachments: AttachmentsService,
+  ) {}
+
+  @Post('attachments/presign')
+  @HttpCode(200)
+  @RateLimit('presign')
+  @ApiOperation({ summary: 'Get upload URLs for ticket attachments (valid 15 minutes)', operationId: 'presignTicketAttachments' })
+  @ApiOkResponse({ type: PresignResponse })
+  @ApiProblems(400, 403, 409, 422)
+  presign(@CurrentPrincipal() principal: Principal, @Body() body: PresignRequest): Promise<PresignResponse> {
+    return this.attachments.presign(principal.accountId, body.files);
+  }
+
+  @Post()
+  @HttpCode(200)
+  @RateLimit('ticket-create')
+  @ApiOperation({ summary: 'Open a support ticket', operationId: 'createTicket' })
+  @ApiOkResponse({ type: TicketWithMessagesResponse })
+  @ApiProblems(400, 403, 409, 422)
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateTicketRequest): Promise<TicketWithMessagesResponse> {
+    return this.tickets.create(principal.accountId, body);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List support tickets', operationId: 'listTickets' })
+  @ApiOkResponse({ type: PaginatedTickets })
+  @ApiProblems(400)
+  list(@CurrentPrincipal() principal: Principal, @Query() query: ListTicketsQuery): Promise<Paginated<TicketResponse>> {
+    return this.tickets.list(principal.accountId, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get a ticket with its messages', operationId: 'getTicket' })
+  @ApiOkResponse({ type: TicketWithMessagesResponse })
+  @ApiProblems(400, 404)
+  get(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<TicketWithMessagesResponse> {
+    return this.tickets.get(principal.accountId, id);
+  }
+
+  @Post(':id/reply')
+  @ApiOperation({ summary: 'Reply to a ticket', operationId: 'replyToTicket' })
+  @ApiCreatedResponse({ type: TicketMessageResponse })
+  @ApiProblems(400, 403, 404, 409, 422)
+  reply(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() body: ReplyRequest): Promise<TicketMessageResponse> {
+    return this.tickets.reply(principal.accountId, id, body);
+  }
+
+  @Post(':id/close')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Close a ticket (idempotent)', operationId: 'closeTicket' })
+  @ApiOkResponse({ type: TicketResponse })
+  @ApiProblems(400, 403, 404, 422)
+  close(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<TicketResponse> {
+    return this.tickets.close(principal.accountId, id);
+  }
+}

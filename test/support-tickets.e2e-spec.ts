@@ -1,0 +1,173 @@
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import request from 'supertest';
+import { TicketsService } from '@app/support';
+import { createAccount, TestAccount } from './factories/accounts';
+import { createService } from './factories/services';
+import { createTicket, uploadedAttachment } from './factories/support';
+import { startTestApp, TestApp } from './support/test-app';
+
+describe('Support tickets', () => {
+  let t: TestApp;
+  let owner: TestAccount;
+  let stranger: TestAccount;
+  beforeAll(async () => {
+    t = await startTestApp();
+    owner = await createAccount(t);
+    stranger = await createAccount(t);
+  });
+  afterAll(() => t.close());
+
+  const get = (account: TestAccount, id: string) => request(t.http).get(`/api/support/tickets/${id}`).set('Authorization', account.keyBearer);
+
+  it('runs the whole lifecycle: open (200), staff answer, customer reply (201), close (200, idempotent)', async () => {
+    const attachmentId = await uploadedAttachment(t, owner, Buffer.from('error 500 at 10:00\n'), 'error.log');
+    const res = await request(t.http)
+      .post('/api/support/tickets')
+      .set('Authorization', owner.bearer)
+      .send({ subject: '  Site down ', message: 'Since 10:00.', priority: 'high', department: 'technical', attachmentIds: [attachmentId] });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      reference: expect.stringMatching(/^T-\d{6}$/),
+      subject: 'Site down',
+      status: 'open',
+      priority: 'high',
+      department: 'technical',
+      serviceId: null,
+      replyCount: 0,
+      lastReplyAt: null,
+      closedAt: null,
+    });
+    expect(res.body.messages).toHaveLength(1);
+    expect(res.body.messages[0]).toMatchObject({ author: { type: 'customer', name: 'Test User' }, message: 'Since 10:00.' });
+    const [attachment] = res.body.messages[0].attachments;
+    expect(attachment).toMatchObject({ id: attachmentId, filename: 'error.log', contentType: 'text/plain', size: 19 });
+    const download = await request(t.http).get(new URL(attachment.downloadUrl).pathname);
+    expect(download.status).toBe(200);
+    expect(download.text).toBe('error 500 at 10:00\n');
+    expect(download.headers['content-disposition']).toContain("filename*=UTF-8''error.log");
+
+    const ticketId = res.body.id;
+    const replied: unknown[] = [];
+    t.app.get(EventEmitter2).on('ticket.replied', (e) => replied.push(e));
+    await t.app.get(TicketsService).staffReply(ticketId, 'We are on it.');
+    expect((await get(owner, ticketId)).body).toMatchObject({ status: 'answered', replyCount: 1 });
+    expect(replied).toEqual([expect.objectContaining({ accountId: owner.id, payload: expect.objectContaining({ author: 'staff', ticketId }) })]);
+
+    const reply = await request(t.http).post(`/api/support/tickets/${ticketId}/reply`).set('Authorization', owner.keyBearer).send({ message: 'Thanks!' });
+    expect(reply.status).toBe(201);
+    expect(reply.body).toMatchObject({ author: { type: 'customer' }, message: 'Thanks!', attachments: [] });
+    const afterReply = (await get(owner, ticketId)).body;
+    expect(afterReply).toMatchObject({ status: 'customer_reply', replyCount: 2, lastReplyAt: expect.any(String) });
+    expect(afterReply.messages.map((m: { author: { type: string } }) => m.author.type)).toEqual(['customer', 'staff', 'customer']);
+
+    const closed = await request(t.http).post(`/api/support/tickets/${ticketId}/close`).set('Authorization', owner.keyBearer);
+    expect(closed.status).toBe(200);
+    expect(closed.body).toMatchObject({ status: 'closed', closedAt: expect.any(String) });
+    const again = await request(t.http).post(`/api/support/tickets/${ticketId}/close`).set('Authorization', owner.keyBearer);
+    expect(again.status).toBe(200);
+    expect(again.body.closedAt).toBe(closed.body.closedAt);
+
+    const late = await request(t.http).post(`/api/support/tickets/${ticketId}/reply`).set('Authorization', owner.keyBearer).send({ message: 'one more' });
+    expect(late.status).toBe(409);
+    expect(late.body.code).toBe('ticket_closed');
+    await expect(t.app.get(TicketsService).staffReply(ticketId, 'late')).rejects.toMatchObject({ code: 'ticket_closed' });
+  });
+
+  it('lists tickets newest first, filtered by status', async () => {
+    const account = await createAccount(t);
+    const a = await createTicket(t, account, { subject: 'first' });
+    const b = await createTicket(t, account, { subject: 'second' });
+    await request(t.http).post(`/api/support/tickets/${a.id}/close`).set('Authorization', account.keyBearer).expect(200);
+    const all = await request(t.http).get('/api/support/tickets').set('Authorization', account.bearer);
+    expect(all.body).toMatchObject({ total: 2, page: 1, pageSize: 10, totalPages: 1 });
+    expect(all.body.data.map((x: { id: string }) => x.id)).toEqual([b.id, a.id]);
+    expect(all.body.data[0].messages).toBeUndefined();
+    const open = await request(t.http).get('/api/support/tickets?status=open').set('Authorization', account.keyBearer);
+    expect(open.body.data.map((x: { id: string }) => x.id)).toEqual([b.id]);
+    await request(t.http).get('/api/support/tickets?status=pending').set('Authorization', account.keyBearer).expect(400);
+    await request(t.http).get('/api/support/tickets?pageSize=101').set('Authorization', account.keyBearer).expect(400);
+  });
+
+  it('takes a serviceId only if it is the caller\'s own service', async () => {
+    const account = await createAccount(t);
+    const mine = await createService(t, account.id);
+    const theirs = await createService(t, stranger.id);
+    const ok = await createTicket(t, account, { serviceId: mine.id });
+    expect(ok.serviceId).toBe(mine.id);
+    const res = await request(t.http).post('/api/support/tickets').set('Authorization', account.keyBearer).send({ subject: 's', message: 'm', serviceId: theirs.id });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ field: 'serviceId', message: 'is not a service of this account' }]);
+  });
+
+  it.each([
+    [{ message: 'm' }],
+    [{ subject: '', message: 'm' }],
+    [{ subject: 'x'.repeat(201), message: 'm' }],
+    [{ subject: 's', message: '' }],
+    [{ subject: 's', message: 'x'.repeat(64001) }],
+    [{ subject: 's', message: 'm', priority: 'urgent' }],
+    [{ subject: 's', message: 'm', department: 'sales' }],
+    [{ subject: 's', message: 'm', serviceId: 'nope' }],
+    [{ subject: 's', message: 'm', attachmentIds: ['nope'] }],
+    [{ subject: 's', message: 'm', status: 'closed' }],
+  ])('answers 400 for bad ticket input #%#', async (body) => {
+    const res = await request(t.http).post('/api/support/tickets').set('Authorization', owner.keyBearer).send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid_input');
+  });
+
+  it('answers 404 for another account\'s ticket in every operation and leaves it untouched', async () => {
+    const ticket = await createTicket(t, owner);
+    const before = (await get(owner, ticket.id)).body;
+    for (const call of [
+      request(t.http).get(`/api/support/tickets/${ticket.id}`),
+      request(t.http).post(`/api/support/tickets/${ticket.id}/reply`).send({ message: 'hijack' }),
+      request(t.http).post(`/api/support/tickets/${ticket.id}/close`),
+    ]) {
+      const res = await call.set('Authorization', stranger.keyBearer);
+      expect(res.status).toBe(404);
+      expect(res.body.code).toBe('not_found');
+    }
+    expect((await get(owner, ticket.id)).body).toEqual({ ...before, messages: before.messages.map((m: object) => ({ ...m })) });
+    const list = await request(t.http).get('/api/support/tickets').set('Authorization', stranger.keyBearer);
+    expect(list.body.data.map((x: { id: string }) => x.id)).not.toContain(ticket.id);
+  });
+
+  it('gives 20 concurrent closes only 200s and exactly one ticket.closed event', async () => {
+    const ticket = await createTicket(t, owner);
+    const events: unknown[] = [];
+    t.app.get(EventEmitter2).on('ticket.closed', (e: { payload: { ticketId: string } }) => e.payload.ticketId === ticket.id && events.push(e));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => request(t.http).post(`/api/support/tickets/${ticket.id}/close`).set('Authorization', owner.keyBearer)),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(events).toHaveLength(1);
+  });
+
+  it('answers 401 without a token, 400 for a bad id, 403 to a read-only key on writes', async () => {
+    await request(t.http).get('/api/support/tickets').expect(401);
+    await request(t.http).post('/api/support/tickets').send({ subject: 's', message: 'm' }).expect(401);
+    await get(owner, 'not-a-uuid').expect(400);
+    const reader = await createAccount(t, { scopes: ['read'] });
+    await request(t.http).get('/api/support/tickets').set('Authorization', reader.keyBearer).expect(200);
+    await request(t.http).post('/api/support/tickets').set('Authorization', reader.keyBearer).send({ subject: 's', message: 'm' }).expect(403);
+  });
+
+  it('limits new tickets to 2 a minute per account (429 with Retry-After)', async () => {
+    const limited = await startTestApp({ RATE_LIMIT_TICKET_CREATE_PER_MINUTE: '2' });
+    try {
+      const account = await createAccount(limited);
+      const open = () => request(limited.http).post('/api/support/tickets').set('Authorization', account.keyBearer).send({ subject: 's', message: 'm' });
+      expect((await open()).status).toBe(200);
+      expect((await open()).status).toBe(200);
+      const third = await open();
+      expect(third.status).toBe(429);
+      expect(third.body.code).toBe('rate_limited');
+      expect(Number(third.headers['retry-after'])).toBeGreaterThan(0);
+      await request(limited.http).get('/api/support/tickets').set('Authorization', account.keyBearer).expect(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});
