@@ -42,3 +42,11 @@ export function addIntegerFormats(node: unknown, key = ''): void {
     addIntegerFormats(child, schema.name === 'page' && childKey === 'schema' ? 'page' : childKey);
   }
 }
+
+/** `nullable` needs a `type` beside it (OpenAPI 3.0): a nullable `allOf` of an object schema is an object. */
+export function typeNullableRefs(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  const schema = node as Record<string, unknown>;
+  if (schema.nullable === true && Array.isArray(schema.allOf) && !schema.type) schema.type = 'object';
+  Object.values(schema).forEach(typeNullableRefs);
+}

@@ -1,6 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { addCommonResponses, addIntegerFormats } from './openapi-responses';
+import { addCommonResponses, addIntegerFormats, typeNullableRefs } from './openapi-responses';
 
 export const API_TAGS: [string, string][] = [
   ['Auth', 'Accounts, logins and sessions.'],
@@ -40,6 +40,7 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
   document.security = [];
   addCommonResponses(document);
   addIntegerFormats(document);
+  typeNullableRefs(document);
   return document;
 }
 

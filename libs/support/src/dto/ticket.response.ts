@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { DEPARTMENTS, PRIORITIES, TICKET_STATUSES } from '../support.types';
 
 export class AttachmentResponse {
@@ -68,6 +68,13 @@ export class TicketWithMessagesResponse extends TicketResponse {
   messages: TicketMessageResponse[];
 }
 
+export class UploadHeaders {
+  @ApiProperty({ example: 'image/png', description: 'Send exactly this Content-Type.' })
+  'Content-Type': string;
+  @ApiPropertyOptional({ example: '48213', description: 'Send exactly this Content-Length (S3 storage signs it).' })
+  'Content-Length'?: string;
+}
+
 export class PresignedUploadResponse {
   @ApiProperty({ format: 'uuid', description: 'Id to pass in attachmentIds once the file is uploaded.' })
   attachmentId: string;
@@ -75,7 +82,7 @@ export class PresignedUploadResponse {
   url: string;
   @ApiProperty({ enum: ['PUT'], description: 'HTTP method for the upload.' })
   method: 'PUT';
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, example: { 'Content-Type': 'image/png' }, description: 'Headers to send with the upload.' })
+  @ApiProperty({ type: UploadHeaders, description: 'Headers to send with the upload.' })
   headers: Record<string, string>;
   @ApiProperty({ format: 'date-time', description: 'When the URL stops working (15 minutes).' })
   expiresAt: string;
