@@ -27,10 +27,21 @@ export function recordResponses(into: RecordedResponse[]) {
   };
 }
 
-/** The document made strict: an undocumented field in a response is an error. */
+/**
+ * The document made strict: an undocumented field in a response is an error. OpenAPI 3.0's
+ * `nullable` beside `allOf` (a nullable reference) is spelled out as "that or null", which the
+ * validator does not do by itself.
+ */
 function closeObjects(node: unknown): void {
   if (!node || typeof node !== 'object') return;
   const schema = node as Record<string, unknown>;
+  if (schema.nullable === true && Array.isArray(schema.allOf)) {
+    const allOf = schema.allOf;
+    delete schema.allOf;
+    delete schema.nullable;
+    delete schema.type;
+    schema.anyOf = [{ allOf }, { type: 'null' }];
+  }
   if (schema.type === 'object' && schema.properties && schema.additionalProperties === undefined) schema.additionalProperties = false;
   Object.values(schema).forEach(closeObjects);
 }

@@ -28,6 +28,7 @@ export class NotificationsController {
 
   @Get('unread-count')
   @ApiOperation({ summary: 'Count unread notifications', operationId: 'getUnreadNotificationCount' })
+  @ApiOkResponse({ type: UnreadCountResponse })
   @ApiProblems()
   unreadCount(@CurrentPrincipal() principal: Principal): Promise<UnreadCountResponse> {
     return this.notifications.unreadCount(principal.accountId);
@@ -51,6 +52,7 @@ export class NotificationsController {
   @Post('read-all')
   @HttpCode(200)
   @ApiOperation({ summary: 'Mark all notifications read', operationId: 'markAllNotificationsRead' })
+  @ApiOkResponse({ type: ReadAllResponse })
   @ApiProblems(403)
   readAll(@CurrentPrincipal() principal: Principal): Promise<ReadAllResponse> {
     return this.notifications.markAllRead(principal.accountId);
@@ -58,6 +60,7 @@ export class NotificationsController {
 
   @Get(':id')
   @ApiOperation({ summary: 'Get a notification', operationId: 'getNotification' })
+  @ApiOkResponse({ type: NotificationResponse })
   @ApiProblems(400, 404)
   get(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<NotificationResponse> {
     return this.notifications.get(principal.accountId, id);
@@ -66,6 +69,7 @@ export class NotificationsController {
   @Post(':id/read')
   @HttpCode(200)
   @ApiOperation({ summary: 'Mark a notification read (idempotent)', operationId: 'markNotificationRead' })
+  @ApiOkResponse({ type: NotificationResponse })
   @ApiProblems(400, 403, 404)
   read(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<NotificationResponse> {
     return this.notifications.markRead(principal.accountId, id);
