@@ -30,6 +30,39 @@ describe('Services: VPS instance actions and console', () => {
   };
   const powerState = async (id: string) => (await t.db.query('SELECT power_state FROM vps_instances WHERE service_id = $1', [id]))[0].power_state;
 
+  /**
+   * Records events `name` from now on; `about(actionId)` waits (bounded) for the one about that
+   * action. Other apps on a shared database may finish other actions meanwhile.
+   */
+  function recordEvents(name: string) {
+    const events = t.app.get(EventEmitter2);
+    const seen: any[] = [];
+    const listener = (event: unknown) => seen.push(event);
+    events.on(name, listener);
+    return {
+      async about(actionId: string): Promise<any> {
+        const deadline = Date.now() + 5_000;
+        try {
+          for (;;) {
+            const event = seen.find((e) => e.payload.actionId === actionId);
+            if (event || Date.now() > deadline) return event;
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+        } finally {
+          events.off(name, listener);
+        }
+      },
+    };
+  }
+
+  /** Replaces the provider's answers for one service only; others (another app's actions) keep the simulator's. */
+  function stubFor<K extends 'taskStatus' | 'powerState'>(serviceId: string, method: K, answer: Awaited<ReturnType<ComputeProvider[K]>>) {
+    const compute = t.app.get(ComputeProvider);
+    const original = compute[method].bind(compute) as (...args: any[]) => Promise<any>;
+    return jest.spyOn(compute, method).mockImplementation(((ref: { serviceId: string }, ...rest: unknown[]) =>
+      ref.serviceId === serviceId ? Promise.resolve(answer) : original(ref, ...rest)) as any);
+  }
+
   /** Polls the action until it is no longer running (bounded). */
   async function settle(serviceId: string, actionId: string, bearer = owner.bearer): Promise<Action> {
     const deadline = Date.now() + 10_000;
@@ -44,7 +77,7 @@ describe('Services: VPS instance actions and console', () => {
   describe('POST /api/services/{id}/instance/start|stop|reboot', () => {
     it('starts a stopped VPS: 202, the action, Location; the action succeeds and the VPS runs', async () => {
       const vps = await createService(t, owner.id, { powerState: 'stopped' });
-      const succeeded = new Promise<any>((resolve) => t.app.get(EventEmitter2).once('instance.action_succeeded', resolve));
+      const succeeded = recordEvents('instance.action_succeeded');
       const res = await post(`/api/services/${vps.id}/instance/start`, owner.bearer);
       expect(res.status).toBe(202);
       expect(res.body).toEqual({
@@ -61,7 +94,7 @@ describe('Services: VPS instance actions and console', () => {
       expect(done).toMatchObject({ status: 'succeeded', finishedAt: expect.any(String), error: null });
       expect(new Date(done.finishedAt!).getTime()).toBeGreaterThanOrEqual(new Date(done.startedAt).getTime());
       expect((await get(`/api/services/${vps.id}`, owner.bearer)).body.instance.powerState).toBe('running');
-      const event = await succeeded;
+      const event = await succeeded.about(res.body.id);
       expect(event).toMatchObject({
         name: 'instance.action_succeeded',
         accountId: owner.id,
@@ -87,8 +120,7 @@ describe('Services: VPS instance actions and console', () => {
 
     it('shows the transitional state while the hypervisor works, and the action in progress', async () => {
       const vps = await createService(t, owner.id, { powerState: 'stopped' });
-      const compute = t.app.get(ComputeProvider);
-      const status = jest.spyOn(compute, 'taskStatus').mockResolvedValue({ state: 'running' });
+      const status = stubFor(vps.id, 'taskStatus', { state: 'running' });
       const res = await post(`/api/services/${vps.id}/instance/start`, owner.bearer).expect(202);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect((await get(`/api/services/${vps.id}`, owner.bearer)).body.instance.powerState).toBe('starting');
@@ -104,15 +136,14 @@ describe('Services: VPS instance actions and console', () => {
 
     it('records a failure from the hypervisor: failed with an error, power state restored, instance.action_failed', async () => {
       const vps = await createService(t, owner.id, { powerState: 'stopped' });
-      const compute = t.app.get(ComputeProvider);
-      jest.spyOn(compute, 'taskStatus').mockResolvedValue({ state: 'failed', error: { code: 'hypervisor_error', message: 'Node is in maintenance.' } });
-      jest.spyOn(compute, 'powerState').mockResolvedValue(null);
-      const failed = new Promise<any>((resolve) => t.app.get(EventEmitter2).once('instance.action_failed', resolve));
+      stubFor(vps.id, 'taskStatus', { state: 'failed', error: { code: 'hypervisor_error', message: 'Node is in maintenance.' } });
+      stubFor(vps.id, 'powerState', null);
+      const failed = recordEvents('instance.action_failed');
       const res = await post(`/api/services/${vps.id}/instance/start`, owner.bearer).expect(202);
       const done = await settle(vps.id, res.body.id);
       expect(done).toMatchObject({ status: 'failed', error: { code: 'hypervisor_error', message: 'Node is in maintenance.' }, finishedAt: expect.any(String) });
       expect(await powerState(vps.id)).toBe('stopped');
-      expect((await failed).payload).toMatchObject({ actionId: res.body.id, error: { code: 'hypervisor_error' } });
+      expect((await failed.about(res.body.id)).payload).toMatchObject({ actionId: res.body.id, error: { code: 'hypervisor_error' } });
     });
 
     it.each([

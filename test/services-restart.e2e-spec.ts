@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { InstanceActionRunner } from '@app/services';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
 import { startTestApp, TestApp } from './support/test-app';
@@ -87,6 +88,20 @@ describe('Services: instance actions across a restart', () => {
     expect(res.body.error).toEqual({ code: 'timeout', message: expect.any(String) });
     // The instance is usable again.
     await request(t!.http).post(`/api/services/${vps.id}/instance/start`).set('Authorization', owner.bearer).expect(202);
+  });
+
+  it('adopts, once a minute, a running action that no process drives (its replica died)', async () => {
+    await start(0);
+    owner = await createAccount(t!);
+    const vps = await createService(t!, owner.id, { powerState: 'running' });
+    const [action] = await t!.db.query(
+      `INSERT INTO instance_actions (service_id, type, status, from_state, started_at) VALUES ($1, 'reboot', 'running', 'running', now() - interval '2 minutes') RETURNING id`,
+      [vps.id],
+    );
+    await t!.db.query(`UPDATE vps_instances SET power_state = 'starting' WHERE service_id = $1`, [vps.id]);
+    await t!.app.get(InstanceActionRunner).adoptOrphans();
+    expect((await until(() => row(action.id), (r) => r.status !== 'running')).status).toBe('succeeded');
+    expect(await powerState(vps.id)).toBe('running');
   });
 
   it('closes promptly with an action under way (no timer keeps the process, no query after close)', async () => {

@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { HttpAdapterHost } from '@nestjs/core';
 import { Interval } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
-import { domainEvent, InstanceActionFinishedEvent, TransactionRunner } from '@app/core';
+import { domainEvent, InstanceActionFinishedEvent, JobLock, TransactionRunner } from '@app/core';
 import { ServicesRepository } from '../services.repository';
 import type { ActionType, PowerState } from '../service.types';
 import { ComputeProvider, ComputeProviderError, InstanceRef, TaskStatus } from './compute/compute-provider';
@@ -52,6 +52,7 @@ export class InstanceActionRunner implements OnApplicationBootstrap, BeforeAppli
     private readonly compute: ComputeProvider,
     private readonly services: ServicesRepository,
     private readonly adapterHost: HttpAdapterHost,
+    private readonly jobs: JobLock,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -75,9 +76,11 @@ export class InstanceActionRunner implements OnApplicationBootstrap, BeforeAppli
     this.schedule(actionId, 0);
   }
 
+  /** One replica a round adopts what no process drives (finishing is guarded, so a double adoption is harmless). */
   @Interval('instance-actions-orphans', ORPHAN_AFTER_MS)
   async adoptOrphans(): Promise<void> {
-    if (this.active) await this.track(this.resume(ORPHAN_AFTER_MS));
+    if (!this.active) return;
+    await this.track(this.jobs.runExclusive('instance-actions-orphans', () => this.resume(ORPHAN_AFTER_MS)).then(() => undefined));
   }
 
   private async resume(olderThanMs: number): Promise<void> {
