@@ -1,0 +1,15 @@
+// Typed client of the hosting account API, generated from apps/api/openapi.json (schema.d.ts,
+// regenerate with `npm run sdk:generate`) plus a few hand-written helpers.
+export { createHostingClient, bearerAuth } from './client';
+export type { HostingClient, HostingClientOptions } from './client';
+export { HostingApiError, unwrap } from './errors';
+export type { Problem, CallResult } from './errors';
+export { pages, listAll } from './pagination';
+export type { PaginatedPath, Page, ListItem, ListQuery, ListArgs } from './pagination';
+export { waitForAction, ActionTimeoutError } from './actions';
+export type { InstanceAction, WaitOptions } from './actions';
+export type { paths, components, operations } from './schema';
+
+import type { components } from './schema';
+/** Every schema of the API by name: `Schemas['ServiceResponse']`, `Schemas['TicketResponse']`, ... */
+export type Schemas = components['schemas'];
