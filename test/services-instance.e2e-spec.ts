@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { RATE_LIMIT_BUCKET, REQUIRED_SCOPE } from '@app/core';
 import { ComputeProvider, ConsoleService } from '@app/services';
+import { InstanceController } from '../libs/services/src/instance/instance.controller';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
 import { startTestApp, TestApp } from './support/test-app';
@@ -302,6 +304,11 @@ describe('Services: VPS instance actions and console', () => {
       const res = await get(path(vps.id), owner.bearer);
       expect(res.status).toBe(409);
       expect(res.body.code).toBe('invalid_state');
+    });
+
+    it('counts against the tighter console rate-limit bucket', () => {
+      expect(Reflect.getMetadata(RATE_LIMIT_BUCKET, InstanceController.prototype.console)).toBe('console');
+      expect(Reflect.getMetadata(REQUIRED_SCOPE, InstanceController.prototype.console)).toBe('write');
     });
 
     it('needs the write scope (403 for a read-only key)', async () => {

@@ -35,11 +35,6 @@ export class ProductCatalog {
     const rows: Row[] = await manager.query(`${SELECT} WHERE p.type = $1 AND p.available ORDER BY p.position, p.id LIMIT 1`, [type]);
     return rows[0] ? toProduct(rows[0]) : null;
   }
-
-  async listAvailable(type: ProductType, manager: EntityManager = this.dataSource.manager): Promise<CatalogProduct[]> {
-    const rows: Row[] = await manager.query(`${SELECT} WHERE p.type = $1 AND p.available ORDER BY p.position, p.id`, [type]);
-    return rows.map(toProduct);
-  }
 }
 
 function toProduct(row: Row): CatalogProduct {
