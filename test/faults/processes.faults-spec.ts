@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { ServerProcess, startServerProcess } from '../support/server-process';
+import { openSse } from '../support/sse';
 import { admin, FAULTS_URL } from './cluster';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -28,6 +29,21 @@ describe('Two API processes on one database', () => {
     await request(b.url).get('/api/auth/me').set('Authorization', `Bearer ${key.body.key}`).expect(200);
     await request(a.url).delete(`/api/auth/api-keys/${key.body.id}`).set('Authorization', `Bearer ${token}`).expect(204);
     await request(b.url).get('/api/auth/me').set('Authorization', `Bearer ${key.body.key}`).expect(401);
+  });
+
+  it('delivers a notification made by one process to an event stream held by the other', async () => {
+    const token = await register(a.url);
+    const { port } = new URL(a.url);
+    const stream = await openSse({ address: () => ({ port: Number(port), address: '127.0.0.1', family: 'IPv4' }) }, '/api/notifications/stream', `Bearer ${token}`);
+    try {
+      await stream.next('unread-count');
+      await request(b.url).post('/api/auth/api-keys').set('Authorization', `Bearer ${token}`).send({ name: 'made on B' }).expect(201);
+      let pushed = await stream.next('notification', 8000);
+      while (pushed.data.title !== 'API key "made on B" created') pushed = await stream.next('notification', 8000);
+      expect(pushed.data).toMatchObject({ type: 'api_key_created' });
+    } finally {
+      stream.close();
+    }
   });
 
   it('shares rate limits through Redis', async () => {
