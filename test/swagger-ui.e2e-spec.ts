@@ -51,14 +51,14 @@ import { startTestApp, TestApp } from './support/test-app';
     await dialog.waitFor();
     await dialog.locator('input[aria-label="auth-bearer-value"]').fill(account.apiKey);
     await dialog.locator('button.authorize').click();
-    await expect(dialog.locator('h6').filter({ hasText: 'Authorized' }).count()).resolves.toBe(1);
+    await dialog.locator('h6').filter({ hasText: 'Authorized' }).waitFor();
     await dialog.locator('button.btn-done').click();
     await dialog.waitFor({ state: 'detached' });
-    await expect(page.locator('.auth-wrapper button.authorize').getAttribute('class')).resolves.toContain('locked');
+    await page.locator('.auth-wrapper button.authorize.locked').waitFor();
 
     // GET /api/services: expand, Try it out, Execute.
     const operation = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/api/services"]') });
-    await expect(operation.count()).resolves.toBe(1);
+    await operation.waitFor();
     await operation.locator('.opblock-summary-control').click();
     await operation.locator('button.try-out__btn').click();
     await operation.locator('button.execute').click();
