@@ -3,9 +3,10 @@ import { DemoContext, DemoSeeder } from '@app/core';
 import { parsePublicKey } from './public-key-parser';
 import { SshKey } from './ssh-key.entity';
 
+// Public halves only: no private key for these exists anywhere.
 const DEMO_KEYS = [
-  ['laptop', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIM/fI83YjYxXfrHeJPUEuoUqiQYkgOMSzvO3CyN8qhJ/ demo@laptop'],
-  ['ci runner', 'ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBDRSGbYaIq1wA06uzTZBxDU7mbAs/97MTy14/1kbz2qyPSBgaMrB0dHfE5in2jOSalVvHB0pX7M2HXtrKnmuAn0= ci@runner'],
+  ['laptop', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPmfroQ5X/hvzDUHLkJAwYtggu3T3Ai3LLFsaRrwWH6Z demo@laptop'],
+  ['ci runner', 'ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBB+4hDwThp8Tc2Z2mi41E0inr8HmXw4piPaZ+HHRwMiRMwdqOTZHSFLnAik5W/+q1VqASAbNgqhdquRvhizBb0E= ci@runner'],
 ] as const;
 
 @Injectable()
