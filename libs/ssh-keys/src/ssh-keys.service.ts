@@ -53,10 +53,11 @@ export class SshKeysService {
     return SshKeyResponse.from(await this.findOneForAccount(accountId, id));
   }
 
+  /** One owner-scoped UPDATE (a read-then-save could re-insert a key deleted in between). */
   async rename(accountId: string, id: string, input: UpdateSshKeyRequest): Promise<SshKeyResponse> {
-    const key = await this.findOneForAccount(accountId, id);
-    key.name = input.name;
-    return SshKeyResponse.from(await this.keys.save(key));
+    const result = await this.keys.update({ id, accountId }, { name: input.name });
+    if (!result.affected) throw Problem.notFound('SSH key');
+    return this.get(accountId, id);
   }
 
   async remove(accountId: string, id: string): Promise<void> {
