@@ -2,10 +2,17 @@ import type { DomainEvent } from '@app/core';
 import { NewNotification } from './notification.types';
 
 const ACTION_VERB: Record<string, string> = { start: 'started', stop: 'stopped', reboot: 'rebooted' };
-const SEVERE_STATUSES = new Set(['suspended', 'terminated']);
+const STATUS_SEVERITY: Record<string, NewNotification['severity']> = { suspended: 'critical', terminated: 'critical', cancelled: 'warning' };
+const TITLE_MAX = 200; // the column's length; names inside titles come from other areas
 
 /** What the customer is told about each domain event; null when the event is not news to them. */
 export function notificationFor(event: DomainEvent): NewNotification | null {
+  const notification = describe(event);
+  if (notification && notification.title.length > TITLE_MAX) notification.title = `${notification.title.slice(0, TITLE_MAX - 1)}…`;
+  return notification;
+}
+
+function describe(event: DomainEvent): NewNotification | null {
   const base = { accountId: event.accountId };
   switch (event.name) {
     case 'ticket.replied': {
@@ -54,7 +61,7 @@ export function notificationFor(event: DomainEvent): NewNotification | null {
       return {
         ...base,
         type: 'service_status_changed',
-        severity: SEVERE_STATUSES.has(p.to) ? 'critical' : 'info',
+        severity: STATUS_SEVERITY[p.to] ?? 'info',
         title: `${p.serviceName} is now ${p.to}`,
         body: `The status of ${p.serviceName} changed from ${p.from} to ${p.to}${p.reason ? `: ${p.reason}` : ''}.`,
         link: `/api/services/${p.serviceId}`,

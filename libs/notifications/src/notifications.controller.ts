@@ -1,6 +1,6 @@
-import { Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { ApiProblems, CurrentPrincipal, Paginated, PaginatedResponse, Principal, UuidParam } from '@app/core';
 import { ListNotificationsQuery } from './dto/list-notifications.query';
 import { NotificationResponse, ReadAllResponse, UnreadCountResponse } from './dto/notification.response';
@@ -45,7 +45,7 @@ export class NotificationsController {
   })
   @ApiOkResponse({ description: 'An event stream.', content: { 'text/event-stream': { schema: { type: 'string', maxLength: 65536 } } } })
   @ApiProblems()
-  stream(@CurrentPrincipal() principal: Principal, @Req() _req: Request, @Res() res: Response): Promise<void> {
+  stream(@CurrentPrincipal() principal: Principal, @Res() res: Response): Promise<void> {
     return this.hub.open(principal.accountId, res);
   }
 

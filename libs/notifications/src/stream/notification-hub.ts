@@ -1,35 +1,36 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Response } from 'express';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/core';
 import { NotificationsRepository } from '../notifications.repository';
+import { PgListener } from './pg-listener';
+import { SseStream } from './sse-stream';
 
 const CHANNEL = 'account_notifications';
-export const HEARTBEAT_MS = Number(process.env.NOTIFICATIONS_HEARTBEAT_MS ?? 15_000);
-const RECONNECT_HINT_MS = 2_000;
-
-interface Stream {
-  res: Response;
-  heartbeat: NodeJS.Timeout;
-}
+const DEFAULT_HEARTBEAT_MS = 15_000;
 
 interface Announcement {
   accountId: string;
   notificationId: string | null;
 }
 
+/** NOTIFICATIONS_HEARTBEAT_MS: seconds-scale in production, short in tests. */
+function heartbeatMs(): number {
+  const value = Number(process.env.NOTIFICATIONS_HEARTBEAT_MS);
+  return Number.isInteger(value) && value >= 10 ? value : DEFAULT_HEARTBEAT_MS;
+}
+
 /**
- * Open event streams of this process, by account. A new notification (or a read) is announced
- * through PostgreSQL NOTIFY when the API runs on PostgreSQL, so streams held by any process hear
- * it; on the embedded database (one process) it is delivered in process.
+ * The open event streams of this process, by account. A new notification (or a read) is announced
+ * with PostgreSQL NOTIFY when the API runs on PostgreSQL, so streams held by any API process hear
+ * it; on the embedded database (one process by construction) it is delivered in process.
  */
 @Injectable()
 export class NotificationHub implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('NotificationStream');
-  private readonly streams = new Map<string, Set<Stream>>();
-  private listener: Client | null = null;
-  private reconnectTimer: NodeJS.Timeout | null = null;
+  private readonly streams = new Map<string, Set<SseStream>>();
+  private readonly heartbeatMs = heartbeatMs();
+  private listener: PgListener | null = null;
   private closing = false;
 
   constructor(
@@ -39,24 +40,29 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.config.databaseUrl) await this.listen();
+    if (!this.config.databaseUrl) return;
+    this.listener = new PgListener(this.config.databaseUrl, CHANNEL, {
+      message: (payload) => this.received(payload),
+      resumed: () => this.resync(),
+    });
+    await this.listener.start();
   }
 
-  /** Registers an SSE response; it is removed when the client goes away. */
+  /** Serves one SSE response until the client goes away or the application shuts down. */
   async open(accountId: string, res: Response): Promise<void> {
-    res.status(200);
-    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('Connection', 'keep-alive');
-    res.setHeader('X-Accel-Buffering', 'no');
-    res.flushHeaders();
-    res.write(`retry: ${RECONNECT_HINT_MS}\n\n`);
-    const stream: Stream = { res, heartbeat: setInterval(() => res.write(': heartbeat\n\n'), HEARTBEAT_MS) };
-    const set = this.streams.get(accountId) ?? new Set<Stream>();
+    const stream = new SseStream(res, this.heartbeatMs);
+    if (this.closing) return stream.end();
+    if (!stream.open) return;
+    const set = this.streams.get(accountId) ?? new Set<SseStream>();
     set.add(stream);
     this.streams.set(accountId, set);
-    res.on('close', () => this.remove(accountId, stream));
-    this.send(stream, 'unread-count', { count: await this.repository.unreadCount(accountId) });
+    stream.onClose(() => this.remove(accountId, stream));
+    try {
+      stream.send('unread-count', { count: await this.repository.unreadCount(accountId) });
+    } catch (err) {
+      this.logger.warn(`Could not start a stream: ${(err as Error).message}`);
+      stream.end();
+    }
   }
 
   listenerCount(accountId?: string): number {
@@ -64,7 +70,17 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     return [...this.streams.values()].reduce((n, s) => n + s.size, 0);
   }
 
-  /** Tells every process that an account has a new notification (id) or a changed unread count (null). */
+  /** The backend pid of the LISTEN session; null on the embedded database or while reconnecting. */
+  get listenerBackendPid(): number | null {
+    return this.listener?.backendPid ?? null;
+  }
+
+  /** True when this process hears other processes' announcements (always, on the embedded database). */
+  get listening(): boolean {
+    return !this.config.databaseUrl || (this.listener?.connected ?? false);
+  }
+
+  /** Tells every API process that an account has a new notification (id) or a changed unread count (null). */
   async announce(accountId: string, notificationId: string | null): Promise<void> {
     const message: Announcement = { accountId, notificationId };
     try {
@@ -75,80 +91,46 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     }
   }
 
+  private received(payload: string): void {
+    let message: Announcement;
+    try {
+      message = JSON.parse(payload) as Announcement;
+    } catch {
+      this.logger.warn('Ignored a malformed notification announcement');
+      return;
+    }
+    this.deliver(message).catch((err: Error) => this.logger.warn(`Could not deliver a notification: ${err.message}`));
+  }
+
+  /** After LISTEN was down, announcements may have been missed: resend every local stream's count. */
+  private resync(): void {
+    for (const accountId of this.streams.keys()) void this.deliver({ accountId, notificationId: null }).catch(() => undefined);
+  }
+
   private async deliver({ accountId, notificationId }: Announcement): Promise<void> {
-    const set = this.streams.get(accountId);
-    if (!set?.size) return;
+    if (!this.streams.get(accountId)?.size) return;
     const [notification, count] = await Promise.all([
       notificationId ? this.repository.findOne(accountId, notificationId) : Promise.resolve(null),
       this.repository.unreadCount(accountId),
     ]);
-    for (const stream of set) {
-      if (notification) this.send(stream, 'notification', notification);
-      this.send(stream, 'unread-count', { count });
+    for (const stream of this.streams.get(accountId) ?? []) {
+      if (notification) stream.send('notification', notification);
+      stream.send('unread-count', { count });
     }
   }
 
-  private send(stream: Stream, event: string, data: unknown): void {
-    if (!stream.res.writableEnded) stream.res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  }
-
-  private remove(accountId: string, stream: Stream): void {
-    clearInterval(stream.heartbeat);
+  private remove(accountId: string, stream: SseStream): void {
     const set = this.streams.get(accountId);
     set?.delete(stream);
     if (set && !set.size) this.streams.delete(accountId);
   }
 
-  private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.config.databaseUrl, application_name: 'hosting-account-api-listen' });
-    client.on('error', (err) => this.reconnect(err));
-    client.on('end', () => this.reconnect(new Error('connection ended')));
-    client.on('notification', (msg) => {
-      if (msg.channel !== CHANNEL || !msg.payload) return;
-      try {
-        void this.deliver(JSON.parse(msg.payload) as Announcement).catch((err: Error) => this.logger.warn(err.message));
-      } catch {
-        this.logger.warn('Ignored a malformed notification announcement');
-      }
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
-      this.listener = client;
-    } catch (err) {
-      client.removeAllListeners('end');
-      await client.end().catch(() => undefined);
-      this.reconnect(err as Error);
-    }
-  }
-
-  private reconnect(err: Error): void {
-    if (this.closing || this.reconnectTimer) return;
-    this.logger.warn(`Notification listener lost (${err.message}); reconnecting`);
-    this.listener = null;
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = null;
-      void this.listen();
-    }, 1000);
-    this.reconnectTimer.unref();
-  }
-
-  /** Ends every stream with a reconnect hint, so clients come back to another replica. */
+  /** Ends every stream with a reconnect hint (clients come back, to another replica), then stops listening. */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    for (const [accountId, set] of this.streams) {
-      for (const stream of set) {
-        stream.res.write(`retry: ${RECONNECT_HINT_MS}\nevent: shutdown\ndata: {}\n\n`);
-        stream.res.end();
-        this.remove(accountId, stream);
-      }
-    }
-    const listener = this.listener;
+    for (const set of this.streams.values()) for (const stream of set) stream.end();
+    this.streams.clear();
+    await this.listener?.stop();
     this.listener = null;
-    if (listener) {
-      listener.removeAllListeners('end');
-      await listener.end().catch(() => undefined);
-    }
   }
 }

@@ -1,0 +1,109 @@
+import { Logger } from '@nestjs/common';
+import { Client } from 'pg';
+
+const MIN_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 30_000;
+
+export interface PgListenerHandlers {
+  /** A payload NOTIFY'd on the channel, by any process on the database. */
+  message(payload: string): void;
+  /** LISTEN is back after an outage: anything sent meanwhile was missed. */
+  resumed(): void;
+}
+
+/**
+ * One dedicated connection that LISTENs on a channel (a pooled connection cannot: LISTEN belongs
+ * to the session). A lost connection is replaced with exponential backoff; errors are logged,
+ * never thrown, so a database restart cannot crash the process.
+ */
+export class PgListener {
+  private readonly logger = new Logger('NotificationListener');
+  /** The connection in use or being opened; a late error from an older one is ignored. */
+  private client: Client | null = null;
+  private listening = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private backoffMs = MIN_BACKOFF_MS;
+  private everConnected = false;
+  private stopped = false;
+
+  constructor(
+    private readonly connectionString: string,
+    private readonly channel: string,
+    private readonly handlers: PgListenerHandlers,
+  ) {}
+
+  get connected(): boolean {
+    return this.listening;
+  }
+
+  /** The LISTEN session's backend pid (pg_stat_activity.pid), for operators and tests. */
+  get backendPid(): number | null {
+    return this.listening ? ((this.client as unknown as { processID: number | null }).processID ?? null) : null;
+  }
+
+  async start(): Promise<void> {
+    if (this.stopped) return;
+    const client = new Client({ connectionString: this.connectionString, application_name: 'hosting-account-api-listen' });
+    this.client = client;
+    client.on('notification', (msg) => {
+      if (msg.channel === this.channel && msg.payload) this.handlers.message(msg.payload);
+    });
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client, new Error('connection ended')));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${this.channel}`);
+    } catch (err) {
+      this.lost(client, err as Error);
+      return;
+    }
+    if (this.stopped) {
+      await this.close(client);
+      return;
+    }
+    if (this.client !== client) return; // lost while connecting; a retry is scheduled
+    this.listening = true;
+    this.backoffMs = MIN_BACKOFF_MS;
+    if (this.everConnected) {
+      this.logger.log('Listening again');
+      this.handlers.resumed();
+    }
+    this.everConnected = true;
+  }
+
+  /** Releases the connection; no reconnect after this. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    const client = this.client;
+    this.client = null;
+    this.listening = false;
+    if (client) await this.close(client);
+  }
+
+  private lost(client: Client, err: Error): void {
+    void this.close(client);
+    if (this.client !== client) return;
+    this.client = null;
+    this.listening = false;
+    if (this.stopped || this.retryTimer) return;
+    const delay = this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
+    this.logger.warn(`LISTEN connection lost (${err.message}); retrying in ${delay} ms`);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      void this.start();
+    }, delay);
+    this.retryTimer.unref();
+  }
+
+  private async close(client: Client): Promise<void> {
+    client.removeAllListeners('end');
+    client.on('error', () => undefined); // late socket errors of a client being dropped
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, 2_000)));
+    await Promise.race([client.end().catch(() => undefined), giveUp]);
+    clearTimeout(timer);
+  }
+}
