@@ -1,0 +1,52 @@
+import { createAccount } from './factories/accounts';
+import { startTestApp, TestApp } from './support/test-app';
+import { TEST_DATABASE_URL } from './support/test-env';
+
+/**
+ * The hot paths (unread count, unread list) read the partial index of unread rows, not the table:
+ * an account with 50,000 notifications, 50 unread (PostgreSQL only: PGlite has no planner statistics to speak of).
+ */
+(TEST_DATABASE_URL ? describe : describe.skip)('Notifications query plans', () => {
+  let t: TestApp;
+  let accountId: string;
+  beforeAll(async () => {
+    t = await startTestApp();
+    accountId = (await createAccount(t)).id;
+    await t.db.query(
+      `INSERT INTO notifications (account_id, type, severity, title, body, read_at, created_at)
+       SELECT $1, 'ticket_closed', 'info', 't' || g, 'b', CASE WHEN g % 1000 = 0 THEN NULL ELSE now() END, now() - g * interval '1 second'
+         FROM generate_series(1, 50000) AS g`,
+      [accountId],
+    );
+    await t.db.query('ANALYZE notifications');
+  }, 120_000);
+  afterAll(() => t.close());
+
+  const plan = async (sql: string, params: unknown[]) =>
+    ((await t.db.query(`EXPLAIN ${sql}`, params)) as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n');
+
+  it('counts unread notifications from the partial index', async () => {
+    const text = await plan('SELECT count(*)::int AS count FROM notifications WHERE account_id = $1 AND read_at IS NULL', [accountId]);
+    expect(text).toMatch(/Index (Only )?Scan using notifications_unread_idx/);
+    expect(text).not.toMatch(/Seq Scan/);
+  });
+
+  it('lists unread notifications from the partial index, and all from the list index', async () => {
+    const unread = await plan(
+      'SELECT id FROM notifications WHERE account_id = $1 AND read_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 10 OFFSET 0',
+      [accountId],
+    );
+    expect(unread).toMatch(/Index (Only )?Scan using notifications_unread_idx/);
+    const all = await plan('SELECT id FROM notifications WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT 10 OFFSET 0', [accountId]);
+    expect(all).toMatch(/Index (Only )?Scan using notifications_account_list_idx/);
+    expect(all).not.toMatch(/Seq Scan|Sort/);
+  });
+
+  it('marks one read by primary key', async () => {
+    const text = await plan('UPDATE notifications SET read_at = COALESCE(read_at, now()) WHERE id = $1 AND account_id = $2', [
+      '00000000-0000-4000-8000-000000000000',
+      accountId,
+    ]);
+    expect(text).toMatch(/Index Scan using notifications_pkey/);
+  });
+});

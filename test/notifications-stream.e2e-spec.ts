@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { domainEvent } from '@app/core';
+import { NotificationHub } from '@app/notifications';
+import { createSettledAccount, emitEvent, insertNotifications, waitFor } from './factories/notifications';
+import { TestAccount } from './factories/accounts';
+import { openSse, SseClient } from './support/sse';
+import { startTestApp, TestApp } from './support/test-app';
+import { TEST_DATABASE_URL } from './support/test-env';
+
+const HEARTBEAT_MS = 100;
+const closed = (stream: SseClient) =>
+  new Promise<void>((resolve) => {
+    if (stream.response.complete || stream.response.destroyed) return resolve();
+    stream.response.once('end', resolve);
+    stream.response.once('close', resolve);
+  });
+const ticketClosed = (accountId: string, reference: string) =>
+  domainEvent('ticket.closed', accountId, { ticketId: randomUUID(), reference, subject: 'live' });
+
+describe('Notification stream (Server-Sent Events)', () => {
+  let t: TestApp;
+  let hub: NotificationHub;
+  const previousHeartbeat = process.env.NOTIFICATIONS_HEARTBEAT_MS;
+  beforeAll(async () => {
+    process.env.NOTIFICATIONS_HEARTBEAT_MS = String(HEARTBEAT_MS);
+    t = await startTestApp();
+    hub = t.app.get(NotificationHub);
+  });
+  afterAll(async () => {
+    await t.close();
+    process.env.NOTIFICATIONS_HEARTBEAT_MS = previousHeartbeat;
+  });
+
+  const open = (account: TestAccount, bearer = account.keyBearer) => openSse(t.http, '/api/notifications/stream', bearer);
+
+  it('starts with event-stream headers, a reconnect hint and the unread count', async () => {
+    const account = await createSettledAccount(t);
+    const stream = await open(account, account.bearer);
+    try {
+      expect(stream.response.statusCode).toBe(200);
+      expect(stream.response.headers['content-type']).toMatch(/^text\/event-stream/);
+      expect(stream.response.headers['cache-control']).toBe('no-store');
+      expect(stream.response.headers['x-request-id']).toEqual(expect.any(String));
+      expect((await stream.next('unread-count')).data).toEqual({ count: 1 });
+      expect(stream.raw()).toMatch(/^retry: \d+\n\n/);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it("pushes each new notification and the new count to that account's streams only", async () => {
+    const account = await createSettledAccount(t);
+    const other = await createSettledAccount(t);
+    const [first, second, theirs] = await Promise.all([open(account), open(account, account.bearer), open(other)]);
+    try {
+      for (const stream of [first, second, theirs]) await stream.next('unread-count');
+      emitEvent(t, ticketClosed(account.id, 'T-LIVE'));
+      for (const stream of [first, second]) {
+        const pushed = await stream.next('notification');
+        expect(pushed.data).toEqual({
+          id: expect.any(String),
+          type: 'ticket_closed',
+          severity: 'info',
+          title: 'Ticket T-LIVE closed',
+          body: expect.any(String),
+          link: expect.stringMatching(/^\/api\/support\/tickets\//),
+          entity: { type: 'ticket', id: expect.any(String) },
+          readAt: null,
+          createdAt: expect.any(String),
+        });
+        expect((await stream.next('unread-count')).data).toEqual({ count: 2 });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(theirs.events.filter((e) => e.event === 'notification')).toEqual([]);
+    } finally {
+      [first, second, theirs].forEach((s) => s.close());
+    }
+  });
+
+  it('pushes the new count after a read and after read-all', async () => {
+    const account = await createSettledAccount(t);
+    await insertNotifications(t, account.id, 2);
+    const stream = await open(account);
+    try {
+      expect((await stream.next('unread-count')).data).toEqual({ count: 3 });
+      const [n] = (await request(t.http).get('/api/notifications').set('Authorization', account.bearer)).body.data;
+      await request(t.http).post(`/api/notifications/${n.id}/read`).set('Authorization', account.bearer).expect(200);
+      expect((await stream.next('unread-count')).data).toEqual({ count: 2 });
+      await request(t.http).post('/api/notifications/read-all').set('Authorization', account.bearer).expect(200);
+      expect((await stream.next('unread-count')).data).toEqual({ count: 0 });
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('sends heartbeat comments while idle', async () => {
+    const account = await createSettledAccount(t);
+    const stream = await open(account);
+    try {
+      await stream.next('unread-count');
+      await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_MS * 4));
+      expect(stream.raw().match(/^: heartbeat$/gm)?.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('frees the listener when the client goes away', async () => {
+    const account = await createSettledAccount(t);
+    const [a, b] = await Promise.all([open(account), open(account)]);
+    await Promise.all([a.next('unread-count'), b.next('unread-count')]);
+    expect(hub.listenerCount(account.id)).toBe(2);
+    a.close();
+    expect(await waitFor(async () => hub.listenerCount(account.id), (n) => n === 1)).toBe(1);
+    emitEvent(t, ticketClosed(account.id, 'T-AFTER'));
+    expect((await b.next('notification')).data.title).toBe('Ticket T-AFTER closed');
+    b.close();
+    expect(await waitFor(async () => hub.listenerCount(account.id), (n) => n === 0)).toBe(0);
+  });
+
+  it('is open to a read-only API key and closed without a token', async () => {
+    const reader = await createSettledAccount(t, { scopes: ['read'] });
+    const stream = await open(reader);
+    try {
+      expect((await stream.next('unread-count')).data).toEqual({ count: 1 });
+    } finally {
+      stream.close();
+    }
+    const res = await request(t.http).get('/api/notifications/stream');
+    expect(res.status).toBe(401);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+});
+
+describe('Notification streams at shutdown', () => {
+  it('ends open streams with a reconnect hint and releases the LISTEN session', async () => {
+    const t = await startTestApp();
+    const hub = t.app.get(NotificationHub);
+    const account = await createSettledAccount(t);
+    const streams = await Promise.all([openSse(t.http, '/api/notifications/stream', account.keyBearer), openSse(t.http, '/api/notifications/stream', account.bearer)]);
+    await Promise.all(streams.map((s) => s.next('unread-count')));
+    const pid = hub.listenerBackendPid;
+    if (TEST_DATABASE_URL) expect(pid).toEqual(expect.any(Number));
+
+    await t.close();
+    await Promise.all(streams.map(closed));
+    for (const stream of streams) expect(stream.raw()).toMatch(/retry: \d+\nevent: shutdown\ndata: \{\}\n\n$/);
+    expect(hub.listenerCount()).toBe(0);
+    expect(hub.listenerBackendPid).toBeNull();
+
+    if (TEST_DATABASE_URL) {
+      const { Client } = await import('pg');
+      const admin = new Client({ connectionString: TEST_DATABASE_URL });
+      await admin.connect();
+      try {
+        const alive = async () => (await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount;
+        expect(await waitFor(alive, (n) => n === 0)).toBe(0);
+      } finally {
+        await admin.end();
+      }
+    }
+  });
+});
