@@ -87,6 +87,12 @@ describe('Notification stream (Server-Sent Events)', () => {
       const [n] = (await request(t.http).get('/api/notifications').set('Authorization', account.bearer)).body.data;
       await request(t.http).post(`/api/notifications/${n.id}/read`).set('Authorization', account.bearer).expect(200);
       expect((await stream.next('unread-count')).data).toEqual({ count: 2 });
+      // Reading it again changes nothing, so nothing is announced.
+      const counts = () => stream.events.filter((e) => e.event === 'unread-count').length;
+      const before = counts();
+      await request(t.http).post(`/api/notifications/${n.id}/read`).set('Authorization', account.bearer).expect(200);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(counts()).toBe(before);
       await request(t.http).post('/api/notifications/read-all').set('Authorization', account.bearer).expect(200);
       expect((await stream.next('unread-count')).data).toEqual({ count: 0 });
     } finally {

@@ -75,13 +75,17 @@ export class NotificationsRepository {
     return Number(count);
   }
 
-  /** Idempotent: an already read notification keeps its first readAt. */
-  async markRead(accountId: string, id: string): Promise<NotificationResponse | null> {
-    const [rows] = await this.dataSource.query(
-      `UPDATE notifications SET read_at = COALESCE(read_at, now()) WHERE id = $1 AND account_id = $2 RETURNING ${COLUMNS}`,
+  /**
+   * Idempotent: an already read notification keeps its first readAt. `changed` is true when this
+   * call did the marking (the new read_at is this transaction's now() only if it was null).
+   */
+  async markRead(accountId: string, id: string): Promise<{ notification: NotificationResponse; changed: boolean } | null> {
+    const [rows]: [(Row & { changed: boolean })[], number] = await this.dataSource.query(
+      `UPDATE notifications SET read_at = COALESCE(read_at, now()) WHERE id = $1 AND account_id = $2
+       RETURNING ${COLUMNS}, read_at = now() AS changed`,
       [id, accountId],
     );
-    return rows[0] ? toResponse(rows[0]) : null;
+    return rows[0] ? { notification: toResponse(rows[0]), changed: rows[0].changed } : null;
   }
 
   /** One statement: concurrent calls and concurrent inserts each see a consistent set. */

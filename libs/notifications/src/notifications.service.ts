@@ -46,10 +46,11 @@ export class NotificationsService {
   }
 
   async markRead(accountId: string, id: string): Promise<NotificationResponse> {
-    const updated = await this.repository.markRead(accountId, id);
-    if (!updated) throw Problem.notFound('Notification');
-    void this.hub.announce(accountId, null);
-    return updated;
+    const result = await this.repository.markRead(accountId, id);
+    if (!result) throw Problem.notFound('Notification');
+    // Other open streams of the account show the new count; a repeated read changes nothing.
+    if (result.changed) void this.hub.announce(accountId, null);
+    return result.notification;
   }
 
   async markAllRead(accountId: string): Promise<ReadAllResponse> {
