@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { ApiKeyExpiryScanner } from '@app/api-keys';
 import { domainEvent } from '@app/core';
+import { NotificationsDemoSeeder } from '@app/notifications';
 import { createService } from './factories/services';
 import { TestAccount } from './factories/accounts';
 import {
@@ -254,6 +256,16 @@ describe('Notifications', () => {
       expect(read).toBe(marked);
       expect(unread + read).toBe(41);
     });
+  });
+
+  it('seeds demo data: unread and read notifications', async () => {
+    const account = await createSettledAccount(t);
+    await t.app.get(DataSource).transaction((manager) => t.app.get(NotificationsDemoSeeder).seed({ accountId: account.id, manager }));
+    const rows = await notificationsOf(t, account);
+    expect(rows).toHaveLength(5);
+    expect(rows.filter((n) => n.readAt === null).map((n) => n.type).sort()).toEqual(['api_key_created', 'service_status_changed', 'ticket_replied']);
+    expect(rows.filter((n) => n.readAt !== null)).toHaveLength(2);
+    expect(await unreadCountOf(t, account)).toBe(3);
   });
 
   describe('access', () => {

@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sshpk from 'sshpk';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { SshKeysDemoSeeder } from '@app/ssh-keys';
 import { createAccount, TestAccount } from './factories/accounts';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -215,6 +217,16 @@ describe('SSH keys', () => {
       expect(res.body.code).toBe('invalid_input');
     }
     expect((await request(t.http).get(`/api/ssh-keys/${id}`).set('Authorization', owner.bearer)).body.name).toBe('for-400');
+  });
+
+  it('seeds two demo keys', async () => {
+    const account = await createAccount(t);
+    await t.app.get(DataSource).transaction((manager) => t.app.get(SshKeysDemoSeeder).seed({ accountId: account.id, manager }));
+    const res = await request(t.http).get('/api/ssh-keys').set('Authorization', account.bearer);
+    expect(res.body.data.map((k: { name: string; type: string }) => [k.name, k.type]).sort()).toEqual([
+      ['ci runner', 'ecdsa-sha2-nistp256'],
+      ['laptop', 'ssh-ed25519'],
+    ]);
   });
 
   it('answers 401 without a token on every route', async () => {

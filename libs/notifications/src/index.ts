@@ -4,3 +4,4 @@ export * from './notification-templates';
 export * from './notification.types';
 export * from './stream/notification-hub';
 export * from './migrations';
+export * from './notifications.demo';
