@@ -1,0 +1,258 @@
+'use strict';
+// The bare baseline of the benchmark: plain node:http + pg, no framework. Per request it does
+// the same work as the API on the benchmarked routes: reads the bearer header, checks an API
+// key's CRC-32/base62 checksum, hashes it (SHA-256) and looks it up once on the unique index
+// (or verifies an HS256 access token and checks its session row), runs the same SQL and writes
+// the same JSON. bench/run.js checks that its bodies equal the API's byte for byte.
+//
+// Environment: PORT, DATABASE_URL, JWT_SECRET, DB_POOL_SIZE (10, as the API),
+// DB_STATEMENT_TIMEOUT_MS (5000, as the API).
+const http = require('node:http');
+const { createHash, createSecretKey } = require('node:crypto');
+const { crc32 } = require('node:zlib');
+const { Pool } = require('pg');
+const jwt = require('jsonwebtoken');
+
+// ---- API keys: libs/api-keys/src/api-key-format.ts --------------------------------------------
+const API_KEY_PREFIX = 'hpk_';
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const RANDOM_LENGTH = 32;
+const CHECKSUM_LENGTH = 6;
+const KEY_SHAPE = /^hpk_[0-9A-Za-z]{38}$/;
+
+function toBase62(value, width) {
+  let out = '';
+  let rest = value;
+  do {
+    out = ALPHABET[rest % 62] + out;
+    rest = Math.floor(rest / 62);
+  } while (rest > 0);
+  return out.padStart(width, '0');
+}
+
+function isWellFormedApiKey(key) {
+  if (!KEY_SHAPE.test(key)) return false;
+  const random = key.slice(API_KEY_PREFIX.length, API_KEY_PREFIX.length + RANDOM_LENGTH);
+  return toBase62(crc32(random) >>> 0, CHECKSUM_LENGTH) === key.slice(-CHECKSUM_LENGTH);
+}
+
+// ---- SQL: the same statements as the API -----------------------------------------------------
+// libs/api-keys/src/api-key-verifier.ts
+const KEY_SQL = `SELECT id, account_id, scopes, expires_at, last_used_at FROM api_keys
+        WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
+const TOUCH_SQL = `UPDATE api_keys SET last_used_at = now()
+          WHERE id = ANY($1::uuid[]) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`;
+// libs/auth/src/sessions/sessions.service.ts isLive
+const SESSION_SQL = 'SELECT 1 FROM sessions WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL AND expires_at > now()';
+
+// libs/services/src/services.queries.ts (bench/run.js compares this text with the built API's)
+const isoText = (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const SERVICE_COLUMNS = `s.id, s.product_id, s.name, s.type, s.status, s.price, s.currency, s.billing_cycle,
+       ${isoText('s.next_due_date')} AS next_due_date, ${isoText('s.created_at')} AS created_at,
+       i.power_state, i.region, i.ipv4, i.ipv6`;
+
+function listServicesQuery(accountId, filters, page) {
+  const values = [accountId];
+  const conditions = [];
+  for (const column of ['type', 'status']) {
+    const value = filters[column];
+    if (value === undefined) continue;
+    values.push(value);
+    conditions.push(`AND ${column} = $${values.length}`);
+  }
+  const where = `account_id = $1 ${conditions.join(' ')}`;
+  values.push(page.pageSize, ((BigInt(page.page) - 1n) * BigInt(page.pageSize)).toString());
+  const limit = `$${values.length - 1}`;
+  const offset = `$${values.length}::bigint`;
+  const text = `
+    WITH total AS (
+      SELECT coalesce(sum(n), 0)::int AS total FROM service_counts WHERE ${where}
+    ), page AS (
+      SELECT id, created_at FROM services WHERE ${where}
+       ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}
+    )
+    SELECT t.total, ${SERVICE_COLUMNS}
+      FROM total t
+      LEFT JOIN (page p JOIN services s ON s.id = p.id LEFT JOIN vps_instances i ON i.service_id = s.id) ON true
+     ORDER BY p.created_at DESC, p.id DESC`;
+  return { text, values };
+}
+
+// libs/notifications/src/notifications.repository.ts
+const NOTIFICATION_COLUMNS = 'id, type, severity, title, body, link, entity_type, entity_id, read_at, created_at';
+const UNREAD_SQL = 'SELECT count(*)::int AS count FROM notifications WHERE account_id = $1 AND read_at IS NULL';
+const MARK_READ_SQL = `UPDATE notifications SET read_at = COALESCE(read_at, now()) WHERE id = $1 AND account_id = $2 RETURNING ${NOTIFICATION_COLUMNS}`;
+// libs/notifications/src/stream/notification-hub.ts announce(): tells streams on every replica
+const ANNOUNCE_SQL = 'SELECT pg_notify($1, $2)';
+const CHANNEL = 'account_notifications';
+
+module.exports = { isWellFormedApiKey, listServicesQuery, KEY_SQL, SESSION_SQL, UNREAD_SQL, MARK_READ_SQL };
+
+// ---- the server --------------------------------------------------------------------------------
+const BEARER = /^Bearer ([\x21-\x7e]{1,4096})$/i;
+// ParseUUIDPipe's 'all': versions 1-8 with the RFC variant, or the nil and max UUIDs
+const UUID = /^(?:[0-9A-F]{8}-[0-9A-F]{4}-[1-8][0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}|00000000-0000-0000-0000-000000000000|FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF)$/i;
+const INT = /^\d{1,16}$/;
+const ISSUER = 'hosting-account-api';
+const ALL_SCOPES = ['read', 'write'];
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+function start() {
+  const port = Number(process.env.PORT || 3002);
+  if (!process.env.DATABASE_URL || !process.env.JWT_SECRET) throw new Error('DATABASE_URL and JWT_SECRET are required');
+  // A KeyObject made once: given a string, jsonwebtoken first tries it as a PEM public key and
+  // pays for the failure (about 0.4 ms here) on every verify.
+  const jwtKey = createSecretKey(Buffer.from(process.env.JWT_SECRET));
+  const statementTimeout = Number(process.env.DB_STATEMENT_TIMEOUT_MS ?? 5000);
+  // The API's pool settings: libs/core/src/database/data-source-options.ts
+  const pool = new Pool({
+    connectionString: process.env.DATABASE_URL,
+    max: Number(process.env.DB_POOL_SIZE || 10),
+    application_name: 'hosting-bench-baseline',
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30000,
+    statement_timeout: statementTimeout || undefined,
+    keepAlive: true,
+  });
+  pool.on('error', () => undefined);
+
+  // lastUsedAt, as the API: batched, off the request path, at most once a minute per key.
+  const touched = new Set();
+  setInterval(() => {
+    if (!touched.size) return;
+    const ids = [...touched];
+    touched.clear();
+    pool.query(TOUCH_SQL, [ids]).catch(() => ids.forEach((id) => touched.add(id)));
+  }, 5000).unref();
+
+  async function authenticate(req) {
+    const match = BEARER.exec(req.headers.authorization ?? '');
+    if (!match) return null;
+    const token = match[1];
+    if (token.startsWith(API_KEY_PREFIX)) {
+      if (!isWellFormedApiKey(token)) return null;
+      const hash = createHash('sha256').update(token).digest('hex');
+      const { rows } = await pool.query(KEY_SQL, [hash]);
+      const row = rows[0];
+      if (!row) return null;
+      if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_GRANULARITY_MS) touched.add(row.id);
+      return { accountId: row.account_id, scopes: row.scopes };
+    }
+    let claims;
+    try {
+      claims = jwt.verify(token, jwtKey, { algorithms: ['HS256'], issuer: ISSUER });
+    } catch {
+      return null;
+    }
+    if (typeof claims === 'string' || claims.typ !== 'access' || !claims.sub || typeof claims.sid !== 'string') return null;
+    const { rows } = await pool.query(SESSION_SQL, [claims.sid, claims.sub]);
+    return rows.length ? { accountId: claims.sub, scopes: ALL_SCOPES } : null;
+  }
+
+  function send(res, status, body) {
+    const json = JSON.stringify(body);
+    res.writeHead(status, { 'Content-Type': status < 400 ? 'application/json; charset=utf-8' : 'application/problem+json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
+    res.end(json);
+  }
+
+  const problem = (res, status, code) => send(res, status, { status, code });
+
+  function pageQuery(search) {
+    const params = new URLSearchParams(search);
+    const out = { page: 1, pageSize: 10 };
+    for (const name of ['page', 'pageSize']) {
+      const all = params.getAll(name);
+      if (!all.length) continue;
+      if (all.length > 1 || !INT.test(all[0])) return null;
+      out[name] = Number(all[0]);
+    }
+    for (const name of params.keys()) if (name !== 'page' && name !== 'pageSize') return null;
+    if (out.page < 1 || out.pageSize < 1 || out.pageSize > 100) return null;
+    return out;
+  }
+
+  async function listServices(res, principal, search) {
+    const page = pageQuery(search);
+    if (!page) return problem(res, 400, 'invalid_input');
+    const { text, values } = listServicesQuery(principal.accountId, {}, page);
+    const { rows } = await pool.query(text, values);
+    const total = rows[0]?.total ?? 0;
+    const data = [];
+    for (const row of rows) {
+      if (row.id === null) continue;
+      data.push({
+        id: row.id,
+        name: row.name,
+        type: row.type,
+        status: row.status,
+        price: Number(row.price),
+        billingCycle: row.billing_cycle,
+        nextDueDate: row.next_due_date,
+        productId: row.product_id,
+        currency: row.currency,
+        createdAt: row.created_at,
+        instance:
+          row.type === 'vps' && row.power_state
+            ? { powerState: row.power_state, ipv4: row.ipv4, ipv6: row.ipv6, region: row.region ?? '' }
+            : null,
+      });
+    }
+    send(res, 200, { data, page: page.page, pageSize: page.pageSize, total, totalPages: Math.ceil(total / page.pageSize) });
+  }
+
+  async function unreadCount(res, principal) {
+    const { rows } = await pool.query(UNREAD_SQL, [principal.accountId]);
+    send(res, 200, { count: Number(rows[0].count) });
+  }
+
+  async function markRead(res, principal, id) {
+    if (!UUID.test(id)) return problem(res, 400, 'invalid_input');
+    const { rows } = await pool.query(MARK_READ_SQL, [id, principal.accountId]);
+    const row = rows[0];
+    if (!row) return problem(res, 404, 'not_found');
+    pool.query(ANNOUNCE_SQL, [CHANNEL, JSON.stringify({ accountId: principal.accountId, notificationId: null })]).catch(() => undefined);
+    send(res, 200, {
+      id: row.id,
+      type: row.type,
+      severity: row.severity,
+      title: row.title,
+      body: row.body,
+      link: row.link,
+      entity: row.entity_type && row.entity_id ? { type: row.entity_type, id: row.entity_id } : null,
+      readAt: row.read_at ? row.read_at.toISOString() : null,
+      createdAt: row.created_at.toISOString(),
+    });
+  }
+
+  async function handle(req, res) {
+    const q = req.url.indexOf('?');
+    const path = q < 0 ? req.url : req.url.slice(0, q);
+    const search = q < 0 ? '' : req.url.slice(q + 1);
+    if (path === '/health') return send(res, 200, { status: 'ok' });
+    const principal = await authenticate(req);
+    if (!principal) return problem(res, 401, 'unauthorized');
+    const needed = req.method === 'GET' || req.method === 'HEAD' ? 'read' : 'write';
+    if (!principal.scopes.includes(needed)) return problem(res, 403, 'insufficient_scope');
+    if (req.method === 'GET' && path === '/api/services') return listServices(res, principal, search);
+    if (req.method === 'GET' && path === '/api/notifications/unread-count') return unreadCount(res, principal);
+    const read = /^\/api\/notifications\/([^/]+)\/read$/.exec(path);
+    if (req.method === 'POST' && read) return markRead(res, principal, read[1]);
+    problem(res, 404, 'not_found');
+  }
+
+  const server = http.createServer((req, res) => {
+    // Bodies are not read by these routes; drain whatever comes.
+    req.resume();
+    handle(req, res).catch(() => {
+      if (!res.headersSent) problem(res, 500, 'internal_error');
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 5000;
+  server.listen(port, '127.0.0.1', () => process.stdout.write(`baseline listening on ${port}\n`));
+  const stop = () => server.close(() => pool.end().then(() => process.exit(0)));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+if (require.main === module) start();

@@ -1,0 +1,586 @@
+#!/usr/bin/env node
+'use strict';
+// The benchmark: the built API against a bare node:http + pg baseline (bench/baseline/server.js)
+// on the same seeded PostgreSQL database, measured with autocannon in alternation.
+//
+//   node bench/run.js             full run: warm-up, then 3 rounds of A B (API, baseline), 50 connections, 10 s
+//   node bench/run.js --smoke     CI: 1 round, 1 s, 10 connections (still checks the bodies byte for byte)
+//
+// Options: --only=<scenario,...>  --rounds=N  --duration=S  --warmup=S  --connections=N
+//          --pool=N (DB_POOL_SIZE of both servers; unset: the API's default)  --db=<name>
+//          --reuse-db (keep a seeded database from an earlier run)  --out=<file>  --strict
+//          --admin-url=<postgres URL of the maintenance database>
+//          --api=<main.js of another build of the API> (to compare builds; default: the built dist/)
+// Exit code: 1 if a body differs, a server fails, or a run has non-2xx responses or errors
+// (with --strict also if a target fails).
+const { spawn, execSync } = require('node:child_process');
+const { randomBytes, randomInt, createHash } = require('node:crypto');
+const fs = require('node:fs');
+const http = require('node:http');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { crc32 } = require('node:zlib');
+const autocannon = require('autocannon');
+const jwt = require('jsonwebtoken');
+const { Client } = require('pg');
+
+const ROOT = path.join(__dirname, '..');
+const BUILT_API = path.join(ROOT, 'dist/apps/api/apps/api/src/main.js');
+const BASELINE = path.join(__dirname, 'baseline/server.js');
+
+// ---- options -----------------------------------------------------------------------------------
+function parseArgs(argv) {
+  const flags = {};
+  for (const arg of argv) {
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    if (!m) throw new Error(`Unknown argument ${arg}`);
+    flags[m[1]] = m[2] === undefined ? true : m[2];
+  }
+  const smoke = Boolean(flags.smoke);
+  const num = (name, fallback) => (flags[name] === undefined ? fallback : Number(flags[name]));
+  return {
+    smoke,
+    rounds: num('rounds', smoke ? 1 : 3),
+    duration: num('duration', smoke ? 1 : 10),
+    warmup: num('warmup', smoke ? 1 : 5),
+    connections: num('connections', smoke ? 10 : 50),
+    pool: flags.pool === undefined ? undefined : String(flags.pool),
+    only: flags.only ? String(flags.only).split(',') : null,
+    db: String(flags.db ?? 'hosting_bench'),
+    adminUrl: String(flags['admin-url'] ?? process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'),
+    reuseDb: Boolean(flags['reuse-db']),
+    strict: Boolean(flags.strict),
+    out: path.resolve(ROOT, String(flags.out ?? (smoke ? 'bench/results/smoke.json' : 'bench/results/latest.json'))),
+    api: path.resolve(ROOT, String(flags.api ?? BUILT_API)),
+  };
+}
+
+const log = (...parts) => process.stdout.write(`${parts.join(' ')}\n`);
+
+// ---- database ----------------------------------------------------------------------------------
+function databaseUrl(adminUrl, db) {
+  const url = new URL(adminUrl);
+  url.pathname = `/${db}`;
+  return url.toString();
+}
+
+async function withClient(url, fn) {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function isSeeded(url) {
+  try {
+    return await withClient(url, async (c) => (await c.query('SELECT count(*)::int AS n FROM services')).rows[0].n === 200000);
+  } catch {
+    return false;
+  }
+}
+
+const API_KEY_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+function toBase62(value, width) {
+  let out = '';
+  let rest = value;
+  do {
+    out = API_KEY_ALPHABET[rest % 62] + out;
+    rest = Math.floor(rest / 62);
+  } while (rest > 0);
+  return out.padStart(width, '0');
+}
+/** libs/api-keys/src/api-key-format.ts generateApiKey */
+function newApiKey() {
+  let random = '';
+  for (let i = 0; i < 32; i++) random += API_KEY_ALPHABET[randomInt(62)];
+  return `hpk_${random}${toBase62(crc32(random) >>> 0, 6)}`;
+}
+const sha256 = (text) => createHash('sha256').update(text).digest('hex');
+/** SQL for seed.sql's bench_id(): an md5-derived id shaped as a version 4 UUID. */
+const benchId = (seed) => `overlay(overlay(md5(${seed}) placing '4' from 13) placing '8' from 17)::uuid`;
+
+/** One key per account (account 1 also has a read-only one) and one live session per account. */
+async function insertCredentials(url) {
+  return withClient(url, async (c) => {
+    await c.query('BEGIN');
+    await c.query(`DELETE FROM api_keys WHERE name LIKE 'bench %'`);
+    await c.query(`DELETE FROM sessions WHERE id IN (SELECT ${benchId(`'session-' || a`)} FROM generate_series(1, 1000) a)`);
+    const keys = Array.from({ length: 1000 }, newApiKey);
+    await c.query(
+      `INSERT INTO api_keys (account_id, name, prefix, key_hash, scopes, created_at)
+       SELECT ${benchId(`'account-' || k.n`)}, 'bench key ' || k.n, left(k.key, 12), k.hash, ARRAY['read', 'write'], now() - interval '1 day'
+         FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS k(key, hash, n)`,
+      [keys, keys.map(sha256)],
+    );
+    const readOnly = newApiKey();
+    await c.query(
+      `INSERT INTO api_keys (account_id, name, prefix, key_hash, scopes) VALUES (${benchId(`'account-1'`)}, 'bench read-only', left($1, 12), $2, ARRAY['read'])`,
+      [readOnly, sha256(readOnly)],
+    );
+    await c.query(
+      `INSERT INTO sessions (id, account_id, expires_at)
+       SELECT ${benchId(`'session-' || a`)}, ${benchId(`'account-' || a`)}, now() + interval '30 days' FROM generate_series(1, 1000) a`,
+    );
+    const { rows } = await c.query(`SELECT ${benchId(`'account-1'`)} AS account, ${benchId(`'session-1'`)} AS session, ${benchId(`'notification-2000'`)} AS notification`);
+    await c.query('COMMIT');
+    return { apiKey: keys[0], account: rows[0].account, session: rows[0].session, notification: rows[0].notification };
+  });
+}
+
+// ---- processes ---------------------------------------------------------------------------------
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function startProcess(name, script, env) {
+  const child = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  const keep = (chunk) => {
+    tail = (tail + chunk.toString()).slice(-8000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return { name, child, exited, tail: () => tail };
+}
+
+async function stopProcess(proc) {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  proc.child.kill('SIGTERM');
+  const timer = setTimeout(() => proc.child.kill('SIGKILL'), 30_000);
+  await proc.exited;
+  clearTimeout(timer);
+}
+
+function request(port, { method = 'GET', path: urlPath, headers = {} }) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path: urlPath, headers, agent: false }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
+    req.end();
+  });
+}
+
+async function waitReady(proc, port, urlPath, timeoutMs = 120_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (proc.child.exitCode !== null) throw new Error(`${proc.name} exited with ${proc.child.exitCode}:\n${proc.tail()}`);
+    try {
+      const res = await request(port, { path: urlPath });
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) throw new Error(`${proc.name} not ready after ${timeoutMs} ms:\n${proc.tail()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** CPU time (user + system) a process has used, in ms. */
+function cpuMs(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execSync('getconf CLK_TCK', { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+function procStatus(pid) {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
+    return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
+  } catch {
+    return { rssKb: 0, hwmKb: 0 };
+  }
+}
+
+class RssSampler {
+  constructor(procs) {
+    this.procs = procs;
+    this.peak = Object.fromEntries(procs.map((p) => [p.name, { maxRssKb: 0, hwmKb: 0 }]));
+    this.timer = setInterval(() => this.sample(), 200);
+  }
+  sample() {
+    for (const p of this.procs) {
+      const s = procStatus(p.child.pid);
+      const peak = this.peak[p.name];
+      peak.maxRssKb = Math.max(peak.maxRssKb, s.rssKb);
+      peak.hwmKb = Math.max(peak.hwmKb, s.hwmKb);
+    }
+  }
+  stop() {
+    this.sample();
+    clearInterval(this.timer);
+    return this.peak;
+  }
+}
+
+// ---- scenarios ---------------------------------------------------------------------------------
+function scenarios(creds, tokens) {
+  const key = { authorization: `Bearer ${creds.apiKey}` };
+  const token = { authorization: `Bearer ${tokens.access}` };
+  return [
+    { id: 'list-10-key', title: 'GET /api/services?pageSize=10 (API key)', path: '/api/services?page=1&pageSize=10', headers: key, minRatio: 0.6 },
+    { id: 'list-10-token', title: 'GET /api/services?pageSize=10 (access token)', path: '/api/services?page=1&pageSize=10', headers: token, minRatio: 0.6 },
+    { id: 'list-100-key', title: 'GET /api/services?pageSize=100 (API key)', path: '/api/services?page=1&pageSize=100', headers: key, minRatio: 0.5 },
+    { id: 'list-100-token', title: 'GET /api/services?pageSize=100 (access token)', path: '/api/services?page=1&pageSize=100', headers: token, minRatio: 0.5 },
+    { id: 'list-page-1000', title: 'GET /api/services?page=1000&pageSize=10 (API key)', path: '/api/services?page=1000&pageSize=10', headers: key, minRatio: null },
+    { id: 'unread-count', title: 'GET /api/notifications/unread-count (API key)', path: '/api/notifications/unread-count', headers: key, minRatio: 0.6 },
+    { id: 'read', title: 'POST /api/notifications/{id}/read (API key, idempotent)', method: 'POST', path: `/api/notifications/${creds.notification}/read`, headers: key, minRatio: 0.6 },
+  ];
+}
+
+/** The bodies must be equal byte for byte (and the status and media type the same). */
+async function checkParity(scenario, ports) {
+  const order = scenario.method === 'POST' ? ['api', 'baseline', 'api'] : ['api', 'baseline'];
+  const responses = [];
+  for (const who of order) responses.push({ who, ...(await request(ports[who], scenario)) });
+  const [first] = responses;
+  const problems = [];
+  if (first.status < 200 || first.status > 299) problems.push(`API answered ${first.status}: ${first.body.toString().slice(0, 300)}`);
+  for (const other of responses.slice(1)) {
+    if (other.status !== first.status) problems.push(`status ${first.who} ${first.status} != ${other.who} ${other.status}`);
+    if (other.headers['content-type'] !== first.headers['content-type']) {
+      problems.push(`content-type ${first.who} ${first.headers['content-type']} != ${other.who} ${other.headers['content-type']}`);
+    }
+    if (!other.body.equals(first.body)) {
+      let i = 0;
+      while (i < first.body.length && first.body[i] === other.body[i]) i++;
+      problems.push(
+        `bodies differ at byte ${i}:\n  ${first.who}:      ...${first.body.subarray(Math.max(0, i - 80), i + 80)}\n  ${other.who}: ...${other.body.subarray(Math.max(0, i - 80), i + 80)}`,
+      );
+    }
+  }
+  return { ok: problems.length === 0, problems, bytes: first.body.length };
+}
+
+function cannon(port, scenario, { connections, duration, rate }) {
+  return autocannon({
+    url: `http://127.0.0.1:${port}${scenario.path}`,
+    method: scenario.method ?? 'GET',
+    headers: scenario.headers,
+    connections,
+    duration,
+    overallRate: rate || undefined,
+    timeout: 10,
+  });
+}
+
+function summarise(result) {
+  return {
+    rps: Math.round(result.requests.average * 10) / 10,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+// ---- report --------------------------------------------------------------------------------------
+function machine() {
+  const sh = (cmd) => {
+    try {
+      return execSync(cmd, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      return null;
+    }
+  };
+  return {
+    nproc: Number(sh('nproc')) || os.cpus().length,
+    cpu: os.cpus()[0]?.model ?? null,
+    memory: sh('free -h | sed -n 2p'),
+    loadAverageAtStart: os.loadavg().map((l) => Math.round(l * 100) / 100),
+    node: process.version,
+    platform: `${os.type()} ${os.release()}`,
+    gitCommit: sh('git rev-parse --short HEAD'),
+  };
+}
+
+const fmt = (n, digits = 0) => (n === null || n === undefined || Number.isNaN(n) ? '-' : Number(n).toFixed(digits));
+const pad = (s, n) => String(s).padStart(n);
+
+function printTable(rows) {
+  log('');
+  log(
+    `${'scenario'.padEnd(16)}${pad('API rps', 9)}${pad('base rps', 10)}${pad('ratio', 7)}${pad('API p50', 9)}${pad('base p50', 10)}${pad('API p99', 9)}${pad('base p99', 10)}` +
+      `${pad('@rate', 7)}${pad('API p99', 9)}${pad('base p99', 10)}${pad('API cpu', 9)}${pad('base cpu', 10)}${pad('non2xx', 8)}`,
+  );
+  for (const r of rows) {
+    log(
+      `${r.id.padEnd(16)}${pad(fmt(r.api.rps), 9)}${pad(fmt(r.baseline.rps), 10)}${pad(fmt(r.ratio, 2), 7)}${pad(fmt(r.api.p50), 9)}${pad(fmt(r.baseline.p50), 10)}` +
+        `${pad(fmt(r.api.p99), 9)}${pad(fmt(r.baseline.p99), 10)}${pad(fmt(r.fixedRate?.rate), 7)}${pad(fmt(r.fixedRate?.api.p99), 9)}${pad(fmt(r.fixedRate?.baseline.p99), 10)}` +
+        `${pad(fmt(r.api.cpuMsPerRequest, 2), 9)}${pad(fmt(r.baseline.cpuMsPerRequest, 2), 10)}${pad(r.non2xx, 8)}`,
+    );
+  }
+  log('(latencies in ms; rps, latencies and cpu (ms of CPU per request, user + system) are the median of the rounds;');
+  log(' @rate: both run at half the baseline\'s rps)');
+}
+
+function targetChecks(rows, rss, opts) {
+  const checks = [];
+  const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
+  for (const r of rows) {
+    if (r.minRatio !== null) {
+      checks.push({ target: `${r.id}: API throughput >= ${r.minRatio} of the baseline`, value: r.ratio, pass: r.ratio >= r.minRatio });
+    }
+  }
+  for (const r of rows) {
+    if (!r.fixedRate) continue;
+    const limit = 2 * r.fixedRate.baseline.p99;
+    checks.push({
+      target: `${r.id}: API p99 <= 2x the baseline's p99 at ${r.fixedRate.rate} req/s (half the baseline's rate)`,
+      value: `${r.fixedRate.api.p99} ms vs ${r.fixedRate.baseline.p99} ms`,
+      pass: r.fixedRate.api.p99 <= Math.max(limit, 1),
+    });
+  }
+  if (byId['list-page-1000'] && byId['list-10-key']) {
+    const deep = byId['list-page-1000'].api.p50;
+    const first = byId['list-10-key'].api.p50;
+    checks.push({ target: 'list-page-1000: API p50 <= 2x the p50 of page 1 (list-10-key)', value: `${deep} ms vs ${first} ms`, pass: deep <= Math.max(2 * first, 1) });
+  }
+  const apiPeakMb = Math.round(Math.max(rss.api.hwmKb, rss.api.maxRssKb) / 1024);
+  checks.push({ target: 'API peak RSS under the bench <= 250 MB', value: `${apiPeakMb} MB`, pass: apiPeakMb <= 250 });
+  const bad = rows.flatMap((r) => r.runs.filter((run) => run.non2xx || run.errors || run.timeouts).map((run) => `${r.id}/${run.server}/${run.phase}`));
+  checks.push({ target: 'zero non-2xx responses, errors and timeouts in every run', value: bad.length ? bad.join(', ') : 'none', pass: bad.length === 0 });
+  if (opts.smoke) for (const c of checks) c.informational = true;
+  return checks;
+}
+
+// ---- main --------------------------------------------------------------------------------------
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const API_MAIN = opts.api;
+  if (!fs.existsSync(API_MAIN)) throw new Error(`${API_MAIN} is missing: run npm run build first`);
+  const dbUrl = databaseUrl(opts.adminUrl, opts.db);
+  const secrets = {
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    SIGNING_SECRET: randomBytes(32).toString('hex'),
+    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  };
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hosting-bench-'));
+  const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: dbUrl, ...secrets };
+  if (opts.pool) baseEnv.DB_POOL_SIZE = opts.pool;
+  const apiEnv = (port) => ({
+    ...baseEnv,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '0',
+    DEMO_DATA: 'false',
+    DATA_DIR: dataDir,
+  });
+  const started = [];
+  const cleanup = async () => {
+    await Promise.all(started.map((p) => stopProcess(p).catch(() => undefined)));
+  };
+  process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+
+  try {
+    // 1. database: the API's migrations make the schema, then bulk SQL fills it.
+    const t0 = Date.now();
+    if (opts.reuseDb && (await isSeeded(dbUrl))) {
+      log(`Reusing the seeded database ${opts.db}`);
+    } else {
+      log(`Creating ${opts.db} (dropped if it exists)`);
+      await withClient(opts.adminUrl, async (c) => {
+        await c.query(`DROP DATABASE IF EXISTS "${opts.db}" WITH (FORCE)`);
+        await c.query(`CREATE DATABASE "${opts.db}"`);
+      });
+      const port = await freePort();
+      const migrate = startProcess('api (migrations)', API_MAIN, apiEnv(port));
+      started.push(migrate);
+      await waitReady(migrate, port, '/health/ready');
+      await stopProcess(migrate);
+      started.pop();
+      log(`Migrated by the API in ${((Date.now() - t0) / 1000).toFixed(1)} s; seeding`);
+      const t1 = Date.now();
+      await withClient(dbUrl, async (c) => {
+        await c.query(fs.readFileSync(path.join(__dirname, 'seed.sql'), 'utf8'));
+        await c.query('VACUUM ANALYZE');
+      });
+      log(`Seeded in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+    }
+    const creds = await insertCredentials(dbUrl);
+    await withClient(dbUrl, (c) => c.query('VACUUM ANALYZE api_keys, sessions'));
+    const tokens = {
+      access: jwt.sign({ sid: creds.session, typ: 'access' }, secrets.JWT_SECRET, {
+        algorithm: 'HS256',
+        subject: creds.account,
+        issuer: 'hosting-account-api',
+        expiresIn: '6h',
+      }),
+    };
+    const counts = await withClient(dbUrl, async (c) => (await c.query(
+      `SELECT (SELECT count(*) FROM accounts)::int AS accounts, (SELECT count(*) FROM services)::int AS services,
+              (SELECT count(*) FROM services WHERE account_id = ${benchId(`'account-1'`)})::int AS big_account_services,
+              (SELECT count(*) FROM notifications)::int AS notifications,
+              (SELECT count(*) FROM notifications WHERE account_id = ${benchId(`'account-1'`)})::int AS big_account_notifications,
+              (SELECT count(*) FROM api_keys)::int AS api_keys, (SELECT count(*) FROM sessions)::int AS sessions`,
+    )).rows[0]);
+    log(`Data: ${JSON.stringify(counts)}`);
+
+    // 2. the two servers, side by side on the same database
+    const ports = { api: await freePort(), baseline: await freePort() };
+    const api = startProcess('api', API_MAIN, apiEnv(ports.api));
+    const baseline = startProcess('baseline', BASELINE, { ...baseEnv, PORT: String(ports.baseline) });
+    started.push(api, baseline);
+    await Promise.all([waitReady(api, ports.api, '/health/ready'), waitReady(baseline, ports.baseline, '/health')]);
+    const sampler = new RssSampler([api, baseline]);
+
+    // 3. the baseline must run the API's list SQL and give the API's bodies
+    const sqlDrift = checkSqlParity(API_MAIN, creds.account);
+    if (sqlDrift) throw new Error(sqlDrift);
+    let list = scenarios(creds, tokens);
+    if (opts.only) list = list.filter((s) => opts.only.includes(s.id));
+    for (const s of list) {
+      const parity = await checkParity(s, ports);
+      if (!parity.ok) throw new Error(`Byte-for-byte check failed for ${s.id}:\n${parity.problems.join('\n')}`);
+      s.bodyBytes = parity.bytes;
+      log(`  same body from both: ${s.id} (${parity.bytes} bytes)`);
+    }
+
+    // 4. measure: warm-up, then rounds of A (API) B (baseline), then both at half the baseline's rate
+    const rows = [];
+    const load = { connections: opts.connections, duration: opts.duration };
+    for (const s of list) {
+      const runs = [];
+      const pids = { api: api.child.pid, baseline: baseline.child.pid };
+      const run = async (server, phase, params) => {
+        const cpuBefore = cpuMs(pids[server]);
+        const result = summarise(await cannon(ports[server], s, params));
+        result.cpuMsPerRequest = Math.round(((cpuMs(pids[server]) - cpuBefore) / Math.max(1, result.requests)) * 1000) / 1000;
+        runs.push({ server, phase, ...result });
+        log(
+          `  ${s.id.padEnd(15)} ${phase.padEnd(8)} ${server.padEnd(8)} ${fmt(result.rps).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  cpu ${fmt(result.cpuMsPerRequest, 2)} ms/req` +
+            `${result.non2xx ? `  non2xx ${result.non2xx}` : ''}`,
+        );
+        return result;
+      };
+      await run('api', 'warm-up', { connections: opts.connections, duration: opts.warmup });
+      await run('baseline', 'warm-up', { connections: opts.connections, duration: opts.warmup });
+      const rounds = { api: [], baseline: [] };
+      for (let i = 1; i <= opts.rounds; i++) {
+        rounds.api.push(await run('api', `round ${i}`, load));
+        rounds.baseline.push(await run('baseline', `round ${i}`, load));
+      }
+      const agg = (rs) => ({
+        rps: median(rs.map((r) => r.rps)),
+        p50: median(rs.map((r) => r.p50)),
+        p99: median(rs.map((r) => r.p99)),
+        cpuMsPerRequest: median(rs.map((r) => r.cpuMsPerRequest)),
+      });
+      const row = { id: s.id, title: s.title, bodyBytes: s.bodyBytes, minRatio: s.minRatio, api: agg(rounds.api), baseline: agg(rounds.baseline), runs };
+      row.ratio = Math.round((row.api.rps / row.baseline.rps) * 100) / 100;
+      const rate = Math.max(1, Math.floor(row.baseline.rps / 2));
+      const fixed = { connections: opts.connections, duration: opts.duration, rate };
+      const apiFixed = await run('api', '@rate', fixed);
+      const baseFixed = await run('baseline', '@rate', fixed);
+      row.fixedRate = { rate, api: { rps: apiFixed.rps, p50: apiFixed.p50, p99: apiFixed.p99 }, baseline: { rps: baseFixed.rps, p50: baseFixed.p50, p99: baseFixed.p99 } };
+      row.non2xx = runs.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
+      rows.push(row);
+    }
+
+    const peak = sampler.stop();
+    for (const p of [api, baseline]) if (p.child.exitCode !== null) throw new Error(`${p.name} died during the bench:\n${p.tail()}`);
+    await cleanup();
+
+    // 5. report
+    const rss = {
+      api: { ...peak.api, peakMb: Math.round(Math.max(peak.api.hwmKb, peak.api.maxRssKb) / 1024) },
+      baseline: { ...peak.baseline, peakMb: Math.round(Math.max(peak.baseline.hwmKb, peak.baseline.maxRssKb) / 1024) },
+    };
+    printTable(rows);
+    log(`Peak RSS: API ${rss.api.peakMb} MB, baseline ${rss.baseline.peakMb} MB (VmHWM)`);
+    const checks = targetChecks(rows, rss, opts);
+    log('');
+    log(opts.smoke ? 'Targets (informational in smoke mode):' : 'Targets:');
+    for (const c of checks) log(`  ${c.pass ? 'PASS' : 'FAIL'}  ${c.target}: ${typeof c.value === 'number' ? c.value.toFixed(2) : c.value}`);
+    const report = {
+      generatedAt: new Date().toISOString(),
+      mode: opts.smoke ? 'smoke' : 'full',
+      machine: machine(),
+      settings: {
+        connections: opts.connections,
+        durationSeconds: opts.duration,
+        warmupSeconds: opts.warmup,
+        rounds: opts.rounds,
+        dbPoolSize: opts.pool ? Number(opts.pool) : 'API default',
+        api: path.relative(ROOT, API_MAIN),
+        order: 'per scenario: warm-up API, warm-up baseline, then rounds of API, baseline; then both at half the baseline rate',
+      },
+      data: counts,
+      scenarios: rows,
+      rss,
+      targets: checks,
+    };
+    fs.mkdirSync(path.dirname(opts.out), { recursive: true });
+    fs.writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
+    log(`\nWritten to ${path.relative(ROOT, opts.out)}`);
+    const failedRuns = rows.some((r) => r.non2xx > 0);
+    if (failedRuns || (opts.strict && checks.some((c) => !c.pass))) process.exitCode = 1;
+  } finally {
+    await cleanup();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The baseline's list SQL must be the API's: compared with the built libs/services query builder. */
+function checkSqlParity(apiMain, accountId) {
+  const built = path.resolve(path.dirname(apiMain), '../../../libs/services/src/services.queries.js');
+  let apiQueries;
+  try {
+    apiQueries = require(built);
+  } catch (err) {
+    log(`  (could not load ${path.relative(ROOT, built)} to compare the list SQL: ${err.message})`);
+    return null;
+  }
+  const ours = require(BASELINE);
+  for (const page of [{ page: 1, pageSize: 10 }, { page: 1000, pageSize: 100 }]) {
+    const a = apiQueries.listServicesQuery(accountId, {}, page);
+    const b = ours.listServicesQuery(accountId, {}, page);
+    if (a.text !== b.text || JSON.stringify(a.values) !== JSON.stringify(b.values)) {
+      return `The baseline's list SQL differs from libs/services/src/services.queries.ts: update bench/baseline/server.js.\nAPI:\n${a.text}\nbaseline:\n${b.text}`;
+    }
+  }
+  log('  same list SQL in both (libs/services/src/services.queries.ts)');
+  return null;
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err.stack ?? err}\n`);
+  process.exit(1);
+});
