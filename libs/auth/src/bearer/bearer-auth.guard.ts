@@ -3,24 +3,45 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { IS_PUBLIC, Principal, Problem, REQUIRED_SCOPE, Scope } from '@app/core';
+import { BearerStrategy } from './bearer.strategy';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The one global guard: every route needs a bearer token unless marked @Public(). */
+interface RouteAuth {
+  controller: Function;
+  isPublic: boolean;
+  scope: Scope | undefined;
+}
+
+/**
+ * The one global guard: every route needs a bearer token unless marked @Public().
+ *
+ * It asks the 'bearer' strategy directly (BearerStrategy.principalFor) rather than through
+ * passport.authenticate, which costs a middleware, a strategy clone and a promise chain per
+ * request; the strategy stays registered with passport (AuthGuard('bearer') works anywhere) and
+ * both paths give the same answers. A route's metadata is read once, not on every request.
+ * Nothing about a credential is cached: each request verifies it again, so a revoked key or an
+ * ended session is refused on the very next request.
+ */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard('bearer') {
-  constructor(private readonly reflector: Reflector) {
+  private readonly routes = new WeakMap<Function, RouteAuth>();
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly strategy: BearerStrategy,
+  ) {
     super({ property: 'principal', session: false });
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
-    await super.canActivate(context);
+    const route = this.route(context);
+    if (route.isPublic) return true;
     const req = context.switchToHttp().getRequest<Request>();
-    const needed: Scope =
-      this.reflector.getAllAndOverride<Scope>(REQUIRED_SCOPE, targets) ?? (READ_METHODS.has(req.method) ? 'read' : 'write');
-    if (!req.principal!.scopes.includes(needed)) throw Problem.insufficientScope(needed);
+    const principal = this.handleRequest(null, (await this.strategy.principalFor(req)) ?? false);
+    req.principal = principal;
+    const needed: Scope = route.scope ?? (READ_METHODS.has(req.method) ? 'read' : 'write');
+    if (!principal.scopes.includes(needed)) throw Problem.insufficientScope(needed);
     return true;
   }
 
@@ -28,5 +49,20 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     if (err) throw err;
     if (!principal) throw Problem.unauthorized('The bearer token is missing, invalid, expired or revoked.');
     return principal;
+  }
+
+  private route(context: ExecutionContext): RouteAuth {
+    const handler = context.getHandler();
+    const controller = context.getClass();
+    const known = this.routes.get(handler);
+    if (known && known.controller === controller) return known;
+    const targets = [handler, controller];
+    const route: RouteAuth = {
+      controller,
+      isPublic: Boolean(this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)),
+      scope: this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, targets),
+    };
+    this.routes.set(handler, route);
+    return route;
   }
 }

@@ -7,6 +7,9 @@ import { CredentialVerifier } from './credential-verifier';
 
 const HEADER = /^Bearer ([\x21-\x7e]{1,4096})$/i;
 
+/** passport-http-bearer refuses a request that also carries a token in its body or query string. */
+const carriesToken = (source: unknown): boolean => Boolean(source && (source as { access_token?: unknown }).access_token);
+
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   constructor(private readonly credentials: CredentialVerifier) {
@@ -18,5 +21,18 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
     const match = HEADER.exec(req.headers.authorization ?? '');
     if (!match || match[1] !== token) return false;
     return (await this.credentials.verify(token)) ?? false;
+  }
+
+  /**
+   * What passport-http-bearer and validate() decide together, without passport's per-request
+   * machinery (a middleware, a strategy object and a promise chain built for every request): a
+   * principal only for `Authorization: Bearer <token>` with no access_token in the body or query
+   * string, and only if the credential verifies. Errors (database down) propagate as they do
+   * through passport. bearer.strategy.spec.ts holds both paths to the same answers.
+   */
+  async principalFor(req: Request): Promise<Principal | null> {
+    const match = HEADER.exec(req.headers.authorization ?? '');
+    if (!match || carriesToken(req.body) || carriesToken(req.query)) return null;
+    return this.credentials.verify(match[1]);
   }
 }
