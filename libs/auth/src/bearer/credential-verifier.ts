@@ -1,12 +1,32 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ALL_SCOPES, Principal } from '@app/core';
 import { API_KEY_PREFIX, ApiKeyVerifier } from '@app/api-keys';
 import { SessionsService } from '../sessions/sessions.service';
-import { AccessTokens } from '../tokens/access-tokens';
+import { AccessClaims, AccessTokens } from '../tokens/access-tokens';
 
-/** An access token or an API key, told apart by the key prefix; each costs at most one lookup. */
+/** Verified access tokens remembered (by SHA-256, never the token itself): at most this many. */
+const MAX_REMEMBERED_TOKENS = 10_000;
+
+interface RememberedToken {
+  claims: AccessClaims;
+  /** The token's own `exp`, in seconds. */
+  exp: number;
+}
+
+/**
+ * An access token or an API key, told apart by the key prefix; each costs at most one lookup.
+ *
+ * An access token's signature and claims are a pure function of the token, so a token that
+ * verified once is remembered until its own expiry (checking an HS256 signature through
+ * jsonwebtoken costs far more than the rest of the request). Its session is still looked up on
+ * every request, so logout and refresh-token reuse end access at once; API keys are looked up on
+ * every request too. Nothing that can be revoked is cached.
+ */
 @Injectable()
 export class CredentialVerifier {
+  private readonly remembered = new Map<string, RememberedToken>();
+
   constructor(
     private readonly apiKeys: ApiKeyVerifier,
     private readonly accessTokens: AccessTokens,
@@ -15,8 +35,35 @@ export class CredentialVerifier {
 
   async verify(token: string): Promise<Principal | null> {
     if (token.startsWith(API_KEY_PREFIX)) return this.apiKeys.verify(token);
-    const claims = this.accessTokens.read(token);
+    const claims = this.readAccessToken(token);
     if (!claims || !(await this.sessions.isLive(claims.sessionId, claims.accountId))) return null;
     return { accountId: claims.accountId, kind: 'access_token', credentialId: claims.sessionId, scopes: ALL_SCOPES, expiresAt: null };
+  }
+
+  private readAccessToken(token: string): AccessClaims | null {
+    const id = createHash('sha256').update(token).digest('base64');
+    const known = this.remembered.get(id);
+    // jsonwebtoken refuses a token once the current second reaches its exp: the same rule here.
+    if (known && Math.floor(Date.now() / 1000) < known.exp) return known.claims;
+    if (known) this.remembered.delete(id);
+    const claims = this.accessTokens.read(token);
+    if (!claims) return null;
+    const exp = expiryOf(token);
+    if (exp !== null) {
+      // Full: forget the oldest (a Map iterates in insertion order; tokens share one lifetime).
+      if (this.remembered.size >= MAX_REMEMBERED_TOKENS) this.remembered.delete(this.remembered.keys().next().value!);
+      this.remembered.set(id, { claims, exp });
+    }
+    return claims;
+  }
+}
+
+/** The `exp` claim of a token whose signature has just been verified; null if it has none. */
+function expiryOf(token: string): number | null {
+  try {
+    const payload = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof payload.exp === 'number' ? payload.exp : null;
+  } catch {
+    return null;
   }
 }
