@@ -31,9 +31,11 @@ export class RateLimitGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
+    const bucket = this.reflector.get<RateLimitBucket | undefined>(RATE_LIMIT_BUCKET, context.getHandler());
+    // RATE_LIMIT_PER_MINUTE=0 and no tighter bucket: nothing to count, no headers to send.
+    if (!bucket && this.config.rateLimit.perMinute <= 0) return true;
     const req = context.switchToHttp().getRequest<Request>();
     const res = context.switchToHttp().getResponse<Response>();
-    const bucket = this.reflector.get<RateLimitBucket | undefined>(RATE_LIMIT_BUCKET, context.getHandler());
     const rules = this.rules(req, bucket).filter((rule) => rule.limit > 0);
     if (!rules.length) return true;
 
