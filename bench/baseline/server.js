@@ -81,8 +81,10 @@ function listServicesQuery(accountId, filters, page) {
 // libs/notifications/src/notifications.repository.ts
 const NOTIFICATION_COLUMNS = 'id, type, severity, title, body, link, entity_type, entity_id, read_at, created_at';
 const UNREAD_SQL = 'SELECT count(*)::int AS count FROM notifications WHERE account_id = $1 AND read_at IS NULL';
-const MARK_READ_SQL = `UPDATE notifications SET read_at = COALESCE(read_at, now()) WHERE id = $1 AND account_id = $2 RETURNING ${NOTIFICATION_COLUMNS}`;
-// libs/notifications/src/stream/notification-hub.ts announce(): tells streams on every replica
+const MARK_READ_SQL = `UPDATE notifications SET read_at = COALESCE(read_at, now()) WHERE id = $1 AND account_id = $2
+       RETURNING ${NOTIFICATION_COLUMNS}, read_at = now() AS changed`;
+// libs/notifications/src/stream/notification-hub.ts announce(): tells streams on every replica (only
+// when the read changed the unread count, as notifications.service.ts markRead)
 const ANNOUNCE_SQL = 'SELECT pg_notify($1, $2)';
 const CHANNEL = 'account_notifications';
 
@@ -210,7 +212,9 @@ function start() {
     const { rows } = await pool.query(MARK_READ_SQL, [id, principal.accountId]);
     const row = rows[0];
     if (!row) return problem(res, 404, 'not_found');
-    pool.query(ANNOUNCE_SQL, [CHANNEL, JSON.stringify({ accountId: principal.accountId, notificationId: null })]).catch(() => undefined);
+    if (row.changed) {
+      pool.query(ANNOUNCE_SQL, [CHANNEL, JSON.stringify({ accountId: principal.accountId, notificationId: null })]).catch(() => undefined);
+    }
     send(res, 200, {
       id: row.id,
       type: row.type,
