@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Principal, Scope } from '@app/core';
+import { poolQuery, Principal, Scope } from '@app/core';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format';
 
 interface KeyRow {
@@ -16,17 +16,11 @@ const FLUSH_INTERVAL_MS = 5_000;
 const LOOKUP = `SELECT id, account_id, scopes, expires_at, last_used_at FROM api_keys
         WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
 
-/** The driver's pool (pg.Pool, or the PGlite look-alike): enough to run one statement. */
-interface Pool {
-  query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
-}
-
 /**
  * Turns a presented key into a principal: checksum (no query), SHA-256, one lookup on the unique
  * hash index. Revoked and expired keys fail at once: nothing about a key is cached between
  * requests. lastUsedAt is written in batches, off the request path, at most once a minute per key.
- * The lookup runs on every request, so it goes to the driver's pool directly, without a TypeORM
- * query runner around it (same SQL, same connection pool, same errors).
+ * The lookup runs on every request, so it goes to the driver's pool directly (poolQuery).
  */
 @Injectable()
 export class ApiKeyVerifier implements BeforeApplicationShutdown {
@@ -37,16 +31,10 @@ export class ApiKeyVerifier implements BeforeApplicationShutdown {
 
   async verify(key: string): Promise<Principal | null> {
     if (!isWellFormedApiKey(key)) return null;
-    const row = (await this.lookup(hashApiKey(key)))[0];
+    const [row] = await poolQuery<KeyRow>(this.dataSource, LOOKUP, [hashApiKey(key)]);
     if (!row) return null;
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_GRANULARITY_MS) this.touched.add(row.id);
     return { accountId: row.account_id, kind: 'api_key', credentialId: row.id, scopes: row.scopes, expiresAt: row.expires_at };
-  }
-
-  private async lookup(hash: string): Promise<KeyRow[]> {
-    const pool = (this.dataSource.driver as unknown as { master?: Pool }).master;
-    if (pool && typeof pool.query === 'function') return (await pool.query(LOOKUP, [hash])).rows as KeyRow[];
-    return this.dataSource.query(LOOKUP, [hash]);
   }
 
   async flush(): Promise<void> {

@@ -8,6 +8,7 @@ export * from './database/database.module';
 export * from './database/data-source-options';
 export * from './database/data-dir-lock';
 export * from './database/pglite-pool';
+export * from './database/pool-query';
 export * from './database/run-migrations';
 export * from './database/transaction';
 export * from './errors/problem';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PageQuery, pageOffset } from '@app/core';
+import { PageQuery, pageOffset, poolQuery } from '@app/core';
 import { NotificationResponse } from './dto/notification.response';
 import { NewNotification } from './notification.types';
 
@@ -68,7 +68,8 @@ export class NotificationsRepository {
   }
 
   async unreadCount(accountId: string): Promise<number> {
-    const [{ count }] = await this.dataSource.query(
+    const [{ count }] = await poolQuery<{ count: number }>(
+      this.dataSource,
       'SELECT count(*)::int AS count FROM notifications WHERE account_id = $1 AND read_at IS NULL',
       [accountId],
     );
@@ -80,7 +81,8 @@ export class NotificationsRepository {
    * call did the marking (the new read_at is this transaction's now() only if it was null).
    */
   async markRead(accountId: string, id: string): Promise<{ notification: NotificationResponse; changed: boolean } | null> {
-    const [rows]: [(Row & { changed: boolean })[], number] = await this.dataSource.query(
+    const rows = await poolQuery<Row & { changed: boolean }>(
+      this.dataSource,
       `UPDATE notifications SET read_at = COALESCE(read_at, now()) WHERE id = $1 AND account_id = $2
        RETURNING ${COLUMNS}, read_at = now() AS changed`,
       [id, accountId],

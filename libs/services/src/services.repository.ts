@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PageQuery } from '@app/core';
+import { PageQuery, poolQuery } from '@app/core';
 import type { PowerState, ServiceStatus, ServiceType } from './service.types';
 import { getServiceQuery, listServicesQuery, ServiceFilters, ServiceRow } from './services.queries';
 
@@ -23,7 +23,7 @@ export class ServicesRepository {
 
   async page(accountId: string, filters: ServiceFilters, page: PageQuery): Promise<{ rows: ServiceRow[]; total: number }> {
     const { text, values } = listServicesQuery(accountId, filters, page);
-    const result: (ServiceRow & { total: number })[] = await this.dataSource.query(text, values);
+    const result = await poolQuery<ServiceRow & { total: number }>(this.dataSource, text, values);
     return { rows: result.filter((row) => row.id !== null), total: result[0]?.total ?? 0 };
   }
 

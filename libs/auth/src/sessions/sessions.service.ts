@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Not, Repository } from 'typeorm';
-import { AppConfig, Problem, TransactionRunner } from '@app/core';
+import { AppConfig, poolQuery, Problem, TransactionRunner } from '@app/core';
 import { AccessTokens } from '../tokens/access-tokens';
 import { hashRefreshToken, newRefreshToken } from '../tokens/refresh-tokens';
 import { RefreshToken } from './refresh-token.entity';
@@ -69,7 +69,8 @@ export class SessionsService {
 
   /** One primary-key lookup: is this session still live for this account? */
   async isLive(sessionId: string, accountId: string): Promise<boolean> {
-    const rows: unknown[] = await this.sessions.query(
+    const rows = await poolQuery(
+      this.sessions.manager.connection,
       'SELECT 1 FROM sessions WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL AND expires_at > now()',
       [sessionId, accountId],
     );

@@ -1,0 +1,17 @@
+import { DataSource } from 'typeorm';
+
+/** The driver's pool (pg.Pool, or the PGlite look-alike): enough to run one statement. */
+interface Pool {
+  query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * One statement on the driver's pool, outside any transaction, without a TypeORM query runner
+ * built around it: for the statements that run on every request (credential lookups, the hot
+ * lists and counts). Same SQL, same pool, same errors; rows as the driver gives them.
+ */
+export async function poolQuery<T>(dataSource: DataSource, text: string, values: unknown[]): Promise<T[]> {
+  const pool = (dataSource.driver as unknown as { master?: Pool }).master;
+  if (pool && typeof pool.query === 'function') return (await pool.query(text, values)).rows as T[];
+  return dataSource.query(text, values);
+}
