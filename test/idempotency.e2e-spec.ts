@@ -75,4 +75,45 @@ describe('Idempotency-Key', () => {
     expect(res.status).toBe(400);
     expect(await actions(vps.id)).toBe(0);
   });
+
+  it('is offered on every POST a signed-in caller makes except the Auth routes and API key creation, and documented there', async () => {
+    const doc = (await request(t.http).get('/openapi.json').expect(200)).body;
+    const posts = Object.values(doc.paths as Record<string, Record<string, { operationId: string; security?: unknown[]; parameters?: { name: string; in: string }[] }>>)
+      .map((item) => item.post)
+      .filter((op) => op !== undefined);
+    const takesKey = (op: (typeof posts)[number]) => (op.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+    const signedIn = posts.filter((op) => op.security?.length);
+    expect(signedIn.filter((op) => !takesKey(op)).map((op) => op.operationId).sort()).toEqual(['changePassword', 'createApiKey', 'logout']);
+    expect(posts.filter((op) => !op.security?.length && takesKey(op))).toEqual([]);
+  });
+
+  it('replays on other areas too: a ticket reply retried with its key is added once', async () => {
+    const ticket = await request(t.http)
+      .post('/api/support/tickets')
+      .set('Authorization', account.keyBearer)
+      .send({ subject: 'Replay check', message: 'First message of the ticket.' })
+      .expect(200);
+    const reply = () =>
+      request(t.http)
+        .post(`/api/support/tickets/${ticket.body.id}/reply`)
+        .set('Authorization', account.keyBearer)
+        .set('Idempotency-Key', 'reply-once')
+        .send({ message: 'Sent twice by a flaky client.' });
+    const first = await reply();
+    expect(first.status).toBe(201);
+    const again = await reply();
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM ticket_messages WHERE ticket_id = $1', [ticket.body.id]);
+    expect(n).toBe(2);
+  });
+
+  it('is not applied to API key creation: the secret is never stored, so each call makes a new key', async () => {
+    const create = () =>
+      request(t.http).post('/api/auth/api-keys').set('Authorization', account.keyBearer).set('Idempotency-Key', 'key-twice').send({ name: 'twice', scopes: ['read'] });
+    const [a, b] = [await create().expect(201), await create().expect(201)];
+    expect(a.body.key).not.toBe(b.body.key);
+    expect(b.headers['idempotent-replayed']).toBeUndefined();
+  });
 });

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiProblems, CurrentPrincipal, NoIdempotency, PageQuery, Paginated, PaginatedResponse, Principal, RequireScope, UuidParam } from '@app/core';
+import { ApiProblems, CurrentPrincipal, PageQuery, Paginated, PaginatedResponse, Principal, RequireScope, UuidParam } from '@app/core';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response';
 import { CreateApiKeyRequest } from './dto/create-api-key.request';
@@ -15,8 +15,7 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Post()
-  @NoIdempotency()
-  @Header('Cache-Control', 'no-store')
+    @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Create an API key (its secret is shown only in this response)', operationId: 'createApiKey' })
   @ApiProblems(400, 401, 403, 409, 429)
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateApiKeyRequest): Promise<CreatedApiKeyResponse> {

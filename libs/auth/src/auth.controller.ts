@@ -1,12 +1,11 @@
 import { Body, Controller, Get, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiProblems, CurrentPrincipal, NoIdempotency, Principal, Public, RateLimit } from '@app/core';
+import { ApiProblems, CurrentPrincipal, Principal, Public, RateLimit } from '@app/core';
 import { AuthService } from './auth.service';
 import { ChangePasswordRequest, LoginRequest, RefreshRequest, RegisterRequest } from './dto/auth.request';
 import { AccountResponse, AuthTokensResponse } from './dto/auth.response';
 
 @ApiTags('Auth')
-@NoIdempotency()
 @Controller('api/auth')
 export class AuthController {
   constructor(private readonly auth: AuthService) {}

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiProblems, CurrentPrincipal, Paginated, PaginatedResponse, Principal, UuidParam } from '@app/core';
+import { ApiProblems, CurrentPrincipal, Idempotent, Paginated, PaginatedResponse, Principal, UuidParam } from '@app/core';
 import { ListNotificationsQuery } from './dto/list-notifications.query';
 import { NotificationResponse, ReadAllResponse, UnreadCountResponse } from './dto/notification.response';
 import { NotificationsService } from './notifications.service';
@@ -50,6 +50,7 @@ export class NotificationsController {
   }
 
   @Post('read-all')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({ summary: 'Mark all notifications read', operationId: 'markAllNotificationsRead' })
   @ApiOkResponse({ type: ReadAllResponse })
@@ -67,6 +68,7 @@ export class NotificationsController {
   }
 
   @Post(':id/read')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({ summary: 'Mark a notification read (idempotent)', operationId: 'markNotificationRead' })
   @ApiOkResponse({ type: NotificationResponse })

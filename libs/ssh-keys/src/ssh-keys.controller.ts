@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiProblems, CurrentPrincipal, PageQuery, Paginated, PaginatedResponse, Principal, UuidParam } from '@app/core';
+import { ApiProblems, CurrentPrincipal, Idempotent, PageQuery, Paginated, PaginatedResponse, Principal, UuidParam } from '@app/core';
 import { CreateSshKeyRequest, UpdateSshKeyRequest } from './dto/ssh-key.request';
 import { SshKeyResponse } from './dto/ssh-key.response';
 import { SshKeysService } from './ssh-keys.service';
@@ -14,6 +14,7 @@ export class SshKeysController {
   constructor(private readonly sshKeys: SshKeysService) {}
 
   @Post()
+  @Idempotent()
   @ApiOperation({ summary: 'Add an SSH public key', operationId: 'createSshKey' })
   @ApiProblems(400, 403, 409)
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateSshKeyRequest): Promise<SshKeyResponse> {

@@ -1,9 +1,21 @@
-import { SetMetadata } from '@nestjs/common';
-
-export const NO_IDEMPOTENCY = 'idempotency:off';
+import { applyDecorators, UseInterceptors } from '@nestjs/common';
+import { ApiHeader } from '@nestjs/swagger';
+import { IdempotencyInterceptor } from './idempotency.interceptor';
 
 /**
- * Opts a POST out of Idempotency-Key handling: API key creation (its secret is never stored, so a
- * replay could not show it) and the public auth routes.
+ * A POST that honours Idempotency-Key. Per route rather than global, so reads never pay for an
+ * interceptor chain; API key creation (its secret is never stored, so a replay could not show it)
+ * and the public auth routes go without.
  */
-export const NoIdempotency = () => SetMetadata(NO_IDEMPOTENCY, true);
+export const Idempotent = () =>
+  applyDecorators(
+    UseInterceptors(IdempotencyInterceptor),
+    ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      description:
+        'Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body ' +
+        '(with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+    }),
+  );

@@ -7,14 +7,13 @@ import { from, Observable, of } from 'rxjs';
 import { catchError, mergeMap } from 'rxjs/operators';
 import { JobLock } from '../database/job-lock';
 import { Problem } from '../errors/problem';
-import { NO_IDEMPOTENCY } from './idempotency.decorator';
 import { IdempotencyStore } from './idempotency.store';
 
 const HTTP_CODE_METADATA = '__httpCode__';
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 /**
- * Stripe-style Idempotency-Key on POSTs: the first response (status, body, Location) is kept for
+ * Stripe-style Idempotency-Key on the POSTs marked @Idempotent(): the first response (status, body, Location) is kept for
  * 24 hours per account and replayed for a retry with the same key and body; the same key with a
  * different request is 422, and a retry while the first is still running is 409.
  */
@@ -30,7 +29,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const res = context.switchToHttp().getResponse<Response>();
     const header = req.headers['idempotency-key'];
     if (req.method !== 'POST' || header === undefined || !req.principal) return next.handle();
-    if (this.reflector.getAllAndOverride<boolean>(NO_IDEMPOTENCY, [context.getHandler(), context.getClass()])) return next.handle();
     if (typeof header !== 'string' || !KEY_SHAPE.test(header)) {
       throw Problem.invalidInput('Idempotency-Key must be 1 to 255 visible ASCII characters.', [
         { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },

@@ -1,7 +1,7 @@
 import { Controller, Get, Header, HttpCode, Post, Query, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiProblems, CurrentPrincipal, PageQuery, Paginated, PaginatedResponse, Principal, RateLimit, RequireScope, UuidParam } from '@app/core';
+import { ApiProblems, CurrentPrincipal, Idempotent, PageQuery, Paginated, PaginatedResponse, Principal, RateLimit, RequireScope, UuidParam } from '@app/core';
 import { ConsoleService } from './console/console.service';
 import { ConsoleSessionResponse } from './dto/console-session.response';
 import { InstanceActionResponse } from './dto/instance-action.response';
@@ -25,6 +25,7 @@ export class InstanceController {
   ) {}
 
   @Post('start')
+  @Idempotent()
   @HttpCode(202)
   @ApiOperation({ summary: 'Start a VPS instance', operationId: 'startInstance' })
   @ApiAcceptedResponse(ACCEPTED)
@@ -34,6 +35,7 @@ export class InstanceController {
   }
 
   @Post('stop')
+  @Idempotent()
   @HttpCode(202)
   @ApiOperation({ summary: 'Stop a VPS instance (graceful shutdown)', operationId: 'stopInstance' })
   @ApiAcceptedResponse(ACCEPTED)
@@ -43,6 +45,7 @@ export class InstanceController {
   }
 
   @Post('reboot')
+  @Idempotent()
   @HttpCode(202)
   @ApiOperation({ summary: 'Reboot a VPS instance', operationId: 'rebootInstance' })
   @ApiAcceptedResponse(ACCEPTED)

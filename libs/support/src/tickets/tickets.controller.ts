@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiProblems, CurrentPrincipal, Paginated, PaginatedResponse, Principal, RateLimit, UuidParam } from '@app/core';
+import { ApiProblems, CurrentPrincipal, Idempotent, Paginated, PaginatedResponse, Principal, RateLimit, UuidParam } from '@app/core';
 import { AttachmentsService } from '../attachments/attachments.service';
 import { CreateTicketRequest, ListTicketsQuery, PresignRequest, ReplyRequest } from '../dto/ticket.request';
 import { PresignResponse, TicketMessageResponse, TicketResponse, TicketWithMessagesResponse } from '../dto/ticket.response';
@@ -18,6 +18,7 @@ export class TicketsController {
   ) {}
 
   @Post('attachments/presign')
+  @Idempotent()
   @HttpCode(200)
   @RateLimit('presign')
   @ApiOperation({ summary: 'Get upload URLs for ticket attachments (valid 15 minutes)', operationId: 'presignTicketAttachments' })
@@ -28,6 +29,7 @@ export class TicketsController {
   }
 
   @Post()
+  @Idempotent()
   @HttpCode(200)
   @RateLimit('ticket-create')
   @ApiOperation({ summary: 'Open a support ticket', operationId: 'createTicket' })
@@ -54,6 +56,7 @@ export class TicketsController {
   }
 
   @Post(':id/reply')
+  @Idempotent()
   @ApiOperation({ summary: 'Reply to a ticket', operationId: 'replyToTicket' })
   @ApiCreatedResponse({ type: TicketMessageResponse })
   @ApiProblems(400, 403, 404, 409, 422)
@@ -62,6 +65,7 @@ export class TicketsController {
   }
 
   @Post(':id/close')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({ summary: 'Close a ticket (idempotent)', operationId: 'closeTicket' })
   @ApiOkResponse({ type: TicketResponse })
