@@ -52,11 +52,9 @@ export function requestLogging(logger: Logger): (req: Request, res: Response, ne
   if (!logger.isLevelEnabled('error')) return (_req, _res, next) => next();
   return (req, res, next) => {
     const started = Date.now();
-    const done = (err?: unknown) => {
-      res.removeListener('close', done);
-      res.removeListener('finish', done);
-      res.removeListener('error', done);
-      const failure = err || (res as { err?: unknown }).err;
+    // 'close' follows 'finish', an aborted request and a socket error alike: one listener is enough.
+    res.once('close', () => {
+      const failure = (res as { err?: unknown }).err;
       const level = levelOf(res, failure);
       if (!logger.isLevelEnabled(level)) return;
       // What pino-http's own completion handler writes, through its logger (same serializers).
@@ -67,10 +65,7 @@ export function requestLogging(logger: Logger): (req: Request, res: Response, ne
       } else {
         log[level]({ res, responseTime }, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
       }
-    };
-    res.on('close', done);
-    res.on('finish', done);
-    res.on('error', done);
+    });
     next();
   };
 }
@@ -78,6 +73,8 @@ export function requestLogging(logger: Logger): (req: Request, res: Response, ne
 /** Everything the HTTP app needs beyond its modules; the server and the e2e tests share it. */
 export function configureApp(app: NestExpressApplication, config: AppConfig, logger?: Logger): void {
   app.disable('x-powered-by');
+  // No ETag: Express would hash every response body, and the API offers no conditional requests.
+  app.set('etag', false);
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   app.set('query parser', 'simple');
   app.use(requestId);
