@@ -7,7 +7,6 @@ import { AttachmentsService } from './attachments/attachments.service';
 import { BlobStorage } from './blob-storage/blob-storage';
 import { BlobTransferController } from './blob-storage/blob-transfer.controller';
 import { LocalBlobStorage } from './blob-storage/local-blob-storage';
-import { S3BlobStorage } from './blob-storage/s3-blob-storage';
 import { SupportDemoSeeder } from './support.demo';
 import { StaffReplyCommand } from './tickets/staff-reply.command';
 import { TicketMessage } from './tickets/ticket-message.entity';
@@ -22,8 +21,12 @@ import { TicketsService } from './tickets/tickets.service';
     {
       provide: BlobStorage,
       inject: [AppConfig, UrlSigner],
-      useFactory: (config: AppConfig, signer: UrlSigner) =>
-        config.blobStorage === 's3' ? new S3BlobStorage(config) : new LocalBlobStorage(config, signer),
+      useFactory: async (config: AppConfig, signer: UrlSigner): Promise<BlobStorage> => {
+        if (config.blobStorage !== 's3') return new LocalBlobStorage(config, signer);
+        // The AWS SDK loads only when it is used: about 20 MB of memory the local default does without.
+        const { S3BlobStorage } = await import('./blob-storage/s3-blob-storage');
+        return new S3BlobStorage(config);
+      },
     },
     TicketsService,
     AttachmentsService,
