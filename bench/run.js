@@ -11,6 +11,7 @@
 //          --reuse-db (keep a seeded database from an earlier run)  --out=<file>  --strict
 //          --admin-url=<postgres URL of the maintenance database>
 //          --api=<main.js of another build of the API> (to compare builds; default: the built dist/)
+//          --api-node-options=<NODE_OPTIONS for the API process only> (default: the Dockerfile's, as in production)
 // Exit code: 1 if a body differs, a server fails, or a run has non-2xx responses or errors
 // (with --strict also if a target fails).
 const { spawn, execSync } = require('node:child_process');
@@ -53,7 +54,14 @@ function parseArgs(argv) {
     strict: Boolean(flags.strict),
     out: path.resolve(ROOT, String(flags.out ?? (smoke ? 'bench/results/smoke.json' : 'bench/results/latest.json'))),
     api: path.resolve(ROOT, String(flags.api ?? BUILT_API)),
+    apiNodeOptions: flags['api-node-options'] === undefined ? productionNodeOptions() : String(flags['api-node-options']),
   };
+}
+
+/** NODE_OPTIONS of the production image (the Dockerfile's ENV), so the API runs here as deployed. */
+function productionNodeOptions() {
+  const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  return /^ENV .*\bNODE_OPTIONS=(\S+)/m.exec(dockerfile)?.[1];
 }
 
 const log = (...parts) => process.stdout.write(`${parts.join(' ')}\n`);
@@ -402,6 +410,7 @@ async function main() {
     RATE_LIMIT_PER_MINUTE: '0',
     DEMO_DATA: 'false',
     DATA_DIR: dataDir,
+    ...(opts.apiNodeOptions ? { NODE_OPTIONS: opts.apiNodeOptions } : {}),
   });
   const started = [];
   const cleanup = async () => {
@@ -524,7 +533,7 @@ async function main() {
       baseline: { ...peak.baseline, peakMb: Math.round(Math.max(peak.baseline.hwmKb, peak.baseline.maxRssKb) / 1024) },
     };
     printTable(rows);
-    log(`Peak RSS: API ${rss.api.peakMb} MB, baseline ${rss.baseline.peakMb} MB (VmHWM)`);
+    log(`Peak RSS: API ${rss.api.peakMb} MB, baseline ${rss.baseline.peakMb} MB (VmHWM; API NODE_OPTIONS: ${opts.apiNodeOptions ?? 'none'})`);
     const checks = targetChecks(rows, rss, opts);
     log('');
     log(opts.smoke ? 'Targets (informational in smoke mode):' : 'Targets:');
@@ -540,6 +549,7 @@ async function main() {
         rounds: opts.rounds,
         dbPoolSize: opts.pool ? Number(opts.pool) : 'API default',
         api: path.relative(ROOT, API_MAIN),
+        apiNodeOptions: opts.apiNodeOptions ?? null,
         order: 'per scenario: warm-up API, warm-up baseline, then rounds of API, baseline; then both at half the baseline rate',
       },
       data: counts,
