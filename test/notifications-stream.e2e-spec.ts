@@ -21,15 +21,12 @@ const ticketClosed = (accountId: string, reference: string) =>
 describe('Notification stream (Server-Sent Events)', () => {
   let t: TestApp;
   let hub: NotificationHub;
-  const previousHeartbeat = process.env.NOTIFICATIONS_HEARTBEAT_MS;
   beforeAll(async () => {
-    process.env.NOTIFICATIONS_HEARTBEAT_MS = String(HEARTBEAT_MS);
-    t = await startTestApp();
+    t = await startTestApp({ NOTIFICATIONS_HEARTBEAT_MS: String(HEARTBEAT_MS) });
     hub = t.app.get(NotificationHub);
   });
   afterAll(async () => {
     await t.close();
-    process.env.NOTIFICATIONS_HEARTBEAT_MS = previousHeartbeat;
   });
 
   const open = (account: TestAccount, bearer = account.keyBearer) => openSse(t.http, '/api/notifications/stream', bearer);

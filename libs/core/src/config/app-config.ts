@@ -41,6 +41,7 @@ export class AppConfig {
   dbPoolSize: number;
   dbStatementTimeoutMs: number;
   computeTransitionDelayMs: number;
+  notificationsHeartbeatMs: number;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
 }

@@ -33,8 +33,16 @@ describe('loadConfig', () => {
       docsEnabled: true,
       blobStorage: 'local',
       rateLimit: { perMinute: 600, ticketCreatePerMinute: 2 },
+      notificationsHeartbeatMs: 15_000,
     });
     expect(config.encryptionKey).toHaveLength(32);
+  });
+
+  it('refuses a heartbeat interval that is not a whole number of at least 10 ms', () => {
+    expect(problems({ DATA_DIR: dataDir(), ...secrets, NOTIFICATIONS_HEARTBEAT_MS: '5' })).toEqual([
+      `NOTIFICATIONS_HEARTBEAT_MS must be a whole number from 10 to ${Number.MAX_SAFE_INTEGER} (got "5")`,
+    ]);
+    expect(loadConfig({ DATA_DIR: dataDir(), ...secrets, NOTIFICATIONS_HEARTBEAT_MS: '250' }).notificationsHeartbeatMs).toBe(250);
   });
 
   it('names every missing secret in production', () => {

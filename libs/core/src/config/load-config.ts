@@ -146,6 +146,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
     dbPoolSize: env.int('DB_POOL_SIZE', 10, 1, 200),
     dbStatementTimeoutMs: env.int('DB_STATEMENT_TIMEOUT_MS', 5000, 0),
     computeTransitionDelayMs: env.int('COMPUTE_TRANSITION_DELAY_MS', 2000, 0),
+    notificationsHeartbeatMs: env.int('NOTIFICATIONS_HEARTBEAT_MS', 15_000, 10),
     accessTokenTtlSeconds: env.int('ACCESS_TOKEN_TTL_SECONDS', 900, 30),
     refreshTokenTtlSeconds: env.int('REFRESH_TOKEN_TTL_SECONDS', 30 * 24 * 3600, 60),
   };

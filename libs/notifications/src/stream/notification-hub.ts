@@ -7,17 +7,9 @@ import { PgListener } from './pg-listener';
 import { SseStream } from './sse-stream';
 
 const CHANNEL = 'account_notifications';
-const DEFAULT_HEARTBEAT_MS = 15_000;
-
 interface Announcement {
   accountId: string;
   notificationId: string | null;
-}
-
-/** NOTIFICATIONS_HEARTBEAT_MS: seconds-scale in production, short in tests. */
-function heartbeatMs(): number {
-  const value = Number(process.env.NOTIFICATIONS_HEARTBEAT_MS);
-  return Number.isInteger(value) && value >= 10 ? value : DEFAULT_HEARTBEAT_MS;
 }
 
 /**
@@ -29,7 +21,6 @@ function heartbeatMs(): number {
 export class NotificationHub implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('NotificationStream');
   private readonly streams = new Map<string, Set<SseStream>>();
-  private readonly heartbeatMs = heartbeatMs();
   private listener: PgListener | null = null;
   private closing = false;
 
@@ -50,7 +41,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
 
   /** Serves one SSE response until the client goes away or the application shuts down. */
   async open(accountId: string, res: Response): Promise<void> {
-    const stream = new SseStream(res, this.heartbeatMs);
+    const stream = new SseStream(res, this.config.notificationsHeartbeatMs);
     if (this.closing) return stream.end();
     if (!stream.open) return;
     const set = this.streams.get(accountId) ?? new Set<SseStream>();
