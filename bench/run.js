@@ -29,6 +29,7 @@ const { Client } = require('pg');
 const ROOT = path.join(__dirname, '..');
 const BUILT_API = path.join(ROOT, 'dist/apps/api/apps/api/src/main.js');
 const BASELINE = path.join(__dirname, 'baseline/server.js');
+const { ALPHABET, toBase62 } = require(BASELINE);
 
 // ---- options -----------------------------------------------------------------------------------
 function parseArgs(argv) {
@@ -91,20 +92,10 @@ async function isSeeded(url) {
   }
 }
 
-const API_KEY_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-function toBase62(value, width) {
-  let out = '';
-  let rest = value;
-  do {
-    out = API_KEY_ALPHABET[rest % 62] + out;
-    rest = Math.floor(rest / 62);
-  } while (rest > 0);
-  return out.padStart(width, '0');
-}
 /** libs/api-keys/src/api-key-format.ts generateApiKey */
 function newApiKey() {
   let random = '';
-  for (let i = 0; i < 32; i++) random += API_KEY_ALPHABET[randomInt(62)];
+  for (let i = 0; i < 32; i++) random += ALPHABET[randomInt(62)];
   return `hpk_${random}${toBase62(crc32(random) >>> 0, 6)}`;
 }
 const sha256 = (text) => createHash('sha256').update(text).digest('hex');

@@ -88,7 +88,7 @@ const MARK_READ_SQL = `UPDATE notifications SET read_at = COALESCE(read_at, now(
 const ANNOUNCE_SQL = 'SELECT pg_notify($1, $2)';
 const CHANNEL = 'account_notifications';
 
-module.exports = { isWellFormedApiKey, listServicesQuery, KEY_SQL, SESSION_SQL, UNREAD_SQL, MARK_READ_SQL };
+module.exports = { ALPHABET, toBase62, isWellFormedApiKey, listServicesQuery, KEY_SQL, SESSION_SQL, UNREAD_SQL, MARK_READ_SQL };
 
 // ---- the server --------------------------------------------------------------------------------
 const BEARER = /^Bearer ([\x21-\x7e]{1,4096})$/i;
