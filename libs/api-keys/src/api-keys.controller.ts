@@ -15,7 +15,7 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Post()
-    @Header('Cache-Control', 'no-store')
+  @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Create an API key (its secret is shown only in this response)', operationId: 'createApiKey' })
   @ApiProblems(400, 401, 403, 409, 429)
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateApiKeyRequest): Promise<CreatedApiKeyResponse> {

@@ -13,9 +13,10 @@ const HTTP_CODE_METADATA = '__httpCode__';
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 /**
- * Stripe-style Idempotency-Key on the POSTs marked @Idempotent(): the first response (status, body, Location) is kept for
- * 24 hours per account and replayed for a retry with the same key and body; the same key with a
- * different request is 422, and a retry while the first is still running is 409.
+ * Stripe-style Idempotency-Key on the POSTs marked @Idempotent(): the first response (status,
+ * body, Location) is kept for 24 hours per account and replayed for a retry with the same key and
+ * body; the same key with a different request is 422, and a retry while the first is still running
+ * is 409.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
