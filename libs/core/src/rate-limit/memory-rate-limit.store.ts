@@ -21,6 +21,13 @@ export class MemoryRateLimitStore extends RateLimitStore {
     return { count: window.count, resetSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)) };
   }
 
+  async peek(key: string, windowSeconds: number): Promise<WindowHit> {
+    const now = Date.now();
+    const window = this.windows.get(key);
+    if (!window || window.resetAt <= now) return { count: 0, resetSeconds: windowSeconds };
+    return { count: window.count, resetSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)) };
+  }
+
   private sweep(): void {
     const now = Date.now();
     for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);

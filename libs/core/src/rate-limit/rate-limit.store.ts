@@ -8,5 +8,7 @@ export interface WindowHit {
 /** Where counters live: process memory by default, Redis when REDIS_URL is set. */
 export abstract class RateLimitStore {
   abstract hit(key: string, windowSeconds: number): Promise<WindowHit>;
+  /** The current window's count without counting (0 and the full window when none is open). */
+  abstract peek(key: string, windowSeconds: number): Promise<WindowHit>;
   async close(): Promise<void> {}
 }

@@ -35,6 +35,17 @@ export class RedisRateLimitStore extends RateLimitStore {
     }
   }
 
+  async peek(key: string, windowSeconds: number): Promise<WindowHit> {
+    try {
+      const [count, ttl] = await Promise.all([this.redis.get(`rl:${key}`), this.redis.pttl(`rl:${key}`)]);
+      if (count === null || ttl < 0) return { count: 0, resetSeconds: windowSeconds };
+      return { count: Number(count), resetSeconds: Math.max(1, Math.ceil(ttl / 1000)) };
+    } catch (err) {
+      this.warn(err as Error);
+      return { count: 0, resetSeconds: windowSeconds };
+    }
+  }
+
   private warn(err: Error): void {
     if (Date.now() - this.lastWarning < 10_000) return;
     this.lastWarning = Date.now();

@@ -1,15 +1,28 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '@app/core';
+import { AppConfig, Problem } from '@app/core';
 import { NotificationsRepository } from '../notifications.repository';
 import { PgListener } from './pg-listener';
 import { SseStream } from './sse-stream';
+import { STREAM_ENDINGS, StreamCredential } from './stream-credential';
 
 const CHANNEL = 'account_notifications';
+const RECONNECT_AFTER_LIMIT_SECONDS = 30;
+/** Every open stream's credential is verified again this often, whatever was announced. */
+const RECHECK_MS = 60_000;
 interface Announcement {
   accountId: string;
   notificationId: string | null;
+  /** Credentials of the account were revoked: streams check theirs again. */
+  recheck?: boolean;
+}
+
+interface OpenStream {
+  stream: SseStream;
+  ip: string;
+  credential: StreamCredential;
+  timer: NodeJS.Timeout;
 }
 
 /**
@@ -20,7 +33,9 @@ interface Announcement {
 @Injectable()
 export class NotificationHub implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('NotificationStream');
-  private readonly streams = new Map<string, Set<SseStream>>();
+  private readonly streams = new Map<string, Set<OpenStream>>();
+  private readonly perIp = new Map<string, number>();
+  private readonly rechecker = setInterval(() => this.recheckAll(), RECHECK_MS).unref();
   private listener: PgListener | null = null;
   private closing = false;
 
@@ -39,15 +54,35 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     await this.listener.start();
   }
 
-  /** Serves one SSE response until the client goes away or the application shuts down. */
-  async open(accountId: string, res: Response): Promise<void> {
+  /**
+   * Serves one SSE response until the client goes away, the application shuts down, the
+   * credential stops being valid (revoked, or expired: never past an access token's exp), a newer
+   * stream of the account takes its place (at most NOTIFICATIONS_MAX_STREAMS_PER_ACCOUNT per
+   * process; the oldest ends), or its maximum lifetime is over. More streams from one IP than
+   * NOTIFICATIONS_MAX_STREAMS_PER_IP are refused with 429.
+   */
+  async open(credential: StreamCredential, ip: string, res: Response): Promise<void> {
+    const limits = this.config.notificationStreams;
+    if ((this.perIp.get(ip) ?? 0) >= limits.perIp) throw Problem.rateLimited(RECONNECT_AFTER_LIMIT_SECONDS);
+    const accountId = credential.principal.accountId;
     const stream = new SseStream(res, this.config.notificationsHeartbeatMs);
     if (this.closing) return stream.end();
     if (!stream.open) return;
-    const set = this.streams.get(accountId) ?? new Set<SseStream>();
-    set.add(stream);
+    const set = this.streams.get(accountId) ?? new Set<OpenStream>();
+    for (const oldest of [...set].slice(0, Math.max(0, set.size - limits.perAccount + 1)))
+      this.finish(oldest, STREAM_ENDINGS.tooManyStreams);
+    const lifetimeEnd = Date.now() + limits.maxSeconds * 1000;
+    const expired = credential.validUntil !== null && credential.validUntil.getTime() <= lifetimeEnd;
+    const endsAt = expired ? credential.validUntil!.getTime() : lifetimeEnd;
+    const open: OpenStream = { stream, ip, credential, timer: undefined as unknown as NodeJS.Timeout };
+    open.timer = setTimeout(
+      () => this.finish(open, expired ? STREAM_ENDINGS.credentialInvalid : STREAM_ENDINGS.maxLifetime),
+      Math.max(0, endsAt - Date.now()),
+    );
+    set.add(open);
     this.streams.set(accountId, set);
-    stream.onClose(() => this.remove(accountId, stream));
+    this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
+    stream.onClose(() => this.remove(accountId, open));
     try {
       stream.send('unread-count', { count: await this.repository.unreadCount(accountId) });
     } catch (err) {
@@ -82,6 +117,17 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     }
   }
 
+  /** Tells every API process to verify again the credentials of the account's open streams. */
+  async announceRevocation(accountId: string): Promise<void> {
+    const message: Announcement = { accountId, notificationId: null, recheck: true };
+    try {
+      if (this.config.databaseUrl) await this.dataSource.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(message)]);
+      else await this.recheck(accountId);
+    } catch (err) {
+      this.logger.warn(`Could not announce a revocation: ${(err as Error).message}`);
+    }
+  }
+
   private received(payload: string): void {
     let message: Announcement;
     try {
@@ -90,12 +136,36 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
       this.logger.warn('Ignored a malformed notification announcement');
       return;
     }
-    this.deliver(message).catch((err: Error) => this.logger.warn(`Could not deliver a notification: ${err.message}`));
+    if (message.recheck) void this.recheck(message.accountId);
+    else this.deliver(message).catch((err: Error) => this.logger.warn(`Could not deliver a notification: ${err.message}`));
   }
 
   /** After LISTEN was down, announcements may have been missed: resend every local stream's count. */
   private resync(): void {
     for (const accountId of this.streams.keys()) void this.deliver({ accountId, notificationId: null }).catch(() => undefined);
+    this.recheckAll();
+  }
+
+  private recheckAll(): void {
+    for (const accountId of this.streams.keys()) void this.recheck(accountId);
+  }
+
+  /** Ends the account's streams whose credential no longer verifies; a failed check keeps the stream. */
+  private async recheck(accountId: string): Promise<void> {
+    await Promise.all(
+      [...(this.streams.get(accountId) ?? [])].map(async (open) => {
+        try {
+          if (!(await open.credential.stillValid())) this.finish(open, STREAM_ENDINGS.credentialInvalid);
+        } catch (err) {
+          this.logger.warn(`Could not check a stream's credential: ${(err as Error).message}`);
+        }
+      }),
+    );
+  }
+
+  private finish(open: OpenStream, ending: { event: string; data: unknown }): void {
+    open.stream.end(ending.event, ending.data);
+    this.remove(open.credential.principal.accountId, open);
   }
 
   private async deliver({ accountId, notificationId }: Announcement): Promise<void> {
@@ -104,23 +174,34 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
       notificationId ? this.repository.findOne(accountId, notificationId) : Promise.resolve(null),
       this.repository.unreadCount(accountId),
     ]);
-    for (const stream of this.streams.get(accountId) ?? []) {
+    for (const { stream } of this.streams.get(accountId) ?? []) {
       if (notification) stream.send('notification', notification);
       stream.send('unread-count', { count });
     }
   }
 
-  private remove(accountId: string, stream: SseStream): void {
+  private remove(accountId: string, open: OpenStream): void {
     const set = this.streams.get(accountId);
-    set?.delete(stream);
-    if (set && !set.size) this.streams.delete(accountId);
+    if (!set?.delete(open)) return;
+    clearTimeout(open.timer);
+    if (!set.size) this.streams.delete(accountId);
+    const left = (this.perIp.get(open.ip) ?? 1) - 1;
+    if (left > 0) this.perIp.set(open.ip, left);
+    else this.perIp.delete(open.ip);
   }
 
   /** Ends every stream with a reconnect hint (clients come back, to another replica), then stops listening. */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
-    for (const set of this.streams.values()) for (const stream of set) stream.end();
+    clearInterval(this.rechecker);
+    for (const set of this.streams.values()) {
+      for (const open of set) {
+        clearTimeout(open.timer);
+        open.stream.end();
+      }
+    }
     this.streams.clear();
+    this.perIp.clear();
     await this.listener?.stop();
     this.listener = null;
   }

@@ -44,9 +44,9 @@ export class SseStream {
     this.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
-  /** Ends the stream from the server side, asking the client to come back. */
-  end(): void {
-    this.write(`retry: ${RECONNECT_HINT_MS}\nevent: shutdown\ndata: {}\n\n`);
+  /** Ends the stream from the server side with a last event (by default: come back, elsewhere). */
+  end(event = 'shutdown', data: unknown = {}): void {
+    this.write(`retry: ${RECONNECT_HINT_MS}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     this.dispose();
     if (!this.res.writableEnded) this.res.end();
   }
