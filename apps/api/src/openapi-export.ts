@@ -9,10 +9,17 @@ import { buildOpenApiDocument } from './http/openapi';
 /** Writes the OpenAPI document the server would serve, for review, linting and the SDK. */
 async function main(out: string): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'openapi-'));
-  const config = loadConfig({ ...process.env, DATABASE_URL: undefined, DATA_DIR: dataDir, DEMO_DATA: 'false', DOCS_ENABLED: 'false', PUBLIC_URL: 'https://api.hosting.example' });
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: undefined,
+    DATA_DIR: dataDir,
+    DEMO_DATA: 'false',
+    DOCS_ENABLED: 'false',
+    PUBLIC_URL: 'https://api.hosting.example',
+  });
   const app = await createApp(config);
   try {
-    const document = buildOpenApiDocument(app, config.publicUrl);
+    const document = buildOpenApiDocument(app);
     writeFileSync(out, JSON.stringify(document, null, 2) + '\n');
     process.stderr.write(`Wrote ${out}\n`);
   } finally {

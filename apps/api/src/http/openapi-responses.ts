@@ -3,10 +3,16 @@ import { OpenAPIObject } from '@nestjs/swagger';
 type Responses = Record<string, { description?: string; headers?: Record<string, unknown>; content?: unknown }>;
 
 const PROBLEM = { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemResponse' } } };
-const integerHeader = (description: string) => ({ description, schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 2147483647 } });
+const integerHeader = (description: string) => ({
+  description,
+  schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 2147483647 },
+});
 
 export const COMMON_HEADERS = {
-  'X-Request-Id': { description: 'Id of this request; quote it to support.', schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' } },
+  'X-Request-Id': {
+    description: 'Id of this request; quote it to support.',
+    schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' },
+  },
   'RateLimit-Limit': integerHeader('Requests allowed in the current window of the most restrictive bucket.'),
   'RateLimit-Remaining': integerHeader('Requests left in that window.'),
   'RateLimit-Reset': integerHeader('Seconds until that window resets.'),
@@ -27,7 +33,10 @@ export function addCommonResponses(document: OpenAPIObject): void {
       responses['429'] ??= { description: 'Rate limit exceeded (rate_limited).', content: PROBLEM };
       responses['429'].headers = { ...COMMON_HEADERS, 'Retry-After': integerHeader('Seconds to wait before retrying.') };
       responses['500'] ??= { description: 'Unexpected error (internal_error); no internals are shown.', content: PROBLEM };
-      responses['503'] ??= { description: 'Temporarily unavailable (unavailable), for example while the database is unreachable.', content: PROBLEM };
+      responses['503'] ??= {
+        description: 'Temporarily unavailable (unavailable), for example while the database is unreachable.',
+        content: PROBLEM,
+      };
       for (const response of Object.values(responses)) response.headers = { ...COMMON_HEADERS, ...(response.headers ?? {}) };
     }
   }
@@ -41,12 +50,4 @@ export function addIntegerFormats(node: unknown, key = ''): void {
   for (const [childKey, child] of Object.entries(schema)) {
     addIntegerFormats(child, schema.name === 'page' && childKey === 'schema' ? 'page' : childKey);
   }
-}
-
-/** `nullable` needs a `type` beside it (OpenAPI 3.0): a nullable `allOf` of an object schema is an object. */
-export function typeNullableRefs(node: unknown): void {
-  if (!node || typeof node !== 'object') return;
-  const schema = node as Record<string, unknown>;
-  if (schema.nullable === true && Array.isArray(schema.allOf) && !schema.type) schema.type = 'object';
-  Object.values(schema).forEach(typeNullableRefs);
 }

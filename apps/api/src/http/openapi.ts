@@ -1,6 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { addCommonResponses, addIntegerFormats, typeNullableRefs } from './openapi-responses';
+import { addCommonResponses, addIntegerFormats } from './openapi-responses';
 
 export const API_TAGS: [string, string][] = [
   ['Auth', 'Accounts, logins and sessions.'],
@@ -12,7 +12,11 @@ export const API_TAGS: [string, string][] = [
   ['Support', 'Support tickets, replies and attachments.'],
 ];
 
-export function buildOpenApiDocument(app: INestApplication, publicUrl: string): OpenAPIObject {
+/**
+ * The document names no host (servers: `/`), so Swagger UI calls the origin it was loaded from,
+ * whatever the address; PUBLIC_URL only makes the absolute URLs the API hands out.
+ */
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setTitle('Hosting account API')
     .setDescription(
@@ -20,9 +24,10 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
         'where the token is an access token from `/api/auth/login` or an API key (`hpk_...`). Errors are ' +
         '`application/problem+json` (RFC 9457) with a stable `code`.',
     )
+    .setOpenAPIVersion('3.1.0')
     .setVersion('0.1.0')
     .setLicense('Proprietary', 'https://hosting.example/legal/api-terms')
-    .addServer(publicUrl)
+    .addServer('/', 'This API wherever it is served (production, staging or local): the origin the document was loaded from')
     .addBearerAuth(
       {
         type: 'http',
@@ -40,7 +45,6 @@ export function buildOpenApiDocument(app: INestApplication, publicUrl: string): 
   document.security = [];
   addCommonResponses(document);
   addIntegerFormats(document);
-  typeNullableRefs(document);
   return document;
 }
 

@@ -1,0 +1,262 @@
+// The crawl: every operation of the document with the demo account (and one registered
+// account for the Auth flow), the successes and each error status it can provoke.
+const { randomUUID } = require('node:crypto');
+const { readdirSync, readFileSync } = require('node:fs');
+const { join } = require('node:path');
+const { client, until } = require('./client');
+
+const idempotent = () => ({ 'Idempotency-Key': randomUUID() });
+
+async function crawl({ base, api, demoKey, sshKey, outbox }) {
+  const report = { calls: [], responseViolations: [], unexpected: [] };
+  const call = client(base, report);
+  const token = `Bearer ${demoKey}`;
+  const direct = async (path) => (await fetch(api + path, { headers: { Authorization: token } })).json();
+  const ctx = { call, direct, token, report, sshKey };
+
+  await products(ctx);
+  await services(ctx);
+  await apiKeys(ctx);
+  await sshKeys(ctx);
+  await support(ctx, api);
+  await notifications(ctx);
+  await accountSecurity(ctx, outbox);
+  await auth(ctx);
+  return report;
+}
+
+async function products({ call, token }) {
+  const list = await call('get /api/products', { token, query: { pageSize: 100 } });
+  await call('get /api/products', { token, query: { type: 'object_storage' } });
+  await call('get /api/products/{id}', { token, params: { id: list.body.data[0].id } });
+  await call('get /api/products/{id}', { token, params: { id: randomUUID() }, expect: 404 });
+  await call('get /api/products', { token, query: { pageSize: 0 }, expect: 400 });
+  await call('get /api/products', { expect: 401 });
+}
+
+async function services({ call, direct, token, report }) {
+  const all = (await call('get /api/services', { token, query: { pageSize: 100 } })).body.data;
+  await call('get /api/services', { token, query: { type: 'vps', status: 'active' } });
+  await call('get /api/services', { token, query: { type: 'object_storage' } });
+  for (const service of all) await call('get /api/services/{id}', { token, params: { id: service.id } });
+  await call('get /api/services/{id}', { token, params: { id: 'not-a-uuid' }, expect: 400 });
+  await call('get /api/services/{id}', { token, params: { id: randomUUID() }, expect: 404 });
+  const named = (name) => {
+    const service = all.find((s) => s.name === name);
+    if (!service) throw new Error(`the demo data has no service ${name}`);
+    return service;
+  };
+  const [web, staging, storage] = [named('web-01'), named('staging'), named('backups')];
+
+  // The demo history of web-01 holds actions that succeeded and one that failed.
+  const history = (await call('get /api/services/{id}/instance/actions', { token, params: { id: web.id } })).body.data;
+  for (const action of history)
+    await call('get /api/services/{id}/instance/actions/{actionId}', { token, params: { id: web.id, actionId: action.id } });
+  if (!history.some((a) => a.status === 'failed') || !history.some((a) => a.status === 'succeeded'))
+    report.unexpected.push('demo actions lack a failed or a succeeded one');
+
+  const act = (type, service, expect = 202) =>
+    call(`post /api/services/{id}/instance/${type}`, { token, params: { id: service.id }, headers: idempotent(), expect });
+  const settle = async (service, action) => {
+    await until(
+      () => direct(`/api/services/${service.id}/instance/actions/${action.id}`),
+      (a) => a.status !== 'running',
+      `action ${action.id}`,
+    );
+    await call('get /api/services/{id}/instance/actions/{actionId}', { token, params: { id: service.id, actionId: action.id } });
+  };
+  const start = await act('start', staging);
+  await act('reboot', staging, 409); // action_in_progress
+  await settle(staging, start.body);
+  await act('start', staging, 409); // invalid_state: already running
+  await settle(staging, (await act('reboot', staging)).body);
+  await settle(staging, (await act('stop', staging)).body);
+  await act('start', storage, 404); // object storage has no instance
+  await call('get /api/services/{id}/instance/actions', { token, params: { id: staging.id }, query: { pageSize: 2 } });
+
+  await call('get /api/services/{id}/instance/console', { token, params: { id: web.id } });
+  await call('get /api/services/{id}/instance/console', { token, params: { id: staging.id }, expect: 409 }); // stopped
+  await call('get /api/services/{id}/object-storage/credentials', { token, params: { id: storage.id } });
+  await call('get /api/services/{id}/object-storage/credentials', { token, params: { id: web.id }, expect: 404 });
+}
+
+async function apiKeys({ call, token, sshKey }) {
+  const readOnly = await call('post /api/auth/api-keys', { token, body: { name: 'crawl read-only', scopes: ['read'] }, expect: 201 });
+  await call('post /api/auth/api-keys', { token, body: { name: '' }, expect: 400 });
+  await call('get /api/auth/api-keys', { token });
+  await call('get /api/auth/api-keys/{id}', { token, params: { id: readOnly.body.id } });
+  await call('get /api/services', { token: `Bearer ${readOnly.body.key}` });
+  await call('post /api/ssh-keys', { token: `Bearer ${readOnly.body.key}`, body: { name: 'nope', publicKey: sshKey() }, expect: 403 });
+  await call('delete /api/auth/api-keys/{id}', { token, params: { id: readOnly.body.id }, expect: 204 });
+  await call('delete /api/auth/api-keys/{id}', { token, params: { id: readOnly.body.id }, expect: 404 });
+}
+
+async function sshKeys({ call, token, sshKey }) {
+  const publicKey = sshKey('crawl@laptop');
+  const key = idempotent();
+  const created = await call('post /api/ssh-keys', { token, headers: key, body: { name: 'laptop', publicKey }, expect: 201 });
+  await call('post /api/ssh-keys', { token, headers: key, body: { name: 'other', publicKey: sshKey() }, expect: 422 });
+  await call('post /api/ssh-keys', { token, body: { name: 'again', publicKey }, expect: 409 });
+  await call('post /api/ssh-keys', { token, body: { name: 'weak', publicKey: 'ssh-dss AAAAB3NzaC1kc3M=' }, expect: 400 });
+  const id = created.body.id;
+  await call('get /api/ssh-keys', { token });
+  await call('get /api/ssh-keys/{id}', { token, params: { id } });
+  await call('patch /api/ssh-keys/{id}', { token, params: { id }, body: { name: 'laptop-2' } });
+  await call('delete /api/ssh-keys/{id}', { token, params: { id }, expect: 204 });
+  await call('get /api/ssh-keys/{id}', { token, params: { id }, expect: 404 });
+}
+
+async function support({ call, token }, api) {
+  const file = Buffer.from('crawl log line\n');
+  const presign = await call('post /api/support/tickets/attachments/presign', {
+    token,
+    body: { files: [{ filename: 'crawl.log', contentType: 'text/plain', size: file.length }] },
+  });
+  await call('post /api/support/tickets/attachments/presign', { token, body: { files: [] }, expect: 400 });
+  const [upload] = presign.body.uploads;
+  // The upload URL is the blob store's (here the API itself), not an operation of the document.
+  const headers = Object.fromEntries(Object.entries(upload.headers).filter(([name]) => name.toLowerCase() !== 'content-length'));
+  const put = await fetch(upload.url.replace(/^https?:\/\/[^/]+/, api), { method: 'PUT', headers, body: file });
+  if (put.status !== 204) throw new Error(`upload answered ${put.status}`);
+
+  const created = await call('post /api/support/tickets', {
+    token,
+    body: { subject: 'Disk full', message: 'Please have a look.', attachmentIds: [upload.attachmentId] },
+  });
+  await call('post /api/support/tickets', { token, body: { subject: '', message: 'x' }, expect: 400 });
+  const id = created.body.id;
+  await call('get /api/support/tickets', { token });
+  await call('get /api/support/tickets', { token, query: { status: 'open' } });
+  await call('post /api/support/tickets/{id}/reply', { token, params: { id }, body: { message: 'More detail.' }, expect: 201 });
+  await call('get /api/support/tickets/{id}', { token, params: { id } });
+  await call('post /api/support/tickets/{id}/close', { token, params: { id } });
+  await call('post /api/support/tickets/{id}/reply', { token, params: { id }, body: { message: 'Too late.' }, expect: 409 });
+  await call('get /api/support/tickets/{id}', { token, params: { id: randomUUID() }, expect: 404 });
+}
+
+async function notifications({ call, direct, token, report }) {
+  // Actions and the API key above made notifications about an entity; the demo's have none.
+  await until(
+    () => direct('/api/notifications?pageSize=100'),
+    (page) => page.data.some((n) => n.entity),
+    'a notification with an entity',
+  );
+  const all = (await call('get /api/notifications', { token, query: { pageSize: 100 } })).body.data;
+  const withEntity = all.find((n) => n.entity);
+  const withoutEntity = all.find((n) => n.entity === null);
+  if (!withoutEntity) report.unexpected.push('no notification without an entity');
+  for (const n of [withEntity, withoutEntity].filter(Boolean)) await call('get /api/notifications/{id}', { token, params: { id: n.id } });
+  await call('get /api/notifications', { token, query: { unread: 'true' } });
+  await call('get /api/notifications', { token, query: { unread: 'maybe' }, expect: 400 });
+  await call('get /api/notifications/unread-count', { token });
+  await call('post /api/notifications/{id}/read', { token, params: { id: withEntity.id } });
+  await call('post /api/notifications/read-all', { token });
+  await call('post /api/notifications/read-all', { token, headers: { 'Idempotency-Key': 'not a valid key' }, expect: 400 });
+  await call('get /api/notifications/{id}', { token, params: { id: randomUUID() }, expect: 404 });
+}
+
+/** The token of the newest link to `path` in the mail the embedded outbox holds for `to`. */
+async function mailedToken(outbox, to, path) {
+  const pattern = new RegExp(`${path}\\?token=([^\\s"<&]+)`);
+  const read = () =>
+    readdirSync(outbox, { withFileTypes: true })
+      .filter((f) => f.name.endsWith('.eml'))
+      .sort((a, b) => a.name.localeCompare(b.name)) // names begin with the time written
+      .map((f) =>
+        readFileSync(join(outbox, f.name), 'utf8')
+          .replace(/=\r?\n/g, '')
+          .replace(/=([0-9A-F]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16))),
+      )
+      .filter((eml) => eml.includes(to) && pattern.test(eml));
+  const mails = await until(
+    () => {
+      try {
+        return read();
+      } catch {
+        return [];
+      }
+    },
+    (found) => found.length > 0,
+    `a mail to ${to} with ${path}`,
+  );
+  return decodeURIComponent(mails[mails.length - 1].match(pattern)[1]);
+}
+
+function mailCount(outbox, to) {
+  return readdirSync(outbox).filter((name) => name.endsWith('.eml') && readFileSync(join(outbox, name), 'utf8').includes(to)).length;
+}
+
+/** Sessions, email verification, two-factor sign-in and password reset (mail from DATA_DIR/outbox). */
+async function accountSecurity({ call }, outbox) {
+  const { generate } = await import('otplib');
+  const email = `crawl-account-${randomUUID()}@example.com`;
+  const password = 'correct horse battery';
+  const registered = await call('post /api/auth/register', { body: { email, password, name: 'Crawl Account' }, expect: 201 });
+  const bearer = `Bearer ${registered.body.accessToken}`;
+
+  await mailedToken(outbox, email, '/verify-email'); // registration's link, which the resend replaces
+  await call('post /api/auth/email/resend', { token: bearer, expect: 204 });
+  await until(
+    () => mailCount(outbox, email),
+    (n) => n >= 2,
+    'the resent verification mail',
+  );
+  await call('post /api/auth/email/verify', { body: { token: await mailedToken(outbox, email, '/verify-email') }, expect: 204 });
+  await call('post /api/auth/email/verify', { body: { token: 'not-a-token' }, expect: 400 });
+  await call('patch /api/auth/me', { token: bearer, body: { name: 'Crawl Renamed' } });
+
+  const second = await call('post /api/auth/login', { body: { email, password } });
+  const sessions = (await call('get /api/auth/sessions', { token: bearer })).body.data;
+  const other = sessions.find((s) => !s.current);
+  await call('delete /api/auth/sessions/{id}', { token: bearer, params: { id: other.id }, expect: 204 });
+  await call('delete /api/auth/sessions/{id}', { token: bearer, params: { id: randomUUID() }, expect: 404 });
+  await call('delete /api/auth/sessions', { token: bearer, expect: 204 });
+  await call('get /api/auth/sessions', { token: `Bearer ${second.body.accessToken}`, expect: 401 });
+
+  const setup = await call('post /api/auth/2fa/setup', { token: bearer });
+  const code = await generate({ secret: setup.body.secret, epoch: Math.floor(Date.now() / 1000) });
+  const enabled = await call('post /api/auth/2fa/enable', { token: bearer, body: { code } });
+  const challenge = await call('post /api/auth/login', { body: { email, password } });
+  await call('post /api/auth/login/2fa', { body: { mfaToken: challenge.body.mfaToken, recoveryCode: enabled.body.recoveryCodes[0] } });
+  await call('post /api/auth/2fa/disable', { token: bearer, body: { password, code: enabled.body.recoveryCodes[1] }, expect: 204 });
+
+  await call('post /api/auth/password/forgot', { body: { email }, expect: 202 });
+  const newPassword = `${password} renewed`;
+  await call('post /api/auth/password/reset', {
+    body: { token: await mailedToken(outbox, email, '/reset-password'), newPassword },
+    expect: 204,
+  });
+  await call('get /api/auth/me', { token: bearer, expect: 401 }); // a reset ends every session
+}
+
+async function auth({ call }) {
+  const email = `crawl-${randomUUID()}@example.com`;
+  const password = 'correct horse battery';
+  const registered = await call('post /api/auth/register', { body: { email, password, name: 'Crawl' }, expect: 201 });
+  await call('post /api/auth/register', { body: { email, password, name: 'Crawl' }, expect: 409 });
+  await call('post /api/auth/register', { body: { email: `x${email}`, password: 'short', name: 'Crawl' }, expect: 400 });
+  await call('post /api/auth/register', { body: { email: `y${email}`, password, name: 'x'.repeat(1_100_000) }, expect: 413 });
+
+  const refreshed = await call('post /api/auth/refresh', { body: { refreshToken: registered.body.refreshToken } });
+  await call('post /api/auth/refresh', { body: { refreshToken: registered.body.refreshToken }, expect: 401 }); // reuse
+  await call('get /api/auth/me', { token: `Bearer ${refreshed.body.accessToken}`, expect: 401 }); // its family was revoked
+
+  const session = await call('post /api/auth/login', { body: { email, password } });
+  const bearer = `Bearer ${session.body.accessToken}`;
+  await call('get /api/auth/me', { token: bearer });
+  await call('post /api/auth/password', { token: bearer, body: { currentPassword: password, newPassword: `${password}!` }, expect: 204 });
+  await call('post /api/auth/password', { token: bearer, body: { currentPassword: 'wrong', newPassword: `${password}?` }, expect: 400 });
+  await call('post /api/auth/logout', { token: bearer, expect: 204 });
+  await call('get /api/auth/me', { token: bearer, expect: 401 });
+
+  // The login bucket (RATE_LIMIT_LOGIN_PER_MINUTE, small for the crawl) ends in 429.
+  const statuses = [];
+  for (let i = 0; i < 20 && !statuses.includes(429); i++) {
+    statuses.push(
+      (await call('post /api/auth/login', { body: { email: 'nobody@example.com', password: 'not the password' }, expect: [401, 429] }))
+        .status,
+    );
+  }
+}
+
+module.exports = { crawl };
