@@ -147,7 +147,15 @@ export class CreateServices1764000000400 implements MigrationInterface {
   }
 
   async down(db: QueryRunner): Promise<void> {
-    for (const table of ['compute_simulator_tasks', 'object_storage_credentials', 'console_sessions', 'instance_actions', 'vps_instances', 'services', 'service_counts']) {
+    for (const table of [
+      'compute_simulator_tasks',
+      'object_storage_credentials',
+      'console_sessions',
+      'instance_actions',
+      'vps_instances',
+      'services',
+      'service_counts',
+    ]) {
       await db.query(`DROP TABLE ${table}`);
     }
     for (const fn of ['service_counts_after_insert', 'service_counts_after_update', 'service_counts_after_delete']) {

@@ -1,3 +1,5 @@
 import { CreateServices1764000000400 } from './1764000000400-create-services';
+import { InstanceActionNotices1764000001600 } from './1764000001600-instance-action-notices';
+import { ConsoleConnections1764000001610 } from './1764000001610-console-connections';
 
-export const servicesMigrations = [CreateServices1764000000400];
+export const servicesMigrations = [CreateServices1764000000400, InstanceActionNotices1764000001600, ConsoleConnections1764000001610];

@@ -7,10 +7,32 @@ export interface InstanceRef {
   region: string;
 }
 
-export type TaskStatus =
-  | { state: 'running' }
-  | { state: 'succeeded' }
-  | { state: 'failed'; error: { code: string; message: string } };
+/** The machine of a recorded VPS (a region unknown to the record is the empty string). */
+export function instanceRef(serviceId: string, instance: { providerRef: string | null; region: string | null }): InstanceRef {
+  return { serviceId, providerRef: instance.providerRef, region: instance.region ?? '' };
+}
+
+export interface ActionNote {
+  code: string;
+  message: string;
+}
+
+/** `notice` on success: the hypervisor reached the target another way than asked (e.g. a forced power-off). */
+export type TaskStatus = { state: 'running' } | { state: 'succeeded'; notice?: ActionNote } | { state: 'failed'; error: ActionNote };
+
+/** What a new machine gets: resources from the product's specs. */
+export interface MachineSpec {
+  vcpus: number;
+  memoryMb: number;
+  powerOn: boolean;
+}
+
+/** A machine the provider made or adopted: its id on the hypervisor and the state it is in. */
+export interface MachineRecord {
+  providerRef: string;
+  /** null: the provider cannot tell; the provisioner's choice stands. */
+  powerState: PowerState | null;
+}
 
 /** Where the console proxy connects for a session, and what the client authenticates with. */
 export interface ConsoleTarget {
@@ -57,4 +79,30 @@ export abstract class ComputeProvider {
 
   /** How long to wait before (next) asking about a task of this operation. */
   abstract pollIntervalMs(operation: ActionType): number;
+
+  /**
+   * True when machines change state outside the API (a guest shutting itself down, an operator's
+   * command): reads then ask the hypervisor instead of trusting the last recorded state.
+   */
+  readonly observesExternalChanges: boolean = false;
+
+  /** Creates the machine of a new VPS; null when the provider has nothing to create (the simulator). */
+  createMachine(_instance: InstanceRef, _spec: MachineSpec): Promise<MachineRecord | null> {
+    return Promise.resolve(null);
+  }
+
+  /** Takes over an existing machine for a new VPS; the default trusts the reference as given. */
+  adoptMachine(_instance: InstanceRef, providerRef: string): Promise<MachineRecord | null> {
+    return Promise.resolve({ providerRef, powerState: null });
+  }
+
+  /** Powers off and deletes the machine of a terminated VPS (not its disks). */
+  destroyMachine(_instance: InstanceRef): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** The power states of many machines at once, by service id; machines it cannot tell about are left out. */
+  powerStates(_instances: InstanceRef[]): Promise<Map<string, PowerState>> {
+    return Promise.resolve(new Map());
+  }
 }

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/core';
 import type { ActionType, PowerState } from '../../service.types';
 import { ComputeProvider, ConsoleTarget, InstanceRef, TaskStatus } from './compute-provider';
+import { SimulatedVncServers } from './simulated-vnc-servers';
 
 const VNC_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
 
@@ -22,6 +23,7 @@ export class SimulatedComputeProvider extends ComputeProvider {
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    private readonly displays: SimulatedVncServers,
   ) {
     super();
   }
@@ -60,7 +62,8 @@ export class SimulatedComputeProvider extends ComputeProvider {
     // Classic VNC authentication uses at most 8 characters of the password.
     let password = '';
     for (let i = 0; i < 8; i++) password += VNC_ALPHABET[randomInt(VNC_ALPHABET.length)];
-    return { protocol: 'vnc', host: `vnc.${instance.region}.simulator.internal`, port: 5900, password, upstream: { instance: refOf(instance) } };
+    const { host, port } = await this.displays.addPassword(refOf(instance), password);
+    return { protocol: 'vnc', host, port, password };
   }
 
   pollIntervalMs(): number {

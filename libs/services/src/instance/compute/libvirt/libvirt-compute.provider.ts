@@ -1,0 +1,206 @@
+import { randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Logger } from '@nestjs/common';
+import { AppConfig, Problem } from '@app/core';
+import type { ActionType, PowerState } from '../../../service.types';
+import { computeProblem } from '../compute-problem';
+import {
+  ComputeProvider,
+  ComputeProviderError,
+  ConsoleTarget,
+  InstanceRef,
+  MachineRecord,
+  MachineSpec,
+  TaskStatus,
+} from '../compute-provider';
+import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, templateProblems, vncGraphics, withVncPassword } from './domain-xml';
+import { DomainInfo, parseDominfo, parseDomainList, powerStateOf } from './domain-state';
+import { decodeTask, encodeTask } from './power-task';
+import { Virsh } from './virsh';
+import { withXmlFile } from './xml-file';
+
+/** Reads never keep a request waiting longer than this on the hypervisor. */
+const READ_TIMEOUT_MS = 2_000;
+const CHANGE_TIMEOUT_MS = 20_000;
+const POLL_MS = 500;
+/** Classic VNC authentication reads at most 8 characters. */
+const VNC_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+/** The console token lasts 60 s; the password as long again, for the customer to type it in. */
+const CONSOLE_PASSWORD_VALID_MS = 120_000;
+
+/**
+ * VPSes as libvirt domains named `svc-<service id>`, driven with virsh (docs/compute-provider.md).
+ * libvirt's calls are synchronous, so a task handle records what was asked and when, and
+ * taskStatus compares the domain's state with the target: a guest still up after
+ * COMPUTE_STOP_TIMEOUT_SECONDS of an ACPI shutdown is powered off, and the action says so.
+ * A reboot is an ACPI shutdown followed by a start, so it can be followed by polling.
+ */
+export class LibvirtComputeProvider extends ComputeProvider {
+  override readonly observesExternalChanges = true;
+  private readonly logger = new Logger('LibvirtComputeProvider');
+  private readonly template: string;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly virsh = new Virsh(),
+  ) {
+    super();
+    const { domainTemplate } = config.libvirt;
+    this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
+    const problems = templateProblems(this.template);
+    if (problems.length) throw new Error(`LIBVIRT_DOMAIN_TEMPLATE (${domainTemplate}) is not usable: ${problems.join('; ')}`);
+  }
+
+  async powerAction(instance: InstanceRef, type: ActionType, _idempotencyKey: string): Promise<string> {
+    // Asking twice is harmless: each branch first looks at the domain's state.
+    const domain = await this.info(instance, CHANGE_TIMEOUT_MS);
+    const state = powerStateOf(domain.state);
+    if (type === 'start') await this.powerOn(instance, domain);
+    else if (state === 'running') await this.run(instance, ['shutdown', domain.name, '--mode', 'acpi']);
+    return encodeTask({ type, since: Date.now(), domainId: type === 'reboot' ? domain.id : null });
+  }
+
+  async taskStatus(instance: InstanceRef, taskId: string): Promise<TaskStatus> {
+    const task = decodeTask(taskId);
+    const domain = await this.info(instance, CHANGE_TIMEOUT_MS);
+    const state = powerStateOf(domain.state);
+    if (task.type === 'start') {
+      if (state === 'running') return { state: 'succeeded' };
+      return { state: 'failed', error: { code: 'start_failed', message: `The machine is ${domain.state} after it was started.` } };
+    }
+    if (task.type === 'reboot' && state === 'running' && domain.id !== task.domainId) return { state: 'succeeded' };
+    if (state === 'stopped') {
+      if (task.type === 'reboot') await this.powerOn(instance, domain);
+      return { state: 'succeeded' };
+    }
+    const timeoutS = this.config.computeStopTimeoutSeconds;
+    if (Date.now() - task.since < timeoutS * 1000) return { state: 'running' };
+    await this.run(instance, ['destroy', domain.name]).catch(async (err: unknown) => {
+      // The guest may have gone down on its own in the meantime.
+      if (powerStateOf((await this.info(instance, READ_TIMEOUT_MS)).state) !== 'stopped') throw err;
+    });
+    if (task.type === 'reboot') await this.run(instance, ['start', domain.name]);
+    const then = task.type === 'reboot' ? ' and started again' : '';
+    return {
+      state: 'succeeded',
+      notice: {
+        code: 'forced_power_off',
+        message: `The guest did not shut down within ${timeoutS} s of the ACPI request; it was powered off${then}.`,
+      },
+    };
+  }
+
+  async powerState(instance: InstanceRef): Promise<PowerState | null> {
+    try {
+      return powerStateOf((await this.info(instance, READ_TIMEOUT_MS)).state);
+    } catch {
+      return null;
+    }
+  }
+
+  /** One `virsh list --all` per hypervisor; one that does not answer is skipped. */
+  override async powerStates(instances: InstanceRef[]): Promise<Map<string, PowerState>> {
+    const states = new Map<string, PowerState>();
+    for (const uri of new Set(instances.map((instance) => this.uriOf(instance.region)))) {
+      const domains = await this.virsh
+        .run(uri, ['list', '--all'], { timeoutMs: READ_TIMEOUT_MS })
+        .then(parseDomainList)
+        .catch(() => new Map<string, PowerState>());
+      for (const instance of instances) {
+        const state = this.uriOf(instance.region) === uri ? domains.get(this.domainOf(instance)) : undefined;
+        if (state) states.set(instance.serviceId, state);
+      }
+    }
+    return states;
+  }
+
+  async openConsole(instance: InstanceRef): Promise<ConsoleTarget> {
+    try {
+      const name = this.domainOf(instance);
+      const graphics = vncGraphics(await this.run(instance, ['dumpxml', name], READ_TIMEOUT_MS * 2));
+      if (!graphics) throw Problem.conflict('invalid_state', 'The machine has no VNC console, or it is not running.');
+      const password = vncPassword();
+      const device = withVncPassword(graphics.element, password, new Date(Date.now() + CONSOLE_PASSWORD_VALID_MS));
+      await withXmlFile(device, (file) => this.run(instance, ['update-device', name, file, '--live']));
+      return { protocol: 'vnc', host: this.vncHost(instance, graphics.listen), port: graphics.port, password, upstream: { domain: name } };
+    } catch (err) {
+      throw computeProblem(err);
+    }
+  }
+
+  pollIntervalMs(): number {
+    return POLL_MS;
+  }
+
+  override async createMachine(instance: InstanceRef, spec: MachineSpec): Promise<MachineRecord> {
+    const name = `svc-${instance.serviceId}`;
+    const xml = renderDomain(this.template, {
+      name,
+      serviceId: instance.serviceId,
+      vcpus: spec.vcpus,
+      memoryMb: spec.memoryMb,
+      vncListen: this.config.libvirt.vncListen,
+      vncPassword: vncPassword(),
+    });
+    await withXmlFile(xml, (file) => this.run(instance, ['define', file]));
+    const made = { ...instance, providerRef: name };
+    try {
+      if (spec.powerOn) await this.run(made, ['start', name]);
+    } catch (err) {
+      await this.destroyMachine(made).catch(() => undefined);
+      throw err;
+    }
+    return { providerRef: name, powerState: spec.powerOn ? 'running' : 'stopped' };
+  }
+
+  override async adoptMachine(instance: InstanceRef, providerRef: string): Promise<MachineRecord> {
+    const domain = await this.info({ ...instance, providerRef }, CHANGE_TIMEOUT_MS);
+    const state = powerStateOf(domain.state);
+    return { providerRef: domain.name, powerState: state === 'stopping' ? 'running' : state };
+  }
+
+  override async destroyMachine(instance: InstanceRef): Promise<void> {
+    let domain: DomainInfo;
+    try {
+      domain = await this.info(instance, CHANGE_TIMEOUT_MS);
+    } catch (err) {
+      if (err instanceof ComputeProviderError && err.code === 'not_found') return;
+      throw err;
+    }
+    if (domain.id) await this.run(instance, ['destroy', domain.name]);
+    await this.run(instance, ['undefine', domain.name, '--managed-save', '--snapshots-metadata']);
+    this.logger.log(`Domain ${domain.name} powered off and undefined`);
+  }
+
+  private async powerOn(instance: InstanceRef, domain: DomainInfo): Promise<void> {
+    const state = domain.state.toLowerCase();
+    if (state === 'paused') await this.run(instance, ['resume', domain.name]);
+    else if (state === 'pmsuspended') await this.run(instance, ['dompmwakeup', domain.name]);
+    else if (powerStateOf(state) === 'stopped') await this.run(instance, ['start', domain.name]);
+  }
+
+  private async info(instance: InstanceRef, timeoutMs: number): Promise<DomainInfo> {
+    return parseDominfo(await this.run(instance, ['dominfo', this.domainOf(instance)], timeoutMs));
+  }
+
+  private run(instance: InstanceRef, args: string[], timeoutMs = CHANGE_TIMEOUT_MS): Promise<string> {
+    return this.virsh.run(this.uriOf(instance.region), args, { timeoutMs });
+  }
+
+  private domainOf(instance: InstanceRef): string {
+    return instance.providerRef ?? `svc-${instance.serviceId}`;
+  }
+
+  private uriOf(region: string): string {
+    return this.config.libvirt.regionUris[region] ?? this.config.libvirt.uri;
+  }
+
+  /** A VNC server listening on every address is reached at the hypervisor's own host name. */
+  private vncHost(instance: InstanceRef, listen: string | null): string {
+    if (listen && listen !== '0.0.0.0' && listen !== '::') return listen;
+    const host = /^[^:]+:\/\/(?:[^@/]*@)?([^/:?]+)/.exec(this.uriOf(instance.region))?.[1];
+    return host ?? '127.0.0.1';
+  }
+}
+
+const vncPassword = (): string => Array.from({ length: 8 }, () => VNC_ALPHABET[randomInt(VNC_ALPHABET.length)]).join('');

@@ -1,0 +1,94 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+
+/** An open connection whose replica has not refreshed it for this long no longer counts. */
+export const CONSOLE_STALE_SECONDS = 60;
+
+const OPEN = `c.used_at IS NOT NULL AND c.closed_at IS NULL AND c.alive_at > now() - interval '${CONSOLE_STALE_SECONDS} seconds'`;
+
+export type Redemption =
+  | { outcome: 'opened'; sessionId: string; serviceId: string; accountId: string; targetSealed: string }
+  | { outcome: 'refused' }
+  | { outcome: 'limit' };
+
+/** All SQL on console_sessions: issued tokens, and the connections they became. */
+@Injectable()
+export class ConsoleSessionsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async insert(manager: EntityManager, serviceId: string, tokenHash: string, targetSealed: string, expiresAt: Date): Promise<void> {
+    await manager.query(
+      `DELETE FROM console_sessions WHERE service_id = $1 AND expires_at < now() - interval '1 day'
+          AND (used_at IS NULL OR closed_at IS NOT NULL OR alive_at < now() - interval '1 day')`,
+      [serviceId],
+    );
+    await manager.query(`INSERT INTO console_sessions (service_id, token_hash, target_sealed, expires_at) VALUES ($1, $2, $3, $4)`, [
+      serviceId,
+      tokenHash,
+      targetSealed,
+      expiresAt,
+    ]);
+  }
+
+  countOpen(accountId: string): Promise<number> {
+    return this.countOpenIn(this.dataSource.manager, accountId);
+  }
+
+  private async countOpenIn(manager: EntityManager, accountId: string): Promise<number> {
+    const [{ count }]: { count: number }[] = await manager.query(
+      `SELECT count(*)::int AS count FROM console_sessions c JOIN services s ON s.id = c.service_id WHERE s.account_id = $1 AND ${OPEN}`,
+      [accountId],
+    );
+    return count;
+  }
+
+  /**
+   * Marks the token used and its connection open, once, while the session is unexpired and the
+   * machine running, unless the account already has `maxOpen` connections. An advisory lock per
+   * account makes the count exact across replicas.
+   */
+  redeem(tokenHash: string, maxOpen: number): Promise<Redemption> {
+    return this.dataSource.transaction(async (m) => {
+      const [session]: { id: string; service_id: string; account_id: string }[] = await m.query(
+        `SELECT c.id, c.service_id, s.account_id FROM console_sessions c
+           JOIN services s ON s.id = c.service_id
+           JOIN vps_instances v ON v.service_id = c.service_id
+          WHERE c.token_hash = $1 AND c.used_at IS NULL AND c.expires_at > now() AND s.status = 'active' AND v.power_state = 'running'
+          FOR UPDATE OF c`,
+        [tokenHash],
+      );
+      if (!session) return { outcome: 'refused' };
+      await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`console:${session.account_id}`]);
+      if ((await this.countOpenIn(m, session.account_id)) >= maxOpen) return { outcome: 'limit' };
+      const [opened]: { target_sealed: string }[] = await m.query(
+        `WITH used AS (UPDATE console_sessions SET used_at = now(), alive_at = now() WHERE id = $1 RETURNING target_sealed) SELECT target_sealed FROM used`,
+        [session.id],
+      );
+      return {
+        outcome: 'opened',
+        sessionId: session.id,
+        serviceId: session.service_id,
+        accountId: session.account_id,
+        targetSealed: opened.target_sealed,
+      };
+    });
+  }
+
+  /** Refreshes this replica's open connections; returns those whose machine still runs (the rest must end). */
+  async keepAlive(sessionIds: string[]): Promise<Set<string>> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `WITH touched AS (
+         UPDATE console_sessions SET alive_at = now() WHERE id = ANY($1::uuid[]) AND closed_at IS NULL RETURNING id, service_id
+       ) SELECT t.id FROM touched t
+           JOIN services s ON s.id = t.service_id
+           JOIN vps_instances v ON v.service_id = t.service_id
+          WHERE s.status = 'active' AND v.power_state = 'running'`,
+      [sessionIds],
+    );
+    return new Set(rows.map((row) => row.id));
+  }
+
+  async close(sessionId: string): Promise<void> {
+    await this.dataSource.query(`UPDATE console_sessions SET closed_at = now() WHERE id = $1 AND closed_at IS NULL`, [sessionId]);
+  }
+}

@@ -1,0 +1,74 @@
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { Interval } from '@nestjs/schedule';
+import { JobLock } from '@app/core';
+import { ServicesRepository, ServiceState } from '../services.repository';
+import type { PowerState } from '../service.types';
+import { ComputeProvider, instanceRef } from './compute/compute-provider';
+import { isTransitional } from './power-state-machine';
+import { ObservedChange, VpsInstancesRepository } from './vps-instances.repository';
+
+/** Machines stopped (or started) outside the API show their real state at the latest after this. */
+export const RECONCILE_INTERVAL_MS = 30_000;
+
+/**
+ * Keeps vps_instances.power_state in step with a hypervisor whose machines also change state on
+ * their own (a guest that shuts down, an operator's virsh): a read of one VPS asks the hypervisor
+ * (briefly, see the adapter), and a periodic pass compares every machine. A recorded state is only
+ * replaced while no action runs and when nothing recorded it after the hypervisor was asked.
+ */
+@Injectable()
+export class PowerStateSync implements OnApplicationBootstrap {
+  private active = false;
+
+  constructor(
+    private readonly instances: VpsInstancesRepository,
+    private readonly services: ServicesRepository,
+    private readonly compute: ComputeProvider,
+    private readonly jobs: JobLock,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.active = Boolean(this.adapterHost.httpAdapter) && this.compute.observesExternalChanges;
+  }
+
+  /** The VPS's power state after asking the hypervisor; the recorded one when it cannot tell. */
+  async refresh(service: ServiceState): Promise<PowerState | null> {
+    const recorded = service.powerState;
+    if (!this.compute.observesExternalChanges || service.type !== 'vps' || !recorded || isTransitional(recorded)) return recorded;
+    const askedAt = new Date();
+    const real = await this.compute.powerState(instanceRef(service.id, service));
+    if (!real || isTransitional(real) || real === recorded) return recorded;
+    const changed = await this.instances.applyObserved([{ id: service.id, recorded, real }], askedAt);
+    return changed.length ? real : recorded;
+  }
+
+  async refreshForAccount(accountId: string, serviceId: string): Promise<void> {
+    if (!this.compute.observesExternalChanges) return;
+    const service = await this.services.findStateForAccount(accountId, serviceId);
+    if (service) await this.refresh(service);
+  }
+
+  @Interval('power-state-reconcile', RECONCILE_INTERVAL_MS)
+  async reconcileTick(): Promise<void> {
+    if (!this.active) return;
+    await this.jobs.runExclusive('power-state-reconcile', async () => {
+      await this.reconcile();
+    });
+  }
+
+  /** Compares every settled VPS of a live service with its machine; returns the ids whose state changed. */
+  async reconcile(): Promise<string[]> {
+    const rows = await this.instances.settled();
+    if (!rows.length) return [];
+    const askedAt = new Date();
+    const states = await this.compute.powerStates(rows.map((row) => instanceRef(row.id, row)));
+    const changes: ObservedChange[] = [];
+    for (const row of rows) {
+      const real = states.get(row.id);
+      if (real && !isTransitional(real) && real !== row.powerState) changes.push({ id: row.id, recorded: row.powerState, real });
+    }
+    return changes.length ? this.instances.applyObserved(changes, askedAt) : [];
+  }
+}

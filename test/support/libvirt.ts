@@ -1,0 +1,155 @@
+import { execFile } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+export const LIBVIRT_URI = 'qemu:///system';
+const VIRSH = '/usr/bin/virsh';
+
+/**
+ * The libvirt suite runs where virsh is installed, and always in CI (`CI` set), where a missing
+ * libvirt is a failure rather than a skip (`.ci/run` installs it and starts the daemons).
+ */
+export function libvirtTestsEnabled(): boolean {
+  if (existsSync(VIRSH) || process.env.CI) return true;
+  process.stderr.write(
+    `Skipping libvirt tests: ${VIRSH} is missing (see scripts/ensure-libvirt.sh). In CI (CI set) they run and fail instead.\n`,
+  );
+  return false;
+}
+
+/** virsh as an operator runs it (argument array, no shell). */
+export function virsh(...args: string[]): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile(VIRSH, ['-q', '-c', LIBVIRT_URI, ...args], { timeout: 30_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`virsh ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout.trim()),
+    ),
+  );
+}
+
+export const domstate = (domain: string): Promise<string> => virsh('domstate', domain);
+export const domid = (domain: string): Promise<string> => virsh('domid', domain);
+
+export async function domainNames(): Promise<string[]> {
+  return (await virsh('list', '--all', '--name')).split('\n').filter(Boolean);
+}
+
+/** Powers off and undefines a domain if it exists. */
+export async function removeDomain(domain: string): Promise<void> {
+  await virsh('destroy', domain).catch(() => undefined);
+  await virsh('undefine', domain, '--managed-save', '--snapshots-metadata').catch(() => undefined);
+}
+
+export interface TinyGuest {
+  /** A LIBVIRT_DOMAIN_TEMPLATE booting the guest; its serial console goes to `consoleLog(name)`. */
+  template: string;
+  consoleLog(domain: string): string;
+  /** Resolves once the guest's init listens for the ACPI power button. */
+  ready(domain: string, since?: number, timeoutMs?: number): Promise<void>;
+  remove(): void;
+}
+
+const READY = 'tiny-guest: waiting for the power button';
+
+/**
+ * A Linux guest that obeys ACPI: Debian's cloud kernel and an initramfs of busybox-static plus the
+ * kernel's evdev and button modules, whose init powers off when the power button is pressed.
+ * Built from the installed packages at test time (about a second).
+ */
+export function buildTinyGuest(): TinyGuest {
+  const kernel = readdirSync('/boot')
+    .filter((name) => /^vmlinuz-.*-cloud-amd64$/.test(name))
+    .sort()
+    .pop();
+  if (!kernel) throw new Error('No cloud kernel under /boot: apt-get install linux-image-cloud-amd64');
+  const version = kernel.slice('vmlinuz-'.length);
+  const modules = `/lib/modules/${version}/kernel/drivers`;
+  const dir = mkdtempSync(join(tmpdir(), 'tiny-guest-'));
+  // QEMU runs as another user: it must reach the kernel and initrd, and write the console log.
+  chmodSync(dir, 0o777);
+  copyFileSync(`/boot/${kernel}`, join(dir, 'vmlinuz'));
+  const init = `#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mkdir -p /proc /sys /dev
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+insmod /evdev.ko
+insmod /button.ko
+for event in /sys/class/input/event*; do
+  if grep -q "Power Button" "$event/device/name"; then
+    (dd if=/dev/input/$(basename "$event") of=/dev/null bs=24 count=1 2>/dev/null; echo "tiny-guest: powering off"; poweroff -f) &
+  fi
+done
+echo "${READY}"
+while true; do sleep 3600; done
+`;
+  const files: CpioFile[] = [
+    { name: 'bin', mode: 0o40755 },
+    { name: 'bin/busybox', mode: 0o100755, data: readFileSync('/bin/busybox') },
+    { name: 'init', mode: 0o100755, data: Buffer.from(init) },
+    { name: 'evdev.ko', mode: 0o100644, data: readFileSync(`${modules}/input/evdev.ko`) },
+    { name: 'button.ko', mode: 0o100644, data: readFileSync(`${modules}/acpi/button.ko`) },
+  ];
+  writeFileSync(join(dir, 'initrd.gz'), gzipSync(newcArchive(files)));
+  const consoleLog = (domain: string) => join(dir, `${domain}.log`);
+  const template = `<domain type='qemu'>
+  <name>{{name}}</name>
+  <memory unit='MiB'>{{memoryMb}}</memory>
+  <vcpu>{{vcpus}}</vcpu>
+  <os>
+    <type arch='x86_64' machine='pc'>hvm</type>
+    <kernel>${dir}/vmlinuz</kernel>
+    <initrd>${dir}/initrd.gz</initrd>
+    <cmdline>console=ttyS0 quiet panic=-1</cmdline>
+  </os>
+  <features><acpi/></features>
+  <on_poweroff>destroy</on_poweroff>
+  <on_reboot>restart</on_reboot>
+  <on_crash>destroy</on_crash>
+  <devices>
+    <serial type='file'><source path='${dir}/{{name}}.log' append='on'/></serial>
+    <graphics type='vnc' autoport='yes' listen='{{vncListen}}' passwd='{{vncPassword}}'/>
+    <video><model type='vga'/></video>
+  </devices>
+</domain>
+`;
+  const templateFile = join(dir, 'tiny-guest.xml');
+  writeFileSync(templateFile, template);
+  return {
+    template: templateFile,
+    consoleLog,
+    async ready(domain, since = 0, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const log = existsSync(consoleLog(domain)) ? readFileSync(consoleLog(domain), 'utf8') : '';
+        if (log.split(READY).length - 1 > since) return;
+        if (Date.now() > deadline) throw new Error(`${domain} did not boot within ${timeoutMs} ms; console:\n${log.slice(-2000)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+interface CpioFile {
+  name: string;
+  mode: number;
+  data?: Buffer;
+}
+
+/** The "newc" cpio format the kernel unpacks as its initramfs. */
+function newcArchive(files: CpioFile[]): Buffer {
+  const parts: Buffer[] = [];
+  const pad = (length: number) => Buffer.alloc((4 - (length % 4)) % 4);
+  const entry = (name: string, mode: number, data: Buffer, ino: number) => {
+    const fields = [ino, mode, 0, 0, 1, 0, data.length, 0, 0, 0, 0, name.length + 1, 0];
+    const header = `070701${fields.map((n) => n.toString(16).padStart(8, '0')).join('')}`;
+    const head = Buffer.concat([Buffer.from(header), Buffer.from(`${name}\0`)]);
+    parts.push(head, pad(head.length), data, pad(data.length));
+  };
+  files.forEach((file, i) => entry(file.name, file.mode, file.data ?? Buffer.alloc(0), i + 1));
+  entry('TRAILER!!!', 0, Buffer.alloc(0), 0);
+  return Buffer.concat(parts);
+}
