@@ -1,6 +1,7 @@
 import type { HostingClient } from './client';
 import { HostingApiError, unwrap } from './errors';
 import type { components } from './schema';
+import { sleep } from './sleep';
 
 /** A VPS power action: `{id, serviceId, type, status: running|succeeded|failed, startedAt, finishedAt, error}`. */
 export type InstanceAction = components['schemas']['InstanceActionResponse'];
@@ -17,7 +18,10 @@ export interface WaitOptions {
 /** The action was still running when `waitForAction` gave up; `action` is its last known state. */
 export class ActionTimeoutError extends Error {
   override readonly name = 'ActionTimeoutError';
-  constructor(readonly action: InstanceAction, timeoutMs: number) {
+  constructor(
+    readonly action: InstanceAction,
+    timeoutMs: number,
+  ) {
     super(`Action ${action.id} (${action.type} of service ${action.serviceId}) still running after ${timeoutMs} ms`);
   }
 }
@@ -31,14 +35,21 @@ export class ActionTimeoutError extends Error {
  *     const { data: stop } = await client.POST('/api/services/{id}/instance/stop', { params: { path: { id } } });
  *     const done = await waitForAction(client, id, stop!.id, { timeoutMs: 60_000 });
  */
-export async function waitForAction(client: HostingClient, serviceId: string, actionId: string, options: WaitOptions = {}): Promise<InstanceAction> {
+export async function waitForAction(
+  client: HostingClient,
+  serviceId: string,
+  actionId: string,
+  options: WaitOptions = {},
+): Promise<InstanceAction> {
   const { timeoutMs = 120_000, intervalMs = 1_000, signal } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     signal?.throwIfAborted();
     let wait = intervalMs;
     try {
-      const action = await unwrap(client.GET('/api/services/{id}/instance/actions/{actionId}', { params: { path: { id: serviceId, actionId } }, signal }));
+      const action = await unwrap(
+        client.GET('/api/services/{id}/instance/actions/{actionId}', { params: { path: { id: serviceId, actionId } }, signal }),
+      );
       if (action.status !== 'running') return action;
       if (Date.now() + wait > deadline) throw new ActionTimeoutError(action, timeoutMs);
     } catch (err) {
@@ -47,19 +58,4 @@ export async function waitForAction(client: HostingClient, serviceId: string, ac
     }
     await sleep(Math.min(wait, Math.max(0, deadline - Date.now())), signal);
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = () => {
-      signal?.removeEventListener('abort', abort);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    const abort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', abort, { once: true });
-  });
 }

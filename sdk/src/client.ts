@@ -1,4 +1,5 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import { FetchLike, idempotencyKeys, RetryOptions, retryingFetch } from './retry';
 import type { paths } from './schema';
 
 /** A typed client of the whole API: `client.GET('/api/services', { params: { query: { page: 2 } } })`. */
@@ -9,17 +10,25 @@ export interface HostingClientOptions {
   baseUrl: string;
   /**
    * An API key (`hpk_...`) or an access token, sent as `Authorization: Bearer <token>`. A function
-   * is asked before every request (for tokens that are refreshed or rotated).
+   * is asked before every request (for tokens that are refreshed or rotated). Leave it out only
+   * for the public routes (register, login, refresh).
    */
-  token: string | (() => string | Promise<string>);
+  token?: string | (() => string | Promise<string>);
   /** Headers for every request (e.g. a `User-Agent` naming your tool). */
   headers?: Record<string, string>;
   /** A fetch implementation; the global one by default (Node 18+, browsers). */
-  fetch?: (input: Request) => Promise<Response>;
+  fetch?: FetchLike;
+  /**
+   * Retries of what is safe to retry (reads, PUT, DELETE, POSTs with an `Idempotency-Key`) after a
+   * network error or a 429/502/503/504, honouring `Retry-After`. `false` switches them off.
+   */
+  retry?: RetryOptions | false;
+  /** Set an `Idempotency-Key` on every POST that has none (default true). */
+  idempotencyKeys?: boolean;
 }
 
 /** The bearer-auth middleware `createHostingClient` installs; exported for clients you build yourself. */
-export function bearerAuth(token: HostingClientOptions['token']): Middleware {
+export function bearerAuth(token: NonNullable<HostingClientOptions['token']>): Middleware {
   return {
     async onRequest({ request }) {
       const value = typeof token === 'function' ? await token() : token;
@@ -36,12 +45,17 @@ export function bearerAuth(token: HostingClientOptions['token']): Middleware {
  *     const client = createHostingClient({ baseUrl: 'https://api.hosting.example', token: process.env.HOSTING_API_KEY! });
  */
 export function createHostingClient(options: HostingClientOptions): HostingClient {
-  if (!options.token) throw new TypeError('createHostingClient: token is required (an API key or an access token)');
+  // A token that is present but empty is a mistake (an unset environment variable), not "anonymous".
+  if ('token' in options && !options.token) throw new TypeError('createHostingClient: token is empty (give an API key or an access token)');
   const client = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: { Accept: 'application/json, application/problem+json', ...options.headers },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: retryingFetch(
+      options.fetch ?? ((request, init) => globalThis.fetch(request, init)),
+      options.retry === false ? { retries: 0 } : options.retry,
+    ),
   });
-  client.use(bearerAuth(options.token));
+  if (options.token) client.use(bearerAuth(options.token));
+  if (options.idempotencyKeys !== false) client.use(idempotencyKeys());
   return client;
 }

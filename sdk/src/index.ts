@@ -7,6 +7,10 @@ export type { Problem, CallResult } from './errors';
 export { pages, listAll } from './pagination';
 export type { PaginatedPath, Page, ListItem, ListQuery, ListArgs } from './pagination';
 export { waitForAction, ActionTimeoutError } from './actions';
+export { notificationEvents } from './events';
+export type { NotificationEvent } from './events';
+export { retryingFetch, idempotencyKeys, retryAfterMs } from './retry';
+export type { RetryOptions, FetchLike } from './retry';
 export type { InstanceAction, WaitOptions } from './actions';
 export type { paths, components, operations } from './schema';
 

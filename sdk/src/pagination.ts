@@ -27,7 +27,9 @@ export type ListQuery<P extends PaginatedPath> = Omit<NonNullable<Parameters_<P>
 type PathParams<P extends PaginatedPath> = Parameters_<P> extends { path: infer X } ? X : undefined;
 
 /** `(query?)` for plain lists, `(query, pathParams)` for lists under a resource such as `/api/services/{id}/instance/actions`. */
-export type ListArgs<P extends PaginatedPath> = [PathParams<P>] extends [undefined] ? [query?: ListQuery<P>] : [query: ListQuery<P> | undefined, path: PathParams<P>];
+export type ListArgs<P extends PaginatedPath> = [PathParams<P>] extends [undefined]
+  ? [query?: ListQuery<P>]
+  : [query: ListQuery<P> | undefined, path: PathParams<P>];
 
 /**
  * Every page of a list, fetched one at a time as you iterate. Pages are 100 items unless the
@@ -35,11 +37,20 @@ export type ListArgs<P extends PaginatedPath> = [PathParams<P>] extends [undefin
  *
  *     for await (const page of pages(client, '/api/services', { type: 'vps' })) console.log(page.page, page.data.length);
  */
-export async function* pages<P extends PaginatedPath>(client: HostingClient, path: P, ...[query, pathParams]: ListArgs<P>): AsyncGenerator<Page<P>, void, undefined> {
+export async function* pages<P extends PaginatedPath>(
+  client: HostingClient,
+  path: P,
+  ...[query, pathParams]: ListArgs<P>
+): AsyncGenerator<Page<P>, void, undefined> {
   // openapi-fetch's per-path types do not survive a generic path; the arguments are checked above.
-  const get = client.GET as unknown as (path: string, init: { params: { query: Record<string, unknown>; path?: unknown } }) => Promise<CallResult<PageShape>>;
+  const get = client.GET as unknown as (
+    path: string,
+    init: { params: { query: Record<string, unknown>; path?: unknown } },
+  ) => Promise<CallResult<PageShape>>;
   for (let page = 1; ; page++) {
-    const body = await unwrap(get(path, { params: { query: { pageSize: 100, ...(query as object | undefined), page }, path: pathParams } }));
+    const body = await unwrap(
+      get(path, { params: { query: { pageSize: 100, ...(query as object | undefined), page }, path: pathParams } }),
+    );
     yield body as Page<P>;
     if (body.data.length === 0 || page >= body.totalPages) return;
   }

@@ -1,0 +1,72 @@
+import { Command, Option } from 'commander';
+import { listAll, Schemas, unwrap } from '@hosting-account/sdk';
+import { examples, session } from '../command-context';
+import { Column, printList, printObject } from '../output';
+
+type Service = Schemas['ServiceResponse'];
+
+export const SERVICE_COLUMNS: Column<Service>[] = [
+  { header: 'ID', value: (s) => s.id },
+  { header: 'NAME', value: (s) => s.name },
+  { header: 'TYPE', value: (s) => s.type },
+  { header: 'STATUS', value: (s) => s.status, status: true },
+  { header: 'POWER', value: (s) => s.instance?.powerState, status: true },
+  { header: 'IPV4', value: (s) => s.instance?.ipv4 },
+  { header: 'PRICE', value: (s) => `${s.price} ${s.currency}/${s.billingCycle}` },
+];
+
+const SERVICE_FIELDS: Column<Service>[] = [
+  { header: 'ID', value: (s) => s.id },
+  { header: 'Name', value: (s) => s.name },
+  { header: 'Type', value: (s) => s.type },
+  { header: 'Status', value: (s) => s.status, status: true },
+  { header: 'Power state', value: (s) => s.instance?.powerState, status: true },
+  { header: 'IPv4', value: (s) => s.instance?.ipv4 },
+  { header: 'IPv6', value: (s) => s.instance?.ipv6 },
+  { header: 'Region', value: (s) => s.instance?.region },
+  { header: 'Product', value: (s) => s.productId },
+  { header: 'Price', value: (s) => `${s.price} ${s.currency}` },
+  { header: 'Billing cycle', value: (s) => s.billingCycle },
+  { header: 'Next due', value: (s) => s.nextDueDate },
+  { header: 'Created', value: (s) => s.createdAt },
+];
+
+export function servicesCommand(): Command {
+  const services = new Command('services').description('List and inspect your services (VPS and object storage)');
+
+  services
+    .command('list')
+    .description('List services, newest first')
+    .addOption(new Option('--type <type>', 'only services of this type').choices(['vps', 'object_storage']))
+    .addOption(
+      new Option('--status <status>', 'only services in this billing state').choices([
+        'pending',
+        'active',
+        'suspended',
+        'cancelled',
+        'terminated',
+      ]),
+    )
+    .addHelpText(
+      'after',
+      examples('hostctl services list', 'hostctl services list --type vps -o json', 'hostctl services list --status active --no-header'),
+    )
+    .action(async (options: { type?: Service['type']; status?: Service['status'] }, command: Command) => {
+      const { api, out } = session(command);
+      const rows = await listAll(api, '/api/services', { type: options.type, status: options.status });
+      printList(rows, SERVICE_COLUMNS, out);
+    });
+
+  services
+    .command('get')
+    .description('Show one service')
+    .argument('<id>', 'service id')
+    .addHelpText('after', examples('hostctl services get 4f0c2a8e-...', 'hostctl services get 4f0c2a8e-... -o yaml'))
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const { api, out } = session(command);
+      const service = await unwrap(api.GET('/api/services/{id}', { params: { path: { id } } }));
+      printObject(service, SERVICE_FIELDS, out);
+    });
+
+  return services;
+}

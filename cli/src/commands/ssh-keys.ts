@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, join } from 'node:path';
+import { Command } from 'commander';
+import { listAll, Schemas, unwrap } from '@hosting-account/sdk';
+import { examples, session } from '../command-context';
+import { UsageError } from '../errors';
+import { asFields, Column, printDone, printList, printObject } from '../output';
+
+type SshKey = Schemas['SshKeyResponse'];
+
+const COLUMNS: Column<SshKey>[] = [
+  { header: 'ID', value: (k) => k.id },
+  { header: 'NAME', value: (k) => k.name },
+  { header: 'TYPE', value: (k) => k.type },
+  { header: 'BITS', value: (k) => k.bits },
+  { header: 'FINGERPRINT', value: (k) => k.fingerprint },
+  { header: 'CREATED', value: (k) => k.createdAt },
+];
+
+export function sshKeysCommand(): Command {
+  const keys = new Command('ssh-keys').description('SSH public keys of your account');
+
+  keys
+    .command('add')
+    .description('Add an SSH public key')
+    .option('--name <name>', 'a name for the key (default: the comment of the key, or the file name)')
+    .option('--public-key-file <path>', 'the OpenSSH public key file', join(homedir(), '.ssh', 'id_ed25519.pub'))
+    .addHelpText('after', examples('hostctl ssh-keys add', 'hostctl ssh-keys add --name laptop --public-key-file ~/.ssh/id_rsa.pub'))
+    .action(async (options: { name?: string; publicKeyFile: string }, command: Command) => {
+      const publicKey = readKeyFile(options.publicKeyFile);
+      const name = options.name ?? (publicKey.split(/\s+/)[2] || basename(options.publicKeyFile)).slice(0, 64);
+      const { api, out } = session(command);
+      const key = await unwrap(api.POST('/api/ssh-keys', { body: { name, publicKey } }));
+      printObject(key, asFields(COLUMNS), out);
+    });
+
+  keys
+    .command('list')
+    .description('List SSH keys')
+    .addHelpText('after', examples('hostctl ssh-keys list', 'hostctl ssh-keys list -o json'))
+    .action(async (_options: unknown, command: Command) => {
+      const { api, out } = session(command);
+      printList(await listAll(api, '/api/ssh-keys'), COLUMNS, out);
+    });
+
+  keys
+    .command('delete')
+    .description('Delete an SSH key')
+    .argument('<id>', 'SSH key id')
+    .addHelpText('after', examples('hostctl ssh-keys delete 3c9e...'))
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const { api, out } = session(command);
+      await unwrap(api.DELETE('/api/ssh-keys/{id}', { params: { path: { id } } }));
+      printDone(`SSH key ${id} deleted`, { id, deleted: true }, out);
+    });
+  return keys;
+}
+
+function readKeyFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    throw new UsageError(
+      `cannot read the public key file ${path}: ${(error as NodeJS.ErrnoException).code ?? error} (use --public-key-file)`,
+    );
+  }
+}

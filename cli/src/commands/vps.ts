@@ -1,0 +1,93 @@
+import { Command, Option } from 'commander';
+import { HostingClient, Schemas, unwrap, waitForAction } from '@hosting-account/sdk';
+import { examples, parsePositiveInt, session } from '../command-context';
+import { format, printData, printDone, printObject } from '../output';
+import { progressLine } from '../progress';
+import { openConsolePage } from '../console-page';
+
+type Action = Schemas['InstanceActionResponse'];
+type PowerAction = 'start' | 'stop' | 'reboot';
+
+const DESCRIPTIONS: Record<PowerAction, string> = {
+  start: 'Power on a VPS',
+  stop: 'Shut a VPS down gracefully (ACPI), powering it off if it does not stop in time',
+  reboot: 'Reboot a VPS',
+};
+
+export class ActionFailedError extends Error {
+  constructor(readonly action: Action) {
+    super(`${action.type} of ${action.serviceId} failed: ${action.error?.code ?? 'unknown'}: ${action.error?.message ?? ''}`);
+  }
+}
+
+export function vpsCommand(): Command {
+  const vps = new Command('vps').description('Power actions and the console of your virtual servers');
+  for (const type of ['start', 'stop', 'reboot'] as const) vps.addCommand(powerCommand(type));
+
+  vps
+    .command('console')
+    .description('Open a console session: prints the VNC WebSocket URL and its one-time password')
+    .argument('<id>', 'service id of the VPS')
+    .option('--open', 'open the console in your browser (noVNC, served on 127.0.0.1 until you press Ctrl-C)')
+    .addHelpText(
+      'after',
+      '\nThe URL is valid for 60 seconds and for one connection.\n' +
+        examples('hostctl vps console 4f0c2a8e-...', 'hostctl vps console 4f0c2a8e-... --open'),
+    )
+    .action(async (id: string, options: { open?: boolean }, command: Command) => {
+      const { api, out } = session(command);
+      const consoleSession = await unwrap(api.GET('/api/services/{id}/instance/console', { params: { path: { id } } }));
+      if (format(out) !== 'table') printData(consoleSession, format(out));
+      else
+        printObject(
+          consoleSession,
+          [
+            { header: 'URL', value: (c) => c.url },
+            { header: 'Password', value: (c) => c.password },
+            { header: 'Expires', value: (c) => c.expiresAt },
+          ],
+          out,
+        );
+      if (options.open) await openConsolePage(consoleSession);
+    });
+  return vps;
+}
+
+function powerCommand(type: PowerAction): Command {
+  return new Command(type)
+    .description(DESCRIPTIONS[type])
+    .argument('<id>', 'service id of the VPS')
+    .option('--wait', 'wait until the action has finished (exit code 1 if it failed)')
+    .addOption(new Option('--timeout <seconds>', 'give up waiting after this long').default(300).argParser(parsePositiveInt))
+    .addHelpText(
+      'after',
+      examples(
+        `hostctl vps ${type} 4f0c2a8e-...`,
+        `hostctl vps ${type} 4f0c2a8e-... --wait`,
+        `hostctl vps ${type} 4f0c2a8e-... --wait -o json`,
+      ),
+    )
+    .action(async (id: string, options: { wait?: boolean; timeout: number }, command: Command) => {
+      const { api, out } = session(command);
+      let action = await unwrap(post(api, type, id));
+      if (options.wait) action = await waitWithProgress(api, action, options.timeout);
+      printDone(`${type}: ${action.status} (action ${action.id})`, action, out);
+      if (action.status === 'failed') throw new ActionFailedError(action);
+    });
+}
+
+function post(api: HostingClient, type: PowerAction, id: string) {
+  const params = { params: { path: { id } } };
+  if (type === 'start') return api.POST('/api/services/{id}/instance/start', params);
+  if (type === 'stop') return api.POST('/api/services/{id}/instance/stop', params);
+  return api.POST('/api/services/{id}/instance/reboot', params);
+}
+
+async function waitWithProgress(api: HostingClient, action: Action, timeoutSeconds: number): Promise<Action> {
+  const progress = progressLine(`${action.type} of ${action.serviceId}`);
+  try {
+    return await waitForAction(api, action.serviceId, action.id, { timeoutMs: timeoutSeconds * 1000, intervalMs: 500 });
+  } finally {
+    progress.stop();
+  }
+}

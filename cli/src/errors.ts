@@ -1,0 +1,8 @@
+/** A mistake in how hostctl was called (exit code 2), as opposed to an error answer of the API (1). */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export const EXIT_OK = 0;
+export const EXIT_API_ERROR = 1;
+export const EXIT_USAGE = 2;

@@ -1,0 +1,58 @@
+import { Command, Option } from 'commander';
+import { authCommand } from './commands/auth';
+import { completionCommand } from './commands/completion';
+import { contextCommand } from './commands/context';
+import { notificationsCommand } from './commands/notifications';
+import { servicesCommand } from './commands/services';
+import { sshKeysCommand } from './commands/ssh-keys';
+import { storageCommand } from './commands/storage';
+import { ticketsCommand } from './commands/tickets';
+import { vpsCommand } from './commands/vps';
+import { FORMATS } from './output';
+import { VERSION } from './version';
+
+/** Every command, each with its own help; errors are thrown, not exited on, so main() picks the exit code. */
+export function createProgram(): Command {
+  const program = new Command('hostctl')
+    .description('hostctl is a command-line interface for your hosting account')
+    .version(VERSION, '-v, --version', 'print the version')
+    .addOption(new Option('-o, --output <format>', 'output format').choices(FORMATS).default('table'))
+    .option('--no-header', 'leave out the header line of tables')
+    .option('--context <name>', 'use this context instead of the current one (or HOSTCTL_CONTEXT)')
+    .configureHelp({ showGlobalOptions: true })
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText(
+      'after',
+      `
+Environment:
+  HOSTCTL_TOKEN    an API key or access token; wins over the context's credentials
+  HOSTCTL_URL      the API's address; wins over the context's URL
+  HOSTCTL_CONTEXT  the context to use
+  NO_COLOR         no colours, even on a terminal
+
+Exit codes: 0 success, 1 the API answered with an error (code and request id on stderr), 2 usage error.
+`,
+    );
+  for (const command of [
+    authCommand(),
+    contextCommand(),
+    servicesCommand(),
+    vpsCommand(),
+    storageCommand(),
+    sshKeysCommand(),
+    ticketsCommand(),
+    notificationsCommand(),
+  ]) {
+    program.addCommand(inheritSettings(command, program));
+  }
+  program.addCommand(inheritSettings(completionCommand(program), program));
+  return program;
+}
+
+/** Commands built with `new Command()` do not inherit exitOverride and help settings; copy them down the tree. */
+function inheritSettings(command: Command, parent: Command): Command {
+  command.copyInheritedSettings(parent);
+  for (const child of command.commands) inheritSettings(child, command);
+  return command;
+}

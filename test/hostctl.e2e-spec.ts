@@ -1,0 +1,444 @@
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { generate } from 'otplib';
+import request from 'supertest';
+import { parse as parseYaml } from 'yaml';
+import { createProgram } from '../cli/src/program';
+import { createAccount, TestAccount } from './factories/accounts';
+import { createService } from './factories/services';
+import { freePort } from './support/server-process';
+import { startTestApp, TestApp } from './support/test-app';
+
+const HOSTCTL = join(__dirname, '../cli/bin/hostctl.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+/**
+ * hostctl (cli/, built by `npm test`) as a customer runs it: a child process with its own HOME and
+ * config folder, against the whole API on the test database. Steps share one account and run in order.
+ */
+describe('hostctl: the command line against the API', () => {
+  let t: TestApp;
+  let listener: Server;
+  let url: string;
+  let home: string;
+  let account: TestAccount;
+  let vpsId: string;
+  let storageId: string;
+  let apiKey: { id: string; key: string };
+
+  const configFile = () => join(home, 'config', 'hostctl', 'config.json');
+
+  /** `tty`: run it on a pseudo-terminal (util-linux `script`), where stdout and stderr both land in `stdout`. */
+  function hostctl(
+    args: string[],
+    options: { env?: Record<string, string | undefined>; input?: string; tty?: boolean } = {},
+  ): Promise<Run> {
+    return new Promise((resolve, reject) => {
+      const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), HOSTCTL_URL: url, ...options.env };
+      const argv = [process.execPath, HOSTCTL, ...args];
+      const [file, ...rest] = options.tty
+        ? ['script', '-qec', argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' '), '/dev/null']
+        : argv;
+      const child = spawn(file, rest, {
+        env: Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv,
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      child.on('error', reject);
+      child.stdin.end(options.input ?? '');
+      child.on('close', (code) => {
+        let json: any;
+        try {
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+        resolve({ code, stdout, stderr, json });
+      });
+    });
+  }
+
+  /** Runs hostctl and fails the test with its stderr unless it exited 0. */
+  async function ok(args: string[], options?: Parameters<typeof hostctl>[1]): Promise<Run> {
+    const run = await hostctl(args, options);
+    if (run.code !== 0) throw new Error(`hostctl ${args.join(' ')} exited ${run.code}: ${run.stderr}`);
+    return run;
+  }
+
+  beforeAll(async () => {
+    // Upload and console URLs are built from PUBLIC_URL, so the app also listens at that address.
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    t = await startTestApp({ PUBLIC_URL: url, COMPUTE_TRANSITION_DELAY_MS: '300' });
+    listener = createServer(t.app.getHttpAdapter().getInstance());
+    await new Promise<void>((resolve) => listener.listen(port, '127.0.0.1', resolve));
+    home = mkdtempSync(join(tmpdir(), 'hostctl-'));
+    account = await createAccount(t);
+    vpsId = (await createService(t, account.id, { type: 'vps', name: 'web-1' })).id;
+    storageId = (await createService(t, account.id, { type: 'object_storage', name: 'backups' })).id;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => listener.close(resolve));
+    await t.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('has help for every command: usage, a description and examples', () => {
+    const leaves: { path: string; command: Command }[] = [];
+    const walk = (command: Command, path: string) => {
+      const children = command.commands.filter((c) => c.name() !== 'help');
+      if (children.length === 0) leaves.push({ path, command });
+      for (const child of children) walk(child, `${path} ${child.name()}`);
+      expect({ path, description: command.description().length > 0 }).toEqual({ path, description: true });
+    };
+    walk(createProgram(), 'hostctl');
+    expect(leaves.length).toBeGreaterThanOrEqual(30);
+    for (const { path, command } of leaves) {
+      let help = '';
+      command.configureOutput({ writeOut: (text) => (help += text) });
+      command.outputHelp();
+      expect({ path, usage: help.startsWith(`Usage: ${path} `), examples: help.includes(`\nExamples:\n  ${path}`) }).toEqual({
+        path,
+        usage: true,
+        examples: true,
+      });
+    }
+  });
+
+  it('refuses usage errors with exit code 2, and asks for a login before calling the API', async () => {
+    const unknown = await hostctl(['services', 'lsit']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command 'lsit'[\s\S]*Did you mean list\?/);
+    expect((await hostctl(['-o', 'xml', 'services', 'list'])).code).toBe(2);
+    expect((await hostctl(['tickets', 'create', '--message', 'no subject'])).code).toBe(2);
+    expect((await hostctl(['vps', 'stop'])).code).toBe(2);
+
+    const anonymous = await hostctl(['services', 'list']);
+    expect(anonymous.code).toBe(2);
+    expect(anonymous.stderr).toContain('hostctl auth login');
+
+    const help = await ok(['vps', 'stop', '--help']);
+    expect(help.stdout).toMatch(/^Usage: hostctl vps stop \[options\] <id>/);
+    expect(help.stdout).toContain('--wait');
+    expect(help.stdout).toContain('Global Options:');
+    expect(help.stdout).toContain('Examples:');
+  });
+
+  it('logs in with email and password into a config file of mode 0600, and refreshes the session', async () => {
+    const wrong = await hostctl(['auth', 'login', '--url', url, '--email', account.email, '--password-stdin'], {
+      input: 'not the password',
+    });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/code: invalid_credentials/);
+
+    const login = await ok(['auth', 'login', '--url', url, '--email', account.email, '--password-stdin'], {
+      input: `${account.password}\n`,
+    });
+    expect(login.stderr).toContain(`Logged in as ${account.email}`);
+    expect(statSync(configFile()).mode & 0o777).toBe(0o600);
+    expect(statSync(join(home, 'config', 'hostctl')).mode & 0o777).toBe(0o700);
+    const stored = JSON.parse(readFileSync(configFile(), 'utf8'));
+    expect(stored).toMatchObject({
+      currentContext: 'default',
+      contexts: { default: { url, email: account.email, refreshToken: expect.any(String) } },
+    });
+    expect(JSON.stringify(stored)).not.toContain(account.password);
+
+    expect((await ok(['auth', 'whoami', '-o', 'json'], { env: { HOSTCTL_URL: undefined } })).json).toMatchObject({
+      id: account.id,
+      email: account.email,
+    });
+
+    // An access token about to expire is refreshed before the request, and the new pair is kept.
+    stored.contexts.default.accessTokenExpiresAt = new Date(Date.now() - 1000).toISOString();
+    writeFileSync(configFile(), JSON.stringify(stored));
+    expect((await ok(['auth', 'whoami', '-o', 'json'])).json.id).toBe(account.id);
+    const refreshed = JSON.parse(readFileSync(configFile(), 'utf8')).contexts.default;
+    expect(refreshed.refreshToken).not.toBe(stored.contexts.default.refreshToken);
+    expect(Date.parse(refreshed.accessTokenExpiresAt)).toBeGreaterThan(Date.now());
+  });
+
+  it('logs in to an account with two-factor sign-in: --code, a recovery code, and a usage error when the code cannot be asked for', async () => {
+    const other = await createAccount(t);
+    const setup = await request(t.http).post('/api/auth/2fa/setup').set('Authorization', other.bearer).expect(200);
+    const code = () => generate({ secret: setup.body.secret, epoch: Math.floor(Date.now() / 1000) });
+    const enabled = await request(t.http)
+      .post('/api/auth/2fa/enable')
+      .set('Authorization', other.bearer)
+      .send({ code: await code() })
+      .expect(200);
+    const login = (extra: string[]) =>
+      hostctl(['--context', 'mfa', 'auth', 'login', '--url', url, '--email', other.email, '--password-stdin', ...extra], {
+        input: other.password,
+      });
+
+    const unasked = await login([]);
+    expect(unasked.code).toBe(2);
+    expect(unasked.stderr).toMatch(/Two-factor code is needed/);
+    const wrong = await login(['--code', '000000']);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/code: /);
+
+    // The code accepted at enable is spent for its time step; a recovery code signs in at once.
+    const recovered = await login(['--recovery-code', enabled.body.recoveryCodes[0]]);
+    expect(recovered.code).toBe(0);
+    expect(recovered.stderr).toContain(`Logged in as ${other.email}`);
+    expect((await ok(['--context', 'mfa', 'auth', 'whoami', '-o', 'json'], { env: { HOSTCTL_URL: undefined } })).json.id).toBe(other.id);
+    await ok(['context', 'use', 'default']);
+  });
+
+  it('creates, lists and revokes API keys; a context holds a key; a revoked key gives exit 1 with 401', async () => {
+    apiKey = (await ok(['auth', 'token', 'create', '--name', 'ci', '--scopes', 'read,write', '-o', 'json'])).json;
+    expect(apiKey).toMatchObject({ name: 'ci', scopes: ['read', 'write'], key: expect.stringMatching(/^hpk_/) });
+    const listed = (await ok(['auth', 'token', 'list', '-o', 'json'])).json;
+    expect(listed.map((k: { id: string }) => k.id)).toContain(apiKey.id);
+    expect(JSON.stringify(listed)).not.toContain(apiKey.key);
+
+    await ok(['context', 'create', 'ci', '--url', url, '--token-stdin'], { input: apiKey.key });
+    expect((await ok(['context', 'current'])).stdout.trim()).toBe('ci');
+    const contexts = (await ok(['context', 'list', '-o', 'json'])).json;
+    expect(contexts).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'ci', current: true, credentials: 'api key' }),
+        expect.objectContaining({ name: 'default', current: false, credentials: 'session' }),
+      ]),
+    );
+    expect((await ok(['auth', 'whoami', '-o', 'json'])).json.id).toBe(account.id);
+    expect(statSync(configFile()).mode & 0o777).toBe(0o600);
+
+    const scratch = (await ok(['auth', 'token', 'create', '--name', 'scratch', '-o', 'json'])).json;
+    await ok(['auth', 'token', 'revoke', scratch.id]);
+    const revoked = await hostctl(['services', 'list'], { env: { HOSTCTL_TOKEN: scratch.key } });
+    expect(revoked.code).toBe(1);
+    expect(revoked.stderr).toMatch(/status: 401\n\s+code: unauthorized\n\s+request id: \S+/);
+    await ok(['context', 'use', 'default']);
+  });
+
+  it("lists and shows services as JSON, YAML and tables; another account's service is a 404 (exit 1)", async () => {
+    const all = (await ok(['services', 'list', '-o', 'json'])).json;
+    expect(all.map((s: { name: string }) => s.name).sort()).toEqual(['backups', 'web-1']);
+    expect((await ok(['services', 'list', '--type', 'vps', '-o', 'json'])).json.map((s: { id: string }) => s.id)).toEqual([vpsId]);
+    expect(parseYaml((await ok(['services', 'get', vpsId, '-o', 'yaml'])).stdout)).toMatchObject({
+      id: vpsId,
+      name: 'web-1',
+      instance: { powerState: 'running' },
+    });
+
+    const table = (await ok(['services', 'list'])).stdout.split('\n');
+    expect(table[0]).toMatch(/^ID\s+NAME\s+TYPE\s+STATUS\s+POWER/);
+    expect(table.some((line) => line.startsWith(vpsId) && /web-1\s+vps\s+active\s+running/.test(line))).toBe(true);
+    const bare = (await ok(['services', 'list', '--no-header'])).stdout;
+    expect(bare).not.toMatch(/^ID/);
+    expect(bare.trim().split('\n')).toHaveLength(2);
+    expect(bare).not.toContain('\u001b['); // not a terminal: no colours
+
+    const stranger = await createAccount(t);
+    const theirs = await createService(t, stranger.id, { type: 'vps' });
+    const missing = await hostctl(['services', 'get', theirs.id]);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toMatch(/status: 404\n\s+code: not_found\n\s+request id: \S+/);
+  });
+
+  it('stops a VPS with --wait, reports 409 for a second stop, and starts it again', async () => {
+    const stopped = (await ok(['vps', 'stop', vpsId, '--wait', '-o', 'json'])).json;
+    expect(stopped).toMatchObject({ serviceId: vpsId, type: 'stop', status: 'succeeded', finishedAt: expect.any(String) });
+    expect((await ok(['services', 'get', vpsId, '-o', 'json'])).json.instance.powerState).toBe('stopped');
+
+    const again = await hostctl(['vps', 'stop', vpsId]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/status: 409\n\s+code: invalid_state\n\s+request id: \S+/);
+
+    const start = await ok(['vps', 'start', vpsId, '--wait']);
+    expect(start.stdout).toMatch(/^start: succeeded \(action [0-9a-f-]{36}\)$/m);
+    expect((await ok(['services', 'get', vpsId, '-o', 'json'])).json.instance.powerState).toBe('running');
+  });
+
+  it('on a terminal: colours unless NO_COLOR is set, and a progress line while --wait waits', async () => {
+    const coloured = await hostctl(['services', 'list'], { tty: true });
+    expect(coloured.code).toBe(0);
+    expect(coloured.stdout).toContain('\u001b[32mrunning\u001b[39m');
+    const plain = await hostctl(['services', 'list'], { tty: true, env: { NO_COLOR: '1' } });
+    expect(plain.stdout).toMatch(/web-1\s+vps\s+active\s+running/);
+    expect(plain.stdout).not.toContain('\u001b[');
+
+    const waited = await hostctl(['vps', 'reboot', vpsId, '--wait'], { tty: true, env: { NO_COLOR: '1' } });
+    expect(waited.code).toBe(0);
+    expect(waited.stdout).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] reboot of [0-9a-f-]{36} \(\d+s\)/);
+    expect(waited.stdout).toMatch(/reboot: succeeded/);
+  });
+
+  it('opens a console session and reads object storage credentials', async () => {
+    const consoleSession = (await ok(['vps', 'console', vpsId, '-o', 'json'])).json;
+    expect(consoleSession).toMatchObject({
+      protocol: 'vnc',
+      url: expect.stringMatching(/^wss?:\/\/127\.0\.0\.1:\d+\/console\?token=/),
+      password: expect.any(String),
+    });
+    const printed = (await ok(['vps', 'console', vpsId])).stdout;
+    expect(printed).toMatch(/^URL:\s+wss?:\/\/\S+$/m);
+    expect(printed).toMatch(/^Password:\s+\S+$/m);
+
+    // --open serves a noVNC page on loopback and hands its address to $BROWSER; a stand-in browser
+    // fetches the page and the noVNC module it imports, then hostctl runs until Ctrl-C.
+    const browser = join(home, 'browser.js');
+    writeFileSync(
+      browser,
+      `#!${process.execPath}\nconst page = process.argv[2];\n(async () => {\n  const html = await (await fetch(page)).text();\n  const rfb = /import RFB from "([^"]+)"/.exec(html)[1];\n  const module = await fetch(new URL(rfb, page));\n  require('fs').writeFileSync(${JSON.stringify(join(home, 'browser.json'))}, JSON.stringify({ page, html, rfb: module.status, type: module.headers.get('content-type') }));\n})();\n`,
+      { mode: 0o755 },
+    );
+    const opened = spawn(process.execPath, [HOSTCTL, 'vps', 'console', vpsId, '--open'], {
+      env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), HOSTCTL_URL: url, BROWSER: browser },
+    });
+    const exited = new Promise<number | null>((resolve) => opened.on('close', resolve));
+    const seen = await waitForFile(join(home, 'browser.json'));
+    opened.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(seen).toMatchObject({
+      page: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\/$/),
+      rfb: 200,
+      type: 'text/javascript',
+    });
+    expect(seen.html).toMatch(/new RFB\(/);
+    expect(seen.html).toMatch(/"url":"wss?:\/\/127\.0\.0\.1:\d+\/console\?token=[^"]+","password":"[^"]+"/);
+
+    const credentials = (await ok(['storage', 'credentials', storageId, '-o', 'json'])).json;
+    expect(credentials).toMatchObject({ bucket: expect.any(String), accessKeyId: expect.any(String), secretAccessKey: expect.any(String) });
+    expect((await hostctl(['storage', 'credentials', vpsId])).code).toBe(1);
+  });
+
+  it('adds ~/.ssh/id_ed25519.pub by default, lists and deletes SSH keys; a duplicate is a 409', async () => {
+    mkdirSync(join(home, '.ssh'));
+    writeFileSync(join(home, '.ssh', 'id_ed25519.pub'), `${openSshEd25519()} me@laptop\n`);
+    const added = (await ok(['ssh-keys', 'add', '-o', 'json'])).json;
+    expect(added).toMatchObject({ name: 'me@laptop', type: 'ssh-ed25519', fingerprint: expect.stringMatching(/^SHA256:/) });
+    const duplicate = await hostctl(['ssh-keys', 'add', '--name', 'again']);
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toMatch(/code: duplicate_key/);
+    expect((await ok(['ssh-keys', 'list', '-o', 'json'])).json.map((k: { id: string }) => k.id)).toEqual([added.id]);
+    await ok(['ssh-keys', 'delete', added.id]);
+    expect((await ok(['ssh-keys', 'list', '-o', 'json'])).json).toEqual([]);
+    expect((await hostctl(['ssh-keys', 'add', '--public-key-file', join(home, 'nope.pub')])).code).toBe(2);
+  });
+
+  it('opens a ticket with an attachment uploaded through presign, replies, shows and closes it', async () => {
+    const log = Buffer.from('kernel: eth0 link down\n');
+    writeFileSync(join(home, 'dmesg.log'), log);
+    const ticket = (
+      await ok([
+        'tickets',
+        'create',
+        '--subject',
+        'web-1 lost its network',
+        '--message',
+        'Log attached.',
+        '--department',
+        'technical',
+        '--service',
+        vpsId,
+        '--attach',
+        join(home, 'dmesg.log'),
+        '-o',
+        'json',
+      ])
+    ).json;
+    expect(ticket).toMatchObject({ subject: 'web-1 lost its network', status: 'open', department: 'technical', serviceId: vpsId });
+    const [attachment] = ticket.messages[0].attachments;
+    expect(attachment).toMatchObject({ filename: 'dmesg.log', contentType: 'text/plain', size: log.length });
+    expect(Buffer.from(await (await fetch(attachment.downloadUrl)).arrayBuffer())).toEqual(log);
+
+    const reply = (await ok(['tickets', 'reply', ticket.id, '--message-file', '-', '-o', 'json'], { input: 'Still down.' })).json;
+    expect(reply).toMatchObject({ message: 'Still down.', author: { type: 'customer' } });
+    expect((await ok(['tickets', 'list', '--status', 'customer_reply', '-o', 'json'])).json.map((x: { id: string }) => x.id)).toEqual([
+      ticket.id,
+    ]);
+    const shown = (await ok(['tickets', 'show', ticket.id])).stdout;
+    expect(shown).toMatch(/^Status:\s+customer_reply$/m);
+    expect(shown).toContain('Still down.');
+    expect(shown).toContain('attachment: dmesg.log');
+
+    expect((await ok(['tickets', 'close', ticket.id, '-o', 'json'])).json).toMatchObject({ id: ticket.id, status: 'closed' });
+    const closed = await hostctl(['tickets', 'reply', ticket.id, '--message', 'one more thing']);
+    expect(closed.code).toBe(1);
+    expect(closed.stderr).toMatch(/code: ticket_closed/);
+    expect((await hostctl(['tickets', 'create', '--subject', 'x', '--message', 'y', '--attach', join(home, 'virus.exe')])).code).toBe(2);
+  });
+
+  it('lists notifications, marks them read, and follows the stream with watch', async () => {
+    const listed = (await ok(['notifications', 'list', '--unread', '-o', 'json'])).json;
+    expect(listed.length).toBeGreaterThan(0);
+    const read = (await ok(['notifications', 'read', listed[0].id, '-o', 'json'])).json;
+    expect(read).toMatchObject({ id: listed[0].id, readAt: expect.any(String) });
+    expect((await hostctl(['notifications', 'read'])).code).toBe(2);
+    await ok(['notifications', 'read', '--all']);
+    expect((await ok(['notifications', 'list', '--unread', '-o', 'json'])).json).toEqual([]);
+
+    const watching = hostctl(['notifications', 'watch', '--limit', '1', '-o', 'json']);
+    // The stream is open once its first unread-count went out; give the child a moment, then act.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await ok(['vps', 'reboot', vpsId, '--wait']);
+    const watched = await watching;
+    expect(watched.code).toBe(0);
+    expect(JSON.parse(watched.stdout.trim())).toMatchObject({ type: 'instance_action_succeeded', entity: { type: 'service', id: vpsId } });
+  });
+
+  it('prints bash and zsh completion that completes subcommands', async () => {
+    const bash = (await ok(['completion', 'bash'])).stdout;
+    writeFileSync(join(home, 'completion.bash'), bash);
+    const complete = (words: string) =>
+      new Promise<string>((resolve) => {
+        const script = `source ${JSON.stringify(join(home, 'completion.bash'))}; COMP_WORDS=(${words}); COMP_CWORD=$((\${#COMP_WORDS[@]}-1)); _hostctl; echo "\${COMPREPLY[*]}"`;
+        const child = spawn('bash', ['-c', script]);
+        let out = '';
+        child.stdout.on('data', (chunk) => (out += chunk));
+        child.on('close', () => resolve(out.trim()));
+      });
+    expect((await complete('hostctl vps ""')).split(' ')).toEqual(expect.arrayContaining(['start', 'stop', 'reboot', 'console']));
+    expect((await complete('hostctl auth token r')).split(' ')).toEqual(['revoke']);
+    expect((await complete('hostctl -o ""')).split(' ')).toEqual(['table', 'json', 'yaml']);
+    expect((await ok(['completion', 'zsh'])).stdout).toMatch(
+      /^# zsh completion[\s\S]*bashcompinit\n[\s\S]*complete -o default -F _hostctl hostctl/,
+    );
+  });
+
+  it('logs out: the session ends on the server and the context forgets it', async () => {
+    const before = JSON.parse(readFileSync(configFile(), 'utf8')).contexts.default;
+    await ok(['auth', 'logout']);
+    expect(JSON.parse(readFileSync(configFile(), 'utf8')).contexts.default).toEqual({ url });
+    const ended = await hostctl(['services', 'list'], { env: { HOSTCTL_TOKEN: before.accessToken } });
+    expect(ended.code).toBe(1);
+    expect(ended.stderr).toMatch(/code: unauthorized/);
+    expect((await hostctl(['services', 'list'])).code).toBe(2);
+  });
+});
+
+async function waitForFile(path: string, timeoutMs = 15_000): Promise<any> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    try {
+      return JSON.parse(readFileSync(path, 'utf8'));
+    } catch {
+      // not written yet
+    }
+  }
+  throw new Error(`${path} was not written within ${timeoutMs} ms`);
+}
+
+/** A fresh OpenSSH ed25519 public key line (`ssh-ed25519 AAAA...`). */
+function openSshEd25519(): string {
+  const der = generateKeyPairSync('ed25519').publicKey.export({ format: 'der', type: 'spki' });
+  const field = (data: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, data.length]), data]);
+  return `ssh-ed25519 ${Buffer.concat([field(Buffer.from('ssh-ed25519')), field(der.subarray(-32))]).toString('base64')}`;
+}
