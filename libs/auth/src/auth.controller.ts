@@ -1,9 +1,10 @@
 import { Body, Controller, Get, Header, HttpCode, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiProblems, CurrentPrincipal, Principal, Public, RateLimit } from '@app/core';
+import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiProblems, ClientInfo, CurrentClient, CurrentPrincipal, Principal, Public, RateLimit } from '@app/core';
 import { AuthService } from './auth.service';
 import { ChangePasswordRequest, LoginRequest, RefreshRequest, RegisterRequest } from './dto/auth.request';
 import { AccountResponse, AuthTokensResponse } from './dto/auth.response';
+import { MfaRequiredResponse } from './mfa/dto/mfa.response';
 
 @ApiTags('Auth')
 @Controller('api/auth')
@@ -16,8 +17,8 @@ export class AuthController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Create an account and log in', operationId: 'register' })
   @ApiProblems(400, 409, 413, 429)
-  register(@Body() body: RegisterRequest): Promise<AuthTokensResponse> {
-    return this.auth.register(body);
+  register(@Body() body: RegisterRequest, @CurrentClient() client: ClientInfo): Promise<AuthTokensResponse> {
+    return this.auth.register(body, client);
   }
 
   @Public()
@@ -25,10 +26,15 @@ export class AuthController {
   @Post('login')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Log in with email and password', operationId: 'login' })
+  @ApiOperation({ summary: 'Log in with email and password (with 2FA on: an mfaToken for POST /api/auth/login/2fa)', operationId: 'login' })
+  @ApiExtraModels(AuthTokensResponse, MfaRequiredResponse)
+  @ApiOkResponse({
+    description: 'The token pair, or with two-factor sign-in on, an mfaToken for the second step.',
+    schema: { oneOf: [{ $ref: getSchemaPath(AuthTokensResponse) }, { $ref: getSchemaPath(MfaRequiredResponse) }] },
+  })
   @ApiProblems(400, 401, 429)
-  login(@Body() body: LoginRequest): Promise<AuthTokensResponse> {
-    return this.auth.login(body);
+  login(@Body() body: LoginRequest, @CurrentClient() client: ClientInfo): Promise<AuthTokensResponse | MfaRequiredResponse> {
+    return this.auth.login(body, client);
   }
 
   @Public()
@@ -52,6 +58,7 @@ export class AuthController {
   }
 
   @ApiBearerAuth()
+  @RateLimit('password')
   @Post('password')
   @HttpCode(204)
   @ApiOperation({ summary: 'Change the password and end every other session', operationId: 'changePassword' })

@@ -1,37 +1,50 @@
 import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountsModule } from '@app/accounts';
 import { ApiKeysModule } from '@app/api-keys';
-import { Account } from './accounts/account.entity';
-import { AccountsService } from './accounts/accounts.service';
-import { PasswordHasher } from './accounts/password-hasher';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { AccountCreateCommand } from './cli/account-create.command';
-import { ApiKeyCreateCommand } from './cli/api-key-create.command';
 import { BearerAuthGuard } from './bearer/bearer-auth.guard';
 import { BearerStrategy } from './bearer/bearer.strategy';
 import { CredentialVerifier } from './bearer/credential-verifier';
+import { AccountEmailController } from './email/account-email.controller';
+import { AccountMail } from './email/account-mail';
+import { AccountTokensRepository } from './email/account-tokens.repository';
+import { EmailVerificationService } from './email/email-verification.service';
+import { PasswordResetService } from './password/password-reset.service';
+import { MfaController } from './mfa/mfa.controller';
+import { MfaRepository } from './mfa/mfa.repository';
+import { MfaService } from './mfa/mfa.service';
 import { RefreshToken } from './sessions/refresh-token.entity';
 import { Session } from './sessions/session.entity';
+import { SessionActivity } from './sessions/session-activity';
+import { SessionsController } from './sessions/sessions.controller';
+import { SessionsRepository } from './sessions/sessions.repository';
 import { SessionsService } from './sessions/sessions.service';
 import { AccessTokens } from './tokens/access-tokens';
 
 @Module({
-  imports: [PassportModule, ApiKeysModule, TypeOrmModule.forFeature([Account, Session, RefreshToken])],
-  controllers: [AuthController],
+  imports: [PassportModule, AccountsModule, ApiKeysModule, TypeOrmModule.forFeature([Session, RefreshToken])],
+  controllers: [AuthController, SessionsController, MfaController, AccountEmailController],
   providers: [
     AuthService,
-    AccountsService,
-    PasswordHasher,
     SessionsService,
+    SessionsRepository,
+    SessionActivity,
+    MfaService,
+    MfaRepository,
+    AccountMail,
+    AccountTokensRepository,
+    EmailVerificationService,
+    PasswordResetService,
     AccessTokens,
     CredentialVerifier,
     BearerStrategy,
     BearerAuthGuard,
     AccountCreateCommand,
-    ApiKeyCreateCommand,
   ],
-  exports: [AccountsService, SessionsService, CredentialVerifier, BearerAuthGuard],
+  exports: [AccountsModule, SessionsService, CredentialVerifier, BearerAuthGuard],
 })
 export class AuthModule {}

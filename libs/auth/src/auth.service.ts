@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { Principal, Problem, TransactionRunner } from '@app/core';
-import { AccountsService } from './accounts/accounts.service';
+import { ClientInfo, Principal, Problem, TransactionRunner } from '@app/core';
+import { Account, AccountsService } from '@app/accounts';
 import { AccountResponse, AuthTokensResponse } from './dto/auth.response';
 import { ChangePasswordRequest, LoginRequest, RegisterRequest } from './dto/auth.request';
+import { EmailVerificationService } from './email/email-verification.service';
+import { MfaLoginRequest } from './mfa/dto/mfa.request';
+import { MfaRequiredResponse } from './mfa/dto/mfa.response';
+import { MfaService } from './mfa/mfa.service';
 import { IssuedTokens, SessionsService } from './sessions/sessions.service';
-import { Account } from './accounts/account.entity';
 
 const INVALID_CREDENTIALS = () => new Problem(401, 'invalid_credentials', 'The email or password is incorrect.');
 
@@ -14,19 +17,30 @@ export class AuthService {
     private readonly accounts: AccountsService,
     private readonly sessions: SessionsService,
     private readonly tx: TransactionRunner,
+    private readonly mfa: MfaService,
+    private readonly verification: EmailVerificationService,
   ) {}
 
-  async register(input: RegisterRequest): Promise<AuthTokensResponse> {
+  async register(input: RegisterRequest, client?: ClientInfo): Promise<AuthTokensResponse> {
     return this.tx.run(async (m) => {
-      const account = await this.accounts.create(input, m);
-      return this.respond(account, await this.sessions.start(account.id, m));
+      const account = await this.accounts.create(m, input);
+      await this.verification.sendVerification(m, account);
+      return this.respond(account, await this.sessions.start(account.id, m, client));
     });
   }
 
-  async login(input: LoginRequest): Promise<AuthTokensResponse> {
+  async login(input: LoginRequest, client?: ClientInfo): Promise<AuthTokensResponse | MfaRequiredResponse> {
     const account = await this.accounts.verifyPassword(input.email, input.password);
     if (!account) throw INVALID_CREDENTIALS();
-    return this.respond(account, await this.sessions.start(account.id));
+    if (await this.mfa.isEnabled(account.id)) return this.mfa.challenge(account.id, client);
+    return this.respond(account, await this.sessions.start(account.id, undefined, client));
+  }
+
+  async loginWithSecondFactor(input: MfaLoginRequest): Promise<AuthTokensResponse> {
+    const tokens = await this.mfa.completeLogin(input);
+    const account = await this.accounts.findById(tokens.accountId);
+    if (!account) throw Problem.unauthorized();
+    return this.respond(account, tokens);
   }
 
   async refresh(refreshToken: string): Promise<AuthTokensResponse> {
@@ -45,9 +59,9 @@ export class AuthService {
     const account = await this.me(principal);
     const verified = await this.accounts.verifyPassword(account.email, input.currentPassword);
     if (!verified) throw Problem.invalidInput('currentPassword is incorrect.', [{ field: 'currentPassword', message: 'is incorrect' }]);
-    await this.tx.run(async (m) => {
-      await this.accounts.setPassword(account.id, input.newPassword, m);
-      await this.sessions.endAllExcept(account.id, sessionId, m);
+    await this.tx.run(async (m, publish) => {
+      await this.accounts.setPassword(m, account.id, input.newPassword);
+      await this.sessions.endAllExcept(m, publish, account.id, sessionId);
     });
   }
 

@@ -26,7 +26,13 @@ describe('CredentialVerifier', () => {
     const { verifier, accessTokens, read, sessions } = setup();
     const token = accessTokens.issue({ accountId: ACCOUNT, sessionId: SESSION });
     for (let i = 0; i < 3; i++) {
-      expect(await verifier.verify(token)).toEqual({ accountId: ACCOUNT, kind: 'access_token', credentialId: SESSION, scopes: ['read', 'write'], expiresAt: null });
+      expect(await verifier.verify(token)).toEqual({
+        accountId: ACCOUNT,
+        kind: 'access_token',
+        credentialId: SESSION,
+        scopes: ['read', 'write'],
+        expiresAt: null,
+      });
     }
     expect(read).toHaveBeenCalledTimes(1);
     expect(sessions.isLive).toHaveBeenCalledTimes(3);
@@ -43,7 +49,12 @@ describe('CredentialVerifier', () => {
   it('refuses a remembered token from the second its exp is reached, as jsonwebtoken does', async () => {
     const { verifier, read } = setup();
     const now = Math.floor(Date.now() / 1000);
-    const token = sign({ sid: SESSION, typ: 'access' }, SECRET, { algorithm: 'HS256', subject: ACCOUNT, issuer: 'hosting-account-api', expiresIn: 60 });
+    const token = sign({ sid: SESSION, typ: 'access' }, SECRET, {
+      algorithm: 'HS256',
+      subject: ACCOUNT,
+      issuer: 'hosting-account-api',
+      expiresIn: 60,
+    });
     expect(await verifier.verify(token)).not.toBeNull();
     jest.useFakeTimers({ now: (now + 59) * 1000 });
     expect(await verifier.verify(token)).not.toBeNull();
@@ -54,8 +65,18 @@ describe('CredentialVerifier', () => {
 
   it('never remembers a token that fails: bad signature, wrong type, garbage', async () => {
     const { verifier, read, sessions } = setup();
-    const forged = sign({ sid: SESSION, typ: 'access' }, 'another-secret-that-is-long-enough-too', { algorithm: 'HS256', subject: ACCOUNT, issuer: 'hosting-account-api', expiresIn: 60 });
-    const refresh = sign({ sid: SESSION, typ: 'refresh' }, SECRET, { algorithm: 'HS256', subject: ACCOUNT, issuer: 'hosting-account-api', expiresIn: 60 });
+    const forged = sign({ sid: SESSION, typ: 'access' }, 'another-secret-that-is-long-enough-too', {
+      algorithm: 'HS256',
+      subject: ACCOUNT,
+      issuer: 'hosting-account-api',
+      expiresIn: 60,
+    });
+    const refresh = sign({ sid: SESSION, typ: 'refresh' }, SECRET, {
+      algorithm: 'HS256',
+      subject: ACCOUNT,
+      issuer: 'hosting-account-api',
+      expiresIn: 60,
+    });
     for (const token of [forged, forged, refresh, refresh, 'not.a.token', 'garbage']) expect(await verifier.verify(token)).toBeNull();
     expect(read).toHaveBeenCalledTimes(6);
     expect(sessions.isLive).not.toHaveBeenCalled();

@@ -40,6 +40,13 @@ export class CredentialVerifier {
     return { accountId: claims.accountId, kind: 'access_token', credentialId: claims.sessionId, scopes: ALL_SCOPES, expiresAt: null };
   }
 
+  /** When a verified credential stops working by itself: an access token's exp, an API key's expiry. */
+  validUntil(token: string, principal: Principal): Date | null {
+    if (principal.kind === 'api_key') return principal.expiresAt;
+    const exp = expiryOf(token);
+    return exp === null ? null : new Date(exp * 1000);
+  }
+
   private readAccessToken(token: string): AccessClaims | null {
     const id = createHash('sha256').update(token).digest('base64');
     const known = this.remembered.get(id);

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { CliArgs, CliCommand, requireArg } from '@app/core';
-import { AccountsService } from '../accounts/accounts.service';
+import { AccountsService } from '@app/accounts';
+import { CliArgs, CliCommand, requireArg, TransactionRunner, validateInput } from '@app/core';
 import { AccountResponse } from '../dto/auth.response';
 import { RegisterRequest } from '../dto/auth.request';
-import { validateInput } from './validate-input';
 
 @Injectable()
 export class AccountCreateCommand extends CliCommand {
@@ -11,7 +10,10 @@ export class AccountCreateCommand extends CliCommand {
   readonly usage = 'account:create --email <email> --password <password> --name <name>';
   readonly options = ['email', 'password', 'name'];
 
-  constructor(private readonly accounts: AccountsService) {
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly tx: TransactionRunner,
+  ) {
     super();
   }
 
@@ -21,6 +23,6 @@ export class AccountCreateCommand extends CliCommand {
       password: requireArg(args, 'password'),
       name: requireArg(args, 'name'),
     });
-    return [AccountResponse.from(await this.accounts.create(input))];
+    return [AccountResponse.from(await this.tx.run((m) => this.accounts.create(m, input)))];
   }
 }

@@ -1,9 +1,25 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsString, Length, MaxLength, MinLength } from 'class-validator';
 
-const trimLower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+export const trimLower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
+export const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+/** A password being set (change, reset): the rule and its documentation in one place. */
+export function NewPassword(): PropertyDecorator {
+  return applyDecorators(
+    ApiProperty({
+      minLength: 10,
+      maxLength: 1024,
+      description: 'The new password, at least 10 characters.',
+      example: 'another long passphrase',
+    }),
+    IsString(),
+    MinLength(10, { message: 'newPassword must be at least 10 characters' }),
+    MaxLength(1024),
+  );
+}
 
 export class LoginRequest {
   @ApiProperty({ example: 'ada@example.com', description: 'Email address of the account.' })
@@ -51,9 +67,6 @@ export class ChangePasswordRequest {
   @Length(1, 1024)
   currentPassword: string;
 
-  @ApiProperty({ minLength: 10, maxLength: 1024, description: 'The new password, at least 10 characters.', example: 'another long passphrase' })
-  @IsString()
-  @MinLength(10, { message: 'newPassword must be at least 10 characters' })
-  @MaxLength(1024)
+  @NewPassword()
   newPassword: string;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Account } from '../accounts/account.entity';
+import type { Account } from '@app/accounts';
+import { isoTimestamp } from '@app/core';
 
 export class AccountResponse {
   @ApiProperty({ format: 'uuid', description: 'Account id.' })
@@ -8,11 +9,24 @@ export class AccountResponse {
   email: string;
   @ApiProperty({ example: 'Ada Lovelace', description: 'Display name.' })
   name: string;
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: 'string',
+    description: 'When the email address was confirmed; null until then.',
+  })
+  emailVerifiedAt: string | null;
   @ApiProperty({ format: 'date-time', description: 'When the account was created.' })
   createdAt: string;
 
   static from(account: Account): AccountResponse {
-    return { id: account.id, email: account.email, name: account.name, createdAt: account.createdAt.toISOString() };
+    return {
+      id: account.id,
+      email: account.email,
+      name: account.name,
+      emailVerifiedAt: account.emailVerifiedAt ? isoTimestamp(account.emailVerifiedAt) : null,
+      createdAt: isoTimestamp(account.createdAt),
+    };
   }
 }
 

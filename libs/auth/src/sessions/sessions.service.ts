@@ -1,11 +1,31 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, IsNull, Not, Repository } from 'typeorm';
-import { AppConfig, poolQuery, Problem, TransactionRunner } from '@app/core';
+import { EntityManager, IsNull, Repository } from 'typeorm';
+import {
+  AppConfig,
+  ClientInfo,
+  CredentialsRevokedEvent,
+  domainEvent,
+  Paginated,
+  paginated,
+  PageQuery,
+  poolQuery,
+  Principal,
+  Problem,
+  Publish,
+  TransactionRunner,
+} from '@app/core';
 import { AccessTokens } from '../tokens/access-tokens';
 import { hashRefreshToken, newRefreshToken } from '../tokens/refresh-tokens';
 import { RefreshToken } from './refresh-token.entity';
+import { currentSessionOf } from './current-session';
+import { SessionResponse } from './dto/session.response';
 import { Session } from './session.entity';
+import { SessionActivity } from './session-activity';
+import { SessionsRepository } from './sessions.repository';
+
+/** Streams held with the account's credentials check them again (issue 17, finding 2). */
+export const revoked = (accountId: string) => domainEvent<CredentialsRevokedEvent>('credentials.revoked', accountId, {});
 
 export interface IssuedTokens {
   accountId: string;
@@ -22,12 +42,15 @@ export class SessionsService {
     private readonly tx: TransactionRunner,
     private readonly accessTokens: AccessTokens,
     private readonly config: AppConfig,
+    private readonly repository: SessionsRepository,
+    private readonly activity: SessionActivity,
   ) {}
 
-  async start(accountId: string, manager?: EntityManager): Promise<IssuedTokens> {
+  async start(accountId: string, manager?: EntityManager, client?: ClientInfo): Promise<IssuedTokens> {
     const work = async (m: EntityManager) => {
       const expiresAt = new Date(Date.now() + this.config.refreshTokenTtlSeconds * 1000);
-      const session = await m.save(m.create(Session, { accountId, expiresAt, revokedAt: null }));
+      const where = { ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
+      const session = await m.save(m.create(Session, { accountId, expiresAt, revokedAt: null, ...where }));
       return this.issue(m, session);
     };
     return manager ? work(manager) : this.tx.run(work);
@@ -35,7 +58,7 @@ export class SessionsService {
 
   /** Rotates a refresh token; a spent token presented again ends its whole session. */
   async refresh(token: string): Promise<IssuedTokens> {
-    const outcome = await this.tx.run(async (m) => {
+    const outcome = await this.tx.run(async (m, publish) => {
       const stored = await m
         .createQueryBuilder(RefreshToken, 't')
         .setLock('pessimistic_write')
@@ -46,6 +69,7 @@ export class SessionsService {
       if (!session || session.revokedAt || session.expiresAt <= new Date()) return null;
       if (stored.usedAt) {
         await m.update(Session, { id: session.id }, { revokedAt: new Date() });
+        publish(revoked(session.accountId));
         return 'reused' as const;
       }
       await m.update(RefreshToken, { id: stored.id }, { usedAt: new Date() });
@@ -56,15 +80,37 @@ export class SessionsService {
   }
 
   async end(sessionId: string): Promise<void> {
-    await this.sessions.update({ id: sessionId, revokedAt: IsNull() }, { revokedAt: new Date() });
+    const session = await this.sessions.findOne({ where: { id: sessionId, revokedAt: IsNull() }, select: { id: true, accountId: true } });
+    const result = await this.sessions.update({ id: sessionId, revokedAt: IsNull() }, { revokedAt: new Date() });
+    if (session && result.affected) this.tx.emit(revoked(session.accountId));
   }
 
-  async endAllExcept(accountId: string, keepSessionId: string | null, manager: EntityManager): Promise<void> {
-    await manager.update(
-      Session,
-      { accountId, revokedAt: IsNull(), ...(keepSessionId ? { id: Not(keepSessionId) } : {}) },
-      { revokedAt: new Date() },
+  /** Ends the account's sessions but one; after COMMIT, open notification streams of the ended ones close. */
+  async endAllExcept(manager: EntityManager, publish: Publish, accountId: string, keepSessionId: string | null): Promise<void> {
+    await this.repository.revokeAllExcept(manager, accountId, keepSessionId);
+    publish(revoked(accountId));
+  }
+
+  async list(principal: Principal, query: PageQuery): Promise<Paginated<SessionResponse>> {
+    const current = currentSessionOf(principal);
+    const { rows, total } = await this.repository.listLive(principal.accountId, query);
+    return paginated(
+      rows.map((row) => SessionResponse.fromRow(row, current)),
+      query,
+      total,
     );
+  }
+
+  /** Ends one of the account's sessions; another account's (or an ended) session is a 404. */
+  async revoke(principal: Principal, sessionId: string): Promise<void> {
+    currentSessionOf(principal);
+    if (!(await this.repository.revokeForAccount(sessionId, principal.accountId))) throw Problem.notFound('Session');
+    this.tx.emit(revoked(principal.accountId));
+  }
+
+  async revokeOthers(principal: Principal): Promise<void> {
+    const current = currentSessionOf(principal);
+    await this.tx.run((m, publish) => this.endAllExcept(m, publish, principal.accountId, current));
   }
 
   /** One primary-key lookup: is this session still live for this account? */
@@ -74,6 +120,7 @@ export class SessionsService {
       'SELECT 1 FROM sessions WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL AND expires_at > now()',
       [sessionId, accountId],
     );
+    if (rows.length) this.activity.used(sessionId);
     return rows.length > 0;
   }
 

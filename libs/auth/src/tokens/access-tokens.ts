@@ -28,6 +28,8 @@ export class AccessTokens {
     try {
       const payload = verify(token, this.config.jwtSecret, { algorithms: ['HS256'], issuer: ISSUER });
       if (typeof payload === 'string' || payload.typ !== 'access' || !payload.sub || typeof payload.sid !== 'string') return null;
+      // jsonwebtoken accepts a token without exp as never expiring; ours always carry one.
+      if (typeof payload.exp !== 'number') return null;
       return { accountId: payload.sub, sessionId: payload.sid };
     } catch {
       return null;

@@ -1,0 +1,73 @@
+import { Body, Controller, HttpCode, Patch, Post } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiProblems, CurrentPrincipal, Principal, Public, RateLimit } from '@app/core';
+import { AccountResponse } from '../dto/auth.response';
+import { PasswordResetService } from '../password/password-reset.service';
+import {
+  AcceptedResponse,
+  ForgotPasswordRequest,
+  ResetPasswordRequest,
+  UpdateMeRequest,
+  VerifyEmailRequest,
+} from './dto/account-email.request';
+import { EmailVerificationService } from './email-verification.service';
+
+@ApiTags('Auth')
+@Controller('api/auth')
+export class AccountEmailController {
+  constructor(
+    private readonly verification: EmailVerificationService,
+    private readonly passwordReset: PasswordResetService,
+  ) {}
+
+  @Public()
+  @RateLimit('password-reset')
+  @Post('password/forgot')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Mail a password reset link (the same answer whether or not the email has an account)',
+    operationId: 'forgotPassword',
+  })
+  @ApiAcceptedResponse({ type: AcceptedResponse })
+  @ApiProblems(400, 429)
+  forgot(@Body() body: ForgotPasswordRequest): Promise<AcceptedResponse> {
+    return this.passwordReset.requestReset(body.email);
+  }
+
+  @Public()
+  @RateLimit('password-reset')
+  @Post('password/reset')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Set a new password with the token of a reset link; ends every session', operationId: 'resetPassword' })
+  @ApiProblems(400, 429)
+  reset(@Body() body: ResetPasswordRequest): Promise<void> {
+    return this.passwordReset.reset(body.token, body.newPassword);
+  }
+
+  @Public()
+  @RateLimit('login')
+  @Post('email/verify')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Confirm an email address with the token of a verification link', operationId: 'verifyEmail' })
+  @ApiProblems(400, 409, 429)
+  verify(@Body() body: VerifyEmailRequest): Promise<void> {
+    return this.verification.verify(body.token);
+  }
+
+  @ApiBearerAuth()
+  @Post('email/resend')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Mail a new verification link to the account address', operationId: 'resendVerificationEmail' })
+  @ApiProblems(401, 403, 409, 429)
+  resend(@CurrentPrincipal() principal: Principal): Promise<void> {
+    return this.verification.resend(principal);
+  }
+
+  @ApiBearerAuth()
+  @Patch('me')
+  @ApiOperation({ summary: 'Change the name, or the email (confirmed through a link before it applies)', operationId: 'updateMe' })
+  @ApiProblems(400, 401, 403, 409, 429)
+  updateMe(@CurrentPrincipal() principal: Principal, @Body() body: UpdateMeRequest): Promise<AccountResponse> {
+    return this.verification.updateMe(principal, body);
+  }
+}

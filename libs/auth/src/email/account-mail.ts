@@ -1,0 +1,108 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { AppConfig, MailMessage, OutboundMail } from '@app/core';
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+interface Template {
+  subject: string;
+  /** Paragraphs of plain text. */
+  lines: string[];
+  action?: { label: string; url: string };
+}
+
+function render(to: string, name: string, template: Template): MailMessage {
+  const greeting = `Hello ${name},`;
+  const action = template.action;
+  const text = [
+    greeting,
+    '',
+    ...template.lines.flatMap((l) => [l, '']),
+    ...(action ? [`${action.label}: ${action.url}`, ''] : []),
+    '-- Hosting Account',
+  ].join('\n');
+  const html = [
+    '<!doctype html><html><body style="font-family: sans-serif">',
+    `<p>${escapeHtml(greeting)}</p>`,
+    ...template.lines.map((l) => `<p>${escapeHtml(l)}</p>`),
+    ...(action ? [`<p><a href="${escapeHtml(action.url)}">${escapeHtml(action.label)}</a></p>`] : []),
+    '<p>-- Hosting Account</p></body></html>',
+  ].join('\n');
+  return { to, subject: template.subject, text, html };
+}
+
+/** The account mails (text and HTML), with links on PUBLIC_URL, queued through OutboundMail. */
+@Injectable()
+export class AccountMail {
+  constructor(
+    private readonly outbound: OutboundMail,
+    private readonly config: AppConfig,
+  ) {}
+
+  verifyEmail(m: EntityManager, to: string, name: string, token: string): Promise<void> {
+    return this.send(m, to, name, {
+      subject: 'Confirm your email address',
+      lines: [`Confirm that ${to} is your address. The link works once, for 24 hours.`],
+      action: { label: 'Confirm email address', url: this.link('/verify-email', token) },
+    });
+  }
+
+  confirmNewEmail(m: EntityManager, to: string, name: string, token: string): Promise<void> {
+    return this.send(m, to, name, {
+      subject: 'Confirm your new email address',
+      lines: [`You asked to use ${to} for your account. It replaces the old address once you confirm. The link works once, for 24 hours.`],
+      action: { label: 'Confirm new address', url: this.link('/verify-email', token) },
+    });
+  }
+
+  emailChangeRequested(m: EntityManager, to: string, name: string, newEmail: string): Promise<void> {
+    return this.send(m, to, name, {
+      subject: 'Your account email is being changed',
+      lines: [
+        `Someone signed in to your account asked to change its email to ${newEmail}.`,
+        'If this was not you, reset your password now.',
+      ],
+    });
+  }
+
+  passwordReset(m: EntityManager, to: string, name: string, token: string): Promise<void> {
+    return this.send(m, to, name, {
+      subject: 'Reset your password',
+      lines: [
+        'Someone asked to reset the password of your account. If it was not you, ignore this mail.',
+        'The link works once, for 1 hour.',
+      ],
+      action: { label: 'Choose a new password', url: this.link('/reset-password', token) },
+    });
+  }
+
+  notice(m: EntityManager, to: string, name: string, what: 'password_reset' | 'mfa_enabled' | 'mfa_disabled'): Promise<void> {
+    const notices = {
+      password_reset: {
+        subject: 'Your password was reset',
+        line: 'The password of your account was reset and every session was signed out.',
+      },
+      mfa_enabled: {
+        subject: 'Two-factor sign-in is on',
+        line: 'Two-factor sign-in was turned on for your account; other sessions were signed out.',
+      },
+      mfa_disabled: {
+        subject: 'Two-factor sign-in is off',
+        line: 'Two-factor sign-in was turned off for your account; other sessions were signed out.',
+      },
+    }[what];
+    return this.send(m, to, name, {
+      subject: notices.subject,
+      lines: [notices.line, 'If this was not you, reset your password and contact support.'],
+    });
+  }
+
+  private link(path: string, token: string): string {
+    return `${this.config.publicUrl}${path}?token=${encodeURIComponent(token)}`;
+  }
+
+  private send(m: EntityManager, to: string, name: string, template: Template): Promise<void> {
+    return this.outbound.queue(render(to, name, template), m);
+  }
+}

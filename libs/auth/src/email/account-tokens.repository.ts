@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+
+export type AccountTokenPurpose = 'verify_email' | 'change_email' | 'reset_password';
+
+export interface ConsumedToken {
+  account_id: string;
+  purpose: AccountTokenPurpose;
+  email: string;
+}
+
+/** Single-use mailed tokens, stored as SHA-256 hashes. */
+@Injectable()
+export class AccountTokensRepository {
+  async create(
+    m: EntityManager,
+    accountId: string,
+    purpose: AccountTokenPurpose,
+    email: string,
+    tokenHash: string,
+    ttlSeconds: number,
+  ): Promise<void> {
+    await m.query(
+      `INSERT INTO account_tokens (account_id, purpose, email, token_hash, expires_at)
+       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
+      [accountId, purpose, email, tokenHash, ttlSeconds],
+    );
+  }
+
+  /** Marks a live token of one of these purposes used and returns it; null if unknown, spent or expired. */
+  async consume(m: EntityManager, tokenHash: string, purposes: AccountTokenPurpose[]): Promise<ConsumedToken | null> {
+    const rows: unknown[] = await m.query(
+      `UPDATE account_tokens SET used_at = now()
+        WHERE token_hash = $1 AND purpose = ANY($2::text[]) AND used_at IS NULL AND expires_at > now()
+        RETURNING account_id, purpose, email`,
+      [tokenHash, purposes],
+    );
+    const flat = (Array.isArray(rows[0]) ? rows[0] : rows) as ConsumedToken[];
+    return flat[0] ?? null;
+  }
+
+  /** Earlier unused tokens of a purpose stop working when a new one is sent or one is used. */
+  async retire(m: EntityManager, accountId: string, purpose: AccountTokenPurpose): Promise<void> {
+    await m.query('UPDATE account_tokens SET used_at = now() WHERE account_id = $1 AND purpose = $2 AND used_at IS NULL', [
+      accountId,
+      purpose,
+    ]);
+  }
+}

@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { Account, AccountsService } from '@app/accounts';
+import { AppConfig, Principal, Problem, RateLimitStore, TransactionRunner } from '@app/core';
+import { spendAccountBudget } from '../account-rate-limit';
+import { AccountResponse } from '../dto/auth.response';
+import { hashSecretToken, newSecretToken } from '../mfa/secret-tokens';
+import { AccountMail } from './account-mail';
+import { AccountTokensRepository } from './account-tokens.repository';
+import { UpdateMeRequest } from './dto/account-email.request';
+
+const VERIFY_TTL_SECONDS = 24 * 3600;
+const invalidToken = () =>
+  new Problem(400, 'invalid_token', 'The link is invalid, expired or already used.', [
+    { field: 'token', message: 'is invalid, expired or already used' },
+  ]);
+
+/** Proof that an address is the account holder's: at registration, on request, and before an email change. */
+@Injectable()
+export class EmailVerificationService {
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly tokens: AccountTokensRepository,
+    private readonly mail: AccountMail,
+    private readonly tx: TransactionRunner,
+    private readonly rateLimits: RateLimitStore,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Queues the verification mail in the caller's transaction (registration). */
+  async sendVerification(m: EntityManager, account: Account): Promise<void> {
+    const token = newSecretToken('hev_');
+    await this.tokens.retire(m, account.id, 'verify_email');
+    await this.tokens.create(m, account.id, 'verify_email', account.email, token.hash, VERIFY_TTL_SECONDS);
+    await this.mail.verifyEmail(m, account.email, account.name, token.token);
+  }
+
+  async resend(principal: Principal): Promise<void> {
+    const account = await this.existingAccount(principal.accountId);
+    if (account.emailVerifiedAt) throw Problem.conflict('already_verified', 'The email address is already confirmed.');
+    await this.spendMailBudget(account.id);
+    await this.tx.run((m) => this.sendVerification(m, account));
+  }
+
+  async verify(token: string): Promise<void> {
+    await this.tx.run(async (m) => {
+      const used = await this.tokens.consume(m, hashSecretToken(token), ['verify_email', 'change_email']);
+      if (!used) throw invalidToken();
+      if (used.purpose === 'verify_email') return this.accounts.markEmailVerified(m, used.account_id, used.email);
+      await this.accounts.changeEmail(m, used.account_id, used.email);
+      await this.tokens.retire(m, used.account_id, 'change_email');
+      await this.tokens.retire(m, used.account_id, 'verify_email');
+    });
+  }
+
+  /** A new name applies at once; a new email only after it is confirmed, and the old address is told. */
+  async updateMe(principal: Principal, input: UpdateMeRequest): Promise<AccountResponse> {
+    const account = await this.existingAccount(principal.accountId);
+    const newEmail = input.email && input.email !== account.email ? input.email : undefined;
+    if (newEmail) await this.checkEmailChange(account, newEmail, input.currentPassword);
+    const token = newSecretToken('hev_');
+    await this.tx.run(async (m) => {
+      if (input.name !== undefined) await this.accounts.rename(m, account.id, input.name);
+      if (!newEmail) return;
+      await this.tokens.retire(m, account.id, 'change_email');
+      await this.tokens.create(m, account.id, 'change_email', newEmail, token.hash, VERIFY_TTL_SECONDS);
+      const name = input.name ?? account.name;
+      await this.mail.confirmNewEmail(m, newEmail, name, token.token);
+      await this.mail.emailChangeRequested(m, account.email, name, newEmail);
+    });
+    return AccountResponse.from((await this.accounts.findById(account.id))!);
+  }
+
+  private async checkEmailChange(account: Account, newEmail: string, currentPassword: string | undefined): Promise<void> {
+    if (!currentPassword) {
+      throw Problem.invalidInput('currentPassword is required to change the email.', [
+        { field: 'currentPassword', message: 'is required to change the email' },
+      ]);
+    }
+    if (!(await this.accounts.verifyPassword(account.email, currentPassword))) {
+      throw Problem.invalidInput('currentPassword is incorrect.', [{ field: 'currentPassword', message: 'is incorrect' }]);
+    }
+    if (await this.accounts.findByEmail(newEmail)) throw Problem.conflict('email_taken', 'An account with this email already exists.');
+    await this.spendMailBudget(account.id);
+  }
+
+  private spendMailBudget(accountId: string): Promise<void> {
+    return spendAccountBudget(this.rateLimits, `email:account:${accountId}`, this.config.rateLimit.emailPerHour, 3600);
+  }
+
+  private async existingAccount(accountId: string): Promise<Account> {
+    const account = await this.accounts.findById(accountId);
+    if (!account) throw Problem.unauthorized();
+    return account;
+  }
+}

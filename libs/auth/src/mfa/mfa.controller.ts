@@ -1,0 +1,57 @@
+import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiProblems, CurrentPrincipal, Principal, Public, RateLimit } from '@app/core';
+import { AuthService } from '../auth.service';
+import { AuthTokensResponse } from '../dto/auth.response';
+import { DisableMfaRequest, MfaLoginRequest, TotpCodeRequest } from './dto/mfa.request';
+import { MfaSetupResponse, RecoveryCodesResponse } from './dto/mfa.response';
+import { MfaService } from './mfa.service';
+
+@ApiTags('Auth')
+@Controller('api/auth')
+export class MfaController {
+  constructor(
+    private readonly mfa: MfaService,
+    private readonly auth: AuthService,
+  ) {}
+
+  @Public()
+  @RateLimit('login')
+  @Post('login/2fa')
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Second login step: the mfaToken with a TOTP code or a recovery code', operationId: 'loginSecondFactor' })
+  @ApiProblems(400, 401, 429)
+  loginSecondFactor(@Body() body: MfaLoginRequest): Promise<AuthTokensResponse> {
+    return this.auth.loginWithSecondFactor(body);
+  }
+
+  @ApiBearerAuth()
+  @Post('2fa/setup')
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Start two-factor setup: a new TOTP secret, its otpauth:// URI and QR code', operationId: 'setupTwoFactor' })
+  @ApiProblems(401, 403, 409, 429)
+  setup(@CurrentPrincipal() principal: Principal): Promise<MfaSetupResponse> {
+    return this.mfa.setup(principal);
+  }
+
+  @ApiBearerAuth()
+  @Post('2fa/enable')
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({ summary: 'Turn two-factor sign-in on with a first code; returns recovery codes once', operationId: 'enableTwoFactor' })
+  @ApiProblems(400, 401, 403, 409, 429)
+  enable(@CurrentPrincipal() principal: Principal, @Body() body: TotpCodeRequest): Promise<RecoveryCodesResponse> {
+    return this.mfa.enable(principal, body.code);
+  }
+
+  @ApiBearerAuth()
+  @Post('2fa/disable')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Turn two-factor sign-in off (password and a code)', operationId: 'disableTwoFactor' })
+  @ApiProblems(400, 401, 403, 409, 429)
+  disable(@CurrentPrincipal() principal: Principal, @Body() body: DisableMfaRequest): Promise<void> {
+    return this.mfa.disable(principal, body);
+  }
+}

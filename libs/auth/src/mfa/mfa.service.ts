@@ -1,0 +1,155 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { AppConfig, ClientInfo, Principal, Problem, RateLimitStore, SecretBox, TransactionRunner } from '@app/core';
+import { AccountsService } from '@app/accounts';
+import { spendAccountBudget } from '../account-rate-limit';
+import { AccountMail } from '../email/account-mail';
+import { currentSessionOf } from '../sessions/current-session';
+import { IssuedTokens, SessionsService } from '../sessions/sessions.service';
+import { DisableMfaRequest, MfaLoginRequest } from './dto/mfa.request';
+import { MfaRequiredResponse, MfaSetupResponse, RecoveryCodesResponse } from './dto/mfa.response';
+import { MfaRepository } from './mfa.repository';
+import { hashRecoveryCode, hashSecretToken, newRecoveryCode, newSecretToken } from './secret-tokens';
+import { totp } from './totp';
+
+export const MFA_TOKEN_TTL_SECONDS = 300;
+const MAX_FAILED_ATTEMPTS = 5;
+const RECOVERY_CODE_COUNT = 10;
+
+const invalidCode = (field = 'code') =>
+  new Problem(400, 'invalid_code', 'The code is incorrect or was already used.', [{ field, message: 'is incorrect or already used' }]);
+const invalidMfaToken = () => new Problem(401, 'invalid_mfa_token', 'The mfaToken is invalid, expired or already used; log in again.');
+
+export type MfaEvent = 'mfa_enabled' | 'mfa_disabled';
+
+/** TOTP (RFC 6238) second factor: setup, enable with recovery codes, disable, the login step. */
+@Injectable()
+export class MfaService {
+  constructor(
+    private readonly repository: MfaRepository,
+    private readonly accounts: AccountsService,
+    private readonly sessions: SessionsService,
+    private readonly secrets: SecretBox,
+    private readonly tx: TransactionRunner,
+    private readonly rateLimits: RateLimitStore,
+    private readonly config: AppConfig,
+    private readonly mail: AccountMail,
+  ) {}
+
+  isEnabled(accountId: string): Promise<boolean> {
+    return this.repository.isEnabled(accountId);
+  }
+
+  async setup(principal: Principal): Promise<MfaSetupResponse> {
+    currentSessionOf(principal);
+    const account = await this.existingAccount(principal.accountId);
+    if (await this.isEnabled(account.id)) throw Problem.conflict('mfa_enabled', 'Two-factor sign-in is already on; disable it first.');
+    const enrolment = await totp.enrol(account.email);
+    await this.tx.run((m) => this.repository.savePending(m, account.id, this.secrets.seal(enrolment.secret)));
+    return enrolment;
+  }
+
+  /** Turns 2FA on with a first code; ends every other session. */
+  async enable(principal: Principal, code: string): Promise<RecoveryCodesResponse> {
+    const current = currentSessionOf(principal);
+    await this.countAttempt(principal.accountId);
+    const account = await this.existingAccount(principal.accountId);
+    const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+    const outcome = await this.tx.run(async (m, publish) => {
+      const mfa = await this.repository.find(m, principal.accountId, true);
+      if (!mfa) return 'not_set_up' as const;
+      if (mfa.enabled_at) return 'enabled' as const;
+      if (!(await this.acceptTotp(m, principal.accountId, mfa.secret_sealed, mfa.last_time_step, code))) return 'bad_code' as const;
+      await this.repository.enable(m, principal.accountId, codes.map(hashRecoveryCode));
+      await this.sessions.endAllExcept(m, publish, principal.accountId, current);
+      await this.mail.notice(m, account.email, account.name, 'mfa_enabled');
+      return 'ok' as const;
+    });
+    if (outcome === 'not_set_up') throw Problem.conflict('mfa_not_set_up', 'Call POST /api/auth/2fa/setup first.');
+    if (outcome === 'enabled') throw Problem.conflict('mfa_enabled', 'Two-factor sign-in is already on.');
+    if (outcome === 'bad_code') throw invalidCode();
+    return { recoveryCodes: codes };
+  }
+
+  async disable(principal: Principal, input: DisableMfaRequest): Promise<void> {
+    const current = currentSessionOf(principal);
+    await this.countAttempt(principal.accountId);
+    const account = await this.existingAccount(principal.accountId);
+    if (!(await this.accounts.verifyPassword(account.email, input.password))) {
+      throw Problem.invalidInput('password is incorrect.', [{ field: 'password', message: 'is incorrect' }]);
+    }
+    const outcome = await this.tx.run(async (m, publish) => {
+      const mfa = await this.repository.find(m, account.id, true);
+      if (!mfa?.enabled_at) return 'not_enabled' as const;
+      if (!(await this.acceptCodeOrRecovery(m, account.id, mfa, input.code))) return 'bad_code' as const;
+      await this.repository.disable(m, account.id);
+      await this.sessions.endAllExcept(m, publish, account.id, current);
+      await this.mail.notice(m, account.email, account.name, 'mfa_disabled');
+      return 'ok' as const;
+    });
+    if (outcome === 'not_enabled') throw Problem.conflict('mfa_not_enabled', 'Two-factor sign-in is not on.');
+    if (outcome === 'bad_code') throw invalidCode();
+  }
+
+  /** The first login step for an account with 2FA: a short-lived token that gives no access. */
+  async challenge(accountId: string, client?: ClientInfo): Promise<MfaRequiredResponse> {
+    const token = newSecretToken('hmf_');
+    await this.repository.createChallenge(accountId, token.hash, MFA_TOKEN_TTL_SECONDS, client);
+    return { mfaRequired: true, mfaToken: token.token, expiresIn: MFA_TOKEN_TTL_SECONDS };
+  }
+
+  /** The second login step: a code or a recovery code against a live mfaToken; 5 wrong ones end it. */
+  async completeLogin(input: MfaLoginRequest): Promise<IssuedTokens> {
+    if (!input.code === !input.recoveryCode) {
+      throw Problem.invalidInput('Give either code or recoveryCode.', [{ field: 'code', message: 'give either code or recoveryCode' }]);
+    }
+    const hash = hashSecretToken(input.mfaToken);
+    const peek = await this.repository.findChallenge(hash);
+    if (!peek?.live) throw invalidMfaToken();
+    await this.countAttempt(peek.account_id);
+    const outcome = await this.tx.run(async (m) => {
+      const challenge = await this.repository.findChallenge(hash, m);
+      if (!challenge?.live) return 'ended' as const;
+      const mfa = await this.repository.find(m, challenge.account_id, true);
+      const accepted =
+        mfa?.enabled_at && (await this.acceptCodeOrRecovery(m, challenge.account_id, mfa, input.code ?? input.recoveryCode!));
+      if (!accepted) {
+        await this.repository.failChallenge(m, challenge.id, MAX_FAILED_ATTEMPTS);
+        return 'bad_code' as const;
+      }
+      await this.repository.endChallenge(m, challenge.id);
+      return this.sessions.start(challenge.account_id, m, { ip: challenge.ip, userAgent: challenge.user_agent });
+    });
+    if (outcome === 'ended') throw invalidMfaToken();
+    if (outcome === 'bad_code') throw new Problem(401, 'invalid_code', 'The code is incorrect or was already used.');
+    return outcome;
+  }
+
+  private async acceptCodeOrRecovery(
+    m: EntityManager,
+    accountId: string,
+    mfa: { secret_sealed: string; last_time_step: string | null },
+    code: string,
+  ) {
+    if (/^\d{6}$/.test(code)) return this.acceptTotp(m, accountId, mfa.secret_sealed, mfa.last_time_step, code);
+    return this.repository.spendRecoveryCode(m, accountId, hashRecoveryCode(code));
+  }
+
+  /** A code is good once: its time step is recorded and steps up to it are refused afterwards. */
+  private async acceptTotp(m: EntityManager, accountId: string, sealed: string, lastStep: string | null, code: string): Promise<boolean> {
+    const step = await totp.check(this.secrets.open(sealed), code, lastStep === null ? null : Number(lastStep));
+    if (step === null) return false;
+    await this.repository.recordTimeStep(m, accountId, step);
+    return true;
+  }
+
+  private countAttempt(accountId: string): Promise<void> {
+    return spendAccountBudget(this.rateLimits, `2fa:account:${accountId}`, this.config.rateLimit.mfaPerMinute, 60);
+  }
+
+  private async existingAccount(accountId: string) {
+    const account = await this.accounts.findById(accountId);
+    if (!account) throw Problem.unauthorized();
+    return account;
+  }
+}

@@ -1,0 +1,24 @@
+import type { EntityManager } from 'typeorm';
+
+export interface JobOptions {
+  /** Attempts after the first one. */
+  retryLimit?: number;
+  /** Delay before the first retry; with `retryBackoff` it doubles each time (with jitter). */
+  retryDelaySeconds?: number;
+  retryBackoff?: boolean;
+}
+
+export type JobHandler<T> = (data: T) => Promise<void>;
+
+/**
+ * Durable background work in the application database: a job sent inside a transaction exists
+ * only if that transaction commits, survives restarts, and is retried when its handler throws.
+ */
+export abstract class JobQueue {
+  /** Queues a job; with `manager`, as part of that transaction. */
+  abstract send<T extends object>(name: string, data: T, options?: JobOptions, manager?: EntityManager): Promise<void>;
+  /** Registers the handler of a job name; handlers run once workers are started. */
+  abstract work<T extends object>(name: string, handler: JobHandler<T>): void;
+  /** Starts polling for the registered jobs (the API server does; operator commands do not). */
+  abstract startWorkers(): Promise<void>;
+}

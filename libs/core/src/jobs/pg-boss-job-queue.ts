@@ -1,0 +1,128 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import PgBoss from 'pg-boss';
+import { DataSource, EntityManager } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { JobHandler, JobOptions, JobQueue } from './job-queue';
+
+interface Pool {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * pg-boss 10 (the last major that runs on Node 20) in the application database, schema `pgboss`.
+ * It reaches the database through the app's own pool (pg.Pool, or the PGlite look-alike whose
+ * single session it must share), and a job sent with a manager is inserted by that transaction.
+ */
+@Injectable()
+export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Jobs');
+  private readonly handlers = new Map<string, JobHandler<object>>();
+  private readonly queues = new Set<string>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private boss?: Promise<PgBoss>;
+  private stopped = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  /**
+   * Started at boot, before any request: on the embedded database a start (or a queue created)
+   * from inside a transaction would wait for the one connection that transaction holds.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    const boss = await this.started();
+    for (const name of this.handlers.keys()) await this.ensureQueue(boss, name);
+  }
+
+  async send<T extends object>(name: string, data: T, options: JobOptions = {}, manager?: EntityManager): Promise<void> {
+    const boss = await this.started();
+    const db = manager
+      ? {
+          executeSql: async (text: string, values: unknown[]) => ({ rows: (await manager.queryRunner!.query(text, values, true)).records }),
+        }
+      : undefined;
+    await this.ensureQueue(boss, name, db);
+    await boss.send(name, data, {
+      retryLimit: options.retryLimit,
+      retryDelay: options.retryDelaySeconds,
+      retryBackoff: options.retryBackoff,
+      ...(db ? { db } : {}),
+    });
+  }
+
+  work<T extends object>(name: string, handler: JobHandler<T>): void {
+    this.handlers.set(name, handler as JobHandler<object>);
+  }
+
+  async startWorkers(): Promise<void> {
+    const boss = await this.started();
+    const pollingIntervalSeconds = this.config.jobs.pollIntervalMs / 1000;
+    for (const [name, handler] of this.handlers) {
+      await this.ensureQueue(boss, name);
+      await boss.work<object>(name, { pollingIntervalSeconds, batchSize: 1 }, (jobs) => this.track(this.run(boss, name, handler, jobs)));
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (!this.boss) return;
+    const boss = await this.boss;
+    await boss.stop({ graceful: true, wait: true, timeout: 5000 });
+    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+    // pg-boss's own completion call (a no-op after ours) is issued before the pool closes.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  /**
+   * pg-boss 10 records a job's outcome without awaiting it, so a shutdown could close the pool
+   * first and leave the job "active" until it expires. The outcome is recorded here, awaited.
+   */
+  private async run(boss: PgBoss, name: string, handler: JobHandler<object>, jobs: PgBoss.Job<object>[]): Promise<void> {
+    for (const job of jobs) {
+      try {
+        await handler(job.data);
+        await boss.complete(name, job.id);
+      } catch (err) {
+        await boss
+          .fail(name, job.id, { message: (err as Error).message })
+          .catch((failErr: Error) => this.logger.error(`Job ${name} ${job.id}: ${failErr.message}`));
+      }
+    }
+  }
+
+  private track(work: Promise<void>): Promise<void> {
+    this.inFlight.add(work);
+    return work.finally(() => this.inFlight.delete(work));
+  }
+
+  private started(): Promise<PgBoss> {
+    if (this.stopped) return Promise.reject(new Error('The job queue is stopped'));
+    this.boss ??= this.start();
+    return this.boss;
+  }
+
+  private async start(): Promise<PgBoss> {
+    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
+    const boss = new PgBoss({
+      db: { executeSql: (text, values) => pool.query(text, values?.length ? values : undefined) },
+      schedule: false,
+      supervise: true,
+    });
+    boss.on('error', (err: Error) => this.logger.error(`Job queue: ${err.message}`));
+    await boss.start();
+    return boss;
+  }
+
+  private async ensureQueue(boss: PgBoss, name: string, db?: PgBoss.Db): Promise<void> {
+    if (this.queues.has(name)) return;
+    // pg-boss creates queues on its own connection; inside a transaction, the same function on it.
+    // Remembered only when made outside a transaction, which cannot roll back under us.
+    if (db) return void (await db.executeSql('SELECT pgboss.create_queue($1, $2::json)', [name, JSON.stringify({ policy: 'standard' })]));
+    await boss.createQueue(name);
+    this.queues.add(name);
+  }
+}

@@ -1,0 +1,28 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
+import { createTransport, Transporter } from 'nodemailer';
+import { Mailer, MailMessage } from './mailer';
+
+/** The embedded default: each message as an .eml file under DATA_DIR/outbox; the path is logged. */
+export class OutboxMailer extends Mailer {
+  private readonly logger = new Logger('Mail');
+  private readonly composer: Transporter;
+
+  constructor(
+    private readonly directory: string,
+    private readonly from: string,
+  ) {
+    super();
+    this.composer = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  }
+
+  async send(message: MailMessage): Promise<void> {
+    const { message: eml } = (await this.composer.sendMail({ from: this.from, ...message })) as { message: Buffer };
+    await mkdir(this.directory, { recursive: true, mode: 0o700 });
+    const file = join(this.directory, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
+    await writeFile(file, eml, { mode: 0o600 });
+    this.logger.log(`Mail "${message.subject}" written to ${file}`);
+  }
+}
