@@ -13,7 +13,8 @@ module.exports = function esmToCommonJsHelpers({ template }) {
         const parent = path.parentPath;
         const property = parent.isMemberExpression() ? parent.node.property.name : undefined;
         if (property === 'url') parent.replaceWith(url());
-        else if (property === 'resolve') parent.replaceWith(template.expression.ast`((specifier) => 'file://' + require.resolve(specifier))`);
+        else if (property === 'resolve')
+          parent.replaceWith(template.expression.ast`((specifier) => 'file://' + require.resolve(specifier))`);
         else path.replaceWith(template.expression.ast`({ url: ${url()} })`);
       },
     },

@@ -15,7 +15,9 @@ export const chromiumInstalled = (): boolean => existsSync(CHROMIUM);
  */
 export function browserTestsEnabled(): boolean {
   if (chromiumInstalled() || process.env.CI) return true;
-  process.stderr.write(`Skipping browser tests: ${CHROMIUM} is missing (apt-get install chromium). In CI (CI set) they run and fail instead.\n`);
+  process.stderr.write(
+    `Skipping browser tests: ${CHROMIUM} is missing (apt-get install chromium). In CI (CI set) they run and fail instead.\n`,
+  );
   return false;
 }
 
@@ -33,7 +35,16 @@ export async function launchChromium(): Promise<HeadlessChromium> {
     const context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       timeout: 60_000,
     });
     return {

@@ -18,7 +18,13 @@ export function recordResponses(into: RecordedResponse[]) {
       if (/json/.test(contentType) && typeof body === 'string' && req.path.startsWith('/api/')) {
         const route = (req.route?.path as string | undefined) ?? null;
         if (route) {
-          into.push({ method: req.method.toLowerCase(), route: `${req.baseUrl}${route}`.replace(/:(\w+)/g, '{$1}'), status: res.statusCode, contentType, body: JSON.parse(body) });
+          into.push({
+            method: req.method.toLowerCase(),
+            route: `${req.baseUrl}${route}`.replace(/:(\w+)/g, '{$1}'),
+            status: res.statusCode,
+            contentType,
+            body: JSON.parse(body),
+          });
         }
       }
       return send(body);
@@ -28,28 +34,26 @@ export function recordResponses(into: RecordedResponse[]) {
 }
 
 /**
- * The document made strict: an undocumented field in a response is an error. OpenAPI 3.0's
- * `nullable` beside `allOf` (a nullable reference) is spelled out as "that or null", which the
- * validator does not do by itself.
+ * The document made strict: an undocumented field in a response is an error, and `nullable` is
+ * read as strict tools (Prism, generated clients) read it. OpenAPI 3.1 has no `nullable` keyword;
+ * in 3.0 (since 3.0.3) it does not relax a `$ref` or `allOf`/`oneOf`/`anyOf` beside it. The
+ * validator would otherwise accept `null` for both, which is how a broken nullable reference
+ * once passed every test.
  */
-function closeObjects(node: unknown): void {
+function makeStrict(node: unknown, oas31: boolean): void {
   if (!node || typeof node !== 'object') return;
   const schema = node as Record<string, unknown>;
-  if (schema.nullable === true && Array.isArray(schema.allOf)) {
-    const allOf = schema.allOf;
-    delete schema.allOf;
-    delete schema.nullable;
-    delete schema.type;
-    schema.anyOf = [{ allOf }, { type: 'null' }];
-  }
+  const beside = '$ref' in schema || ['allOf', 'oneOf', 'anyOf'].some((key) => Array.isArray(schema[key]));
+  if ('nullable' in schema && (oas31 || beside)) delete schema.nullable;
   if (schema.type === 'object' && schema.properties && schema.additionalProperties === undefined) schema.additionalProperties = false;
-  Object.values(schema).forEach(closeObjects);
+  Object.values(schema).forEach((child) => makeStrict(child, oas31));
 }
 
 export function contractViolations(document: any, responses: RecordedResponse[]): string[] {
   const doc = JSON.parse(JSON.stringify(document));
-  closeObjects(doc.components);
-  closeObjects(doc.paths);
+  const oas31 = /^3\.1\./.test(String(doc.openapi));
+  makeStrict(doc.components, oas31);
+  makeStrict(doc.paths, oas31);
   const problems: string[] = [];
   const validators = new Map<string, OpenAPIResponseValidator | null>();
   for (const r of responses) {
@@ -70,7 +74,10 @@ export function contractViolations(document: any, responses: RecordedResponse[])
     }
     if (!declared.content) continue;
     const error = validator.validateResponse(r.status, r.body);
-    if (error) problems.push(`${key} ${r.status}: ${error.errors.map((e: { path: string; message: string }) => `${e.path} ${e.message}`).join('; ')}`);
+    if (error)
+      problems.push(
+        `${key} ${r.status}: ${error.errors.map((e: { path: string; message: string }) => `${e.path} ${e.message}`).join('; ')}`,
+      );
   }
   return [...new Set(problems)];
 }

@@ -1,19 +1,52 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
-import { TEST_DATABASE_URL } from './test-env';
+import { CLI } from './run-cli';
+import { PGLITE_TEMPLATE_ENV, RUN_DIR_ENV } from './test-database';
+import { TEST_DATABASE_URL, testEnv } from './test-env';
 
-/** On PostgreSQL: a fresh database for the run (apps apply migrations when they start). */
+const ROOT = join(__dirname, '../..');
+
+/**
+ * Migrates a database once per run, with the built CLI's `migration:run`: on PostgreSQL a
+ * template database the run's database is cloned from; on PGlite a data directory each test app
+ * copies. Apps then start on a migrated schema instead of applying every migration themselves.
+ */
 export default async function globalSetup(): Promise<void> {
-  if (!TEST_DATABASE_URL) return;
+  if (process.env[RUN_DIR_ENV]) return; // the e2e and integration projects share one setup per run
+  execFileSync(process.execPath, [join(ROOT, 'scripts/build-if-needed.js')], { cwd: ROOT, stdio: 'inherit' });
+  const runDir = mkdtempSync(join(tmpdir(), 'api-test-run-'));
+  process.env[RUN_DIR_ENV] = runDir;
+  if (!TEST_DATABASE_URL) {
+    const template = join(runDir, 'pglite-template');
+    migrate({ DATA_DIR: template });
+    process.env[PGLITE_TEMPLATE_ENV] = template;
+    return;
+  }
   const url = new URL(TEST_DATABASE_URL);
   const name = url.pathname.slice(1);
   if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`TEST_DATABASE_URL must name a plain database, got "${name}"`);
+  const template = `${name}_template`;
   url.pathname = '/postgres';
   const admin = new Client({ connectionString: url.toString() });
   await admin.connect();
   try {
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${template}`);
+    url.pathname = `/${template}`;
+    migrate({ DATABASE_URL: url.toString() });
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
   } finally {
     await admin.end();
   }
+}
+
+function migrate(env: Record<string, string>): void {
+  execFileSync(process.execPath, [CLI, 'migration:run'], {
+    env: { PATH: process.env.PATH, ...testEnv(env) } as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }

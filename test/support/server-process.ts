@@ -22,7 +22,10 @@ export function freePort(): Promise<number> {
 }
 
 /** The built server (`dist/`) as a separate process, as production runs it. */
-export async function startServerProcess(env: Record<string, string | undefined>): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string | undefined>,
+  options: { startTimeoutMs?: number } = {},
+): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [SERVER], {
     env: { PATH: process.env.PATH, ...testEnv({ PORT: String(port), LOG_LEVEL: 'info', ...env }) } as NodeJS.ProcessEnv,
@@ -31,7 +34,7 @@ export async function startServerProcess(env: Record<string, string | undefined>
   child.stdout!.on('data', (chunk) => (out += chunk));
   child.stderr!.on('data', (chunk) => (out += chunk));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), options.startTimeoutMs ?? 30_000);
     const check = () => {
       if (out.includes('API listening')) {
         clearTimeout(timer);

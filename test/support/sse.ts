@@ -18,48 +18,54 @@ export interface SseClient {
 export function openSse(server: { address(): AddressInfo | string | null }, path: string, authorization: string): Promise<SseClient> {
   const { port } = server.address() as AddressInfo;
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, headers: { Authorization: authorization, Accept: 'text/event-stream' } }, (res) => {
-      const events: SseEvent[] = [];
-      let buffer = '';
-      let raw = '';
-      const waiters: (() => void)[] = [];
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        raw += chunk;
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data !== undefined) events.push({ event, data: JSON.parse(data) });
-        }
-        waiters.splice(0).forEach((wake) => wake());
-      });
-      let seen = 0;
-      const client: SseClient = {
-        events,
-        raw: () => raw,
-        response: res,
-        close: () => req.destroy(),
-        next(event, timeoutMs = 5000) {
-          return new Promise((resolveNext, rejectNext) => {
-            const timer = setTimeout(() => rejectNext(new Error(`no "${event}" event within ${timeoutMs} ms; got ${JSON.stringify(events)}`)), timeoutMs);
-            const check = () => {
-              const index = events.findIndex((e, i) => i >= seen && e.event === event);
-              if (index >= 0) {
-                seen = index + 1;
-                clearTimeout(timer);
-                resolveNext(events[index]);
-              } else waiters.push(check);
-            };
-            check();
-          });
-        },
-      };
-      resolve(client);
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path, headers: { Authorization: authorization, Accept: 'text/event-stream' } },
+      (res) => {
+        const events: SseEvent[] = [];
+        let buffer = '';
+        let raw = '';
+        const waiters: (() => void)[] = [];
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          raw += chunk;
+          buffer += chunk;
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const event = /^event: (.*)$/m.exec(block)?.[1];
+            const data = /^data: (.*)$/m.exec(block)?.[1];
+            if (event && data !== undefined) events.push({ event, data: JSON.parse(data) });
+          }
+          waiters.splice(0).forEach((wake) => wake());
+        });
+        let seen = 0;
+        const client: SseClient = {
+          events,
+          raw: () => raw,
+          response: res,
+          close: () => req.destroy(),
+          next(event, timeoutMs = 5000) {
+            return new Promise((resolveNext, rejectNext) => {
+              const timer = setTimeout(
+                () => rejectNext(new Error(`no "${event}" event within ${timeoutMs} ms; got ${JSON.stringify(events)}`)),
+                timeoutMs,
+              );
+              const check = () => {
+                const index = events.findIndex((e, i) => i >= seen && e.event === event);
+                if (index >= 0) {
+                  seen = index + 1;
+                  clearTimeout(timer);
+                  resolveNext(events[index]);
+                } else waiters.push(check);
+              };
+              check();
+            });
+          },
+        };
+        resolve(client);
+      },
+    );
     req.on('error', reject);
     req.end();
   });

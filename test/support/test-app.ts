@@ -1,12 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppConfig, loadConfig } from '@app/core';
 import { createApp } from '../../apps/api/src/http/create-app';
 import { buildOpenApiDocument } from '../../apps/api/src/http/openapi';
+import { createAccount, TestAccount } from '../factories/accounts';
 import { contractViolations, recordResponses, RecordedResponse } from './contract';
+import { freshDataDir, RUN_DIR_ENV } from './test-database';
 import { testEnv } from './test-env';
 
 export interface TestApp {
@@ -14,16 +16,20 @@ export interface TestApp {
   http: ReturnType<NestExpressApplication['getHttpServer']>;
   config: AppConfig;
   db: DataSource;
+  /** GET with `Authorization: <bearer>` when one is given. */
+  get(path: string, bearer?: string): request.Test;
   close(): Promise<void>;
 }
 
 /**
  * The whole app, configured as the server is, on the test database. One per test file. Every JSON
- * response it sends is checked against the OpenAPI document when the file closes it.
+ * response it sends is checked against the OpenAPI document when the file closes it. Swagger UI
+ * and /openapi.json are off unless asked for (`DOCS_ENABLED: 'true'`): building the document is
+ * the slowest part of a start.
  */
 export async function startTestApp(overrides: Record<string, string | undefined> = {}): Promise<TestApp> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'api-test-'));
-  const config = loadConfig(testEnv({ DATA_DIR: dataDir, ...overrides }));
+  const dataDir = freshDataDir();
+  const config = loadConfig(testEnv({ DATA_DIR: dataDir, DOCS_ENABLED: 'false', ...overrides }));
   const recorded: RecordedResponse[] = [];
   const app = await createApp(config, undefined, (nest) => nest.use(recordResponses(recorded)));
   await app.listen(0, '127.0.0.1');
@@ -32,12 +38,34 @@ export async function startTestApp(overrides: Record<string, string | undefined>
     http: app.getHttpServer(),
     config,
     db: app.get(DataSource),
+    get(path, bearer) {
+      const req = request(app.getHttpServer()).get(path);
+      return bearer ? req.set('Authorization', bearer) : req;
+    },
     /** Closes the app, then checks every JSON response it sent against the OpenAPI document. */
     async close() {
-      const violations = contractViolations(buildOpenApiDocument(app, config.publicUrl), recorded);
+      const violations = recorded.length ? contractViolations(openApiDocument(app), recorded) : [];
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });
       if (violations.length) throw new Error(`Responses that do not match the OpenAPI document:\n${violations.join('\n')}`);
     },
   };
+}
+
+/** The document is the same for every app of a run: built once, kept in the run's directory. */
+function openApiDocument(app: NestExpressApplication): unknown {
+  const runDir = process.env[RUN_DIR_ENV];
+  const cached = runDir && join(runDir, 'openapi.json');
+  if (cached && existsSync(cached)) return JSON.parse(readFileSync(cached, 'utf8'));
+  const document = buildOpenApiDocument(app);
+  if (cached) writeFileSync(cached, JSON.stringify(document));
+  return document;
+}
+
+/** An app with two accounts: `owner` acts, `stranger` checks that nothing of the owner's is visible. */
+export type TestAppWithAccounts = TestApp & { owner: TestAccount; stranger: TestAccount };
+
+export async function startAppWithAccounts(overrides: Record<string, string | undefined> = {}): Promise<TestAppWithAccounts> {
+  const t = await startTestApp(overrides);
+  return Object.assign(t, { owner: await createAccount(t), stranger: await createAccount(t) });
 }

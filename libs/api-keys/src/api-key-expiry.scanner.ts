@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
-import { DataSource } from 'typeorm';
-import { ApiKeyExpiringEvent, domainEvent, JobLock, TransactionRunner } from '@app/core';
+import { InjectRepository } from '@nestjs/typeorm';
+import { And, IsNull, LessThanOrEqual, MoreThan, Repository } from 'typeorm';
+import { ApiKeyExpiringEvent, domainEvent, isoTimestamp, JobLock, TransactionRunner } from '@app/core';
+import { ApiKey } from './api-key.entity';
 
 export const EXPIRY_NOTICE_DAYS = 7;
 
@@ -9,7 +11,7 @@ export const EXPIRY_NOTICE_DAYS = 7;
 @Injectable()
 export class ApiKeyExpiryScanner {
   constructor(
-    private readonly dataSource: DataSource,
+    @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
     private readonly tx: TransactionRunner,
     private readonly jobs: JobLock,
   ) {}
@@ -22,17 +24,16 @@ export class ApiKeyExpiryScanner {
   }
 
   async scan(): Promise<number> {
-    const rows: { id: string; account_id: string; name: string; prefix: string; expires_at: Date }[] = await this.dataSource.query(
-      `SELECT id, account_id, name, prefix, expires_at FROM api_keys
-        WHERE revoked_at IS NULL AND expires_at > now() AND expires_at <= now() + interval '${EXPIRY_NOTICE_DAYS} days'`,
-    );
+    const now = new Date();
+    const horizon = new Date(now.getTime() + EXPIRY_NOTICE_DAYS * 86_400_000);
+    const rows = await this.keys.find({ where: { revokedAt: IsNull(), expiresAt: And(MoreThan(now), LessThanOrEqual(horizon)) } });
     for (const row of rows) {
       this.tx.emit(
-        domainEvent<ApiKeyExpiringEvent>('api_key.expiring', row.account_id, {
+        domainEvent<ApiKeyExpiringEvent>('api_key.expiring', row.accountId, {
           apiKeyId: row.id,
           name: row.name,
           prefix: row.prefix,
-          expiresAt: row.expires_at.toISOString(),
+          expiresAt: isoTimestamp(row.expiresAt!),
         }),
       );
     }

@@ -14,7 +14,8 @@ describe('API key format', () => {
     const random = 'a'.repeat(32);
     const value = crc32(random) >>> 0;
     let decoded = 0;
-    for (const ch of checksum(random)) decoded = decoded * 62 + '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'.indexOf(ch);
+    for (const ch of checksum(random))
+      decoded = decoded * 62 + '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'.indexOf(ch);
     expect(decoded).toBe(value);
     expect(toBase62(0, 6)).toBe('000000');
     expect(toBase62(61, 6)).toBe('00000z');

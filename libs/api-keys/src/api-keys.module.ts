@@ -1,15 +1,17 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountsModule } from '@app/accounts';
 import { ApiKeyExpiryScanner } from './api-key-expiry.scanner';
 import { ApiKeyVerifier } from './api-key-verifier';
 import { ApiKey } from './api-key.entity';
 import { ApiKeysController } from './api-keys.controller';
 import { ApiKeysService } from './api-keys.service';
+import { ApiKeyCreateCommand } from './cli/api-key-create.command';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([ApiKey])],
+  imports: [AccountsModule, TypeOrmModule.forFeature([ApiKey])],
   controllers: [ApiKeysController],
-  providers: [ApiKeysService, ApiKeyVerifier, ApiKeyExpiryScanner],
+  providers: [ApiKeysService, ApiKeyVerifier, ApiKeyExpiryScanner, ApiKeyCreateCommand],
   exports: [ApiKeysService, ApiKeyVerifier, ApiKeyExpiryScanner],
 })
 export class ApiKeysModule {}

@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
+import { AccountsService } from '@app/accounts';
 import {
   ALL_SCOPES,
   ApiKeyCreatedEvent,
+  CredentialsRevokedEvent,
   domainEvent,
   Paginated,
   paginated,
   PageQuery,
+  pageOffset,
   Principal,
   Problem,
   TransactionRunner,
@@ -30,31 +33,41 @@ export class ApiKeysService {
   constructor(
     @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
     private readonly tx: TransactionRunner,
+    private readonly accounts: AccountsService,
   ) {}
 
   /** Called with the request's principal: a key never mints a key stronger or longer-lived than itself. */
   createFor(principal: Principal, input: CreateApiKeyRequest): Promise<CreatedApiKeyResponse> {
+    return this.createFromRequest(principal.accountId, input, principal);
+  }
+
+  /** The rules of the create route; the operator's command line has no issuing principal. */
+  createFromRequest(accountId: string, input: CreateApiKeyRequest, issuer?: Principal): Promise<CreatedApiKeyResponse> {
     const scopes = input.scopes ?? [...ALL_SCOPES];
     const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
     if (expiresAt && expiresAt.getTime() <= Date.now()) {
       throw Problem.invalidInput('expiresAt must be in the future.', [{ field: 'expiresAt', message: 'must be in the future' }]);
     }
-    if (principal.kind === 'api_key') {
-      if (scopes.some((scope) => !principal.scopes.includes(scope))) {
+    if (issuer?.kind === 'api_key') {
+      if (scopes.some((scope) => !issuer.scopes.includes(scope))) {
         throw new Problem(403, 'insufficient_scope', 'An API key cannot create a key with scopes it does not have.');
       }
-      if (principal.expiresAt && (!expiresAt || expiresAt > principal.expiresAt)) {
-        throw new Problem(403, 'forbidden', `An API key cannot create a key that outlives it; set expiresAt no later than ${principal.expiresAt.toISOString()}.`);
+      if (issuer.expiresAt && (!expiresAt || expiresAt > issuer.expiresAt)) {
+        throw new Problem(
+          403,
+          'forbidden',
+          `An API key cannot create a key that outlives it; set expiresAt no later than ${issuer.expiresAt.toISOString()}.`,
+        );
       }
     }
-    return this.create(principal.accountId, { name: input.name, scopes, expiresAt });
+    return this.create(accountId, { name: input.name, scopes, expiresAt });
   }
 
   async create(accountId: string, input: NewApiKey): Promise<CreatedApiKeyResponse> {
     const key = generateApiKey();
     const saved = await this.tx.run(async (m, publish) => {
       // Serialises key creation per account so the cap holds under concurrent requests.
-      await m.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+      await this.accounts.lockForUpdate(m, accountId);
       const count = await m.count(ApiKey, { where: { accountId, revokedAt: IsNull() } });
       if (count >= MAX_API_KEYS_PER_ACCOUNT) {
         throw Problem.conflict('quota_exceeded', `An account can have at most ${MAX_API_KEYS_PER_ACCOUNT} API keys; revoke one first.`);
@@ -81,7 +94,7 @@ export class ApiKeysService {
     const [rows, total] = await this.keys.findAndCount({
       where: { accountId, revokedAt: IsNull() },
       order: { createdAt: 'DESC', id: 'DESC' },
-      skip: (query.page - 1) * query.pageSize,
+      skip: Number(pageOffset(query)),
       take: query.pageSize,
     });
     return paginated(rows.map(ApiKeyResponse.from), query, total);
@@ -93,6 +106,7 @@ export class ApiKeysService {
 
   async revoke(accountId: string, id: string): Promise<void> {
     const result = await this.keys.update({ id, accountId, revokedAt: IsNull() }, { revokedAt: new Date() });
+    if (result.affected) this.tx.emit(domainEvent<CredentialsRevokedEvent>('credentials.revoked', accountId, {}));
     if (!result.affected) throw Problem.notFound('API key');
   }
 

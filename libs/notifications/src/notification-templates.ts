@@ -2,7 +2,11 @@ import type { DomainEvent } from '@app/core';
 import { NewNotification } from './notification.types';
 
 const ACTION_VERB: Record<string, string> = { start: 'started', stop: 'stopped', reboot: 'rebooted' };
-const STATUS_SEVERITY: Record<string, NewNotification['severity']> = { suspended: 'critical', terminated: 'critical', cancelled: 'warning' };
+const STATUS_SEVERITY: Record<string, NewNotification['severity']> = {
+  suspended: 'critical',
+  terminated: 'critical',
+  cancelled: 'warning',
+};
 const TITLE_MAX = 200; // the column's length; names inside titles come from other areas
 
 /** What the customer is told about each domain event; null when the event is not news to them. */

@@ -1,11 +1,12 @@
-import { Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { ApiProblems, CurrentPrincipal, Idempotent, Paginated, PaginatedResponse, Principal, UuidParam } from '@app/core';
 import { ListNotificationsQuery } from './dto/list-notifications.query';
 import { NotificationResponse, ReadAllResponse, UnreadCountResponse } from './dto/notification.response';
 import { NotificationsService } from './notifications.service';
 import { NotificationHub } from './stream/notification-hub';
+import { StreamCredentials } from './stream/stream-credentials';
 
 const PaginatedNotifications = PaginatedResponse(NotificationResponse, 'PaginatedNotifications');
 
@@ -16,6 +17,7 @@ export class NotificationsController {
   constructor(
     private readonly notifications: NotificationsService,
     private readonly hub: NotificationHub,
+    private readonly credentials: StreamCredentials,
   ) {}
 
   @Get()
@@ -40,13 +42,16 @@ export class NotificationsController {
     summary: 'Live stream of new notifications and the unread count (Server-Sent Events)',
     description:
       'Events: `notification` (a NotificationResponse) and `unread-count` ({count}), plus heartbeat comments. ' +
-      'The stream starts with the current unread count; on server shutdown it ends with a `shutdown` event and a reconnect hint.',
+      'The stream starts with the current unread count; on server shutdown it ends with a `shutdown` event and a reconnect hint. ' +
+      'It also ends with `error` ({code, detail}) when its credential is revoked or expires (code `unauthorized`: refresh, then reconnect) ' +
+      'or when a newer stream of the account takes its place (code `too_many_streams`), and with `reconnect` after its maximum lifetime. ' +
+      'Too many streams from one address: 429.',
     operationId: 'streamNotifications',
   })
   @ApiOkResponse({ description: 'An event stream.', content: { 'text/event-stream': { schema: { type: 'string', maxLength: 65536 } } } })
-  @ApiProblems()
-  stream(@CurrentPrincipal() principal: Principal, @Res() res: Response): Promise<void> {
-    return this.hub.open(principal.accountId, res);
+  @ApiProblems(429)
+  stream(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.hub.open(this.credentials.of(principal, req), req.ip ?? 'unknown', res);
   }
 
   @Post('read-all')

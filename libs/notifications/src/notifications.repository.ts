@@ -4,7 +4,8 @@ import { PageQuery, pageOffset, poolQuery } from '@app/core';
 import { NotificationResponse } from './dto/notification.response';
 import { NewNotification } from './notification.types';
 
-interface Row {
+/** A notifications row as the driver returns it. */
+export interface NotificationRow {
   id: string;
   type: string;
   severity: string;
@@ -16,22 +17,7 @@ interface Row {
   read_at: Date | null;
   created_at: Date;
 }
-
 const COLUMNS = 'id, type, severity, title, body, link, entity_type, entity_id, read_at, created_at';
-
-export function toResponse(row: Row): NotificationResponse {
-  return {
-    id: row.id,
-    type: row.type,
-    severity: row.severity,
-    title: row.title,
-    body: row.body,
-    link: row.link,
-    entity: row.entity_type && row.entity_id ? { type: row.entity_type, id: row.entity_id } : null,
-    readAt: row.read_at ? row.read_at.toISOString() : null,
-    createdAt: row.created_at.toISOString(),
-  };
-}
 
 /** Raw SQL on the hot paths (unread count, mark read): one statement each, no entity hydration. */
 @Injectable()
@@ -39,12 +25,12 @@ export class NotificationsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async insert(n: NewNotification): Promise<NotificationResponse | null> {
-    const rows: Row[] = await this.dataSource.query(
+    const rows: NotificationRow[] = await this.dataSource.query(
       `INSERT INTO notifications (account_id, type, severity, title, body, link, entity_type, entity_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
       [n.accountId, n.type, n.severity, n.title, n.body, n.link, n.entity?.type ?? null, n.entity?.id ?? null],
     );
-    return rows[0] ? toResponse(rows[0]) : null;
+    return rows[0] ? NotificationResponse.fromRow(rows[0]) : null;
   }
 
   async page(accountId: string, query: PageQuery, unread?: boolean): Promise<{ rows: NotificationResponse[]; total: number }> {
@@ -54,17 +40,20 @@ export class NotificationsRepository {
         `SELECT ${COLUMNS} FROM notifications WHERE account_id = $1 ${filter}
           ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3::bigint`,
         [accountId, query.pageSize, pageOffset(query)],
-      ) as Promise<Row[]>,
+      ) as Promise<NotificationRow[]>,
       this.dataSource.query(`SELECT count(*)::int AS total FROM notifications WHERE account_id = $1 ${filter}`, [accountId]) as Promise<
         { total: number }[]
       >,
     ]);
-    return { rows: rows.map(toResponse), total: Number(total) };
+    return { rows: rows.map(NotificationResponse.fromRow), total: Number(total) };
   }
 
   async findOne(accountId: string, id: string): Promise<NotificationResponse | null> {
-    const rows: Row[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM notifications WHERE id = $1 AND account_id = $2`, [id, accountId]);
-    return rows[0] ? toResponse(rows[0]) : null;
+    const rows: NotificationRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM notifications WHERE id = $1 AND account_id = $2`, [
+      id,
+      accountId,
+    ]);
+    return rows[0] ? NotificationResponse.fromRow(rows[0]) : null;
   }
 
   async unreadCount(accountId: string): Promise<number> {
@@ -81,21 +70,20 @@ export class NotificationsRepository {
    * call did the marking (the new read_at is this transaction's now() only if it was null).
    */
   async markRead(accountId: string, id: string): Promise<{ notification: NotificationResponse; changed: boolean } | null> {
-    const rows = await poolQuery<Row & { changed: boolean }>(
+    const rows = await poolQuery<NotificationRow & { changed: boolean }>(
       this.dataSource,
       `UPDATE notifications SET read_at = COALESCE(read_at, now()) WHERE id = $1 AND account_id = $2
        RETURNING ${COLUMNS}, read_at = now() AS changed`,
       [id, accountId],
     );
-    return rows[0] ? { notification: toResponse(rows[0]), changed: rows[0].changed } : null;
+    return rows[0] ? { notification: NotificationResponse.fromRow(rows[0]), changed: rows[0].changed } : null;
   }
 
   /** One statement: concurrent calls and concurrent inserts each see a consistent set. */
   async markAllRead(accountId: string): Promise<number> {
-    const [, count] = await this.dataSource.query(
-      'UPDATE notifications SET read_at = now() WHERE account_id = $1 AND read_at IS NULL',
-      [accountId],
-    );
+    const [, count] = await this.dataSource.query('UPDATE notifications SET read_at = now() WHERE account_id = $1 AND read_at IS NULL', [
+      accountId,
+    ]);
     return Number(count ?? 0);
   }
 }

@@ -2,7 +2,16 @@ export const PRODUCT_TYPES = ['vps', 'object_storage'] as const;
 export type ProductType = (typeof PRODUCT_TYPES)[number];
 
 /** WHMCS's cycles, in the order a price list shows them. */
-export const BILLING_CYCLES = ['hourly', 'monthly', 'quarterly', 'semi_annually', 'annually', 'biennially', 'triennially', 'one_time'] as const;
+export const BILLING_CYCLES = [
+  'hourly',
+  'monthly',
+  'quarterly',
+  'semi_annually',
+  'annually',
+  'biennially',
+  'triennially',
+  'one_time',
+] as const;
 export type BillingCycle = (typeof BILLING_CYCLES)[number];
 
 export interface VpsSpecs {
@@ -33,5 +42,6 @@ export interface CatalogProduct {
   name: string;
   type: ProductType;
   available: boolean;
+  specs: ProductSpecs;
   prices: CatalogPrice[];
 }

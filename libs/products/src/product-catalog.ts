@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { CatalogProduct, ProductType } from './catalogue';
+import { CatalogProduct, ProductSpecs, ProductType } from './catalogue';
 
 interface Row {
   id: string;
@@ -8,11 +8,12 @@ interface Row {
   name: string;
   type: ProductType;
   available: boolean;
+  specs: ProductSpecs;
   prices: CatalogProduct['prices'] | null;
 }
 
 const SELECT = `
-  SELECT p.id, p.slug, p.name, p.type, p.available,
+  SELECT p.id, p.slug, p.name, p.type, p.available, p.specs,
          (SELECT json_agg(json_build_object('billingCycle', pp.billing_cycle, 'price', pp.price::text, 'currency', pp.currency))
             FROM product_prices pp WHERE pp.product_id = p.id) AS prices
     FROM products p`;
@@ -38,5 +39,13 @@ export class ProductCatalog {
 }
 
 function toProduct(row: Row): CatalogProduct {
-  return { id: row.id, slug: row.slug, name: row.name, type: row.type, available: row.available, prices: row.prices ?? [] };
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    type: row.type,
+    available: row.available,
+    specs: row.specs,
+    prices: row.prices ?? [],
+  };
 }

@@ -10,3 +10,6 @@ export * from './instance/compute/compute-provider';
 export * from './instance/console/console.service';
 export * from './instance/instance-action-runner';
 export * from './object-storage/object-storage-provider';
+export * from './instance/console/console-connections';
+export * from './instance/console/rfb/vnc-auth';
+export * from './instance/power-state-sync';

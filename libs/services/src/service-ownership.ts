@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { ServicesRepository } from './services.repository';
 
 /** What other areas may ask about services (for example a ticket's serviceId), without their entities. */
 @Injectable()
 export class ServiceOwnership {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly services: ServicesRepository) {}
 
-  async isOwnedBy(accountId: string, serviceId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM services WHERE id = $1 AND account_id = $2', [serviceId, accountId]);
-    return rows.length > 0;
+  isOwnedBy(accountId: string, serviceId: string): Promise<boolean> {
+    return this.services.existsForAccount(accountId, serviceId);
   }
 }

@@ -2,11 +2,14 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Problem, TransactionRunner } from '@app/core';
-import { BillingCycle, CatalogProduct, ProductCatalog } from '@app/products';
+import { BillingCycle, CatalogProduct, ProductCatalog, VpsSpecs } from '@app/products';
 import { nextDueDate } from './billing';
 import { ServiceResponse } from './dto/service.response';
-import { isoText } from './services.queries';
-import { ServiceStatus, ServiceType, VPS_REGIONS } from './service.types';
+import { InsertedService, ServicesRepository } from './services.repository';
+import type { MachineRecord } from './instance/compute/compute-provider';
+import { MachineProvisioning } from './instance/machine-provisioning';
+import { VpsInstancesRepository } from './instance/vps-instances.repository';
+import { PowerState, ServiceStatus, ServiceType, VPS_REGIONS } from './service.types';
 
 export interface ProvisionSpec {
   type: ServiceType;
@@ -24,6 +27,20 @@ export interface ProvisionSpec {
   region?: string;
   /** Default: the time of insertion (one microsecond apart, so the list order is creation order). */
   createdAt?: Date;
+  /**
+   * VPS only: also make each VPS's machine on the hypervisor (the operator's command). Demo data and
+   * tests leave it off: their VPSes exist only in the database.
+   */
+  machines?: boolean;
+  /** VPS only, count 1: adopt this existing machine (libvirt domain name or UUID) instead. */
+  providerRef?: string;
+}
+
+interface InstanceSummary {
+  powerState: PowerState;
+  ipv4: string;
+  ipv6: string;
+  region: string;
 }
 
 export const MAX_PROVISION_COUNT = 100_000;
@@ -39,74 +56,120 @@ export class ServiceProvisioner {
   constructor(
     private readonly catalog: ProductCatalog,
     private readonly tx: TransactionRunner,
+    private readonly machines: MachineProvisioning,
+    private readonly services: ServicesRepository,
+    private readonly instances: VpsInstancesRepository,
   ) {}
 
-  async provision(accountId: string, spec: ProvisionSpec, count = 1, manager?: EntityManager): Promise<ServiceResponse[]> {
+  provision(accountId: string, spec: ProvisionSpec, count = 1): Promise<ServiceResponse[]> {
+    return this.tx.run((m) => this.provisionIn(m, accountId, spec, count));
+  }
+
+  /** The same inside the caller's transaction (demo data). */
+  async provisionIn(manager: EntityManager, accountId: string, spec: ProvisionSpec, count = 1): Promise<ServiceResponse[]> {
     if (!Number.isInteger(count) || count < 1 || count > MAX_PROVISION_COUNT) {
       throw Problem.invalidInput(`count must be from 1 to ${MAX_PROVISION_COUNT}.`, [{ field: 'count', message: 'out of range' }]);
     }
-    if (!manager) return this.tx.run((m) => this.provision(accountId, spec, count, m));
+    if (spec.providerRef !== undefined && (spec.type !== 'vps' || count !== 1)) {
+      throw Problem.invalidInput('An existing machine can be adopted by one VPS only.', [
+        { field: 'providerRef', message: 'needs type vps and count 1' },
+      ]);
+    }
     const product = await this.product(spec, manager);
-    const cycle = spec.billingCycle ?? (product.prices.some((p) => p.billingCycle === 'monthly') ? 'monthly' : product.prices[0]?.billingCycle);
+    const cycle =
+      spec.billingCycle ?? (product.prices.some((p) => p.billingCycle === 'monthly') ? 'monthly' : product.prices[0]?.billingCycle);
     const price = product.prices.find((p) => p.billingCycle === cycle);
     if (!price) {
-      throw Problem.invalidInput(`Product ${product.slug} has no ${cycle ?? ''} price; it has ${product.prices.map((p) => p.billingCycle).join(', ')}.`);
+      throw Problem.invalidInput(
+        `Product ${product.slug} has no ${cycle ?? ''} price; it has ${product.prices.map((p) => p.billingCycle).join(', ')}.`,
+      );
     }
     const status = spec.status ?? 'active';
     const now = new Date();
     const due = nextDueDate(price.billingCycle, status, spec.createdAt ?? now, now);
     const prefix = spec.name ?? `${product.slug}-${randomBytes(3).toString('hex')}`;
     const out: ServiceResponse[] = [];
+    const region = spec.region ?? VPS_REGIONS[0];
+    const powerState: PowerState = spec.powerState ?? (status === 'active' ? 'running' : 'stopped');
+    const plan =
+      spec.type === 'vps' && (spec.machines || spec.providerRef) && status !== 'cancelled' && status !== 'terminated'
+        ? { region, specs: product.specs as VpsSpecs, powerState, providerRef: spec.providerRef }
+        : null;
     for (let start = 0; start < count; start += BATCH) {
       const ids = Array.from({ length: Math.min(BATCH, count - start) }, () => randomUUID());
       const names = ids.map((_, i) => (count > 1 ? `${prefix}-${start + i + 1}` : prefix));
-      const rows: { id: string; created_at: string; next_due_date: string | null }[] = await manager.query(
-        `INSERT INTO services (id, account_id, product_id, name, type, status, price, currency, billing_cycle, next_due_date, created_at)
-         SELECT r.id, $3, $4, r.name, $5, $6, $7::numeric, $8, $9, $10::timestamptz, coalesce($11::timestamptz, clock_timestamp())
-           FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS r(id, name, n)
-          ORDER BY r.n
-         RETURNING id, ${isoText('created_at')} AS created_at, ${isoText('next_due_date')} AS next_due_date`,
-        [ids, names, accountId, product.id, spec.type, status, price.price, price.currency, price.billingCycle, due, spec.createdAt ?? null],
-      );
-      const instances = spec.type === 'vps' ? await this.createInstances(manager, ids, spec, status) : new Map();
+      // Machines first: the inserts below lock the account's counters until COMMIT.
+      const machines = plan ? await this.machines.create(manager, ids, plan) : new Map<string, MachineRecord>();
+      let rows: InsertedService[];
+      let instances = new Map<string, InstanceSummary>();
+      try {
+        rows = await this.services.insertMany(manager, {
+          ids,
+          names,
+          accountId,
+          productId: product.id,
+          type: spec.type,
+          status,
+          price: price.price,
+          currency: price.currency,
+          billingCycle: price.billingCycle,
+          nextDueDate: due,
+          createdAt: spec.createdAt ?? null,
+        });
+        if (spec.type === 'vps') instances = await this.createInstances(manager, ids, { region, powerState }, machines);
+      } catch (err) {
+        if (plan) await this.machines.discard(machines, plan);
+        throw err;
+      }
       const byId = new Map(rows.map((row) => [row.id, row]));
       ids.forEach((id, i) => {
         const row = byId.get(id)!;
-        out.push({
-          id,
-          name: names[i],
-          type: spec.type,
-          status,
-          price: Number(price.price),
-          billingCycle: price.billingCycle,
-          nextDueDate: row.next_due_date,
-          productId: product.id,
-          currency: price.currency,
-          createdAt: row.created_at,
-          instance: instances.get(id) ?? null,
-        });
+        const instance = instances.get(id);
+        out.push(
+          ServiceResponse.fromRow({
+            id,
+            product_id: product.id,
+            name: names[i],
+            type: spec.type,
+            status,
+            price: price.price,
+            currency: price.currency,
+            billing_cycle: price.billingCycle,
+            next_due_date: row.next_due_date,
+            created_at: row.created_at,
+            power_state: instance?.powerState ?? null,
+            region: instance?.region ?? null,
+            ipv4: instance?.ipv4 ?? null,
+            ipv6: instance?.ipv6 ?? null,
+          }),
+        );
       });
     }
     return out;
   }
 
   private async product(spec: ProvisionSpec, manager: EntityManager): Promise<CatalogProduct> {
-    const product = spec.productSlug ? await this.catalog.findBySlug(spec.productSlug, manager) : await this.catalog.defaultFor(spec.type, manager);
-    if (!product) throw Problem.invalidInput(spec.productSlug ? `No product with slug ${spec.productSlug}.` : `No available ${spec.type} product.`);
+    const product = spec.productSlug
+      ? await this.catalog.findBySlug(spec.productSlug, manager)
+      : await this.catalog.defaultFor(spec.type, manager);
+    if (!product)
+      throw Problem.invalidInput(spec.productSlug ? `No product with slug ${spec.productSlug}.` : `No available ${spec.type} product.`);
     if (product.type !== spec.type) throw Problem.invalidInput(`Product ${product.slug} is ${product.type}, not ${spec.type}.`);
     return product;
   }
 
-  private async createInstances(manager: EntityManager, ids: string[], spec: ProvisionSpec, status: ServiceStatus) {
-    const powerState = spec.powerState ?? (status === 'active' ? 'running' : 'stopped');
-    const region = spec.region ?? VPS_REGIONS[0];
+  private async createInstances(
+    manager: EntityManager,
+    ids: string[],
+    defaults: { region: string; powerState: PowerState },
+    machines: Map<string, MachineRecord>,
+  ): Promise<Map<string, InstanceSummary>> {
+    const { region } = defaults;
+    const powerStates = ids.map((id) => machines.get(id)?.powerState ?? defaults.powerState);
+    const refs = ids.map((id) => machines.get(id)?.providerRef ?? null);
     const ipv4 = ids.map(() => `${DOC_V4_NETS[randomInt(DOC_V4_NETS.length)]}.${randomInt(1, 255)}`);
     const ipv6 = ids.map(() => `2001:db8:${randomInt(0x10000).toString(16)}:${randomInt(0x10000).toString(16)}::1`);
-    await manager.query(
-      `INSERT INTO vps_instances (service_id, power_state, region, ipv4, ipv6)
-       SELECT id, $2, $3, v4, v6 FROM unnest($1::uuid[], $4::text[], $5::text[]) AS r(id, v4, v6)`,
-      [ids, powerState, region, ipv4, ipv6],
-    );
-    return new Map(ids.map((id, i) => [id, { powerState, ipv4: ipv4[i], ipv6: ipv6[i], region }]));
+    await this.instances.insertMany(manager, { serviceIds: ids, region, powerStates, providerRefs: refs, ipv4, ipv6 });
+    return new Map(ids.map((id, i) => [id, { powerState: powerStates[i], ipv4: ipv4[i], ipv6: ipv6[i], region }]));
   }
 }

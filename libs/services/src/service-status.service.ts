@@ -1,16 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { domainEvent, Problem, ServiceStatusChangedEvent, TransactionRunner } from '@app/core';
 import { nextDueDate } from './billing';
+import { computeProblem } from './instance/compute/compute-problem';
+import { ComputeProvider, instanceRef } from './instance/compute/compute-provider';
+import { VpsInstancesRepository } from './instance/vps-instances.repository';
 import { ServiceResponse } from './dto/service.response';
 import { ServicesRepository } from './services.repository';
 import { ServiceStatus } from './service.types';
 
-/** Billing status changes made by the operator (the customer API has none); each emits service.status_changed. */
+/**
+ * Billing status changes made by the operator (the customer API has none); each emits
+ * service.status_changed. Terminating a VPS powers its machine off and deletes it.
+ */
 @Injectable()
 export class ServiceStatusService {
   constructor(
     private readonly services: ServicesRepository,
+    private readonly instances: VpsInstancesRepository,
     private readonly tx: TransactionRunner,
+    private readonly compute: ComputeProvider,
   ) {}
 
   async setStatus(serviceId: string, status: ServiceStatus, reason: string | null = null): Promise<ServiceResponse> {
@@ -18,16 +26,18 @@ export class ServiceStatusService {
       const service = await this.services.lockById(m, serviceId);
       if (!service) throw Problem.notFound('Service');
       if (service.status !== status) {
-        const [current]: { billing_cycle: ServiceResponse['billingCycle']; created_at: Date; next_due_date: Date | null }[] = await m.query(
-          `SELECT billing_cycle, created_at, next_due_date FROM services WHERE id = $1`,
-          [serviceId],
-        );
+        const current = await this.services.billingOf(m, serviceId);
+        if (status === 'terminated' && service.type === 'vps') {
+          // The machine goes first: if the hypervisor refuses, the service keeps its status.
+          await this.compute.destroyMachine(instanceRef(serviceId, service)).catch((err: unknown) => Promise.reject(computeProblem(err)));
+          await this.instances.setPowerState(m, serviceId, 'stopped');
+        }
         const now = new Date();
         // Finished services owe nothing; a service (re)activated without a future due date renews from now.
-        let due = current.next_due_date;
+        let due = current.nextDueDate;
         if (status === 'cancelled' || status === 'terminated') due = null;
-        else if (status === 'active' && (!due || due <= now)) due = nextDueDate(current.billing_cycle, 'active', current.created_at, now);
-        await m.query(`UPDATE services SET status = $2, next_due_date = $3, updated_at = now() WHERE id = $1`, [serviceId, status, due]);
+        else if (status === 'active' && (!due || due <= now)) due = nextDueDate(current.billingCycle, 'active', current.createdAt, now);
+        await this.services.setStatus(m, serviceId, status, due);
         publish(
           domainEvent<ServiceStatusChangedEvent>('service.status_changed', service.accountId, {
             serviceId,
@@ -38,7 +48,7 @@ export class ServiceStatusService {
           }),
         );
       }
-      return ServiceResponse.fromRow((await this.services.findOneForAccount(service.accountId, serviceId, m))!);
+      return ServiceResponse.fromRow((await this.services.findOneIn(m, service.accountId, serviceId))!);
     });
   }
 }

@@ -1,25 +1,32 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AccountsModule } from '@app/accounts';
+import { AppConfig } from '@app/core';
 import { ProductsModule } from '@app/products';
 import { ServiceProvisionCommand } from './cli/service-provision.command';
 import { ServiceSetStatusCommand } from './cli/service-set-status.command';
 import { ServicesDemoSeeder } from './demo/services-demo.seeder';
 import { ComputeProvider } from './instance/compute/compute-provider';
+import { LibvirtComputeProvider } from './instance/compute/libvirt/libvirt-compute.provider';
 import { SimulatedComputeProvider } from './instance/compute/simulated-compute.provider';
-import { ConsoleSession } from './instance/console/console-session.entity';
+import { SimulatedVncServers } from './instance/compute/simulated-vnc-servers';
+import { ConsoleConnections } from './instance/console/console-connections';
+import { ConsoleProxy } from './instance/console/console-proxy';
+import { ConsoleSessionsRepository } from './instance/console/console-sessions.repository';
 import { ConsoleService } from './instance/console/console.service';
 import { InstanceActionRunner } from './instance/instance-action-runner';
-import { InstanceAction } from './instance/instance-action.entity';
+import { InstanceActionsRepository } from './instance/instance-actions.repository';
 import { InstanceActionsService } from './instance/instance-actions.service';
 import { InstanceController } from './instance/instance.controller';
-import { VpsInstance } from './instance/vps-instance.entity';
+import { MachineProvisioning } from './instance/machine-provisioning';
+import { PowerStateSync } from './instance/power-state-sync';
+import { VpsInstancesRepository } from './instance/vps-instances.repository';
 import { VpsLookup } from './instance/vps-lookup';
-import { ObjectStorageCredential } from './object-storage/object-storage-credential.entity';
 import { ObjectStorageProvider } from './object-storage/object-storage-provider';
 import { ObjectStorageController } from './object-storage/object-storage.controller';
+import { ObjectStorageCredentialsRepository } from './object-storage/object-storage-credentials.repository';
 import { ObjectStorageService } from './object-storage/object-storage.service';
 import { SimulatedObjectStorageProvider } from './object-storage/simulated-object-storage.provider';
-import { Service } from './service.entity';
 import { ServiceOwnership } from './service-ownership';
 import { ServiceProvisioner } from './service-provisioner';
 import { ServiceStatusService } from './service-status.service';
@@ -28,7 +35,7 @@ import { ServicesRepository } from './services.repository';
 import { ServicesService } from './services.service';
 
 @Module({
-  imports: [ProductsModule, TypeOrmModule.forFeature([Service, VpsInstance, InstanceAction, ConsoleSession, ObjectStorageCredential])],
+  imports: [AccountsModule, ProductsModule],
   controllers: [ServicesController, InstanceController, ObjectStorageController],
   providers: [
     ServiceOwnership,
@@ -37,17 +44,33 @@ import { ServicesService } from './services.service';
     ServiceProvisioner,
     ServiceStatusService,
     VpsLookup,
+    PowerStateSync,
+    MachineProvisioning,
+    InstanceActionsRepository,
+    VpsInstancesRepository,
     InstanceActionsService,
     InstanceActionRunner,
     ConsoleService,
+    ConsoleSessionsRepository,
+    ConsoleConnections,
+    ConsoleProxy,
+    SimulatedVncServers,
     ObjectStorageService,
-    // Adapters: the simulators by default; a hypervisor or S3 backend replaces them here.
-    { provide: ComputeProvider, useClass: SimulatedComputeProvider },
+    ObjectStorageCredentialsRepository,
+    // Adapters: the simulators by default; COMPUTE_PROVIDER=libvirt drives real KVM/QEMU hosts.
+    {
+      provide: ComputeProvider,
+      inject: [AppConfig, DataSource, SimulatedVncServers],
+      useFactory: (config: AppConfig, dataSource: DataSource, displays: SimulatedVncServers): ComputeProvider =>
+        config.computeProvider === 'libvirt'
+          ? new LibvirtComputeProvider(config)
+          : new SimulatedComputeProvider(dataSource, config, displays),
+    },
     { provide: ObjectStorageProvider, useClass: SimulatedObjectStorageProvider },
     ServiceProvisionCommand,
     ServiceSetStatusCommand,
     ServicesDemoSeeder,
   ],
-  exports: [ServiceOwnership, ServiceProvisioner, ServiceStatusService, ConsoleService],
+  exports: [ServiceOwnership, ServiceProvisioner, ServiceStatusService, ConsoleService, ConsoleConnections],
 })
 export class ServicesModule {}

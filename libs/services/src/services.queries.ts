@@ -1,9 +1,6 @@
-import { PageQuery, pageOffset } from '@app/core';
+import { isoText, PageQuery, pageOffset } from '@app/core';
 import type { BillingCycle } from '@app/products';
 import type { PowerState, ServiceStatus, ServiceType } from './service.types';
-
-/** ISO 8601 UTC text from PostgreSQL itself: no Date objects to parse and format per row. */
-export const isoText = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** Exactly the columns a ServiceResponse needs. */
 export const SERVICE_COLUMNS = `s.id, s.product_id, s.name, s.type, s.status, s.price, s.currency, s.billing_cycle,

@@ -6,7 +6,10 @@ import { SshKey } from './ssh-key.entity';
 // Public halves only: no private key for these exists anywhere.
 const DEMO_KEYS = [
   ['laptop', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPmfroQ5X/hvzDUHLkJAwYtggu3T3Ai3LLFsaRrwWH6Z demo@laptop'],
-  ['ci runner', 'ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBB+4hDwThp8Tc2Z2mi41E0inr8HmXw4piPaZ+HHRwMiRMwdqOTZHSFLnAik5W/+q1VqASAbNgqhdquRvhizBb0E= ci@runner'],
+  [
+    'ci runner',
+    'ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBB+4hDwThp8Tc2Z2mi41E0inr8HmXw4piPaZ+HHRwMiRMwdqOTZHSFLnAik5W/+q1VqASAbNgqhdquRvhizBb0E= ci@runner',
+  ],
 ] as const;
 
 @Injectable()

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountsModule } from '@app/accounts';
 import { SshKey } from './ssh-key.entity';
 import { SshKeysController } from './ssh-keys.controller';
 import { SshKeysDemoSeeder } from './ssh-keys.demo';
 import { SshKeysService } from './ssh-keys.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([SshKey])],
+  imports: [AccountsModule, TypeOrmModule.forFeature([SshKey])],
   controllers: [SshKeysController],
   providers: [SshKeysService, SshKeysDemoSeeder],
 })

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { isUniqueViolation, Paginated, paginated, PageQuery, Problem, TransactionRunner } from '@app/core';
+import { AccountsService } from '@app/accounts';
+import { isUniqueViolation, Paginated, paginated, PageQuery, pageOffset, Problem, TransactionRunner } from '@app/core';
 import { CreateSshKeyRequest, UpdateSshKeyRequest } from './dto/ssh-key.request';
 import { SshKeyResponse } from './dto/ssh-key.response';
 import { parsePublicKey, PublicKeyError } from './public-key-parser';
@@ -14,6 +15,7 @@ export class SshKeysService {
   constructor(
     @InjectRepository(SshKey) private readonly keys: Repository<SshKey>,
     private readonly tx: TransactionRunner,
+    private readonly accounts: AccountsService,
   ) {}
 
   async create(accountId: string, input: CreateSshKeyRequest): Promise<SshKeyResponse> {
@@ -21,12 +23,13 @@ export class SshKeysService {
     try {
       parsed = parsePublicKey(input.publicKey);
     } catch (err) {
-      if (err instanceof PublicKeyError) throw Problem.invalidInput(`publicKey: ${err.message}`, [{ field: 'publicKey', message: err.message }]);
+      if (err instanceof PublicKeyError)
+        throw Problem.invalidInput(`publicKey: ${err.message}`, [{ field: 'publicKey', message: err.message }]);
       throw err;
     }
     try {
       const saved = await this.tx.run(async (m) => {
-        await m.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+        await this.accounts.lockForUpdate(m, accountId);
         if ((await m.count(SshKey, { where: { accountId } })) >= MAX_SSH_KEYS_PER_ACCOUNT) {
           throw Problem.conflict('quota_exceeded', `An account can have at most ${MAX_SSH_KEYS_PER_ACCOUNT} SSH keys; delete one first.`);
         }
@@ -43,7 +46,7 @@ export class SshKeysService {
     const [rows, total] = await this.keys.findAndCount({
       where: { accountId },
       order: { createdAt: 'DESC', id: 'DESC' },
-      skip: (query.page - 1) * query.pageSize,
+      skip: Number(pageOffset(query)),
       take: query.pageSize,
     });
     return paginated(rows.map(SshKeyResponse.from), query, total);

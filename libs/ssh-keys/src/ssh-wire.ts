@@ -39,10 +39,7 @@ export function hasExpectedShape(type: string, fields: Buffer[]): boolean {
   const curve = CURVES[type];
   if (curve) {
     return (
-      fields.length === 3 &&
-      fields[1].toString('latin1') === curve.name &&
-      fields[2].length === curve.pointBytes &&
-      fields[2][0] === 0x04 // uncompressed point, as OpenSSH writes and reads it
+      fields.length === 3 && fields[1].toString('latin1') === curve.name && fields[2].length === curve.pointBytes && fields[2][0] === 0x04 // uncompressed point, as OpenSSH writes and reads it
     );
   }
   return false;

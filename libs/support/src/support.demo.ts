@@ -32,7 +32,12 @@ export class SupportDemoSeeder extends DemoSeeder {
       }),
     );
     const first = await manager.save(
-      manager.create(TicketMessage, { ticketId: ticket.id, authorType: 'customer', authorName: 'Demo Customer', message: 'Pages take 10 seconds to load since 10:00. Log attached.' }),
+      manager.create(TicketMessage, {
+        ticketId: ticket.id,
+        authorType: 'customer',
+        authorName: 'Demo Customer',
+        message: 'Pages take 10 seconds to load since 10:00. Log attached.',
+      }),
     );
     const key = `${accountId}/${randomUUID()}`;
     await this.storage.put(key, LOG, 'text/plain');

@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountsModule } from '@app/accounts';
 import { AppConfig, UrlSigner } from '@app/core';
 import { ServicesModule } from '@app/services';
 import { Attachment } from './attachments/attachment.entity';
+import { AttachmentsRepository } from './attachments/attachments.repository';
 import { AttachmentsService } from './attachments/attachments.service';
 import { BlobStorage } from './blob-storage/blob-storage';
 import { BlobTransferController } from './blob-storage/blob-transfer.controller';
@@ -12,10 +14,11 @@ import { StaffReplyCommand } from './tickets/staff-reply.command';
 import { TicketMessage } from './tickets/ticket-message.entity';
 import { Ticket } from './tickets/ticket.entity';
 import { TicketsController } from './tickets/tickets.controller';
+import { TicketsRepository } from './tickets/tickets.repository';
 import { TicketsService } from './tickets/tickets.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Ticket, TicketMessage, Attachment]), ServicesModule],
+  imports: [TypeOrmModule.forFeature([Ticket, TicketMessage, Attachment]), AccountsModule, ServicesModule],
   controllers: [TicketsController, BlobTransferController],
   providers: [
     {
@@ -29,7 +32,9 @@ import { TicketsService } from './tickets/tickets.service';
       },
     },
     TicketsService,
+    TicketsRepository,
     AttachmentsService,
+    AttachmentsRepository,
     StaffReplyCommand,
     SupportDemoSeeder,
   ],

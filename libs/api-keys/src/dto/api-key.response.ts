@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { Scope } from '@app/core';
+import { isoTimestamp, type Scope } from '@app/core';
 import { ApiKey } from '../api-key.entity';
 
 export class ApiKeyResponse {
@@ -24,9 +24,9 @@ export class ApiKeyResponse {
       name: key.name,
       prefix: key.prefix,
       scopes: key.scopes,
-      createdAt: key.createdAt.toISOString(),
-      expiresAt: key.expiresAt?.toISOString() ?? null,
-      lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+      createdAt: isoTimestamp(key.createdAt),
+      expiresAt: isoTimestamp(key.expiresAt),
+      lastUsedAt: isoTimestamp(key.lastUsedAt),
     };
   }
 }

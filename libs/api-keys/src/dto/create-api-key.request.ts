@@ -24,7 +24,11 @@ export class CreateApiKeyRequest {
   @IsIn(ALL_SCOPES, { each: true, message: 'each scope must be read or write' })
   scopes?: Scope[];
 
-  @ApiPropertyOptional({ format: 'date-time', example: '2027-01-01T00:00:00Z', description: 'When the key stops working; never if omitted.' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    example: '2027-01-01T00:00:00Z',
+    description: 'When the key stops working; never if omitted.',
+  })
   @IsOptional()
   @IsISO8601({ strict: true, strictSeparator: true }, { message: 'expiresAt must be an ISO 8601 date-time' })
   expiresAt?: string;

@@ -18,9 +18,7 @@ export class CreateApiKeys1764000000200 implements MigrationInterface {
         revoked_at timestamptz,
         CONSTRAINT api_keys_hash_key UNIQUE (key_hash)
       )`);
-    await db.query(
-      `CREATE INDEX api_keys_account_list_idx ON api_keys (account_id, created_at DESC, id DESC) WHERE revoked_at IS NULL`,
-    );
+    await db.query(`CREATE INDEX api_keys_account_list_idx ON api_keys (account_id, created_at DESC, id DESC) WHERE revoked_at IS NULL`);
   }
 
   async down(db: QueryRunner): Promise<void> {

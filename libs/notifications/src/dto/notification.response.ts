@@ -1,5 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
+import { ApiNullableRef, isoTimestamp } from '@app/core';
 import { NOTIFICATION_TYPES, SEVERITIES } from '../notification.types';
+import type { NotificationRow } from '../notifications.repository';
 
 export class NotificationEntityRef {
   @ApiProperty({ example: 'ticket', enum: ['ticket', 'service', 'api_key'], description: 'Kind of resource.' })
@@ -21,12 +23,26 @@ export class NotificationResponse {
   body: string;
   @ApiProperty({ type: 'string', nullable: true, example: '/api/support/tickets/3f1c...', description: 'Where to look, if anywhere.' })
   link: string | null;
-  @ApiPropertyOptional({ type: NotificationEntityRef, nullable: true, description: 'The resource it is about.' })
+  @ApiNullableRef(NotificationEntityRef, { description: 'The resource it is about; null if none.' })
   entity: NotificationEntityRef | null;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When it was read; null while unread.' })
   readAt: string | null;
   @ApiProperty({ format: 'date-time', description: 'When it happened.' })
   createdAt: string;
+
+  static fromRow(row: NotificationRow): NotificationResponse {
+    return {
+      id: row.id,
+      type: row.type,
+      severity: row.severity,
+      title: row.title,
+      body: row.body,
+      link: row.link,
+      entity: row.entity_type && row.entity_id ? { type: row.entity_type, id: row.entity_id } : null,
+      readAt: isoTimestamp(row.read_at),
+      createdAt: isoTimestamp(row.created_at),
+    };
+  }
 }
 
 export class UnreadCountResponse {

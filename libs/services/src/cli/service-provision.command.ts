@@ -1,53 +1,105 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { CliArgs, CliCommand, CliUsageError, requireArg } from '@app/core';
-import { BILLING_CYCLES } from '@app/products';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { AccountsService } from '@app/accounts';
+import { CliArgs, CliCommand, CliUsageError, requireArg, validateInput } from '@app/core';
+import { BILLING_CYCLES, BillingCycle } from '@app/products';
 import { MAX_PROVISION_COUNT, ServiceProvisioner } from '../service-provisioner';
-import { SERVICE_STATUSES, SERVICE_TYPES, VPS_REGIONS } from '../service.types';
-import { oneOf } from './cli-values';
+import { SERVICE_STATUSES, SERVICE_TYPES, ServiceStatus, ServiceType, VPS_REGIONS } from '../service.types';
+
+const trimmed = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+const oneOf = (name: string, allowed: readonly string[]) => ({ message: `${name} must be one of ${allowed.join(', ')}` });
+
+/** The options of service:provision (there is no HTTP route that orders services). */
+class ProvisionServicesInput {
+  @IsIn(SERVICE_TYPES, oneOf('type', SERVICE_TYPES))
+  type: ServiceType;
+
+  @IsInt({ message: `count must be a whole number from 1 to ${MAX_PROVISION_COUNT}` })
+  @Min(1, { message: `count must be a whole number from 1 to ${MAX_PROVISION_COUNT}` })
+  @Max(MAX_PROVISION_COUNT, { message: `count must be a whole number from 1 to ${MAX_PROVISION_COUNT}` })
+  count: number;
+
+  @IsOptional()
+  @IsIn(SERVICE_STATUSES, oneOf('status', SERVICE_STATUSES))
+  status?: ServiceStatus;
+
+  @IsOptional()
+  @IsString()
+  product?: string;
+
+  @IsOptional()
+  @IsIn(BILLING_CYCLES, oneOf('billing-cycle', BILLING_CYCLES))
+  billingCycle?: BillingCycle;
+
+  @IsOptional()
+  @Transform(trimmed)
+  @Length(1, 90, { message: 'name must be 1 to 90 characters' })
+  name?: string;
+
+  @IsOptional()
+  @IsIn(['running', 'stopped'], oneOf('power-state', ['running', 'stopped']))
+  powerState?: 'running' | 'stopped';
+
+  @IsOptional()
+  @IsIn(VPS_REGIONS, oneOf('region', VPS_REGIONS))
+  region?: string;
+
+  @IsOptional()
+  @Transform(trimmed)
+  @Matches(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/, { message: 'provider-ref must be a domain name or UUID (letters, digits, . _ : -)' })
+  providerRef?: string;
+}
 
 @Injectable()
 export class ServiceProvisionCommand extends CliCommand {
   readonly name = 'service:provision';
   readonly usage =
     'service:provision --email <account> --type vps|object_storage [--count N] [--status pending|active|suspended|cancelled|terminated] ' +
-    '[--product <slug>] [--billing-cycle <cycle>] [--name <name>] [--power-state running|stopped] [--region <region>]';
-  readonly options = ['email', 'type', 'count', 'status', 'product', 'billing-cycle', 'name', 'power-state', 'region'];
+    '[--product <slug>] [--billing-cycle <cycle>] [--name <name>] [--power-state running|stopped] [--region <region>] [--provider-ref <domain name or uuid>]';
+  readonly options = ['email', 'type', 'count', 'status', 'product', 'billing-cycle', 'name', 'power-state', 'region', 'provider-ref'];
 
   constructor(
     private readonly provisioner: ServiceProvisioner,
-    private readonly dataSource: DataSource,
+    private readonly accounts: AccountsService,
   ) {
     super();
   }
 
   async run(args: CliArgs): Promise<unknown[]> {
     const email = requireArg(args, 'email');
-    const type = oneOf(args, 'type', SERVICE_TYPES);
-    if (!type) throw new CliUsageError('--type is required');
-    const count = args.count === undefined ? 1 : Number(args.count);
-    if (typeof args.count === 'string' && (!/^\d+$/.test(args.count) || count < 1 || count > MAX_PROVISION_COUNT)) {
-      throw new CliUsageError(`--count must be a whole number from 1 to ${MAX_PROVISION_COUNT}`);
+    const input = await validateInput(ProvisionServicesInput, {
+      type: requireArg(args, 'type'),
+      // Whole digits only: Number() alone would take '1e3' or ' 7'.
+      count: args.count === undefined ? 1 : /^\d+$/.test(String(args.count)) ? Number(args.count) : NaN,
+      status: args.status,
+      product: args.product,
+      billingCycle: args['billing-cycle'],
+      name: args.name,
+      powerState: args['power-state'],
+      region: args.region,
+      providerRef: args['provider-ref'],
+    });
+    const { type, count, providerRef } = input;
+    if (type !== 'vps' && (input.powerState || input.region)) throw new CliUsageError('--power-state and --region apply to a vps only');
+    if (providerRef !== undefined && (type !== 'vps' || count !== 1)) {
+      throw new CliUsageError('--provider-ref adopts one existing machine: it needs --type vps and a count of 1');
     }
-    const powerState = oneOf(args, 'power-state', ['running', 'stopped'] as const);
-    const region = oneOf(args, 'region', VPS_REGIONS);
-    if (type !== 'vps' && (powerState || region)) throw new CliUsageError('--power-state and --region apply to a vps only');
-    const name = typeof args.name === 'string' ? args.name.trim() : undefined;
-    if (name !== undefined && (name.length < 1 || name.length > 90)) throw new CliUsageError('--name must be 1 to 90 characters');
-
-    // accounts is a platform table; this area reads it without depending on the auth module.
-    const [account]: { id: string }[] = await this.dataSource.query('SELECT id FROM accounts WHERE email = lower($1)', [email.trim()]);
+    const account = await this.accounts.findByEmail(email);
     if (!account) throw new CliUsageError(`No account with email ${email}`);
     return this.provisioner.provision(
       account.id,
       {
         type,
-        status: oneOf(args, 'status', SERVICE_STATUSES),
-        productSlug: typeof args.product === 'string' ? args.product : undefined,
-        billingCycle: oneOf(args, 'billing-cycle', BILLING_CYCLES),
-        name,
-        powerState,
-        region,
+        status: input.status,
+        productSlug: input.product,
+        billingCycle: input.billingCycle,
+        name: input.name,
+        powerState: input.powerState,
+        region: input.region,
+        // Machines on the hypervisor come with each VPS (nothing to make on the simulator).
+        machines: true,
+        providerRef,
       },
       count,
     );

@@ -1,10 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { CliArgs, CliCommand, CliUsageError, requireArg } from '@app/core';
+import { IsIn, IsUUID } from 'class-validator';
+import { CliArgs, CliCommand, requireArg, validateInput } from '@app/core';
 import { ServiceStatusService } from '../service-status.service';
-import { SERVICE_STATUSES } from '../service.types';
-import { oneOf } from './cli-values';
+import { SERVICE_STATUSES, ServiceStatus } from '../service.types';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+class SetServiceStatusInput {
+  @IsUUID('all', { message: 'id must be a service id (UUID)' })
+  id: string;
+
+  @IsIn(SERVICE_STATUSES, { message: `status must be one of ${SERVICE_STATUSES.join(', ')}` })
+  status: ServiceStatus;
+}
 
 @Injectable()
 export class ServiceSetStatusCommand extends CliCommand {
@@ -17,10 +23,7 @@ export class ServiceSetStatusCommand extends CliCommand {
   }
 
   async run(args: CliArgs): Promise<unknown[]> {
-    const id = requireArg(args, 'id');
-    if (!UUID.test(id)) throw new CliUsageError('--id must be a service id (UUID)');
-    requireArg(args, 'status');
-    const status = oneOf(args, 'status', SERVICE_STATUSES)!;
+    const { id, status } = await validateInput(SetServiceStatusInput, { id: requireArg(args, 'id'), status: requireArg(args, 'status') });
     const reason = typeof args.reason === 'string' && args.reason.trim() ? args.reason.trim().slice(0, 500) : null;
     return [await this.statuses.setStatus(id.toLowerCase(), status, reason)];
   }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DemoContext, DemoSeeder } from '@app/core';
+import { InstanceActionsRepository } from '../instance/instance-actions.repository';
 import { ProvisionSpec, ServiceProvisioner } from '../service-provisioner';
 
 const DAY = 86_400_000;
@@ -10,7 +11,10 @@ const daysAgo = (days: number) => new Date(Date.now() - days * DAY);
 export class ServicesDemoSeeder extends DemoSeeder {
   readonly order = 200;
 
-  constructor(private readonly provisioner: ServiceProvisioner) {
+  constructor(
+    private readonly provisioner: ServiceProvisioner,
+    private readonly actions: InstanceActionsRepository,
+  ) {
     super();
   }
 
@@ -22,24 +26,29 @@ export class ServicesDemoSeeder extends DemoSeeder {
       { type: 'object_storage', name: 'backups', productSlug: 'storage-1000', status: 'active', createdAt: daysAgo(150) },
       { type: 'vps', name: 'db-primary', productSlug: 'vps-l', billingCycle: 'annually', status: 'active', createdAt: daysAgo(120) },
       { type: 'vps', name: 'ci-runner', productSlug: 'vps-xl', status: 'suspended', region: 'us-east', createdAt: daysAgo(95) },
-      { type: 'object_storage', name: 'media-assets', productSlug: 'storage-250', billingCycle: 'annually', status: 'active', createdAt: daysAgo(60) },
-      { type: 'vps', name: 'staging', productSlug: 'vps-s', billingCycle: 'hourly', status: 'active', powerState: 'stopped', createdAt: daysAgo(21) },
+      {
+        type: 'object_storage',
+        name: 'media-assets',
+        productSlug: 'storage-250',
+        billingCycle: 'annually',
+        status: 'active',
+        createdAt: daysAgo(60),
+      },
+      {
+        type: 'vps',
+        name: 'staging',
+        productSlug: 'vps-s',
+        billingCycle: 'hourly',
+        status: 'active',
+        powerState: 'stopped',
+        createdAt: daysAgo(21),
+      },
       { type: 'vps', name: 'vpn-gateway', productSlug: 'vps-xs', status: 'pending', region: 'eu-west', createdAt: daysAgo(0) },
     ];
     for (const spec of specs) {
-      const [service] = await this.provisioner.provision(accountId, spec, 1, manager);
-      if (service.name === 'web-01') await this.history(manager, service.id);
+      const [service] = await this.provisioner.provisionIn(manager, accountId, spec);
+      // A little power history, so the actions list is not empty.
+      if (service.name === 'web-01') await this.actions.insertDemoHistory(manager, service.id);
     }
-  }
-
-  /** A little power history, so the actions list is not empty. */
-  private async history(manager: DemoContext['manager'], serviceId: string): Promise<void> {
-    await manager.query(
-      `INSERT INTO instance_actions (service_id, type, status, from_state, started_at, finished_at) VALUES
-         ($1, 'stop',   'succeeded', 'running', now() - interval '3 days',            now() - interval '3 days' + interval '4 seconds'),
-         ($1, 'start',  'succeeded', 'stopped', now() - interval '3 days' + interval '10 minutes', now() - interval '3 days' + interval '10 minutes 3 seconds'),
-         ($1, 'reboot', 'succeeded', 'running', now() - interval '2 hours',           now() - interval '2 hours' + interval '6 seconds')`,
-      [serviceId],
-    );
   }
 }

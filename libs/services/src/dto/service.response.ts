@@ -1,4 +1,5 @@
-import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
+import { ApiNullableRef } from '@app/core';
 import { BILLING_CYCLES, BillingCycle } from '@app/products';
 import { POWER_STATES, PowerState, SERVICE_STATUSES, SERVICE_TYPES, ServiceStatus, ServiceType } from '../service.types';
 import type { ServiceRow } from '../services.queries';
@@ -14,7 +15,6 @@ export class InstanceSummaryResponse {
   region: string;
 }
 
-@ApiExtraModels(InstanceSummaryResponse)
 export class ServiceResponse {
   @ApiProperty({ format: 'uuid', description: 'Identifier of the service; used as {id} in the service paths.' })
   id: string;
@@ -36,8 +36,7 @@ export class ServiceResponse {
   currency: string;
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
-  // allOf: OpenAPI 3.0 ignores `nullable` beside a bare $ref.
-  @ApiProperty({ allOf: [{ $ref: getSchemaPath(InstanceSummaryResponse) }], nullable: true, description: 'The virtual machine of a VPS; null for other types.' })
+  @ApiNullableRef(InstanceSummaryResponse, { description: 'The virtual machine of a VPS; null for other types.' })
   instance: InstanceSummaryResponse | null;
 
   static fromRow(row: ServiceRow): ServiceResponse {

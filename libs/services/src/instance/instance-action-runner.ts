@@ -1,12 +1,12 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { Interval } from '@nestjs/schedule';
-import { DataSource } from 'typeorm';
-import { domainEvent, InstanceActionFinishedEvent, JobLock, TransactionRunner } from '@app/core';
+import { AppConfig, domainEvent, InstanceActionFinishedEvent, JobLock, TransactionRunner } from '@app/core';
 import { ServicesRepository } from '../services.repository';
-import type { ActionType, PowerState } from '../service.types';
-import { ComputeProvider, ComputeProviderError, InstanceRef, TaskStatus } from './compute/compute-provider';
+import { ActionNote, ComputeProvider, ComputeProviderError, instanceRef, TaskStatus } from './compute/compute-provider';
+import { InstanceActionsRepository, PendingAction } from './instance-actions.repository';
 import { isTransitional, targetOf } from './power-state-machine';
+import { VpsInstancesRepository } from './vps-instances.repository';
 
 /** An action the hypervisor has not finished by then fails with `timeout`, also when found at start-up. */
 export const ACTION_TIMEOUT_MS = 10 * 60_000;
@@ -15,18 +15,6 @@ const MAX_RETRY_DELAY_MS = 30_000;
 const MIN_REPOLL_MS = 50;
 /** Running actions no process is driving (its replica died) are picked up after this long. */
 const ORPHAN_AFTER_MS = 60_000;
-
-interface PendingAction {
-  id: string;
-  serviceId: string;
-  type: ActionType;
-  status: string;
-  fromState: PowerState;
-  providerTask: string | null;
-  startedAt: Date;
-  region: string | null;
-  providerRef: string | null;
-}
 
 type Outcome = Exclude<TaskStatus, { state: 'running' }>;
 
@@ -47,17 +35,23 @@ export class InstanceActionRunner implements OnApplicationBootstrap, BeforeAppli
   private active = false;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly actions: InstanceActionsRepository,
+    private readonly instances: VpsInstancesRepository,
     private readonly tx: TransactionRunner,
     private readonly compute: ComputeProvider,
     private readonly services: ServicesRepository,
     private readonly adapterHost: HttpAdapterHost,
     private readonly jobs: JobLock,
+    private readonly config: AppConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     // Operator commands run in an application context without HTTP: they leave actions alone.
-    if (!this.adapterHost.httpAdapter) return;
+    if (this.adapterHost.httpAdapter) await this.start();
+  }
+
+  /** Begins driving actions, first those a previous process left running. */
+  async start(): Promise<void> {
     this.active = true;
     await this.resume(0);
   }
@@ -84,11 +78,7 @@ export class InstanceActionRunner implements OnApplicationBootstrap, BeforeAppli
   }
 
   private async resume(olderThanMs: number): Promise<void> {
-    const rows: { id: string }[] = await this.dataSource.query(
-      `SELECT id FROM instance_actions WHERE status = 'running' AND started_at <= now() - $1::double precision * interval '1 millisecond'`,
-      [olderThanMs],
-    );
-    for (const { id } of rows) if (!this.driving.has(id)) this.schedule(id, 0);
+    for (const id of await this.actions.runningIds(olderThanMs)) if (!this.driving.has(id)) this.schedule(id, 0);
   }
 
   private schedule(id: string, delayMs: number): void {
@@ -124,17 +114,20 @@ export class InstanceActionRunner implements OnApplicationBootstrap, BeforeAppli
   }
 
   private async advance(id: string): Promise<void> {
-    const action = await this.load(id);
+    const action = await this.actions.findPending(id);
     if (!action || action.status !== 'running') return this.forget(id);
     if (Date.now() - action.startedAt.getTime() > ACTION_TIMEOUT_MS) {
-      return this.finish(action, { state: 'failed', error: { code: 'timeout', message: 'The hypervisor did not finish the action in time.' } });
+      return this.finish(action, {
+        state: 'failed',
+        error: { code: 'timeout', message: 'The hypervisor did not finish the action in time.' },
+      });
     }
     const ref = refOf(action);
     let outcome: Outcome;
     try {
       if (!action.providerTask) {
         const task = await this.compute.powerAction(ref, action.type, action.id);
-        await this.dataSource.query(`UPDATE instance_actions SET provider_task = $2 WHERE id = $1 AND status = 'running'`, [id, task]);
+        await this.actions.setProviderTask(id, task);
         this.attempts.delete(id);
         return this.schedule(id, this.compute.pollIntervalMs(action.type));
       }
@@ -143,50 +136,42 @@ export class InstanceActionRunner implements OnApplicationBootstrap, BeforeAppli
       if (status.state === 'running') return this.schedule(id, Math.max(MIN_REPOLL_MS, this.compute.pollIntervalMs(action.type)));
       outcome = status;
     } catch (err) {
-      if (!(err instanceof ComputeProviderError) || err.retryable) throw err;
+      if (!(err instanceof ComputeProviderError) || (err.retryable && !this.lastTry(id))) throw err;
       outcome = { state: 'failed', error: { code: err.code, message: err.message } };
     }
     await this.finish(action, outcome);
   }
 
-  private async load(id: string): Promise<PendingAction | undefined> {
-    const [row]: PendingAction[] = await this.dataSource.query(
-      `SELECT a.id, a.service_id AS "serviceId", a.type, a.status, a.from_state AS "fromState", a.provider_task AS "providerTask",
-              a.started_at AS "startedAt", i.region, i.provider_ref AS "providerRef"
-         FROM instance_actions a LEFT JOIN vps_instances i ON i.service_id = a.service_id
-        WHERE a.id = $1`,
-      [id],
-    );
-    return row ? { ...row, startedAt: new Date(row.startedAt) } : undefined;
+  /** A hypervisor that stays unreachable fails the action (with its code) after COMPUTE_RETRY_ATTEMPTS tries. */
+  private lastTry(id: string): boolean {
+    return (this.attempts.get(id) ?? 0) + 1 >= this.config.computeRetryAttempts;
   }
 
   private async finish(action: PendingAction, outcome: Outcome): Promise<void> {
     const reported = await this.compute.powerState(refOf(action)).catch(() => null);
     const fallback = outcome.state === 'succeeded' ? targetOf(action.type) : action.fromState;
     const powerState = reported && !isTransitional(reported) ? reported : fallback;
-    const error = outcome.state === 'failed' ? { code: outcome.error.code.slice(0, 64), message: outcome.error.message.slice(0, 500) } : null;
+    const error = outcome.state === 'failed' ? clip(outcome.error) : null;
+    const notice = outcome.state === 'succeeded' && outcome.notice ? clip(outcome.notice) : null;
 
     await this.tx.run(async (m, publish) => {
       // Same lock order as a new request: the service row first.
       const service = await this.services.lockById(m, action.serviceId);
       if (!service) return;
-      const finished: unknown[] = await m.query(
-        `WITH done AS (
-           UPDATE instance_actions SET status = $2, finished_at = now(), error_code = $3, error_message = $4
-            WHERE id = $1 AND status = 'running' RETURNING id
-         ) SELECT id FROM done`,
-        [action.id, outcome.state, error?.code ?? null, error?.message ?? null],
-      );
-      if (!finished.length) return; // another replica recorded it first
-      await m.query(`UPDATE vps_instances SET power_state = $2, updated_at = now() WHERE service_id = $1`, [action.serviceId, powerState]);
+      if (!(await this.actions.finish(m, action.id, { status: outcome.state, error, notice }))) return; // another replica recorded it first
+      await this.instances.setPowerState(m, action.serviceId, powerState);
       publish(
-        domainEvent<InstanceActionFinishedEvent>(outcome.state === 'succeeded' ? 'instance.action_succeeded' : 'instance.action_failed', service.accountId, {
-          serviceId: action.serviceId,
-          serviceName: service.name,
-          actionId: action.id,
-          type: action.type,
-          error,
-        }),
+        domainEvent<InstanceActionFinishedEvent>(
+          outcome.state === 'succeeded' ? 'instance.action_succeeded' : 'instance.action_failed',
+          service.accountId,
+          {
+            serviceId: action.serviceId,
+            serviceName: service.name,
+            actionId: action.id,
+            type: action.type,
+            error,
+          },
+        ),
       );
     });
     this.forget(action.id);
@@ -198,6 +183,6 @@ export class InstanceActionRunner implements OnApplicationBootstrap, BeforeAppli
   }
 }
 
-function refOf(action: PendingAction): InstanceRef {
-  return { serviceId: action.serviceId, providerRef: action.providerRef, region: action.region ?? '' };
-}
+const clip = (note: ActionNote): ActionNote => ({ code: note.code.slice(0, 64), message: note.message.slice(0, 500) });
+
+const refOf = (action: PendingAction) => instanceRef(action.serviceId, action);

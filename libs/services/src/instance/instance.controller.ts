@@ -1,7 +1,18 @@
 import { Controller, Get, Header, HttpCode, Post, Query, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiProblems, CurrentPrincipal, Idempotent, PageQuery, Paginated, PaginatedResponse, Principal, RateLimit, RequireScope, UuidParam } from '@app/core';
+import {
+  ApiProblems,
+  CurrentPrincipal,
+  Idempotent,
+  PageQuery,
+  Paginated,
+  PaginatedResponse,
+  Principal,
+  RateLimit,
+  RequireScope,
+  UuidParam,
+} from '@app/core';
 import { ConsoleService } from './console/console.service';
 import { ConsoleSessionResponse } from './dto/console-session.response';
 import { InstanceActionResponse } from './dto/instance-action.response';
@@ -30,7 +41,11 @@ export class InstanceController {
   @ApiOperation({ summary: 'Start a VPS instance', operationId: 'startInstance' })
   @ApiAcceptedResponse(ACCEPTED)
   @ApiProblems(400, 401, 403, 404, 409, 422, 429)
-  start(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Res({ passthrough: true }) res: Response): Promise<InstanceActionResponse> {
+  start(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam() id: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<InstanceActionResponse> {
     return this.accepted(res, this.actions.request(principal.accountId, id, 'start'));
   }
 
@@ -40,7 +55,11 @@ export class InstanceController {
   @ApiOperation({ summary: 'Stop a VPS instance (graceful shutdown)', operationId: 'stopInstance' })
   @ApiAcceptedResponse(ACCEPTED)
   @ApiProblems(400, 401, 403, 404, 409, 422, 429)
-  stop(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Res({ passthrough: true }) res: Response): Promise<InstanceActionResponse> {
+  stop(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam() id: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<InstanceActionResponse> {
     return this.accepted(res, this.actions.request(principal.accountId, id, 'stop'));
   }
 
@@ -50,7 +69,11 @@ export class InstanceController {
   @ApiOperation({ summary: 'Reboot a VPS instance', operationId: 'rebootInstance' })
   @ApiAcceptedResponse(ACCEPTED)
   @ApiProblems(400, 401, 403, 404, 409, 422, 429)
-  reboot(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Res({ passthrough: true }) res: Response): Promise<InstanceActionResponse> {
+  reboot(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam() id: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<InstanceActionResponse> {
     return this.accepted(res, this.actions.request(principal.accountId, id, 'reboot'));
   }
 
@@ -58,7 +81,11 @@ export class InstanceController {
   @ApiOperation({ summary: 'List the power actions of a VPS instance, newest first', operationId: 'listInstanceActions' })
   @ApiOkResponse({ type: PaginatedInstanceActions })
   @ApiProblems(400, 401, 403, 404, 429)
-  list(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Query() query: PageQuery): Promise<Paginated<InstanceActionResponse>> {
+  list(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam() id: string,
+    @Query() query: PageQuery,
+  ): Promise<Paginated<InstanceActionResponse>> {
     return this.actions.list(principal.accountId, id, query);
   }
 
@@ -66,7 +93,11 @@ export class InstanceController {
   @ApiOperation({ summary: 'Get a power action', operationId: 'getInstanceAction' })
   @ApiOkResponse({ type: InstanceActionResponse })
   @ApiProblems(400, 401, 403, 404, 429)
-  get(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @UuidParam('actionId') actionId: string): Promise<InstanceActionResponse> {
+  get(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam() id: string,
+    @UuidParam('actionId') actionId: string,
+  ): Promise<InstanceActionResponse> {
     return this.actions.get(principal.accountId, id, actionId);
   }
 
@@ -76,7 +107,7 @@ export class InstanceController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Create a VNC console session (single use, 60 seconds)', operationId: 'openInstanceConsole' })
   @ApiOkResponse({ type: ConsoleSessionResponse })
-  @ApiProblems(400, 401, 403, 404, 409, 429)
+  @ApiProblems(400, 401, 403, 404, 409, 429, 503)
   console(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<ConsoleSessionResponse> {
     return this.consoles.open(principal.accountId, id);
   }

@@ -30,7 +30,9 @@ describe('power state machine', () => {
 
   it('refuses any action while another runs or the instance is in transition (action_in_progress)', () => {
     for (const type of ['start', 'stop', 'reboot'] as ActionType[]) {
-      expect(planAction({ serviceStatus: 'active', powerState: 'running', actionRunning: true }, type)).toMatchObject({ code: 'action_in_progress' });
+      expect(planAction({ serviceStatus: 'active', powerState: 'running', actionRunning: true }, type)).toMatchObject({
+        code: 'action_in_progress',
+      });
       expect(planAction(idle('starting'), type)).toMatchObject({ code: 'action_in_progress' });
       expect(planAction(idle('stopping'), type)).toMatchObject({ code: 'action_in_progress' });
     }

@@ -33,7 +33,11 @@ export function planAction(instance: InstanceSnapshot, type: ActionType): Action
     return { ok: false, code: 'invalid_state', detail: `The service is ${instance.serviceStatus}; power actions need an active service.` };
   }
   if (instance.actionRunning || isTransitional(instance.powerState)) {
-    return { ok: false, code: 'action_in_progress', detail: `Another action on this instance is still running (it is ${instance.powerState}).` };
+    return {
+      ok: false,
+      code: 'action_in_progress',
+      detail: `Another action on this instance is still running (it is ${instance.powerState}).`,
+    };
   }
   const transition = TRANSITIONS[type];
   if (instance.powerState !== transition.from) {

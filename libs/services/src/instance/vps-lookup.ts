@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
 import { Problem } from '@app/core';
 import { ServicesRepository } from '../services.repository';
 import type { PowerState, ServiceStatus } from '../service.types';
-import type { InstanceRef } from './compute/compute-provider';
+import { InstanceRef, instanceRef } from './compute/compute-provider';
+import { PowerStateSync } from './power-state-sync';
 
 export interface OwnedVps {
   serviceId: string;
@@ -17,26 +17,22 @@ export interface OwnedVps {
 export class VpsLookup {
   constructor(
     private readonly services: ServicesRepository,
-    private readonly dataSource: DataSource,
+    private readonly sync: PowerStateSync,
   ) {}
-
-  get manager(): EntityManager {
-    return this.dataSource.manager;
-  }
 
   static noInstance(): Problem {
     return new Problem(404, 'not_found', 'This service has no instance (it is not a VPS).');
   }
 
   async require(accountId: string, serviceId: string): Promise<OwnedVps> {
-    const service = await this.services.findStateForAccount(this.manager, accountId, serviceId);
+    const service = await this.services.findStateForAccount(accountId, serviceId);
     if (!service) throw Problem.notFound('Service');
     if (service.type !== 'vps' || !service.powerState) throw VpsLookup.noInstance();
     return {
       serviceId,
       status: service.status,
-      powerState: service.powerState,
-      ref: { serviceId, providerRef: service.providerRef, region: service.region ?? '' },
+      powerState: (await this.sync.refresh(service)) ?? service.powerState,
+      ref: instanceRef(serviceId, service),
     };
   }
 }

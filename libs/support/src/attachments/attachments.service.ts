@@ -1,21 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
-import { DataSource, EntityManager, In } from 'typeorm';
-import { JobLock, Problem } from '@app/core';
+import { EntityManager } from 'typeorm';
+import { isoTimestamp, JobLock, Problem } from '@app/core';
 import { BlobStorage } from '../blob-storage/blob-storage';
 import { AttachmentResponse, PresignResponse } from '../dto/ticket.response';
 import { PresignFile } from '../dto/ticket.request';
 import { DOWNLOAD_URL_TTL_MS, UNREFERENCED_GRACE_MS, UPLOAD_URL_TTL_MS } from '../support.types';
 import { attachmentProblem, sanitizeFilename } from './attachment-rules';
-import { Attachment } from './attachment.entity';
+import { AttachmentsRepository } from './attachments.repository';
 
 @Injectable()
 export class AttachmentsService {
   private readonly logger = new Logger('Attachments');
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly attachments: AttachmentsRepository,
     private readonly storage: BlobStorage,
     private readonly jobs: JobLock,
   ) {}
@@ -23,7 +23,10 @@ export class AttachmentsService {
   async presign(accountId: string, files: PresignFile[]): Promise<PresignResponse> {
     const checked = files.map((file, i) => {
       const filename = sanitizeFilename(file.filename);
-      if (!filename) throw Problem.invalidInput(`files[${i}].filename has no usable name`, [{ field: `files.${i}.filename`, message: 'has no usable name' }]);
+      if (!filename)
+        throw Problem.invalidInput(`files[${i}].filename has no usable name`, [
+          { field: `files.${i}.filename`, message: 'has no usable name' },
+        ]);
       const problem = attachmentProblem(filename, file.contentType);
       if (problem) throw Problem.invalidInput(`files[${i}]: ${problem}`, [{ field: `files.${i}.contentType`, message: problem }]);
       return { ...file, filename, contentType: file.contentType.toLowerCase() };
@@ -40,11 +43,16 @@ export class AttachmentsService {
       storageKey: `${accountId}/${randomUUID()}`,
       uploadExpiresAt: expiresAt,
     }));
-    await this.dataSource.getRepository(Attachment).insert(rows);
+    await this.attachments.insert(rows);
     const uploads = await Promise.all(
       rows.map(async (row) => {
-        const upload = await this.storage.presignUpload({ key: row.storageKey, contentType: row.contentType, size: row.declaredSize, expiresAt });
-        return { attachmentId: row.id, ...upload, expiresAt: expiresAt.toISOString(), maxSize: row.declaredSize };
+        const upload = await this.storage.presignUpload({
+          key: row.storageKey,
+          contentType: row.contentType,
+          size: row.declaredSize,
+          expiresAt,
+        });
+        return { attachmentId: row.id, ...upload, expiresAt: isoTimestamp(expiresAt), maxSize: row.declaredSize };
       }),
     );
     return { uploads };
@@ -53,7 +61,7 @@ export class AttachmentsService {
   /** Checks the files are uploaded and within their declared size; outside any transaction (storage I/O). */
   async verifyUploaded(accountId: string, ids: string[]): Promise<Map<string, number>> {
     if (!ids.length) return new Map();
-    const rows = await this.dataSource.getRepository(Attachment).find({ where: { id: In(ids), accountId } });
+    const rows = await this.attachments.findForAccount(accountId, ids);
     if (rows.length !== ids.length) throw new Problem(400, 'attachment_invalid', 'An attachment does not exist in this account.');
     const sizes = new Map<string, number>();
     for (const row of rows) {
@@ -69,30 +77,25 @@ export class AttachmentsService {
   /** Binds verified attachments to a message; the row lock makes a second use a 409. */
   async attach(manager: EntityManager, accountId: string, messageId: string, sizes: Map<string, number>): Promise<void> {
     for (const [id, size] of sizes) {
-      const [rows] = await manager.query(
-        `UPDATE attachments SET message_id = $1, size = $2 WHERE id = $3 AND account_id = $4 AND message_id IS NULL RETURNING id`,
-        [messageId, size, id, accountId],
-      );
-      if (!rows.length) throw Problem.conflict('attachment_in_use', `Attachment ${id} is already part of a message.`);
+      if (!(await this.attachments.bind(manager, accountId, id, messageId, size)))
+        throw Problem.conflict('attachment_in_use', `Attachment ${id} is already part of a message.`);
     }
   }
 
   async forMessages(messageIds: string[]): Promise<Map<string, AttachmentResponse[]>> {
     const out = new Map<string, AttachmentResponse[]>();
     if (!messageIds.length) return out;
-    const rows = await this.dataSource.getRepository(Attachment).find({ where: { messageId: In(messageIds) }, order: { createdAt: 'ASC', id: 'ASC' } });
+    const rows = await this.attachments.forMessages(messageIds);
     const expiresAt = new Date(Date.now() + DOWNLOAD_URL_TTL_MS);
     for (const row of rows) {
-      const downloadUrl = await this.storage.presignDownload({ key: row.storageKey, filename: row.filename, contentType: row.contentType, expiresAt });
-      const list = out.get(row.messageId!) ?? [];
-      list.push({
-        id: row.id,
+      const downloadUrl = await this.storage.presignDownload({
+        key: row.storageKey,
         filename: row.filename,
         contentType: row.contentType,
-        size: row.size ?? row.declaredSize,
-        downloadUrl,
-        downloadUrlExpiresAt: expiresAt.toISOString(),
+        expiresAt,
       });
+      const list = out.get(row.messageId!) ?? [];
+      list.push(AttachmentResponse.from(row, downloadUrl, expiresAt));
       out.set(row.messageId!, list);
     }
     return out;
@@ -108,14 +111,11 @@ export class AttachmentsService {
   /** Deletes uploads no message uses, one hour after their upload URL expired. */
   async purgeUnreferenced(now = new Date()): Promise<number> {
     const cutoff = new Date(now.getTime() - UNREFERENCED_GRACE_MS);
-    const rows: { id: string; storage_key: string }[] = await this.dataSource.query(
-      `SELECT id, storage_key FROM attachments WHERE message_id IS NULL AND upload_expires_at < $1 LIMIT 500`,
-      [cutoff],
-    );
+    const rows = await this.attachments.unreferencedBefore(cutoff, 500);
     for (const row of rows) {
       try {
-        await this.storage.delete(row.storage_key);
-        await this.dataSource.query(`DELETE FROM attachments WHERE id = $1 AND message_id IS NULL`, [row.id]);
+        await this.storage.delete(row.storageKey);
+        await this.attachments.deleteUnreferenced(row.id);
       } catch (err) {
         this.logger.warn(`Could not delete upload ${row.id}: ${(err as Error).message}`);
       }

@@ -47,6 +47,8 @@ export class BlobTransferController {
     res.setHeader('Content-Length', String(size));
     res.setHeader('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(claims.n)}`);
     res.setHeader('Cache-Control', 'private, no-store');
+    // A customer's file opened in a browser on the API's origin must not run as a page of it.
+    res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
     local.open(claims.k).pipe(res);
   }
 

@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdir, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -61,7 +61,9 @@ export class LocalBlobStorage extends BlobStorage {
 
   /**
    * Streams an upload to a temporary file, counting bytes; more than `limit` bytes aborts and
-   * removes it. Only a complete upload is renamed into place.
+   * removes it. A complete upload lands with link(), which fails if the file exists: of two
+   * uploads racing on one URL only the first to finish lands (a rename would replace a file that
+   * may already be checked and attached).
    */
   async receive(key: string, body: Readable, limit: number): Promise<'stored' | 'too_large' | 'exists'> {
     const target = this.path(key);
@@ -87,7 +89,14 @@ export class LocalBlobStorage extends BlobStorage {
       if (tooLarge) return 'too_large';
       throw err;
     }
-    await rename(temp, target);
+    try {
+      await link(temp, target);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return 'exists';
+      throw err;
+    } finally {
+      await unlink(temp).catch(() => undefined);
+    }
     return 'stored';
   }
 

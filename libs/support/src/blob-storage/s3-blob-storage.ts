@@ -10,7 +10,9 @@ const seconds = (until: Date) => Math.max(1, Math.floor((until.getTime() - Date.
 /**
  * Any S3-compatible store (AWS S3, MinIO, Ceph, R2). The presigned PUT signs Content-Length and
  * Content-Type, so the store itself refuses a body of another size; the size is checked again
- * with HeadObject when a message references the file.
+ * with HeadObject when a message references the file. It also signs `If-None-Match: *`: the
+ * store refuses a second PUT on the same key, so a file that was checked and attached cannot be
+ * replaced through its upload URL.
  */
 @Injectable()
 export class S3BlobStorage extends BlobStorage implements OnApplicationShutdown {
@@ -29,12 +31,18 @@ export class S3BlobStorage extends BlobStorage implements OnApplicationShutdown 
   }
 
   async presignUpload(spec: UploadSpec): Promise<PresignedUpload> {
-    const command = new PutObjectCommand({ Bucket: this.bucket, Key: spec.key, ContentType: spec.contentType, ContentLength: spec.size });
+    const command = new PutObjectCommand({
+      Bucket: this.bucket,
+      Key: spec.key,
+      ContentType: spec.contentType,
+      ContentLength: spec.size,
+      IfNoneMatch: '*',
+    });
     const url = await getSignedUrl(this.client, command, {
       expiresIn: seconds(spec.expiresAt),
-      signableHeaders: new Set(['content-type', 'content-length']),
+      signableHeaders: new Set(['content-type', 'content-length', 'if-none-match']),
     });
-    return { url, method: 'PUT', headers: { 'Content-Type': spec.contentType, 'Content-Length': String(spec.size) } };
+    return { url, method: 'PUT', headers: { 'Content-Type': spec.contentType, 'Content-Length': String(spec.size), 'If-None-Match': '*' } };
   }
 
   async presignDownload(spec: DownloadSpec): Promise<string> {

@@ -28,7 +28,12 @@ export class CreateTicketRequest {
   @Length(1, 200)
   subject: string;
 
-  @ApiProperty({ minLength: 1, maxLength: 64000, example: 'Since 10:00 UTC web-1 does not answer on port 443.', description: 'The first message.' })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 64000,
+    example: 'Since 10:00 UTC web-1 does not answer on port 443.',
+    description: 'The first message.',
+  })
   @IsString()
   @Length(1, 64000)
   message: string;
@@ -48,7 +53,12 @@ export class CreateTicketRequest {
   @IsUUID('all')
   serviceId?: string;
 
-  @ApiPropertyOptional({ type: [String], format: 'uuid', maxItems: 5, description: 'Uploaded attachments (from presign) to add to the message.' })
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    maxItems: 5,
+    description: 'Uploaded attachments (from presign) to add to the message.',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_FILES_PER_PRESIGN)
@@ -80,7 +90,12 @@ export class ListTicketsQuery extends PageQuery {
 }
 
 export class PresignFile {
-  @ApiProperty({ minLength: 1, maxLength: 255, example: 'screenshot.png', description: 'File name; path parts and control characters are removed.' })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 255,
+    example: 'screenshot.png',
+    description: 'File name; path parts and control characters are removed.',
+  })
   @IsString()
   @Length(1, 1000)
   filename: string;

@@ -1,5 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { isoTimestamp } from '@app/core';
+import type { Attachment } from '../attachments/attachment.entity';
 import { DEPARTMENTS, PRIORITIES, TICKET_STATUSES } from '../support.types';
+import type { TicketMessage } from '../tickets/ticket-message.entity';
+import type { Ticket } from '../tickets/ticket.entity';
 
 export class AttachmentResponse {
   @ApiProperty({ format: 'uuid', description: 'Attachment id.' })
@@ -14,6 +18,17 @@ export class AttachmentResponse {
   downloadUrl: string;
   @ApiProperty({ format: 'date-time', description: 'When downloadUrl stops working.' })
   downloadUrlExpiresAt: string;
+
+  static from(row: Attachment, downloadUrl: string, expiresAt: Date): AttachmentResponse {
+    return {
+      id: row.id,
+      filename: row.filename,
+      contentType: row.contentType,
+      size: row.size ?? row.declaredSize,
+      downloadUrl,
+      downloadUrlExpiresAt: isoTimestamp(expiresAt),
+    };
+  }
 }
 
 export class MessageAuthor {
@@ -34,6 +49,16 @@ export class TicketMessageResponse {
   attachments: AttachmentResponse[];
   @ApiProperty({ format: 'date-time', description: 'When it was written.' })
   createdAt: string;
+
+  static from(m: TicketMessage, attachments: AttachmentResponse[]): TicketMessageResponse {
+    return {
+      id: m.id,
+      author: { type: m.authorType, name: m.authorName },
+      message: m.message,
+      attachments,
+      createdAt: isoTimestamp(m.createdAt),
+    };
+  }
 }
 
 export class TicketResponse {
@@ -61,6 +86,23 @@ export class TicketResponse {
   closedAt: string | null;
   @ApiProperty({ type: 'integer', example: 2, description: 'Messages after the first one.' })
   replyCount: number;
+
+  static from(t: Ticket): TicketResponse {
+    return {
+      id: t.id,
+      reference: t.reference,
+      subject: t.subject,
+      status: t.status,
+      priority: t.priority,
+      department: t.department,
+      serviceId: t.serviceId,
+      createdAt: isoTimestamp(t.createdAt),
+      updatedAt: isoTimestamp(t.updatedAt),
+      lastReplyAt: isoTimestamp(t.lastReplyAt),
+      closedAt: isoTimestamp(t.closedAt),
+      replyCount: t.replyCount,
+    };
+  }
 }
 
 export class TicketWithMessagesResponse extends TicketResponse {
@@ -73,6 +115,11 @@ export class UploadHeaders {
   'Content-Type': string;
   @ApiPropertyOptional({ example: '48213', description: 'Send exactly this Content-Length (S3 storage signs it).' })
   'Content-Length'?: string;
+  @ApiPropertyOptional({
+    enum: ['*'],
+    description: 'Send exactly this If-None-Match (S3 storage signs it: a stored file is never replaced).',
+  })
+  'If-None-Match'?: string;
 }
 
 export class PresignedUploadResponse {

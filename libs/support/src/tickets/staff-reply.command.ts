@@ -1,6 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import { CliArgs, CliCommand, CliUsageError, requireArg } from '@app/core';
+import { PickType } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsOptional, IsString, IsUUID, Length } from 'class-validator';
+import { CliArgs, CliCommand, requireArg, validateInput } from '@app/core';
+import { ReplyRequest } from '../dto/ticket.request';
 import { TicketsService } from './tickets.service';
+
+/** The reply route's message rules, plus what the operator names on the command line. */
+class StaffReplyInput extends PickType(ReplyRequest, ['message']) {
+  @IsUUID('all', { message: 'ticket must be a ticket id (UUID)' })
+  ticket: string;
+
+  @IsOptional()
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @IsString()
+  @Length(1, 100)
+  name?: string;
+}
 
 @Injectable()
 export class StaffReplyCommand extends CliCommand {
@@ -13,11 +29,11 @@ export class StaffReplyCommand extends CliCommand {
   }
 
   async run(args: CliArgs): Promise<unknown[]> {
-    const ticket = requireArg(args, 'ticket');
-    const message = requireArg(args, 'message');
-    if (!/^[0-9a-f-]{36}$/i.test(ticket)) throw new CliUsageError('--ticket must be a ticket id (UUID)');
-    if (message.length > 64000) throw new CliUsageError('--message must be at most 64000 characters');
-    const name = typeof args.name === 'string' && args.name.trim() ? args.name.trim().slice(0, 100) : undefined;
-    return [await this.tickets.staffReply(ticket, message, name)];
+    const input = await validateInput(StaffReplyInput, {
+      ticket: requireArg(args, 'ticket'),
+      message: requireArg(args, 'message'),
+      ...(typeof args.name === 'string' ? { name: args.name } : {}),
+    });
+    return [await this.tickets.staffReply(input.ticket, input.message, input.name)];
   }
 }

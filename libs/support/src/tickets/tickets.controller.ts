@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiProblems, CurrentPrincipal, Idempotent, Paginated, PaginatedResponse, Principal, RateLimit, UuidParam } from '@app/core';
 import { AttachmentsService } from '../attachments/attachments.service';
@@ -18,6 +18,7 @@ export class TicketsController {
   ) {}
 
   @Post('attachments/presign')
+  @Header('Cache-Control', 'no-store')
   @Idempotent()
   @HttpCode(200)
   @RateLimit('presign')
@@ -29,6 +30,7 @@ export class TicketsController {
   }
 
   @Post()
+  @Header('Cache-Control', 'no-store')
   @Idempotent()
   @HttpCode(200)
   @RateLimit('ticket-create')
@@ -48,6 +50,7 @@ export class TicketsController {
   }
 
   @Get(':id')
+  @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Get a ticket with its messages', operationId: 'getTicket' })
   @ApiOkResponse({ type: TicketWithMessagesResponse })
   @ApiProblems(400, 404)
@@ -56,6 +59,7 @@ export class TicketsController {
   }
 
   @Post(':id/reply')
+  @Header('Cache-Control', 'no-store')
   @Idempotent()
   @ApiOperation({ summary: 'Reply to a ticket', operationId: 'replyToTicket' })
   @ApiCreatedResponse({ type: TicketMessageResponse })

@@ -1,6 +1,7 @@
-import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
+import { ApiNullableRef } from '@app/core';
 import { ACTION_STATUSES, ACTION_TYPES, ActionStatus, ActionType } from '../../service.types';
-import type { ActionRow } from '../instance-actions.queries';
+import type { ActionRow } from '../instance-actions.repository';
 
 export class ActionErrorResponse {
   @ApiProperty({ example: 'timeout', description: 'Stable machine-readable reason.' })
@@ -9,7 +10,6 @@ export class ActionErrorResponse {
   message: string;
 }
 
-@ApiExtraModels(ActionErrorResponse)
 export class InstanceActionResponse {
   @ApiProperty({ format: 'uuid', description: 'Action id.' })
   id: string;
@@ -23,8 +23,13 @@ export class InstanceActionResponse {
   startedAt: string;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Null while running.' })
   finishedAt: string | null;
-  @ApiProperty({ allOf: [{ $ref: getSchemaPath(ActionErrorResponse) }], nullable: true, description: 'Why the action failed; null otherwise.' })
+  @ApiNullableRef(ActionErrorResponse, { description: 'Why the action failed; null otherwise.' })
   error: ActionErrorResponse | null;
+  @ApiNullableRef(ActionErrorResponse, {
+    description:
+      'On success, how the hypervisor got there when it differs from what was asked (e.g. `forced_power_off`: the guest ignored the ACPI shutdown); null otherwise.',
+  })
+  notice: ActionErrorResponse | null;
 
   static fromRow(row: ActionRow): InstanceActionResponse {
     return {
@@ -35,6 +40,7 @@ export class InstanceActionResponse {
       startedAt: row.started_at,
       finishedAt: row.finished_at,
       error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
+      notice: row.notice_code ? { code: row.notice_code, message: row.notice_message ?? '' } : null,
     };
   }
 }

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { CredentialRow } from '../object-storage-credentials.repository';
 
 export class ObjectStorageCredentialsResponse {
   @ApiProperty({ example: 'https://eu-central-1.objects.example.net', description: 'S3-compatible endpoint URL.' })
@@ -13,4 +14,16 @@ export class ObjectStorageCredentialsResponse {
   secretAccessKey: string;
   @ApiProperty({ format: 'date-time', description: 'When the key was issued.' })
   createdAt: string;
+
+  /** `secretAccessKey` is the opened `secret_sealed`. */
+  static fromRow(row: CredentialRow, secretAccessKey: string): ObjectStorageCredentialsResponse {
+    return {
+      endpoint: row.endpoint,
+      region: row.region,
+      bucket: row.bucket,
+      accessKeyId: row.access_key_id,
+      secretAccessKey,
+      createdAt: row.created_at,
+    };
+  }
 }

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Account } from './account.entity';
+import { AccountsService } from './accounts.service';
+import { PasswordHasher } from './password-hasher';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Account])],
+  providers: [AccountsService, PasswordHasher],
+  exports: [AccountsService],
+})
+export class AccountsModule {}

@@ -1,0 +1,3 @@
+export * from './accounts.module';
+export * from './accounts.service';
+export * from './account.entity';

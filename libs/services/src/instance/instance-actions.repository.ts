@@ -1,0 +1,131 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { isoText, PageQuery, pageOffset } from '@app/core';
+import type { ActionStatus, ActionType, PowerState } from '../service.types';
+import type { ActionNote } from './compute/compute-provider';
+
+const ACTION_COLUMNS = `id, service_id, type, status, ${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at,
+       error_code, error_message, notice_code, notice_message`;
+
+export interface ActionRow {
+  id: string;
+  service_id: string;
+  type: ActionType;
+  status: ActionStatus;
+  started_at: string;
+  finished_at: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  notice_code: string | null;
+  notice_message: string | null;
+}
+
+/** What the runner needs to drive an action: the action and where its machine is. */
+export interface PendingAction {
+  id: string;
+  serviceId: string;
+  type: ActionType;
+  status: ActionStatus;
+  fromState: PowerState;
+  providerTask: string | null;
+  startedAt: Date;
+  region: string | null;
+  providerRef: string | null;
+}
+
+export interface ActionOutcome {
+  status: Exclude<ActionStatus, 'running'>;
+  error: ActionNote | null;
+  notice: ActionNote | null;
+}
+
+/** All SQL on instance_actions. Reads name the service, whose ownership the caller has checked. */
+@Injectable()
+export class InstanceActionsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async hasRunning(manager: EntityManager, serviceId: string): Promise<boolean> {
+    const rows: unknown[] = await manager.query(`SELECT 1 FROM instance_actions WHERE service_id = $1 AND status = 'running'`, [serviceId]);
+    return rows.length > 0;
+  }
+
+  async insertRunning(manager: EntityManager, serviceId: string, type: ActionType, fromState: PowerState): Promise<ActionRow> {
+    const [action]: ActionRow[] = await manager.query(
+      `INSERT INTO instance_actions (service_id, type, status, from_state) VALUES ($1, $2, 'running', $3) RETURNING ${ACTION_COLUMNS}`,
+      [serviceId, type, fromState],
+    );
+    return action;
+  }
+
+  async page(serviceId: string, page: PageQuery): Promise<{ rows: ActionRow[]; total: number }> {
+    const [{ total }]: { total: number }[] = await this.dataSource.query(
+      `SELECT count(*)::int AS total FROM instance_actions WHERE service_id = $1`,
+      [serviceId],
+    );
+    const rows: ActionRow[] = await this.dataSource.query(
+      `SELECT ${ACTION_COLUMNS} FROM instance_actions WHERE service_id = $1
+        ORDER BY started_at DESC, id DESC LIMIT $2 OFFSET $3::bigint`,
+      [serviceId, page.pageSize, pageOffset(page)],
+    );
+    return { rows, total };
+  }
+
+  async findForService(serviceId: string, id: string): Promise<ActionRow | null> {
+    const [row]: ActionRow[] = await this.dataSource.query(
+      `SELECT ${ACTION_COLUMNS} FROM instance_actions WHERE id = $1 AND service_id = $2`,
+      [id, serviceId],
+    );
+    return row ?? null;
+  }
+
+  /** Unscoped, for the runner: running actions started at least `olderThanMs` ago. */
+  async runningIds(olderThanMs: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT id FROM instance_actions WHERE status = 'running' AND started_at <= now() - $1::double precision * interval '1 millisecond'`,
+      [olderThanMs],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Unscoped, for the runner. */
+  async findPending(id: string): Promise<PendingAction | null> {
+    const [row]: PendingAction[] = await this.dataSource.query(
+      `SELECT a.id, a.service_id AS "serviceId", a.type, a.status, a.from_state AS "fromState", a.provider_task AS "providerTask",
+              a.started_at AS "startedAt", i.region, i.provider_ref AS "providerRef"
+         FROM instance_actions a LEFT JOIN vps_instances i ON i.service_id = a.service_id
+        WHERE a.id = $1`,
+      [id],
+    );
+    return row ? { ...row, startedAt: new Date(row.startedAt) } : null;
+  }
+
+  async setProviderTask(id: string, task: string): Promise<void> {
+    await this.dataSource.query(`UPDATE instance_actions SET provider_task = $2 WHERE id = $1 AND status = 'running'`, [id, task]);
+  }
+
+  /** Records the outcome of a still running action; false if it was recorded already (by another replica). */
+  async finish(manager: EntityManager, id: string, outcome: ActionOutcome): Promise<boolean> {
+    const { error, notice } = outcome;
+    const finished: unknown[] = await manager.query(
+      `WITH done AS (
+         UPDATE instance_actions SET status = $2, finished_at = now(), error_code = $3, error_message = $4, notice_code = $5, notice_message = $6
+          WHERE id = $1 AND status = 'running' RETURNING id
+       ) SELECT id FROM done`,
+      [id, outcome.status, error?.code ?? null, error?.message ?? null, notice?.code ?? null, notice?.message ?? null],
+    );
+    return finished.length > 0;
+  }
+
+  /** Demo data: a little power history, outcomes of both kinds. */
+  async insertDemoHistory(manager: EntityManager, serviceId: string): Promise<void> {
+    await manager.query(
+      `INSERT INTO instance_actions (service_id, type, status, from_state, started_at, finished_at, error_code, error_message) VALUES
+         ($1, 'reboot', 'failed',    'running', now() - interval '4 days',            now() - interval '4 days' + interval '30 seconds',
+              'hypervisor_unavailable', 'The hypervisor could not be reached.'),
+         ($1, 'stop',   'succeeded', 'running', now() - interval '3 days',            now() - interval '3 days' + interval '4 seconds', NULL, NULL),
+         ($1, 'start',  'succeeded', 'stopped', now() - interval '3 days' + interval '10 minutes', now() - interval '3 days' + interval '10 minutes 3 seconds', NULL, NULL),
+         ($1, 'reboot', 'succeeded', 'running', now() - interval '2 hours',           now() - interval '2 hours' + interval '6 seconds', NULL, NULL)`,
+      [serviceId],
+    );
+  }
+}

@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { PowerState } from '../service.types';
+
+export interface NewInstances {
+  serviceIds: string[];
+  region: string;
+  powerStates: PowerState[];
+  providerRefs: (string | null)[];
+  ipv4: string[];
+  ipv6: string[];
+}
+
+/** A settled VPS of a live service, as the reconciler compares it with its machine. */
+export interface SettledInstance {
+  id: string;
+  region: string;
+  providerRef: string | null;
+  powerState: PowerState;
+}
+
+export interface ObservedChange {
+  id: string;
+  recorded: PowerState;
+  real: PowerState;
+}
+
+/** All SQL on vps_instances: the API's record of each VPS's machine. */
+@Injectable()
+export class VpsInstancesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async insertMany(manager: EntityManager, rows: NewInstances): Promise<void> {
+    await manager.query(
+      `INSERT INTO vps_instances (service_id, power_state, region, ipv4, ipv6, provider_ref)
+       SELECT id, state, $2, v4, v6, ref FROM unnest($1::uuid[], $3::text[], $4::text[], $5::text[], $6::text[]) AS r(id, v4, v6, state, ref)`,
+      [rows.serviceIds, rows.region, rows.ipv4, rows.ipv6, rows.powerStates, rows.providerRefs],
+    );
+  }
+
+  async setPowerState(manager: EntityManager, serviceId: string, powerState: PowerState): Promise<void> {
+    await manager.query(`UPDATE vps_instances SET power_state = $2, updated_at = now() WHERE service_id = $1`, [serviceId, powerState]);
+  }
+
+  /** Whether a service that is not terminated already has this machine. */
+  async machineTaken(manager: EntityManager, providerRef: string): Promise<boolean> {
+    const taken: unknown[] = await manager.query(
+      `SELECT 1 FROM vps_instances i JOIN services s ON s.id = i.service_id WHERE i.provider_ref = $1 AND s.status <> 'terminated'`,
+      [providerRef],
+    );
+    return taken.length > 0;
+  }
+
+  /** Unscoped, for the reconciler: every VPS of a live service in a settled power state. */
+  settled(): Promise<SettledInstance[]> {
+    return this.dataSource.query(
+      `SELECT i.service_id AS id, i.region, i.provider_ref AS "providerRef", i.power_state AS "powerState"
+         FROM vps_instances i JOIN services s ON s.id = i.service_id
+        WHERE s.status NOT IN ('cancelled', 'terminated') AND i.power_state IN ('running', 'stopped')`,
+    );
+  }
+
+  /**
+   * Records the hypervisor's states where the recorded one is still what was compared, nothing
+   * recorded a state after `askedAt` and no action runs; returns the ids that changed.
+   */
+  async applyObserved(changes: ObservedChange[], askedAt: Date): Promise<string[]> {
+    const updated: { service_id: string }[] = await this.dataSource.query(
+      `WITH changed AS (
+         UPDATE vps_instances i SET power_state = r.real, updated_at = now()
+           FROM unnest($1::uuid[], $2::text[], $3::text[]) AS r(id, recorded, real)
+          WHERE i.service_id = r.id AND i.power_state = r.recorded AND i.updated_at < $4
+            AND NOT EXISTS (SELECT 1 FROM instance_actions a WHERE a.service_id = r.id AND a.status = 'running')
+          RETURNING i.service_id
+       ) SELECT service_id FROM changed`,
+      [changes.map((c) => c.id), changes.map((c) => c.recorded), changes.map((c) => c.real), askedAt],
+    );
+    return updated.map((row) => row.service_id);
+  }
+}

@@ -1,0 +1,92 @@
+import { ComputeProvider, ServiceProvisioner, ServicesModule } from '@app/services';
+import { ServicesService } from '../../libs/services/src/services.service';
+import { ServicesRepository } from '../../libs/services/src/services.repository';
+import { startTestModule, TestModule } from '../support/test-module';
+import { FakeCompute } from './fake-compute';
+
+describe('ServiceProvisioner (TestingModule on the real database, a fake hypervisor)', () => {
+  let m: TestModule;
+  let provisioner: ServiceProvisioner;
+  let compute: FakeCompute;
+  beforeAll(async () => {
+    compute = new FakeCompute();
+    m = await startTestModule([ServicesModule], {}, [{ provide: ComputeProvider, useValue: compute }]);
+    provisioner = m.get(ServiceProvisioner);
+  });
+  afterAll(() => m.close());
+  beforeEach(() => {
+    compute.created.length = 0;
+    compute.destroyed.length = 0;
+    compute.machineLimit = Infinity;
+  });
+
+  it('answers with exactly what the API then reads back, prices from the catalogue', async () => {
+    const accountId = await m.accountId();
+    const made = [
+      ...(await provisioner.provision(accountId, { type: 'vps', productSlug: 'vps-m', name: 'web' }, 2)),
+      ...(await provisioner.provision(accountId, { type: 'object_storage', status: 'cancelled', billingCycle: 'annually' })),
+    ];
+    expect(made.map((s) => s.name)).toEqual(['web-1', 'web-2', expect.stringMatching(/^storage-/)]);
+    expect(made[0]).toMatchObject({
+      type: 'vps',
+      status: 'active',
+      billingCycle: 'monthly',
+      instance: { powerState: 'running', region: 'eu-central' },
+    });
+    expect(made[2]).toMatchObject({ status: 'cancelled', billingCycle: 'annually', nextDueDate: null, instance: null });
+    const services = m.get(ServicesService);
+    for (const service of made) expect(await services.get(accountId, service.id)).toEqual(service);
+    expect(compute.created).toEqual([]);
+  });
+
+  it('makes one machine per VPS when asked, and records its reference and state', async () => {
+    const accountId = await m.accountId();
+    const made = await provisioner.provision(accountId, { type: 'vps', powerState: 'stopped', machines: true }, 2);
+    expect(compute.created).toEqual(made.map((s) => `vm-${s.id}`));
+    for (const service of made) {
+      expect(service.instance?.powerState).toBe('stopped');
+      expect(await m.get(ServicesRepository).findStateForAccount(accountId, service.id)).toMatchObject({
+        providerRef: `vm-${service.id}`,
+        powerState: 'stopped',
+      });
+    }
+  });
+
+  it('removes the machines it made when a later one fails, and writes no service', async () => {
+    const accountId = await m.accountId();
+    compute.machineLimit = 2;
+    await expect(provisioner.provision(accountId, { type: 'vps', machines: true }, 3)).rejects.toMatchObject({
+      status: 409,
+      code: 'invalid_state',
+    });
+    expect(compute.destroyed).toEqual(compute.created);
+    expect(compute.destroyed).toHaveLength(2);
+    expect((await m.get(ServicesService).list(accountId, { page: 1, pageSize: 10 })).total).toBe(0);
+  });
+
+  it('removes the machines when the rows cannot be written', async () => {
+    const accountId = await m.accountId();
+    await expect(provisioner.provision(accountId, { type: 'vps', machines: true, name: 'x'.repeat(101) })).rejects.toThrow();
+    expect(compute.created).toHaveLength(1);
+    expect(compute.destroyed).toEqual(compute.created);
+  });
+
+  it('adopts an existing machine once: a second service for it is refused, and the machine is kept', async () => {
+    const accountId = await m.accountId();
+    const [adopted] = await provisioner.provision(accountId, { type: 'vps', providerRef: 'legacy-web' });
+    expect(await m.get(ServicesRepository).findStateForAccount(accountId, adopted.id)).toMatchObject({ providerRef: 'legacy-web' });
+    await expect(provisioner.provision(accountId, { type: 'vps', providerRef: 'legacy-web' })).rejects.toMatchObject({
+      status: 409,
+      code: 'invalid_state',
+    });
+    await expect(provisioner.provision(accountId, { type: 'vps', providerRef: 'legacy-db' }, 2)).rejects.toMatchObject({ status: 400 });
+    expect(compute.destroyed).toEqual([]);
+  });
+
+  it('refuses a product of another type, an unknown product and a count out of range', async () => {
+    const accountId = await m.accountId();
+    await expect(provisioner.provision(accountId, { type: 'vps', productSlug: 'storage-250' })).rejects.toMatchObject({ status: 400 });
+    await expect(provisioner.provision(accountId, { type: 'vps', productSlug: 'nope' })).rejects.toMatchObject({ status: 400 });
+    await expect(provisioner.provision(accountId, { type: 'vps' }, 0)).rejects.toMatchObject({ status: 400 });
+  });
+});
