@@ -1,7 +1,19 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'bench/results/**', '**/*.js', '**/*.mjs', 'sdk/src/schema.d.ts'] },
+  {
+    ignores: [
+      'dist/**',
+      '**/dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'data/**',
+      'bench/results/**',
+      '**/*.js',
+      '**/*.mjs',
+      'sdk/src/schema.d.ts',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -1,5 +1,6 @@
-// Three tiers: unit specs beside the code, e2e specs in test/ on a real database (PostgreSQL
-// when TEST_DATABASE_URL is set, otherwise the embedded PGlite), contract checks inside e2e.
+// Three tiers: unit specs beside the code; integration specs in test/integration (an area's services
+// in a TestingModule, no HTTP) and e2e specs in test/ (the whole app over HTTP), both on a real database
+// (PostgreSQL when TEST_DATABASE_URL is set, otherwise the embedded PGlite); contract checks inside e2e.
 const { pathsToModuleNameMapper } = require('ts-jest');
 const { compilerOptions } = require('./tsconfig.json');
 
@@ -16,10 +17,30 @@ const transform = {
 };
 // NestJS 12 and a few of its dependencies ship only ES modules; Jest (before Node 24.9) cannot
 // require() them, so they are compiled to CommonJS here, as our own code is for production.
-const ESM_PACKAGES = ['@nestjs', 'file-type', 'strtok3', 'token-types', 'uint8array-extras', '@tokenizer', 'load-esm', '@electric-sql'];
+const ESM_PACKAGES = [
+  '@nestjs',
+  'file-type',
+  'strtok3',
+  'token-types',
+  'uint8array-extras',
+  '@tokenizer',
+  'load-esm',
+  '@electric-sql',
+  '@scure',
+  '@noble',
+  '@otplib',
+];
 transform['^.+\\.[mc]?js$'] = [
   'babel-jest',
-  { babelrc: false, configFile: false, plugins: [require.resolve('./test/support/babel-import-meta.js'), require.resolve('@babel/plugin-transform-dynamic-import'), require.resolve('@babel/plugin-transform-modules-commonjs')] },
+  {
+    babelrc: false,
+    configFile: false,
+    plugins: [
+      require.resolve('./test/support/babel-import-meta.js'),
+      require.resolve('@babel/plugin-transform-dynamic-import'),
+      require.resolve('@babel/plugin-transform-modules-commonjs'),
+    ],
+  },
 ];
 const transformIgnorePatterns = [`/node_modules/(?!(${ESM_PACKAGES.join('|')})/)`];
 const moduleNameMapper = pathsToModuleNameMapper(compilerOptions.paths, { prefix: '<rootDir>/' });
@@ -27,7 +48,20 @@ const moduleNameMapper = pathsToModuleNameMapper(compilerOptions.paths, { prefix
 module.exports = {
   testTimeout: 60000,
   projects: [
-    { displayName: 'unit', rootDir: __dirname, testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'], transform, transformIgnorePatterns, moduleNameMapper, testEnvironment: 'node' },
+    {
+      displayName: 'unit',
+      rootDir: __dirname,
+      testMatch: [
+        '<rootDir>/libs/**/*.spec.ts',
+        '<rootDir>/apps/**/*.spec.ts',
+        '<rootDir>/sdk/src/**/*.spec.ts',
+        '<rootDir>/cli/src/**/*.spec.ts',
+      ],
+      transform,
+      transformIgnorePatterns,
+      moduleNameMapper,
+      testEnvironment: 'node',
+    },
     {
       displayName: 'e2e',
       rootDir: __dirname,
@@ -38,7 +72,26 @@ module.exports = {
       testEnvironment: 'node',
       globalSetup: '<rootDir>/test/support/global-setup.ts',
     },
+    // The middle tier: an area's services in a TestingModule on the real test database, no HTTP.
+    {
+      displayName: 'integration',
+      rootDir: __dirname,
+      testMatch: ['<rootDir>/test/integration/**/*.spec.ts'],
+      transform,
+      transformIgnorePatterns,
+      moduleNameMapper,
+      testEnvironment: 'node',
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+    },
     // Fault scenarios stop and start a PostgreSQL cluster of their own: `npm run test:faults`.
-    { displayName: 'faults', rootDir: __dirname, testMatch: ['<rootDir>/test/faults/**/*.faults-spec.ts'], transform, transformIgnorePatterns, moduleNameMapper, testEnvironment: 'node' },
+    {
+      displayName: 'faults',
+      rootDir: __dirname,
+      testMatch: ['<rootDir>/test/faults/**/*.faults-spec.ts'],
+      transform,
+      transformIgnorePatterns,
+      moduleNameMapper,
+      testEnvironment: 'node',
+    },
   ],
 };

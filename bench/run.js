@@ -6,7 +6,7 @@
 //   node bench/run.js             full run: warm-up, then 3 rounds of A B (API, baseline), 50 connections, 10 s
 //   node bench/run.js --smoke     CI: 1 round, 1 s, 10 connections (still checks the bodies byte for byte)
 //
-// Options: --only=<scenario,...>  --rounds=N  --duration=S  --warmup=S  --connections=N
+// Options: --only=<scenario,...> (hostile-bodies: the wide-JSON scenario; console: the console proxy's throughput)  --rounds=N  --duration=S  --warmup=S  --connections=N
 //          --pool=N (DB_POOL_SIZE of both servers; unset: the API's default)  --db=<name>
 //          --reuse-db (keep a seeded database from an earlier run)  --out=<file>  --strict
 //          --admin-url=<postgres URL of the maintenance database>
@@ -25,11 +25,13 @@ const { crc32 } = require('node:zlib');
 const autocannon = require('autocannon');
 const jwt = require('jsonwebtoken');
 const { Client } = require('pg');
+const { consoleScenario } = require('./console');
 
 const ROOT = path.join(__dirname, '..');
 const BUILT_API = path.join(ROOT, 'dist/apps/api/apps/api/src/main.js');
 const BASELINE = path.join(__dirname, 'baseline/server.js');
 const { ALPHABET, toBase62 } = require(BASELINE);
+const { measureHostileBodies } = require('./hostile-bodies');
 
 // ---- options -----------------------------------------------------------------------------------
 function parseArgs(argv) {
@@ -124,7 +126,9 @@ async function insertCredentials(url) {
       `INSERT INTO sessions (id, account_id, expires_at)
        SELECT ${benchId(`'session-' || a`)}, ${benchId(`'account-' || a`)}, now() + interval '30 days' FROM generate_series(1, 1000) a`,
     );
-    const { rows } = await c.query(`SELECT ${benchId(`'account-1'`)} AS account, ${benchId(`'session-1'`)} AS session, ${benchId(`'notification-2000'`)} AS notification`);
+    const { rows } = await c.query(
+      `SELECT ${benchId(`'account-1'`)} AS account, ${benchId(`'session-1'`)} AS session, ${benchId(`'notification-2000'`)} AS notification`,
+    );
     await c.query('COMMIT');
     return { apiKey: keys[0], account: rows[0].account, session: rows[0].session, notification: rows[0].notification };
   });
@@ -244,13 +248,56 @@ function scenarios(creds, tokens) {
   const key = { authorization: `Bearer ${creds.apiKey}` };
   const token = { authorization: `Bearer ${tokens.access}` };
   return [
-    { id: 'list-10-key', title: 'GET /api/services?pageSize=10 (API key)', path: '/api/services?page=1&pageSize=10', headers: key, minRatio: 0.6 },
-    { id: 'list-10-token', title: 'GET /api/services?pageSize=10 (access token)', path: '/api/services?page=1&pageSize=10', headers: token, minRatio: 0.6 },
-    { id: 'list-100-key', title: 'GET /api/services?pageSize=100 (API key)', path: '/api/services?page=1&pageSize=100', headers: key, minRatio: 0.5 },
-    { id: 'list-100-token', title: 'GET /api/services?pageSize=100 (access token)', path: '/api/services?page=1&pageSize=100', headers: token, minRatio: 0.5 },
-    { id: 'list-page-1000', title: 'GET /api/services?page=1000&pageSize=10 (API key)', path: '/api/services?page=1000&pageSize=10', headers: key, minRatio: null },
-    { id: 'unread-count', title: 'GET /api/notifications/unread-count (API key)', path: '/api/notifications/unread-count', headers: key, minRatio: 0.6 },
-    { id: 'read', title: 'POST /api/notifications/{id}/read (API key, idempotent)', method: 'POST', path: `/api/notifications/${creds.notification}/read`, headers: key, minRatio: 0.6 },
+    {
+      id: 'list-10-key',
+      title: 'GET /api/services?pageSize=10 (API key)',
+      path: '/api/services?page=1&pageSize=10',
+      headers: key,
+      minRatio: 0.6,
+    },
+    {
+      id: 'list-10-token',
+      title: 'GET /api/services?pageSize=10 (access token)',
+      path: '/api/services?page=1&pageSize=10',
+      headers: token,
+      minRatio: 0.6,
+    },
+    {
+      id: 'list-100-key',
+      title: 'GET /api/services?pageSize=100 (API key)',
+      path: '/api/services?page=1&pageSize=100',
+      headers: key,
+      minRatio: 0.5,
+    },
+    {
+      id: 'list-100-token',
+      title: 'GET /api/services?pageSize=100 (access token)',
+      path: '/api/services?page=1&pageSize=100',
+      headers: token,
+      minRatio: 0.5,
+    },
+    {
+      id: 'list-page-1000',
+      title: 'GET /api/services?page=1000&pageSize=10 (API key)',
+      path: '/api/services?page=1000&pageSize=10',
+      headers: key,
+      minRatio: null,
+    },
+    {
+      id: 'unread-count',
+      title: 'GET /api/notifications/unread-count (API key)',
+      path: '/api/notifications/unread-count',
+      headers: key,
+      minRatio: 0.6,
+    },
+    {
+      id: 'read',
+      title: 'POST /api/notifications/{id}/read (API key, idempotent)',
+      method: 'POST',
+      path: `/api/notifications/${creds.notification}/read`,
+      headers: key,
+      minRatio: 0.6,
+    },
   ];
 }
 
@@ -346,11 +393,41 @@ function printTable(rows) {
     );
   }
   log('(latencies in ms; rps, latencies and cpu (ms of CPU per request, user + system) are the median of the rounds;');
-  log(' @rate: both run at half the baseline\'s rps)');
+  log(" @rate: both run at half the baseline's rps)");
 }
 
-function targetChecks(rows, rss, opts) {
-  const checks = [];
+function printHostile(rows) {
+  log('');
+  log(
+    `${'hostile body'.padEnd(18)}${pad('bytes', 9)}${pad('status', 8)}${pad('answer', 8)}${pad('cpu/req', 9)}${pad('p50', 7)}${pad('max', 7)}${pad('live p99', 10)}${pad('live max', 10)}`,
+  );
+  for (const r of rows) {
+    log(
+      `${r.id.padEnd(18)}${pad(r.bodyBytes, 9)}${pad(r.statuses.join('/'), 8)}${pad(r.responseBytes, 8)}${pad(fmt(r.cpuMsPerRequest, 1), 9)}` +
+        `${pad(fmt(r.latencyP50), 7)}${pad(fmt(r.latencyMax), 7)}${pad(fmt(r.healthP99), 10)}${pad(fmt(r.healthMax), 10)}`,
+    );
+  }
+  log('(POST /api/auth/login on two connections; cpu in ms of API CPU per request; live: GET /health/live polled meanwhile, ms)');
+}
+
+function hostileChecks(hostile) {
+  if (!hostile) return [];
+  const worst = hostile.filter((r) => r.accepted).reduce((a, b) => (b.cpuMsPerRequest > a.cpuMsPerRequest ? b : a));
+  const liveMax = Math.max(...hostile.map((r) => r.healthMax));
+  const wrong = hostile.filter((r) => r.statuses.some((s) => s !== 400) || r.responseBytes > 8192).map((r) => r.id);
+  return [
+    {
+      target: 'worst wide JSON body within the caps: API CPU <= 50 ms per request',
+      value: `${worst.cpuMsPerRequest} ms (${worst.id})`,
+      pass: worst.cpuMsPerRequest <= 50,
+    },
+    { target: '/health/live while wide bodies are posted: max <= 250 ms', value: `${liveMax} ms`, pass: liveMax <= 250 },
+    { target: 'wide bodies answered 400 with at most 8 KiB', value: wrong.length ? wrong.join(', ') : 'all', pass: wrong.length === 0 },
+  ];
+}
+
+function targetChecks(rows, rss, opts, hostile) {
+  const checks = [...hostileChecks(hostile)];
   const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
   for (const r of rows) {
     if (r.minRatio !== null) {
@@ -369,12 +446,22 @@ function targetChecks(rows, rss, opts) {
   if (byId['list-page-1000'] && byId['list-10-key']) {
     const deep = byId['list-page-1000'].api.p50;
     const first = byId['list-10-key'].api.p50;
-    checks.push({ target: 'list-page-1000: API p50 <= 2x the p50 of page 1 (list-10-key)', value: `${deep} ms vs ${first} ms`, pass: deep <= Math.max(2 * first, 1) });
+    checks.push({
+      target: 'list-page-1000: API p50 <= 2x the p50 of page 1 (list-10-key)',
+      value: `${deep} ms vs ${first} ms`,
+      pass: deep <= Math.max(2 * first, 1),
+    });
   }
   const apiPeakMb = Math.round(Math.max(rss.api.hwmKb, rss.api.maxRssKb) / 1024);
   checks.push({ target: 'API peak RSS under the bench <= 250 MB', value: `${apiPeakMb} MB`, pass: apiPeakMb <= 250 });
-  const bad = rows.flatMap((r) => r.runs.filter((run) => run.non2xx || run.errors || run.timeouts).map((run) => `${r.id}/${run.server}/${run.phase}`));
-  checks.push({ target: 'zero non-2xx responses, errors and timeouts in every run', value: bad.length ? bad.join(', ') : 'none', pass: bad.length === 0 });
+  const bad = rows.flatMap((r) =>
+    r.runs.filter((run) => run.non2xx || run.errors || run.timeouts).map((run) => `${r.id}/${run.server}/${run.phase}`),
+  );
+  checks.push({
+    target: 'zero non-2xx responses, errors and timeouts in every run',
+    value: bad.length ? bad.join(', ') : 'none',
+    pass: bad.length === 0,
+  });
   if (opts.smoke) for (const c of checks) c.informational = true;
   return checks;
 }
@@ -399,6 +486,9 @@ async function main() {
     PORT: String(port),
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_MINUTE: '0',
+    // The hostile-body scenario posts to /api/auth/login: it measures validation, not the login bucket.
+    RATE_LIMIT_LOGIN_PER_MINUTE: '0',
+    RATE_LIMIT_CONSOLE_PER_MINUTE: '1000',
     DEMO_DATA: 'false',
     DATA_DIR: dataDir,
     ...(opts.apiNodeOptions ? { NODE_OPTIONS: opts.apiNodeOptions } : {}),
@@ -444,13 +534,19 @@ async function main() {
         expiresIn: '6h',
       }),
     };
-    const counts = await withClient(dbUrl, async (c) => (await c.query(
-      `SELECT (SELECT count(*) FROM accounts)::int AS accounts, (SELECT count(*) FROM services)::int AS services,
+    const counts = await withClient(
+      dbUrl,
+      async (c) =>
+        (
+          await c.query(
+            `SELECT (SELECT count(*) FROM accounts)::int AS accounts, (SELECT count(*) FROM services)::int AS services,
               (SELECT count(*) FROM services WHERE account_id = ${benchId(`'account-1'`)})::int AS big_account_services,
               (SELECT count(*) FROM notifications)::int AS notifications,
               (SELECT count(*) FROM notifications WHERE account_id = ${benchId(`'account-1'`)})::int AS big_account_notifications,
               (SELECT count(*) FROM api_keys)::int AS api_keys, (SELECT count(*) FROM sessions)::int AS sessions`,
-    )).rows[0]);
+          )
+        ).rows[0],
+    );
     log(`Data: ${JSON.stringify(counts)}`);
 
     // 2. the two servers, side by side on the same database
@@ -503,15 +599,56 @@ async function main() {
         p99: median(rs.map((r) => r.p99)),
         cpuMsPerRequest: median(rs.map((r) => r.cpuMsPerRequest)),
       });
-      const row = { id: s.id, title: s.title, bodyBytes: s.bodyBytes, minRatio: s.minRatio, api: agg(rounds.api), baseline: agg(rounds.baseline), runs };
+      const row = {
+        id: s.id,
+        title: s.title,
+        bodyBytes: s.bodyBytes,
+        minRatio: s.minRatio,
+        api: agg(rounds.api),
+        baseline: agg(rounds.baseline),
+        runs,
+      };
       row.ratio = Math.round((row.api.rps / row.baseline.rps) * 100) / 100;
       const rate = Math.max(1, Math.floor(row.baseline.rps / 2));
       const fixed = { connections: opts.connections, duration: opts.duration, rate };
       const apiFixed = await run('api', '@rate', fixed);
       const baseFixed = await run('baseline', '@rate', fixed);
-      row.fixedRate = { rate, api: { rps: apiFixed.rps, p50: apiFixed.p50, p99: apiFixed.p99 }, baseline: { rps: baseFixed.rps, p50: baseFixed.p50, p99: baseFixed.p99 } };
+      row.fixedRate = {
+        rate,
+        api: { rps: apiFixed.rps, p50: apiFixed.p50, p99: apiFixed.p99 },
+        baseline: { rps: baseFixed.rps, p50: baseFixed.p50, p99: baseFixed.p99 },
+      };
       row.non2xx = runs.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
       rows.push(row);
+    }
+
+    let hostile = null;
+    if (!opts.only || opts.only.includes('hostile-bodies')) {
+      hostile = await measureHostileBodies(ports.api, api.child.pid, cpuMs, { repeat: opts.smoke ? 10 : 100 });
+      printHostile(hostile);
+    }
+
+    // 4b. the console: the proxy's throughput against a direct connection to the same VNC server
+    let consoleRow = null;
+    if (!opts.only || opts.only.includes('console')) {
+      // The proxy runs in a second API process: the VNC server (the simulator's display) stays in
+      // the first, so neither path shares a process with it, as with a real hypervisor's server.
+      const proxyPort = await freePort();
+      const proxy = startProcess('api (console proxy)', API_MAIN, apiEnv(proxyPort));
+      started.push(proxy);
+      await waitReady(proxy, proxyPort, '/health/ready');
+      consoleRow = await consoleScenario({
+        port: ports.api,
+        proxyPort,
+        apiKey: creds.apiKey,
+        accountId: creds.account,
+        dbUrl,
+        encryptionKey: secrets.ENCRYPTION_KEY,
+        apiMain: API_MAIN,
+        seconds: opts.duration,
+        rounds: opts.rounds,
+        log,
+      });
     }
 
     const peak = sampler.stop();
@@ -524,11 +661,26 @@ async function main() {
       baseline: { ...peak.baseline, peakMb: Math.round(Math.max(peak.baseline.hwmKb, peak.baseline.maxRssKb) / 1024) },
     };
     printTable(rows);
-    log(`Peak RSS: API ${rss.api.peakMb} MB, baseline ${rss.baseline.peakMb} MB (VmHWM; API NODE_OPTIONS: ${opts.apiNodeOptions ?? 'none'})`);
-    const checks = targetChecks(rows, rss, opts);
+    log(
+      `Peak RSS: API ${rss.api.peakMb} MB, baseline ${rss.baseline.peakMb} MB (VmHWM; API NODE_OPTIONS: ${opts.apiNodeOptions ?? 'none'})`,
+    );
+    const checks = targetChecks(rows, rss, opts, hostile);
+    if (consoleRow) {
+      const mbps = (n) => `${(n / 1e6).toFixed(1)} MB/s`;
+      log(
+        `Console: proxy ${mbps(consoleRow.proxyBytesPerSecond)}, direct ${mbps(consoleRow.directBytesPerSecond)}, ratio ${consoleRow.ratio.toFixed(2)}`,
+      );
+      checks.push({
+        target: `console: bytes/s through the proxy >= ${consoleRow.minRatio} of a direct TCP connection`,
+        value: consoleRow.ratio,
+        pass: consoleRow.ratio >= consoleRow.minRatio,
+        ...(opts.smoke ? { informational: true } : {}),
+      });
+    }
     log('');
     log(opts.smoke ? 'Targets (informational in smoke mode):' : 'Targets:');
-    for (const c of checks) log(`  ${c.pass ? 'PASS' : 'FAIL'}  ${c.target}: ${typeof c.value === 'number' ? c.value.toFixed(2) : c.value}`);
+    for (const c of checks)
+      log(`  ${c.pass ? 'PASS' : 'FAIL'}  ${c.target}: ${typeof c.value === 'number' ? c.value.toFixed(2) : c.value}`);
     const report = {
       generatedAt: new Date().toISOString(),
       mode: opts.smoke ? 'smoke' : 'full',
@@ -545,6 +697,8 @@ async function main() {
       },
       data: counts,
       scenarios: rows,
+      hostileBodies: hostile,
+      console: consoleRow,
       rss,
       targets: checks,
     };
@@ -570,7 +724,10 @@ function checkSqlParity(apiMain, accountId) {
     return null;
   }
   const ours = require(BASELINE);
-  for (const page of [{ page: 1, pageSize: 10 }, { page: 1000, pageSize: 100 }]) {
+  for (const page of [
+    { page: 1, pageSize: 10 },
+    { page: 1000, pageSize: 100 },
+  ]) {
     const a = apiQueries.listServicesQuery(accountId, {}, page);
     const b = ours.listServicesQuery(accountId, {}, page);
     if (a.text !== b.text || JSON.stringify(a.values) !== JSON.stringify(b.values)) {

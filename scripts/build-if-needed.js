@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Builds dist/ when it is missing or older than any source file, so `npm start` works on a fresh clone.
+// Builds dist/ (and the SDK's and CLI's) when missing or older than any source file, so `npm start`
+// and `npm test` work on a fresh clone.
 const { execSync } = require('node:child_process');
 const { existsSync, readdirSync, statSync } = require('node:fs');
 const { join } = require('node:path');
@@ -22,4 +23,16 @@ const sources = Math.max(newestSource(join(root, 'apps')), newestSource(join(roo
 if (built < sources) {
   process.stderr.write('Building the API (npm run build)...\n');
   execSync('npx nest build', { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+// The CLI is built against the SDK's build, so the SDK goes first.
+for (const workspace of ['sdk', 'cli']) {
+  const output = join(root, workspace, 'dist');
+  const builtAt = existsSync(output)
+    ? (statSync(join(output, workspace === 'sdk' ? 'cjs/index.js' : 'main.js'), { throwIfNoEntry: false })?.mtimeMs ?? 0)
+    : 0;
+  if (builtAt < newestSource(join(root, workspace, 'src'))) {
+    process.stderr.write(`Building ${workspace}/ (npm run build -w ${workspace})...\n`);
+    execSync(`npm run build -w ${workspace}`, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  }
 }

@@ -1,16 +1,14 @@
 import request from 'supertest';
 import { ApiKeyVerifier } from '@app/api-keys';
 import { createAccount, TestAccount } from './factories/accounts';
-import { startTestApp, TestApp } from './support/test-app';
+import { startAppWithAccounts, TestAppWithAccounts } from './support/test-app';
 
 describe('API keys', () => {
-  let t: TestApp;
+  let t: TestAppWithAccounts;
   let owner: TestAccount;
   let stranger: TestAccount;
   beforeAll(async () => {
-    t = await startTestApp();
-    owner = await createAccount(t);
-    stranger = await createAccount(t);
+    ({ owner, stranger } = t = await startAppWithAccounts());
   });
   afterAll(() => t.close());
 
@@ -99,7 +97,7 @@ describe('API keys', () => {
   });
 
   describe('GET /api/auth/api-keys', () => {
-    it('lists live keys newest first, paginated, never another account\'s', async () => {
+    it("lists live keys newest first, paginated, never another account's", async () => {
       const account = await createAccount(t);
       for (const name of ['a', 'b', 'c']) await create(account.bearer, { name });
       const revoked = await create(account.bearer, { name: 'gone' });
@@ -114,14 +112,25 @@ describe('API keys', () => {
       expect(JSON.stringify([page1.body, page2.body])).not.toContain('"key"');
     });
 
-    it.each(['page=0', 'page=-1', 'page=1.5', 'page=1e2', 'page=abc', 'page=', 'page=1&page=2', 'pageSize=0', 'pageSize=101', 'pageSize=10.5', 'pageSize=', 'pageSize=+5', 'sort=name'])(
-      'answers 400 for ?%s',
-      async (query) => {
-        const res = await request(t.http).get(`/api/auth/api-keys?${query}`).set('Authorization', owner.bearer);
-        expect(res.status).toBe(400);
-        expect(res.body.code).toBe('invalid_input');
-      },
-    );
+    it.each([
+      'page=0',
+      'page=-1',
+      'page=1.5',
+      'page=1e2',
+      'page=abc',
+      'page=',
+      'page=1&page=2',
+      'pageSize=0',
+      'pageSize=101',
+      'pageSize=10.5',
+      'pageSize=',
+      'pageSize=+5',
+      'sort=name',
+    ])('answers 400 for ?%s', async (query) => {
+      const res = await request(t.http).get(`/api/auth/api-keys?${query}`).set('Authorization', owner.bearer);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('invalid_input');
+    });
 
     it('accepts the limits', async () => {
       const res = await request(t.http).get('/api/auth/api-keys?page=999999&pageSize=100').set('Authorization', owner.bearer);
@@ -143,9 +152,11 @@ describe('API keys', () => {
       }
     });
 
-    it('answers 404 for another account\'s key, the same as for an unknown id', async () => {
+    it("answers 404 for another account's key, the same as for an unknown id", async () => {
       const foreign = await request(t.http).get(`/api/auth/api-keys/${stranger.apiKeyId}`).set('Authorization', owner.bearer);
-      const unknown = await request(t.http).get('/api/auth/api-keys/6b0c8c3e-0000-4000-8000-000000000000').set('Authorization', owner.bearer);
+      const unknown = await request(t.http)
+        .get('/api/auth/api-keys/6b0c8c3e-0000-4000-8000-000000000000')
+        .set('Authorization', owner.bearer);
       expect(foreign.status).toBe(404);
       expect(unknown.status).toBe(404);
       expect({ ...foreign.body, requestId: 0 }).toEqual({ ...unknown.body, requestId: 0 });
@@ -174,7 +185,7 @@ describe('API keys', () => {
       await request(t.http).get('/api/auth/me').set('Authorization', `Bearer ${key.body.key}`).expect(401);
     });
 
-    it('answers 404 for another account\'s key and leaves it working', async () => {
+    it("answers 404 for another account's key and leaves it working", async () => {
       await request(t.http).delete(`/api/auth/api-keys/${stranger.apiKeyId}`).set('Authorization', owner.bearer).expect(404);
       await request(t.http).get('/api/auth/me').set('Authorization', stranger.keyBearer).expect(200);
     });

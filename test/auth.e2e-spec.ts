@@ -12,10 +12,18 @@ describe('Auth', () => {
   describe('POST /api/auth/register', () => {
     it('creates an account and returns a token pair (201, no-store)', async () => {
       const address = email();
-      const res = await request(t.http).post('/api/auth/register').send({ email: address.toUpperCase(), password: 'long enough pw', name: ' Ada ' });
+      const res = await request(t.http)
+        .post('/api/auth/register')
+        .send({ email: address.toUpperCase(), password: 'long enough pw', name: ' Ada ' });
       expect(res.status).toBe(201);
       expect(res.headers['cache-control']).toBe('no-store');
-      expect(res.body.account).toEqual({ id: expect.any(String), email: address, name: 'Ada', createdAt: expect.any(String) });
+      expect(res.body.account).toEqual({
+        id: expect.any(String),
+        email: address,
+        name: 'Ada',
+        emailVerifiedAt: null,
+        createdAt: expect.any(String),
+      });
       expect(res.body).toMatchObject({ expiresIn: 900, tokenType: 'Bearer', refreshToken: expect.stringMatching(/^hrt_/) });
       const me = await request(t.http).get('/api/auth/me').set('Authorization', `Bearer ${res.body.accessToken}`);
       expect(me.status).toBe(200);
@@ -150,7 +158,13 @@ describe('Auth', () => {
       for (const bearer of [account.bearer, account.keyBearer]) {
         const res = await request(t.http).get('/api/auth/me').set('Authorization', bearer);
         expect(res.status).toBe(200);
-        expect(res.body).toEqual({ id: account.id, email: account.email, name: 'Test User', createdAt: expect.any(String) });
+        expect(res.body).toEqual({
+          id: account.id,
+          email: account.email,
+          name: 'Test User',
+          emailVerifiedAt: null,
+          createdAt: expect.any(String),
+        });
       }
     });
   });

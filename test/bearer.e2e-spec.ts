@@ -25,7 +25,10 @@ describe('Bearer authentication', () => {
 
   it.each([
     ['a malformed header', 'Token abc'],
-    ['a forged JWT', `Bearer ${sign({ sid: '00000000-0000-0000-0000-000000000000', typ: 'access' }, 'not-the-secret-xxxxxxxxxxxxxxxxxxxxxxx', { subject: '00000000-0000-0000-0000-000000000000', issuer: 'hosting-account-api' })}`],
+    [
+      'a forged JWT',
+      `Bearer ${sign({ sid: '00000000-0000-0000-0000-000000000000', typ: 'access' }, 'not-the-secret-xxxxxxxxxxxxxxxxxxxxxxx', { subject: '00000000-0000-0000-0000-000000000000', issuer: 'hosting-account-api' })}`,
+    ],
     ['an API key with a bad checksum', 'Bearer hpk_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa000000'],
     ['an unknown well-formed API key', 'Bearer hpk_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'],
     ['garbage', 'Bearer ' + 'x'.repeat(50)],

@@ -25,12 +25,22 @@ describe('Operator command line', () => {
     const account = await runCli(['account:create', '--email', email, '--password', 'a long enough pw', '--name', 'Ops Made'], env());
     expect(account.stderr).toBe('');
     expect(account.code).toBe(0);
-    expect(account.lines).toEqual([{ id: expect.any(String), email, name: 'Ops Made', createdAt: expect.any(String) }]);
+    expect(account.lines).toEqual([
+      { id: expect.any(String), email, name: 'Ops Made', emailVerifiedAt: null, createdAt: expect.any(String) },
+    ]);
 
-    const key = await runCli(['api-key:create', '--email', email, '--name', 'automation', '--scopes', 'read', '--expires-at', '2099-01-01T00:00:00Z'], env());
+    const key = await runCli(
+      ['api-key:create', '--email', email, '--name', 'automation', '--scopes', 'read', '--expires-at', '2099-01-01T00:00:00Z'],
+      env(),
+    );
     expect(key.code).toBe(0);
     expect(key.lines).toHaveLength(1);
-    expect(key.lines[0]).toMatchObject({ name: 'automation', scopes: ['read'], expiresAt: '2099-01-01T00:00:00.000Z', key: expect.stringMatching(/^hpk_/) });
+    expect(key.lines[0]).toMatchObject({
+      name: 'automation',
+      scopes: ['read'],
+      expiresAt: '2099-01-01T00:00:00.000Z',
+      key: expect.stringMatching(/^hpk_/),
+    });
     expect(key.stderr).not.toContain(key.lines[0].key);
 
     if (TEST_DATABASE_URL) {
@@ -59,10 +69,21 @@ describe('Operator command line', () => {
     expect(badScope.stderr).toContain('scope');
   });
 
-  it('applies migrations with migration:run', async () => {
-    const res = await runCli(['migration:run'], env());
-    expect(res.code).toBe(0);
-    expect(res.lines).toEqual([{ migrations: 'up to date' }]);
+  it('applies migrations with migration:run, and finds none pending afterwards', async () => {
+    // On PGlite a new data directory starts empty; on PostgreSQL the run's database is migrated already.
+    const dir = TEST_DATABASE_URL ? dataDir : mkdtempSync(join(tmpdir(), 'cli-migrate-'));
+    try {
+      if (!TEST_DATABASE_URL) {
+        const first = await runCli(['migration:run'], { DATA_DIR: dir });
+        expect(first.code).toBe(0);
+        expect(first.lines).toEqual([{ migrations: 'applied', applied: expect.arrayContaining(['CreateAccounts1764000000100']) }]);
+      }
+      const again = await runCli(['migration:run'], { DATA_DIR: dir });
+      expect(again.code).toBe(0);
+      expect(again.lines).toEqual([{ migrations: 'up to date' }]);
+    } finally {
+      if (dir !== dataDir) rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   (TEST_DATABASE_URL ? it.skip : it)('refuses to open an embedded data directory that a running server owns', async () => {

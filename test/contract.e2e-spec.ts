@@ -8,12 +8,20 @@ describe('Contract check of recorded responses', () => {
   let doc: unknown;
   beforeAll(async () => {
     t = await startTestApp();
-    doc = buildOpenApiDocument(t.app, t.config.publicUrl);
+    doc = buildOpenApiDocument(t.app);
   });
   afterAll(() => t.close());
 
-  const me = { id: '8c5e7c8e-2a51-4f7b-9d2c-1d6c5f9b8a10', email: 'a@b.io', name: 'A', createdAt: '2026-01-01T00:00:00.000Z' };
-  const recorded = (status: number, body: unknown, route = '/api/auth/me') => [{ method: 'get', route, status, contentType: 'application/json', body }];
+  const me = {
+    id: '8c5e7c8e-2a51-4f7b-9d2c-1d6c5f9b8a10',
+    email: 'a@b.io',
+    name: 'A',
+    emailVerifiedAt: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+  };
+  const recorded = (status: number, body: unknown, route = '/api/auth/me') => [
+    { method: 'get', route, status, contentType: 'application/json', body },
+  ];
 
   it('accepts a documented response', () => {
     expect(contractViolations(doc, recorded(200, me))).toEqual([]);
@@ -26,5 +34,47 @@ describe('Contract check of recorded responses', () => {
     expect(contractViolations(doc, recorded(200, withoutEmail))[0]).toMatch(/email/);
     expect(contractViolations(doc, recorded(418, me))[0]).toMatch(/does not declare/);
     expect(contractViolations(doc, recorded(200, me, '/api/secret'))[0]).toMatch(/not in the document/);
+  });
+
+  const storage = {
+    id: '0b8f2d1e-6c2a-4c33-9a55-3f1f4c0b7e21',
+    name: 'backups',
+    type: 'object_storage',
+    status: 'active',
+    price: 5,
+    billingCycle: 'monthly',
+    nextDueDate: null,
+    productId: '5a7e0c3b-9d1f-4e2a-8b6c-2f4d1e0a9c37',
+    currency: 'EUR',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    instance: null,
+  };
+  const vps = { ...storage, type: 'vps', instance: { powerState: 'running', ipv4: '203.0.113.17', ipv6: null, region: 'eu-central' } };
+  const service = (body: unknown) => recorded(200, body, '/api/services/{id}');
+
+  it('takes null or the referenced object for a nullable reference, and nothing else', () => {
+    expect(contractViolations(doc, service(storage))).toEqual([]);
+    expect(contractViolations(doc, service(vps))).toEqual([]);
+    expect(contractViolations(doc, service({ ...storage, instance: 'none' }))[0]).toMatch(/instance/);
+    expect(contractViolations(doc, service({ ...vps, instance: { powerState: 'running' } }))[0]).toMatch(/instance/);
+  });
+
+  it('rejects null for a reference written with OpenAPI 3.0 nullable beside allOf, as Prism does', () => {
+    const legacy = JSON.parse(JSON.stringify(doc));
+    legacy.openapi = '3.0.0';
+    legacy.components.schemas.ServiceResponse.properties.instance = {
+      nullable: true,
+      allOf: [{ $ref: '#/components/schemas/InstanceSummaryResponse' }],
+      type: 'object',
+    };
+    expect(contractViolations(legacy, service(vps))).toEqual([]);
+    expect(contractViolations(legacy, service(storage))[0]).toMatch(/instance/);
+  });
+
+  it('rejects null where a 3.1 document still says nullable: 3.1 has no such keyword', () => {
+    const stale = JSON.parse(JSON.stringify(doc));
+    stale.components.schemas.ServiceResponse.properties.nextDueDate = { type: 'string', format: 'date-time', nullable: true };
+    expect(contractViolations(stale, service({ ...storage, nextDueDate: '2026-02-01T00:00:00.000Z' }))).toEqual([]);
+    expect(contractViolations(stale, service(storage))[0]).toMatch(/nextDueDate/);
   });
 });

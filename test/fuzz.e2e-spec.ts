@@ -28,18 +28,38 @@ const HOSTILE_VALUES: unknown[] = [
   [1, 'a', null],
   {},
   { nested: { deeper: [1] } },
+  // Wide and long: at the JSON guard's caps (100 keys, 100 items) and far past them.
+  Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, i])),
+  Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, i])),
+  Array.from({ length: 100 }, (_, i) => `item-${i}`),
+  Array.from({ length: 50_000 }, () => 1),
 ];
 const HOSTILE_PARAMS = ['', '-1', '0', '1e2', '10.5', '99999999999999999999999', 'abc', '%00', 'x'.repeat(5000), 'true', 'null'];
-const HOSTILE_IDS = ['not-a-uuid', '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', 'x'.repeat(300), '..%2F..%2Fetc'];
+const HOSTILE_IDS = [
+  'not-a-uuid',
+  '00000000-0000-0000-0000-000000000000',
+  'ffffffff-ffff-ffff-ffff-ffffffffffff',
+  'x'.repeat(300),
+  '..%2F..%2Fetc',
+];
 
-type Schema = { type?: string; properties?: Record<string, Schema>; required?: string[]; $ref?: string; example?: unknown; enum?: unknown[]; items?: Schema; format?: string };
+type Schema = {
+  type?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  $ref?: string;
+  example?: unknown;
+  enum?: unknown[];
+  items?: Schema;
+  format?: string;
+};
 
 describe('Contract fuzzing (no 5xx)', () => {
   let t: TestApp;
   let account: TestAccount;
   let doc: any;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ DOCS_ENABLED: 'true' });
     account = await createAccount(t);
     doc = (await request(t.http).get('/openapi.json')).body;
   });
@@ -71,6 +91,13 @@ describe('Contract fuzzing (no 5xx)', () => {
         for (const value of HOSTILE_VALUES) out.push({ ...base, [key]: value });
       }
     }
+    // A wide object and a long array as the whole body (the security review's 80,000 keys, issue 17).
+    const wide = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`extra${i}`, i]));
+    out.push(
+      { ...(base && typeof base === 'object' ? base : {}), ...wide },
+      Array.from({ length: 100_000 }, () => 1),
+      Array.from({ length: 1_000 }, () => base),
+    );
     return out;
   }
 
@@ -91,13 +118,19 @@ describe('Contract fuzzing (no 5xx)', () => {
       for (const name of queryParams) for (const value of HOSTILE_PARAMS) urls.push(`${urls[0]}?${name}=${encodeURIComponent(value)}`);
       for (const name of queryParams) urls.push(`${urls[0]}?${name}=1&${name}=2`);
       const payloads = bodySchema ? bodies(bodySchema) : [undefined];
-      const cases = [...urls.map((url) => ({ url, body: payloads[payloads.length > 1 ? 7 : 0] })), ...payloads.map((body) => ({ url: urls[0], body }))];
+      const cases = [
+        ...urls.map((url) => ({ url, body: payloads[payloads.length > 1 ? 7 : 0] })),
+        ...payloads.map((body) => ({ url: urls[0], body })),
+      ];
       for (const { url, body } of cases) {
         let req = (request(t.http) as any)[method](url).set('Authorization', account.keyBearer).set('Idempotency-Key', `fuzz-${calls}`);
         if (body !== undefined) req = req.set('Content-Type', 'application/json').send(JSON.stringify(body));
         const res = await req;
         calls++;
-        if (res.status >= 500) failures.push(`${method.toUpperCase()} ${url.slice(0, 120)} ${JSON.stringify(body)?.slice(0, 120)} -> ${res.status} ${res.text.slice(0, 200)}`);
+        if (res.status >= 500)
+          failures.push(
+            `${method.toUpperCase()} ${url.slice(0, 120)} ${JSON.stringify(body)?.slice(0, 120)} -> ${res.status} ${res.text.slice(0, 200)}`,
+          );
       }
     }
     expect(calls).toBeGreaterThan(100);

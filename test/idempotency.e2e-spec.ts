@@ -8,7 +8,7 @@ describe('Idempotency-Key', () => {
   let t: TestApp;
   let account: TestAccount;
   beforeAll(async () => {
-    t = await startTestApp({ COMPUTE_TRANSITION_DELAY_MS: '60000' });
+    t = await startTestApp({ COMPUTE_TRANSITION_DELAY_MS: '60000', DOCS_ENABLED: 'true' });
     account = await createAccount(t);
   });
   afterAll(() => t.close());
@@ -35,7 +35,10 @@ describe('Idempotency-Key', () => {
   });
 
   it('answers 422 for the same key on a different request', async () => {
-    const [a, b] = [await createService(t, account.id, { powerState: 'running' }), await createService(t, account.id, { powerState: 'running' })];
+    const [a, b] = [
+      await createService(t, account.id, { powerState: 'running' }),
+      await createService(t, account.id, { powerState: 'running' }),
+    ];
     await stop(a.id, 'reused-1').expect(202);
     const res = await stop(b.id, 'reused-1');
     expect(res.status).toBe(422);
@@ -78,12 +81,30 @@ describe('Idempotency-Key', () => {
 
   it('is offered on every POST a signed-in caller makes except the Auth routes and API key creation, and documented there', async () => {
     const doc = (await request(t.http).get('/openapi.json').expect(200)).body;
-    const posts = Object.values(doc.paths as Record<string, Record<string, { operationId: string; security?: unknown[]; parameters?: { name: string; in: string }[] }>>)
+    const posts = Object.values(
+      doc.paths as Record<
+        string,
+        Record<string, { operationId: string; security?: unknown[]; parameters?: { name: string; in: string }[] }>
+      >,
+    )
       .map((item) => item.post)
       .filter((op) => op !== undefined);
     const takesKey = (op: (typeof posts)[number]) => (op.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
     const signedIn = posts.filter((op) => op.security?.length);
-    expect(signedIn.filter((op) => !takesKey(op)).map((op) => op.operationId).sort()).toEqual(['changePassword', 'createApiKey', 'logout']);
+    expect(
+      signedIn
+        .filter((op) => !takesKey(op))
+        .map((op) => op.operationId)
+        .sort(),
+    ).toEqual([
+      'changePassword',
+      'createApiKey',
+      'disableTwoFactor',
+      'enableTwoFactor',
+      'logout',
+      'resendVerificationEmail',
+      'setupTwoFactor',
+    ]);
     expect(posts.filter((op) => !op.security?.length && takesKey(op))).toEqual([]);
   });
 
@@ -111,7 +132,11 @@ describe('Idempotency-Key', () => {
 
   it('is not applied to API key creation: the secret is never stored, so each call makes a new key', async () => {
     const create = () =>
-      request(t.http).post('/api/auth/api-keys').set('Authorization', account.keyBearer).set('Idempotency-Key', 'key-twice').send({ name: 'twice', scopes: ['read'] });
+      request(t.http)
+        .post('/api/auth/api-keys')
+        .set('Authorization', account.keyBearer)
+        .set('Idempotency-Key', 'key-twice')
+        .send({ name: 'twice', scopes: ['read'] });
     const [a, b] = [await create().expect(201), await create().expect(201)];
     expect(a.body.key).not.toBe(b.body.key);
     expect(b.headers['idempotent-replayed']).toBeUndefined();

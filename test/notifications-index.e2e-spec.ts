@@ -37,7 +37,9 @@ import { TEST_DATABASE_URL } from './support/test-env';
       [accountId],
     );
     expect(unread).toMatch(/Index (Only )?Scan using notifications_unread_idx/);
-    const all = await plan('SELECT id FROM notifications WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT 10 OFFSET 0', [accountId]);
+    const all = await plan('SELECT id FROM notifications WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT 10 OFFSET 0', [
+      accountId,
+    ]);
     expect(all).toMatch(/Index (Only )?Scan using notifications_account_list_idx/);
     expect(all).not.toMatch(/Seq Scan|Sort/);
   });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sign } from 'jsonwebtoken';
 import request from 'supertest';
 import { domainEvent } from '@app/core';
 import { NotificationHub } from '@app/notifications';
@@ -115,11 +116,21 @@ describe('Notification stream (Server-Sent Events)', () => {
     await Promise.all([a.next('unread-count'), b.next('unread-count')]);
     expect(hub.listenerCount(account.id)).toBe(2);
     a.close();
-    expect(await waitFor(async () => hub.listenerCount(account.id), (n) => n === 1)).toBe(1);
+    expect(
+      await waitFor(
+        async () => hub.listenerCount(account.id),
+        (n) => n === 1,
+      ),
+    ).toBe(1);
     emitEvent(t, ticketClosed(account.id, 'T-AFTER'));
     expect((await b.next('notification')).data.title).toBe('Ticket T-AFTER closed');
     b.close();
-    expect(await waitFor(async () => hub.listenerCount(account.id), (n) => n === 0)).toBe(0);
+    expect(
+      await waitFor(
+        async () => hub.listenerCount(account.id),
+        (n) => n === 0,
+      ),
+    ).toBe(0);
   });
 
   it('is open to a read-only API key and closed without a token', async () => {
@@ -141,7 +152,10 @@ describe('Notification streams at shutdown', () => {
     const t = await startTestApp();
     const hub = t.app.get(NotificationHub);
     const account = await createSettledAccount(t);
-    const streams = await Promise.all([openSse(t.http, '/api/notifications/stream', account.keyBearer), openSse(t.http, '/api/notifications/stream', account.bearer)]);
+    const streams = await Promise.all([
+      openSse(t.http, '/api/notifications/stream', account.keyBearer),
+      openSse(t.http, '/api/notifications/stream', account.bearer),
+    ]);
     await Promise.all(streams.map((s) => s.next('unread-count')));
     const pid = hub.listenerBackendPid;
     if (TEST_DATABASE_URL) expect(pid).toEqual(expect.any(Number));
@@ -163,5 +177,96 @@ describe('Notification streams at shutdown', () => {
         await admin.end();
       }
     }
+  });
+});
+
+describe('Notification streams end with their credential, and are bounded (issue 17, findings 2 and 3)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({
+      NOTIFICATIONS_MAX_STREAMS_PER_ACCOUNT: '2',
+      NOTIFICATIONS_MAX_STREAMS_PER_IP: '4',
+      NOTIFICATIONS_STREAM_MAX_SECONDS: '3',
+    });
+  });
+  afterAll(() => t.close());
+
+  const open = (bearer: string) => openSse(t.http, '/api/notifications/stream', bearer);
+  const lastEvent = async (stream: SseClient) => {
+    await closed(stream);
+    return stream.events[stream.events.length - 1];
+  };
+
+  it("ends a stream when its API key is revoked, and keeps the account's other streams", async () => {
+    const account = await createSettledAccount(t);
+    const [byKey, byToken] = await Promise.all([open(account.keyBearer), open(account.bearer)]);
+    await Promise.all([byKey.next('unread-count'), byToken.next('unread-count')]);
+    await request(t.http).delete(`/api/auth/api-keys/${account.apiKeyId}`).set('Authorization', account.bearer).expect(204);
+    expect(await lastEvent(byKey)).toEqual({ event: 'error', data: { code: 'unauthorized', detail: expect.any(String) } });
+    expect(byToken.response.destroyed || byToken.response.complete).toBe(false);
+    byToken.close();
+  });
+
+  it('ends a stream at logout, and the streams of other sessions at a password change', async () => {
+    const account = await createSettledAccount(t);
+    const login = await request(t.http).post('/api/auth/login').send({ email: account.email, password: account.password }).expect(200);
+    const other = await open(account.bearer);
+    await other.next('unread-count');
+    await request(t.http)
+      .post('/api/auth/password')
+      .set('Authorization', `Bearer ${login.body.accessToken}`)
+      .send({ currentPassword: account.password, newPassword: 'another long passphrase' })
+      .expect(204);
+    expect((await lastEvent(other)).data.code).toBe('unauthorized');
+
+    const mine = await open(`Bearer ${login.body.accessToken}`);
+    await mine.next('unread-count');
+    await request(t.http).post('/api/auth/logout').set('Authorization', `Bearer ${login.body.accessToken}`).expect(204);
+    expect((await lastEvent(mine)).data.code).toBe('unauthorized');
+  });
+
+  it('ends the stream of a session revoked from the sessions list, and keeps the current one', async () => {
+    const account = await createSettledAccount(t);
+    const login = await request(t.http).post('/api/auth/login').send({ email: account.email, password: account.password }).expect(200);
+    const { sid } = JSON.parse(Buffer.from(account.accessToken.split('.')[1], 'base64url').toString()) as { sid: string };
+    const [revokedOne, current] = await Promise.all([open(account.bearer), open(`Bearer ${login.body.accessToken}`)]);
+    await Promise.all([revokedOne.next('unread-count'), current.next('unread-count')]);
+    await request(t.http).delete(`/api/auth/sessions/${sid}`).set('Authorization', `Bearer ${login.body.accessToken}`).expect(204);
+    expect((await lastEvent(revokedOne)).data.code).toBe('unauthorized');
+    expect(current.response.destroyed || current.response.complete).toBe(false);
+    current.close();
+  });
+
+  it("never outlives its access token's expiry", async () => {
+    const account = await createSettledAccount(t);
+    const { sub, sid } = JSON.parse(Buffer.from(account.accessToken.split('.')[1], 'base64url').toString()) as { sub: string; sid: string };
+    const shortLived = sign({ sid, typ: 'access' }, t.config.jwtSecret, { subject: sub, issuer: 'hosting-account-api', expiresIn: 2 });
+    const stream = await open(`Bearer ${shortLived}`);
+    await stream.next('unread-count');
+    const started = Date.now();
+    expect((await lastEvent(stream)).data.code).toBe('unauthorized');
+    expect(Date.now() - started).toBeLessThan(2500);
+  });
+
+  it('ends a stream after its maximum lifetime with a reconnect event', async () => {
+    const account = await createSettledAccount(t);
+    const stream = await open(account.keyBearer);
+    await stream.next('unread-count');
+    expect(await lastEvent(stream)).toEqual({ event: 'reconnect', data: { reason: 'max_lifetime' } });
+  });
+
+  it('keeps at most NOTIFICATIONS_MAX_STREAMS_PER_ACCOUNT streams (the oldest ends) and refuses past the per-IP cap with 429', async () => {
+    const [a, b, c] = await Promise.all([createSettledAccount(t), createSettledAccount(t), createSettledAccount(t)]);
+    const first = await open(a.keyBearer);
+    await first.next('unread-count');
+    const more = [await open(a.keyBearer), await open(a.bearer)];
+    await Promise.all(more.map((s) => s.next('unread-count')));
+    expect((await lastEvent(first)).data.code).toBe('too_many_streams');
+    const theirs = [await open(b.keyBearer), await open(b.bearer)];
+    await Promise.all(theirs.map((s) => s.next('unread-count')));
+    const refused = await request(t.http).get('/api/notifications/stream').set('Authorization', c.keyBearer);
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('rate_limited');
+    [...more, ...theirs].forEach((s) => s.close());
   });
 });

@@ -10,7 +10,7 @@ describe('OpenAPI document and Swagger UI', () => {
   let t: TestApp;
   let doc: Record<string, any>;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ DOCS_ENABLED: 'true' });
     doc = (await request(t.http).get('/openapi.json').expect(200)).body;
   });
   afterAll(() => t.close());
@@ -29,6 +29,32 @@ describe('OpenAPI document and Swagger UI', () => {
       'Notifications',
       'Support',
     ]);
+  });
+
+  it('names no host: its one server is relative, so Swagger UI calls the origin it was loaded from (issue 18)', () => {
+    expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+    expect(JSON.stringify(doc)).not.toContain(t.config.publicUrl);
+  });
+
+  it('writes null the OpenAPI 3.1 way: no nullable keyword, nullable references as anyOf [$ref, null]', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const withNullable: string[] = [];
+    const walk = (node: unknown, path: string): void => {
+      if (!node || typeof node !== 'object') return;
+      if ('nullable' in node) withNullable.push(path);
+      for (const [key, child] of Object.entries(node)) walk(child, `${path}/${key}`);
+    };
+    walk(doc, '#');
+    expect(withNullable).toEqual([]);
+    const { schemas } = doc.components;
+    const nullableRef = (name: string) => ({
+      anyOf: [{ $ref: `#/components/schemas/${name}` }, { type: 'null' }],
+      description: expect.any(String),
+    });
+    expect(schemas.ServiceResponse.properties.instance).toEqual(nullableRef('InstanceSummaryResponse'));
+    expect(schemas.InstanceActionResponse.properties.error).toEqual(nullableRef('ActionErrorResponse'));
+    expect(schemas.NotificationResponse.properties.entity).toEqual(nullableRef('NotificationEntityRef'));
+    expect(schemas.NotificationResponse.required).toContain('entity');
   });
 
   it('documents every route the app registers, and nothing else', () => {
@@ -57,7 +83,15 @@ describe('OpenAPI document and Swagger UI', () => {
   });
 
   it('gives every operation a summary, a tag, problem responses and (unless public) the bearer scheme', () => {
-    const open = new Set(['post /api/auth/register', 'post /api/auth/login', 'post /api/auth/refresh']);
+    const open = new Set([
+      'post /api/auth/register',
+      'post /api/auth/login',
+      'post /api/auth/refresh',
+      'post /api/auth/login/2fa',
+      'post /api/auth/password/forgot',
+      'post /api/auth/password/reset',
+      'post /api/auth/email/verify',
+    ]);
     for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(item)) {
         const id = `${method} ${path}`;

@@ -3,6 +3,7 @@ import { sign } from 'jsonwebtoken';
 import { createAccount, TestAccount } from './factories/accounts';
 import { ServerProcess, startServerProcess } from './support/server-process';
 import { startTestApp, TestApp } from './support/test-app';
+import { waitFor } from './support/wait-for';
 import { TEST_DATABASE_URL } from './support/test-env';
 
 /**
@@ -14,7 +15,7 @@ describe('OWASP API Security Top 10', () => {
   let owner: TestAccount;
   let doc: any;
   beforeAll(async () => {
-    t = await startTestApp({ CORS_ORIGINS: 'https://dashboard.hosting.example' });
+    t = await startTestApp({ CORS_ORIGINS: 'https://dashboard.hosting.example', DOCS_ENABLED: 'true' });
     owner = await createAccount(t);
     doc = (await request(t.http).get('/openapi.json')).body;
   });
@@ -22,7 +23,15 @@ describe('OWASP API Security Top 10', () => {
 
   const operations = () =>
     Object.entries<Record<string, any>>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => ({ path, method })));
-  const PUBLIC = new Set(['post /api/auth/register', 'post /api/auth/login', 'post /api/auth/refresh']);
+  const PUBLIC = new Set([
+    'post /api/auth/register',
+    'post /api/auth/login',
+    'post /api/auth/refresh',
+    'post /api/auth/login/2fa',
+    'post /api/auth/password/forgot',
+    'post /api/auth/password/reset',
+    'post /api/auth/email/verify',
+  ]);
   const concrete = (path: string) => path.replace(/\{\w+\}/g, '6b0c8c3e-0000-4000-8000-000000000000');
 
   describe('API2: broken authentication', () => {
@@ -36,20 +45,42 @@ describe('OWASP API Security Top 10', () => {
     });
 
     it.each([
-      ['alg none', () => `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub: 'x', sid: 'y', typ: 'access' })).toString('base64url')}.`],
-      ['a wrong secret', () => sign({ sid: 'y', typ: 'access' }, 'wrong-secret-wrong-secret-wrong-secret', { subject: 'x', issuer: 'hosting-account-api' })],
-      ['HS512', (secret: string) => sign({ sid: 'y', typ: 'access' }, secret, { subject: 'x', issuer: 'hosting-account-api', algorithm: 'HS512' })],
+      [
+        'alg none',
+        () =>
+          `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub: 'x', sid: 'y', typ: 'access' })).toString('base64url')}.`,
+      ],
+      [
+        'a wrong secret',
+        () => sign({ sid: 'y', typ: 'access' }, 'wrong-secret-wrong-secret-wrong-secret', { subject: 'x', issuer: 'hosting-account-api' }),
+      ],
+      [
+        'HS512',
+        (secret: string) => sign({ sid: 'y', typ: 'access' }, secret, { subject: 'x', issuer: 'hosting-account-api', algorithm: 'HS512' }),
+      ],
       ['another issuer', (secret: string) => sign({ sid: 'y', typ: 'access' }, secret, { subject: 'x', issuer: 'evil' })],
     ])('refuses a JWT with %s', async (_name, make) => {
-      const res = await request(t.http).get('/api/auth/me').set('Authorization', `Bearer ${make(t.config.jwtSecret)}`);
+      const res = await request(t.http)
+        .get('/api/auth/me')
+        .set('Authorization', `Bearer ${make(t.config.jwtSecret)}`);
       expect(res.status).toBe(401);
+    });
+
+    it('refuses a correctly signed access token of a live session that has no exp (issue 17, finding 11)', async () => {
+      const claims = JSON.parse(Buffer.from(owner.accessToken.split('.')[1], 'base64url').toString()) as { sub: string; sid: string };
+      const forever = sign({ sid: claims.sid, typ: 'access' }, t.config.jwtSecret, { subject: claims.sub, issuer: 'hosting-account-api' });
+      expect((await request(t.http).get('/api/auth/me').set('Authorization', `Bearer ${forever}`)).status).toBe(401);
+      expect((await request(t.http).get('/api/auth/me').set('Authorization', owner.bearer)).status).toBe(200);
     });
   });
 
   describe('API3: broken object property level authorization', () => {
     it('refuses fields a client may not set (mass assignment)', async () => {
       for (const extra of [{ accountId: owner.id }, { revokedAt: null }, { keyHash: 'x' }, { lastUsedAt: '2020-01-01T00:00:00Z' }]) {
-        const res = await request(t.http).post('/api/auth/api-keys').set('Authorization', owner.bearer).send({ name: 'k', ...extra });
+        const res = await request(t.http)
+          .post('/api/auth/api-keys')
+          .set('Authorization', owner.bearer)
+          .send({ name: 'k', ...extra });
         expect(res.status).toBe(400);
       }
     });
@@ -76,6 +107,29 @@ describe('OWASP API Security Top 10', () => {
         .set('Content-Type', 'application/json')
         .send('['.repeat(10_000) + ']'.repeat(10_000));
       expect(nested.status).toBe(400);
+    });
+
+    it('refuses wide JSON before validation, with a short answer (issue 17, finding 1)', async () => {
+      const wide = JSON.stringify(Object.fromEntries(Array.from({ length: 80_000 }, (_, i) => [`k${i}`, 1])));
+      const long = JSON.stringify({ email: Array.from({ length: 100_000 }, () => 1), password: 'x' });
+      const many = JSON.stringify({ email: 'a@example.test', password: 'p', list: Array.from({ length: 40 }, () => Array(60).fill(0)) });
+      for (const body of [wide, long, many]) {
+        const res = await request(t.http).post('/api/auth/login').set('Content-Type', 'application/json').send(body);
+        expect(res.status).toBe(400);
+        expect(res.body.code).toBe('invalid_input');
+        expect(res.text.length).toBeLessThan(2048);
+      }
+    });
+
+    it('lists only the first field errors of a body with many (issue 17, finding 1)', async () => {
+      const extra = Object.fromEntries(Array.from({ length: 90 }, (_, i) => [`extra${i}`, 1]));
+      const res = await request(t.http)
+        .post('/api/auth/login')
+        .send({ email: owner.email, password: 'x', ...extra });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toHaveLength(10);
+      expect(res.body.detail).toMatch(/and \d+ more errors$/);
+      expect(res.text.length).toBeLessThan(4096);
     });
 
     it('rate limits per credential (see test/rate-limit.e2e-spec.ts) and reports it on every response', async () => {
@@ -112,7 +166,10 @@ describe('OWASP API Security Top 10', () => {
     });
 
     it('allows CORS only for configured origins, never with a wildcard', async () => {
-      const allowed = await request(t.http).options('/api/auth/me').set('Origin', 'https://dashboard.hosting.example').set('Access-Control-Request-Method', 'GET');
+      const allowed = await request(t.http)
+        .options('/api/auth/me')
+        .set('Origin', 'https://dashboard.hosting.example')
+        .set('Access-Control-Request-Method', 'GET');
       expect(allowed.headers['access-control-allow-origin']).toBe('https://dashboard.hosting.example');
       const other = await request(t.http).get('/api/auth/me').set('Origin', 'https://evil.example').set('Authorization', owner.bearer);
       expect(other.headers['access-control-allow-origin']).toBeUndefined();
@@ -140,15 +197,35 @@ describe('OWASP API Security Top 10', () => {
     const password = 'a very secret passphrase 123';
     const reg = await request(server.url).post('/api/auth/register').send({ email, password, name: 'Logs' }).expect(201);
     const refreshed = await request(server.url).post('/api/auth/refresh').send({ refreshToken: reg.body.refreshToken }).expect(200);
-    const key = await request(server.url).post('/api/auth/api-keys').set('Authorization', `Bearer ${refreshed.body.accessToken}`).send({ name: 'k' }).expect(201);
+    const key = await request(server.url)
+      .post('/api/auth/api-keys')
+      .set('Authorization', `Bearer ${refreshed.body.accessToken}`)
+      .send({ name: 'k' })
+      .expect(201);
     await request(server.url).get('/api/auth/me').set('Authorization', `Bearer ${key.body.key}`).expect(200);
     await request(server.url).get(`/api/auth/me?access_token=${key.body.key}`).expect(401);
     await request(server.url).post('/api/auth/login').send({ email, password: 'wrong but secret-ish 9' }).expect(401);
-    await request(server.url).post('/api/auth/password').set('Authorization', `Bearer ${refreshed.body.accessToken}`).send({ currentPassword: password, newPassword: 'another secret passphrase 456' }).expect(204);
-    await new Promise((r) => setTimeout(r, 300));
-    const log = server.output();
+    await request(server.url)
+      .post('/api/auth/password')
+      .set('Authorization', `Bearer ${refreshed.body.accessToken}`)
+      .send({ currentPassword: password, newPassword: 'another secret passphrase 456' })
+      .expect(204);
+    // The last request's line is written once its response has finished.
+    const log = await waitFor(
+      async () => server.output(),
+      (out) => out.includes('/api/auth/password'),
+    );
     expect(log).toContain('/api/auth/me');
-    for (const secret of [password, 'wrong but secret-ish 9', 'another secret passphrase 456', reg.body.accessToken, reg.body.refreshToken, refreshed.body.refreshToken, refreshed.body.accessToken, key.body.key]) {
+    for (const secret of [
+      password,
+      'wrong but secret-ish 9',
+      'another secret passphrase 456',
+      reg.body.accessToken,
+      reg.body.refreshToken,
+      refreshed.body.refreshToken,
+      refreshed.body.accessToken,
+      key.body.key,
+    ]) {
       expect(log).not.toContain(secret);
     }
   });

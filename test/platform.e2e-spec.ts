@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { MetricsEndpoint } from '../apps/api/src/metrics/metrics-endpoint';
 import { createAccount, TestAccount } from './factories/accounts';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -6,7 +7,7 @@ describe('Platform: errors, headers, health', () => {
   let t: TestApp;
   let account: TestAccount;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ METRICS_PORT: '0' });
     account = await createAccount(t);
   });
   afterAll(() => t.close());
@@ -65,11 +66,19 @@ describe('Platform: errors, headers, health', () => {
 
   it('exposes Prometheus metrics that include the request just made', async () => {
     await request(t.http).get('/api/auth/me').set('Authorization', account.keyBearer).expect(200);
-    const res = await request(t.http).get('/metrics').expect(200);
+    const res = await request(`http://127.0.0.1:${t.app.get(MetricsEndpoint).port}`)
+      .get('/metrics')
+      .expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/api\/auth\/me",status="200"\} [1-9]/);
     expect(res.text).toContain('http_request_duration_seconds_bucket{le="0.005",method="GET",route="/api/auth/me",status="200"}');
     expect(res.text).toMatch(/db_pool_connections\{state="total"\} \d/);
     expect(res.text).toContain('process_resident_memory_bytes');
+  });
+
+  it('serves metrics only on METRICS_PORT, in any letter case nowhere on the API port (issue 17, finding 4)', async () => {
+    for (const path of ['/metrics', '/METRICS', '/Metrics/']) {
+      expect({ path, status: (await request(t.http).get(path)).status }).toEqual({ path, status: 404 });
+    }
   });
 });

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import request from 'supertest';
 import { createAccount, TestAccount } from './factories/accounts';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -12,10 +11,7 @@ describe('Products', () => {
   });
   afterAll(() => t.close());
 
-  const get = (path: string, bearer?: string) => {
-    const req = request(t.http).get(path);
-    return bearer ? req.set('Authorization', bearer) : req;
-  };
+  const get = (path: string, bearer?: string) => t.get(path, bearer);
 
   describe('GET /api/products', () => {
     it('lists the catalogue (present without demo data) with specs and numeric prices per cycle', async () => {
@@ -71,14 +67,25 @@ describe('Products', () => {
       expect((await get('/api/products?page=99', account.bearer)).body.data).toEqual([]);
     });
 
-    it.each(['page=0', 'page=-1', 'page=10.5', 'page=1e2', 'page=abc', 'page=', 'pageSize=0', 'pageSize=101', 'pageSize=', 'page=1&page=2', 'type=dedicated', 'type=', 'type=vps&type=vps'])(
-      'answers 400 for ?%s',
-      async (query) => {
-        const res = await get(`/api/products?${query}`, account.bearer);
-        expect(res.status).toBe(400);
-        expect(res.body.code).toBe('invalid_input');
-      },
-    );
+    it.each([
+      'page=0',
+      'page=-1',
+      'page=10.5',
+      'page=1e2',
+      'page=abc',
+      'page=',
+      'pageSize=0',
+      'pageSize=101',
+      'pageSize=',
+      'page=1&page=2',
+      'type=dedicated',
+      'type=',
+      'type=vps&type=vps',
+    ])('answers 400 for ?%s', async (query) => {
+      const res = await get(`/api/products?${query}`, account.bearer);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('invalid_input');
+    });
 
     it('answers 401 without a token', async () => {
       await get('/api/products').expect(401);

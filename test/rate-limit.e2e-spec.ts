@@ -1,10 +1,21 @@
 import request from 'supertest';
+import { generateApiKey } from '@app/api-keys';
 import { createAccount } from './factories/accounts';
 import { startTestApp, TestApp } from './support/test-app';
 
 describe('Rate limits', () => {
   let t: TestApp;
-  beforeAll(async () => (t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_LOGIN_PER_MINUTE: '2' })));
+  beforeAll(
+    async () =>
+      (t = await startTestApp({
+        RATE_LIMIT_PER_MINUTE: '5',
+        RATE_LIMIT_LOGIN_PER_MINUTE: '2',
+        RATE_LIMIT_LOGIN_EMAIL_FAILURES_PER_MINUTE: '6',
+        RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '8',
+        // Requests come through a trusted proxy, so each test can play clients on other addresses.
+        TRUST_PROXY: '127.0.0.1',
+      })),
+  );
   afterAll(() => t.close());
 
   it('reports the budget in RateLimit headers and answers 429 with Retry-After when spent', async () => {
@@ -25,9 +36,13 @@ describe('Rate limits', () => {
     await request(t.http).get('/api/auth/me').set('Authorization', account.bearer).expect(200);
   });
 
-  it('limits login attempts per email, whatever the password', async () => {
+  it('limits failed logins per email and IP', async () => {
     const account = await createAccount(t);
-    const attempt = () => request(t.http).post('/api/auth/login').send({ email: account.email, password: 'wrong password' });
+    const attempt = () =>
+      request(t.http)
+        .post('/api/auth/login')
+        .set('X-Forwarded-For', '198.51.100.200')
+        .send({ email: account.email, password: 'wrong password' });
     expect((await attempt()).status).toBe(401);
     const second = await attempt();
     expect(second.status).toBe(401);
@@ -35,5 +50,43 @@ describe('Rate limits', () => {
     const third = await attempt();
     expect(third.status).toBe(429);
     expect(third.headers['retry-after']).toBeDefined();
+  });
+
+  it('lets the owner in from a new address while others fail from many (issue 17, finding 8)', async () => {
+    const account = await createAccount(t);
+    const login = (ip: string, password: string) =>
+      request(t.http).post('/api/auth/login').set('X-Forwarded-For', ip).send({ email: account.email, password });
+    for (let i = 1; i <= 11; i++) expect((await login(`198.51.100.${i}`, 'a wrong guess')).status).toBe(401);
+    // Past the per-email ceiling (6 failures) an address that already failed for this email waits...
+    expect((await login('198.51.100.1', account.password)).status).toBe(429);
+    // ...while the owner's correct password from an address without failures gets through.
+    expect((await login('203.0.113.50', account.password)).status).toBe(200);
+  });
+
+  it('applies the login budget to password changes, per account (issue 17, finding 7)', async () => {
+    const account = await createAccount(t);
+    const change = (currentPassword: string) =>
+      request(t.http)
+        .post('/api/auth/password')
+        .set('Authorization', account.bearer)
+        .send({ currentPassword, newPassword: 'a brand new passphrase' });
+    expect((await change('guess number one')).status).toBe(400);
+    expect((await change('guess number two')).status).toBe(400);
+    const third = await change(account.password);
+    expect(third.status).toBe(429);
+    expect(third.body.code).toBe('rate_limited');
+  });
+
+  it('answers 429 to an address after too many failed authentications, before looking the key up (issue 17, finding 9)', async () => {
+    const account = await createAccount(t);
+    const me = (authorization: string, ip: string) =>
+      request(t.http).get('/api/auth/me').set('X-Forwarded-For', ip).set('Authorization', authorization);
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push((await me(`Bearer ${generateApiKey()}`, '192.0.2.9')).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 401, 401, 401, 429, 429]);
+    const blocked = await me(account.keyBearer, '192.0.2.9');
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await me(account.keyBearer, '192.0.2.10')).status).toBe(200);
   });
 });

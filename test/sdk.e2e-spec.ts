@@ -50,7 +50,12 @@ describe('SDK: a customer scenario through the typed client', () => {
     expect(new Set(all.map((s) => s.id)).size).toBe(3);
 
     const servers = await listAll(api, '/api/services', { type: 'vps', pageSize: 1 });
-    expect(servers.map((s) => s.id).sort()).toEqual(all.filter((s) => s.type === 'vps').map((s) => s.id).sort());
+    expect(servers.map((s) => s.id).sort()).toEqual(
+      all
+        .filter((s) => s.type === 'vps')
+        .map((s) => s.id)
+        .sort(),
+    );
     const web1 = servers.find((s) => s.id === vps.id)!;
     expect(web1.instance).toMatchObject({ powerState: 'running' });
   });
@@ -77,7 +82,14 @@ describe('SDK: a customer scenario through the typed client', () => {
     const error = await failure(unwrap(again));
     expect(error).toBeInstanceOf(HostingApiError);
     expect(error).toMatchObject({ status: 409, code: 'invalid_state' });
-    expect(error.problem).toEqual({ type: expect.any(String), title: expect.any(String), status: 409, detail: expect.any(String), code: 'invalid_state', requestId: expect.any(String) });
+    expect(error.problem).toEqual({
+      type: expect.any(String),
+      title: expect.any(String),
+      status: 409,
+      detail: expect.any(String),
+      code: 'invalid_state',
+      requestId: expect.any(String),
+    });
     expect(error.requestId).toBe(error.response.headers.get('x-request-id'));
 
     const invalid = await failure(unwrap(api.GET('/api/services', { params: { query: { pageSize: 101 } } })));
@@ -87,7 +99,9 @@ describe('SDK: a customer scenario through the typed client', () => {
 
   it('opens a support ticket with an attachment uploaded to a presigned URL', async () => {
     const { uploads } = await unwrap(
-      api.POST('/api/support/tickets/attachments/presign', { body: { files: [{ filename: 'dmesg.log', contentType: 'text/plain', size: log.length }] } }),
+      api.POST('/api/support/tickets/attachments/presign', {
+        body: { files: [{ filename: 'dmesg.log', contentType: 'text/plain', size: log.length }] },
+      }),
     );
     expect(uploads).toHaveLength(1);
     const [upload] = uploads;
@@ -98,12 +112,26 @@ describe('SDK: a customer scenario through the typed client', () => {
 
     ticket = await unwrap(
       api.POST('/api/support/tickets', {
-        body: { subject: 'web-1 lost its network', message: 'eth0 went down at 10:02, log attached.', department: 'technical', serviceId: vps.id, attachmentIds: [upload.attachmentId] },
+        body: {
+          subject: 'web-1 lost its network',
+          message: 'eth0 went down at 10:02, log attached.',
+          department: 'technical',
+          serviceId: vps.id,
+          attachmentIds: [upload.attachmentId],
+        },
       }),
     );
-    expect(ticket).toMatchObject({ subject: 'web-1 lost its network', status: 'open', department: 'technical', serviceId: vps.id, reference: expect.stringMatching(/^T-\d+$/) });
+    expect(ticket).toMatchObject({
+      subject: 'web-1 lost its network',
+      status: 'open',
+      department: 'technical',
+      serviceId: vps.id,
+      reference: expect.stringMatching(/^T-\d+$/),
+    });
     const [first] = ticket.messages;
-    expect(first.attachments).toEqual([expect.objectContaining({ id: upload.attachmentId, filename: 'dmesg.log', contentType: 'text/plain', size: log.length })]);
+    expect(first.attachments).toEqual([
+      expect.objectContaining({ id: upload.attachmentId, filename: 'dmesg.log', contentType: 'text/plain', size: log.length }),
+    ]);
 
     const download = await fetch(onTestApp(first.attachments[0].downloadUrl));
     expect(download.status).toBe(200);
@@ -116,7 +144,7 @@ describe('SDK: a customer scenario through the typed client', () => {
   it('reads notifications: the list, the unread count, read-all', async () => {
     // Notifications are made after the emitting transaction commits: wait (bounded) for both actions'.
     let notifications = await listAll(api, '/api/notifications');
-    for (let deadline = Date.now() + 10_000; countOf(notifications, 'instance_action_succeeded') < 2 && Date.now() < deadline; ) {
+    for (let deadline = Date.now() + 10_000; countOf(notifications, 'instance_action_succeeded') < 2 && Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       notifications = await listAll(api, '/api/notifications');
     }

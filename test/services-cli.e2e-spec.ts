@@ -25,7 +25,9 @@ describe('Services: operator commands', () => {
       email = account.email;
     } else {
       email = `ops-${Date.now()}@example.test`;
-      const made = await runCli(['account:create', '--email', email, '--password', 'a long enough pw', '--name', 'Ops'], { DATA_DIR: dataDir });
+      const made = await runCli(['account:create', '--email', email, '--password', 'a long enough pw', '--name', 'Ops'], {
+        DATA_DIR: dataDir,
+      });
       expect(made.code).toBe(0);
     }
   });
@@ -41,8 +43,27 @@ describe('Services: operator commands', () => {
     expect(res.code).toBe(0);
     expect(res.lines).toHaveLength(3);
     for (const line of res.lines) {
-      expect(Object.keys(line)).toEqual(['id', 'name', 'type', 'status', 'price', 'billingCycle', 'nextDueDate', 'productId', 'currency', 'createdAt', 'instance']);
-      expect(line).toMatchObject({ type: 'vps', status: 'active', price: 18.99, billingCycle: 'monthly', currency: 'EUR', instance: { powerState: 'running' } });
+      expect(Object.keys(line)).toEqual([
+        'id',
+        'name',
+        'type',
+        'status',
+        'price',
+        'billingCycle',
+        'nextDueDate',
+        'productId',
+        'currency',
+        'createdAt',
+        'instance',
+      ]);
+      expect(line).toMatchObject({
+        type: 'vps',
+        status: 'active',
+        price: 18.99,
+        billingCycle: 'monthly',
+        currency: 'EUR',
+        instance: { powerState: 'running' },
+      });
     }
     if (account) {
       for (const line of res.lines) {
@@ -50,9 +71,21 @@ describe('Services: operator commands', () => {
         expect(api.body).toEqual(line);
       }
     }
-    const storage = await cli('service:provision', '--email', email, '--type', 'object_storage', '--status', 'pending', '--billing-cycle', 'annually');
+    const storage = await cli(
+      'service:provision',
+      '--email',
+      email,
+      '--type',
+      'object_storage',
+      '--status',
+      'pending',
+      '--billing-cycle',
+      'annually',
+    );
     expect(storage.code).toBe(0);
-    expect(storage.lines).toEqual([expect.objectContaining({ type: 'object_storage', status: 'pending', billingCycle: 'annually', instance: null })]);
+    expect(storage.lines).toEqual([
+      expect.objectContaining({ type: 'object_storage', status: 'pending', billingCycle: 'annually', instance: null }),
+    ]);
     const stopped = await cli('service:provision', '--email', email, '--type', 'vps', '--status', 'suspended');
     expect(stopped.lines[0]).toMatchObject({ status: 'suspended', instance: { powerState: 'stopped' } });
   });
@@ -76,14 +109,19 @@ describe('Services: operator commands', () => {
     const cases: [string[], number, string][] = [
       [['service:provision', '--email', 'nobody@example.test', '--type', 'vps'], 64, 'No account with email'],
       [['service:provision', '--email', email], 64, '--type is required'],
-      [['service:provision', '--email', email, '--type', 'dedicated'], 64, '--type must be one of'],
-      [['service:provision', '--email', email, '--type', 'vps', '--count', '0'], 64, '--count'],
-      [['service:provision', '--email', email, '--type', 'vps', '--count', '2.5'], 64, '--count'],
-      [['service:provision', '--email', email, '--type', 'vps', '--status', 'running'], 64, '--status must be one of'],
+      [['service:provision', '--email', email, '--type', 'dedicated'], 65, 'type must be one of vps, object_storage'],
+      [['service:provision', '--email', email, '--type', 'vps', '--count', '0'], 65, 'count must be a whole number'],
+      [['service:provision', '--email', email, '--type', 'vps', '--count', '2.5'], 65, 'count must be a whole number'],
+      [['service:provision', '--email', email, '--type', 'vps', '--status', 'running'], 65, 'status must be one of'],
       [['service:provision', '--email', email, '--type', 'vps', '--product', 'storage-250'], 65, 'not vps'],
       [['service:provision', '--email', email, '--type', 'vps', '--product', 'nope'], 65, 'No product with slug nope'],
       [['service:provision', '--email', email, '--type', 'object_storage', '--power-state', 'running'], 64, 'vps only'],
-      [['service:set-status', '--id', 'abc', '--status', 'active'], 64, 'UUID'],
+      [
+        ['service:provision', '--email', email, '--type', 'vps', '--count', '2', '--provider-ref', 'web-1'],
+        64,
+        '--provider-ref adopts one existing machine',
+      ],
+      [['service:set-status', '--id', 'abc', '--status', 'active'], 65, 'id must be a service id (UUID)'],
       [['service:set-status', '--id', '00000000-0000-4000-8000-000000000000', '--status', 'active'], 65, 'not_found'],
       [['service:set-status', '--id', '00000000-0000-4000-8000-000000000000'], 64, '--status is required'],
     ];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { RATE_LIMIT_BUCKET, REQUIRED_SCOPE } from '@app/core';
-import { ComputeProvider, ConsoleService } from '@app/services';
+import { ComputeProvider, ConsoleConnections, ConsoleService } from '@app/services';
 import { InstanceController } from '../libs/services/src/instance/instance.controller';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
@@ -30,7 +30,8 @@ describe('Services: VPS instance actions and console', () => {
     const req = request(t.http).get(path);
     return bearer ? req.set('Authorization', bearer) : req;
   };
-  const powerState = async (id: string) => (await t.db.query('SELECT power_state FROM vps_instances WHERE service_id = $1', [id]))[0].power_state;
+  const powerState = async (id: string) =>
+    (await t.db.query('SELECT power_state FROM vps_instances WHERE service_id = $1', [id]))[0].power_state;
 
   /**
    * Records events `name` from now on; `about(actionId)` waits (bounded) for the one about that
@@ -61,8 +62,10 @@ describe('Services: VPS instance actions and console', () => {
   function stubFor<K extends 'taskStatus' | 'powerState'>(serviceId: string, method: K, answer: Awaited<ReturnType<ComputeProvider[K]>>) {
     const compute = t.app.get(ComputeProvider);
     const original = compute[method].bind(compute) as (...args: any[]) => Promise<any>;
-    return jest.spyOn(compute, method).mockImplementation(((ref: { serviceId: string }, ...rest: unknown[]) =>
-      ref.serviceId === serviceId ? Promise.resolve(answer) : original(ref, ...rest)) as any);
+    return jest
+      .spyOn(compute, method)
+      .mockImplementation(((ref: { serviceId: string }, ...rest: unknown[]) =>
+        ref.serviceId === serviceId ? Promise.resolve(answer) : original(ref, ...rest)) as any);
   }
 
   /** Polls the action until it is no longer running (bounded). */
@@ -90,6 +93,7 @@ describe('Services: VPS instance actions and console', () => {
         startedAt: expect.stringMatching(/Z$/),
         finishedAt: null,
         error: null,
+        notice: null,
       });
       expect(res.headers.location).toBe(`${t.config.publicUrl}/api/services/${vps.id}/instance/actions/${res.body.id}`);
       const done = await settle(vps.id, res.body.id);
@@ -143,7 +147,11 @@ describe('Services: VPS instance actions and console', () => {
       const failed = recordEvents('instance.action_failed');
       const res = await post(`/api/services/${vps.id}/instance/start`, owner.bearer).expect(202);
       const done = await settle(vps.id, res.body.id);
-      expect(done).toMatchObject({ status: 'failed', error: { code: 'hypervisor_error', message: 'Node is in maintenance.' }, finishedAt: expect.any(String) });
+      expect(done).toMatchObject({
+        status: 'failed',
+        error: { code: 'hypervisor_error', message: 'Node is in maintenance.' },
+        finishedAt: expect.any(String),
+      });
       expect(await powerState(vps.id)).toBe('stopped');
       expect((await failed.about(res.body.id)).payload).toMatchObject({ actionId: res.body.id, error: { code: 'hypervisor_error' } });
     });
@@ -161,13 +169,20 @@ describe('Services: VPS instance actions and console', () => {
       expect(await t.db.query('SELECT 1 FROM instance_actions WHERE service_id = $1', [vps.id])).toHaveLength(0);
     });
 
-    it.each(['pending', 'suspended', 'cancelled', 'terminated'] as const)('answers 409 invalid_state to every action on a %s VPS', async (status) => {
-      for (const [action, state] of [['start', 'stopped'], ['stop', 'running'], ['reboot', 'running']] as const) {
-        const vps = await createService(t, owner.id, { status, powerState: state });
-        const res = await post(`/api/services/${vps.id}/instance/${action}`, owner.bearer);
-        expect({ action, status: res.status, code: res.body.code }).toEqual({ action, status: 409, code: 'invalid_state' });
-      }
-    });
+    it.each(['pending', 'suspended', 'cancelled', 'terminated'] as const)(
+      'answers 409 invalid_state to every action on a %s VPS',
+      async (status) => {
+        for (const [action, state] of [
+          ['start', 'stopped'],
+          ['stop', 'running'],
+          ['reboot', 'running'],
+        ] as const) {
+          const vps = await createService(t, owner.id, { status, powerState: state });
+          const res = await post(`/api/services/${vps.id}/instance/${action}`, owner.bearer);
+          expect({ action, status: res.status, code: res.body.code }).toEqual({ action, status: 409, code: 'invalid_state' });
+        }
+      },
+    );
 
     it.each(['starting', 'stopping'] as const)('answers 409 action_in_progress while the VPS is %s', async (state) => {
       const vps = await createService(t, owner.id, { powerState: state });
@@ -235,12 +250,15 @@ describe('Services: VPS instance actions and console', () => {
       expect(second.body.data.map((a: Action) => a.id)).toEqual([ids[3]]);
     });
 
-    it.each(['page=0', 'pageSize=101', 'page=-1', 'pageSize=10.5', 'page=1e2', 'page=abc', 'pageSize=', 'page=1&page=2'])('answers 400 for ?%s', async (query) => {
-      const vps = await createService(t, owner.id);
-      const res = await get(`/api/services/${vps.id}/instance/actions?${query}`, owner.bearer);
-      expect(res.status).toBe(400);
-      expect(res.body.code).toBe('invalid_input');
-    });
+    it.each(['page=0', 'pageSize=101', 'page=-1', 'pageSize=10.5', 'page=1e2', 'page=abc', 'pageSize=', 'page=1&page=2'])(
+      'answers 400 for ?%s',
+      async (query) => {
+        const vps = await createService(t, owner.id);
+        const res = await get(`/api/services/${vps.id}/instance/actions?${query}`, owner.bearer);
+        expect(res.status).toBe(400);
+        expect(res.body.code).toBe('invalid_input');
+      },
+    );
 
     it('answers 404 for an action of another service, and 400 for a malformed action id', async () => {
       const mine = await createService(t, owner.id);
@@ -266,7 +284,7 @@ describe('Services: VPS instance actions and console', () => {
         expect(res.headers['cache-control']).toBe('no-store');
         expect(res.body).toEqual({
           protocol: 'vnc',
-          url: expect.stringMatching(/^wss:\/\/127\.0\.0\.1:3000\/console\?token=[A-Za-z0-9_-]{43}$/),
+          url: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:3000\/console\?token=[A-Za-z0-9_-]{43}$/),
           password: expect.stringMatching(/^[A-Za-z0-9]{8}$/),
           expiresAt: expect.any(String),
         });
@@ -279,17 +297,23 @@ describe('Services: VPS instance actions and console', () => {
         expect(JSON.stringify(row)).not.toContain(res.body.password);
         const consoles = t.app.get(ConsoleService);
         const redeemed = await consoles.redeem(token);
-        expect(redeemed).toMatchObject({ serviceId: vps.id, target: { protocol: 'vnc', password: res.body.password } });
-        expect(await consoles.redeem(token)).toBeNull();
+        expect(redeemed).toMatchObject({
+          outcome: 'opened',
+          serviceId: vps.id,
+          accountId: owner.id,
+          target: { protocol: 'vnc', password: res.body.password },
+        });
+        expect(await consoles.redeem(token)).toEqual({ outcome: 'refused' });
+        if (redeemed.outcome === 'opened') await t.app.get(ConsoleConnections).forget(redeemed.sessionId);
       }
-      expect(await t.app.get(ConsoleService).redeem('not-a-token')).toBeNull();
+      expect(await t.app.get(ConsoleService).redeem('not-a-token')).toEqual({ outcome: 'refused' });
     });
 
     it('does not redeem an expired session', async () => {
       const vps = await createService(t, owner.id);
       const res = await get(path(vps.id), owner.bearer).expect(200);
       await t.db.query(`UPDATE console_sessions SET expires_at = now() - interval '1 second' WHERE service_id = $1`, [vps.id]);
-      expect(await t.app.get(ConsoleService).redeem(new URL(res.body.url).searchParams.get('token')!)).toBeNull();
+      expect(await t.app.get(ConsoleService).redeem(new URL(res.body.url).searchParams.get('token')!)).toEqual({ outcome: 'refused' });
     });
 
     it.each(['stopped', 'starting', 'stopping'] as const)('answers 409 invalid_state when the VPS is %s', async (state) => {

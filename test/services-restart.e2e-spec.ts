@@ -24,9 +24,12 @@ describe('Services: instance actions across a restart', () => {
     await t!.close();
     return start(delayMs);
   };
-  const row = async (id: string) => (await t!.db.query('SELECT status, provider_task, error_code FROM instance_actions WHERE id = $1', [id]))[0];
-  const tasks = async (id: string) => (await t!.db.query('SELECT count(*)::int AS n FROM compute_simulator_tasks WHERE id = $1', [id]))[0].n;
-  const powerState = async (id: string) => (await t!.db.query('SELECT power_state FROM vps_instances WHERE service_id = $1', [id]))[0].power_state;
+  const row = async (id: string) =>
+    (await t!.db.query('SELECT status, provider_task, error_code FROM instance_actions WHERE id = $1', [id]))[0];
+  const tasks = async (id: string) =>
+    (await t!.db.query('SELECT count(*)::int AS n FROM compute_simulator_tasks WHERE id = $1', [id]))[0].n;
+  const powerState = async (id: string) =>
+    (await t!.db.query('SELECT power_state FROM vps_instances WHERE service_id = $1', [id]))[0].power_state;
 
   async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
     const deadline = Date.now() + 10_000;
@@ -43,14 +46,28 @@ describe('Services: instance actions across a restart', () => {
     const vps = await createService(t!, owner.id, { powerState: 'stopped' });
     const res = await request(t!.http).post(`/api/services/${vps.id}/instance/start`).set('Authorization', owner.bearer).expect(202);
     // The hypervisor accepted the task, which takes a minute; the process stops meanwhile.
-    expect((await until(() => row(res.body.id), (r) => r.provider_task !== null)).provider_task).toBe(res.body.id);
+    expect(
+      (
+        await until(
+          () => row(res.body.id),
+          (r) => r.provider_task !== null,
+        )
+      ).provider_task,
+    ).toBe(res.body.id);
     await restart(0);
     expect(await row(res.body.id)).toMatchObject({ status: 'running' });
     expect(await powerState(vps.id)).toBe('starting');
     // Meanwhile the (simulated) hypervisor finished; the new process only has to notice.
     await t!.db.query(`UPDATE compute_simulator_tasks SET completes_at = now() WHERE id = $1`, [res.body.id]);
     await restart(0);
-    expect((await until(() => row(res.body.id), (r) => r.status !== 'running')).status).toBe('succeeded');
+    expect(
+      (
+        await until(
+          () => row(res.body.id),
+          (r) => r.status !== 'running',
+        )
+      ).status,
+    ).toBe('succeeded');
     expect(await tasks(res.body.id)).toBe(1);
     expect(await powerState(vps.id)).toBe('running');
     const api = await request(t!.http).get(`/api/services/${vps.id}/instance/actions/${res.body.id}`).set('Authorization', owner.keyBearer);
@@ -67,7 +84,14 @@ describe('Services: instance actions across a restart', () => {
     );
     await t!.db.query(`UPDATE vps_instances SET power_state = 'stopping' WHERE service_id = $1`, [vps.id]);
     await restart(0);
-    expect((await until(() => row(action.id), (r) => r.status !== 'running')).status).toBe('succeeded');
+    expect(
+      (
+        await until(
+          () => row(action.id),
+          (r) => r.status !== 'running',
+        )
+      ).status,
+    ).toBe('succeeded');
     expect(await tasks(action.id)).toBe(1);
     expect(await powerState(vps.id)).toBe('stopped');
   });
@@ -82,7 +106,12 @@ describe('Services: instance actions across a restart', () => {
     );
     await t!.db.query(`UPDATE vps_instances SET power_state = 'starting' WHERE service_id = $1`, [vps.id]);
     await restart(0);
-    expect(await until(() => row(action.id), (r) => r.status !== 'running')).toMatchObject({ status: 'failed', error_code: 'timeout' });
+    expect(
+      await until(
+        () => row(action.id),
+        (r) => r.status !== 'running',
+      ),
+    ).toMatchObject({ status: 'failed', error_code: 'timeout' });
     expect(await powerState(vps.id)).toBe('stopped');
     const res = await request(t!.http).get(`/api/services/${vps.id}/instance/actions/${action.id}`).set('Authorization', owner.bearer);
     expect(res.body.error).toEqual({ code: 'timeout', message: expect.any(String) });
@@ -100,7 +129,14 @@ describe('Services: instance actions across a restart', () => {
     );
     await t!.db.query(`UPDATE vps_instances SET power_state = 'starting' WHERE service_id = $1`, [vps.id]);
     await t!.app.get(InstanceActionRunner).adoptOrphans();
-    expect((await until(() => row(action.id), (r) => r.status !== 'running')).status).toBe('succeeded');
+    expect(
+      (
+        await until(
+          () => row(action.id),
+          (r) => r.status !== 'running',
+        )
+      ).status,
+    ).toBe('succeeded');
     expect(await powerState(vps.id)).toBe('running');
   });
 

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { ServicesDemoSeeder } from '../libs/services/src/demo/services-demo.seeder';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService, createServices } from './factories/services';
-import { startTestApp, TestApp } from './support/test-app';
+import { startAppWithAccounts, TestAppWithAccounts } from './support/test-app';
 
 const BAD_PAGES: [string, string][] = [
   ['page', '0'],
@@ -23,20 +23,15 @@ const BAD_PAGES: [string, string][] = [
 ];
 
 describe('Services', () => {
-  let t: TestApp;
+  let t: TestAppWithAccounts;
   let owner: TestAccount;
   let stranger: TestAccount;
   beforeAll(async () => {
-    t = await startTestApp();
-    owner = await createAccount(t);
-    stranger = await createAccount(t);
+    ({ owner, stranger } = t = await startAppWithAccounts());
   });
   afterAll(() => t.close());
 
-  const get = (path: string, bearer?: string) => {
-    const req = request(t.http).get(path);
-    return bearer ? req.set('Authorization', bearer) : req;
-  };
+  const get = (path: string, bearer?: string) => t.get(path, bearer);
 
   describe('GET /api/services', () => {
     it('gives the contract fields with a numeric price, plus productId, currency, createdAt and instance', async () => {
@@ -83,7 +78,13 @@ describe('Services', () => {
       const account = await createAccount(t);
       expect((await get('/api/services', account.bearer)).body).toEqual({ data: [], page: 1, pageSize: 10, total: 0, totalPages: 0 });
       await createService(t, account.id);
-      expect((await get('/api/services?page=5', account.bearer)).body).toEqual({ data: [], page: 5, pageSize: 10, total: 1, totalPages: 1 });
+      expect((await get('/api/services?page=5', account.bearer)).body).toEqual({
+        data: [],
+        page: 5,
+        pageSize: 10,
+        total: 1,
+        totalPages: 1,
+      });
     });
 
     it('walks 25 services in pages of 10 and of 7 with no duplicates or gaps, newest first', async () => {
@@ -290,7 +291,15 @@ describe('Services', () => {
       await t.app.get(DataSource).transaction((manager) => t.app.get(ServicesDemoSeeder).seed({ accountId: account.id, manager }));
       const res = await request(t.http).get('/api/services?pageSize=100').set('Authorization', account.bearer);
       expect(res.status).toBe(200);
-      const services = res.body.data as { type: string; status: string; price: number; nextDueDate: string | null; productId: string; billingCycle: string; name: string }[];
+      const services = res.body.data as {
+        type: string;
+        status: string;
+        price: number;
+        nextDueDate: string | null;
+        productId: string;
+        billingCycle: string;
+        name: string;
+      }[];
       expect(new Set(services.map((s) => s.type))).toEqual(new Set(['vps', 'object_storage']));
       expect(new Set(services.map((s) => s.status)).size).toBeGreaterThanOrEqual(4);
       const active = services.filter((s) => s.status === 'active');
@@ -301,7 +310,12 @@ describe('Services', () => {
       }
       const web = services.find((s) => s.name === 'web-01') as unknown as { id: string };
       const actions = await request(t.http).get(`/api/services/${web.id}/instance/actions`).set('Authorization', account.bearer);
-      expect(actions.body.total).toBe(3);
+      expect(actions.body.total).toBe(4);
+      expect(actions.body.data.map((a: { status: string }) => a.status).sort()).toEqual(['failed', 'succeeded', 'succeeded', 'succeeded']);
+      expect(actions.body.data.find((a: { status: string }) => a.status === 'failed').error).toEqual({
+        code: 'hypervisor_unavailable',
+        message: 'The hypervisor could not be reached.',
+      });
     });
   });
 });

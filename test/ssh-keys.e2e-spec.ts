@@ -6,7 +6,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { SshKeysDemoSeeder } from '@app/ssh-keys';
 import { createAccount, TestAccount } from './factories/accounts';
-import { startTestApp, TestApp } from './support/test-app';
+import { startAppWithAccounts, TestAppWithAccounts } from './support/test-app';
 
 const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures/ssh', name), 'utf8');
 const fingerprintOf = (file: string) => new RegExp(`^${file.replace('.', '\\.')} \\d+ (\\S+)$`, 'm').exec(fixture('fingerprints.txt'))![1];
@@ -17,13 +17,11 @@ const freshKey = (comment = 'fresh') => {
 };
 
 describe('SSH keys', () => {
-  let t: TestApp;
+  let t: TestAppWithAccounts;
   let owner: TestAccount;
   let stranger: TestAccount;
   beforeAll(async () => {
-    t = await startTestApp();
-    owner = await createAccount(t);
-    stranger = await createAccount(t);
+    ({ owner, stranger } = t = await startAppWithAccounts());
   });
   afterAll(() => t.close());
 
@@ -57,7 +55,11 @@ describe('SSH keys', () => {
   it('keeps a comment as written and stores canonical base64', async () => {
     const account = await createAccount(t);
     const [type, data] = fixture('ecdsa256.pub').trim().split(' ');
-    const res = await add(account, { name: 'c', publicKey: `# my key\n${type}\t${data.replace(/=+$/, '')}   ada  at  work \r\n` }, account.bearer);
+    const res = await add(
+      account,
+      { name: 'c', publicKey: `# my key\n${type}\t${data.replace(/=+$/, '')}   ada  at  work \r\n` },
+      account.bearer,
+    );
     expect(res.status).toBe(201);
     expect(res.body.publicKey).toBe(`${type} ${data} ada  at  work`);
   });
@@ -140,7 +142,10 @@ describe('SSH keys', () => {
     expect(results.map((r) => r.status).sort()).toEqual([201, 201, 409, 409, 409]);
     expect(results.filter((r) => r.status === 409).every((r) => r.body.code === 'quota_exceeded')).toBe(true);
     expect(await countFor(account.id)).toBe(100);
-    await request(t.http).delete(`/api/ssh-keys/${results.find((r) => r.status === 201)!.body.id}`).set('Authorization', account.bearer).expect(204);
+    await request(t.http)
+      .delete(`/api/ssh-keys/${results.find((r) => r.status === 201)!.body.id}`)
+      .set('Authorization', account.bearer)
+      .expect(204);
     await add(account, { name: 'after delete', publicKey: freshKey() }).expect(201);
   });
 
@@ -233,7 +238,9 @@ describe('SSH keys', () => {
     const id = '00000000-0000-4000-8000-000000000000';
     for (const call of [
       request(t.http).get('/api/ssh-keys'),
-      request(t.http).post('/api/ssh-keys').send({ name: 'x', publicKey: fixture('ed25519.pub') }),
+      request(t.http)
+        .post('/api/ssh-keys')
+        .send({ name: 'x', publicKey: fixture('ed25519.pub') }),
       request(t.http).get(`/api/ssh-keys/${id}`),
       request(t.http).patch(`/api/ssh-keys/${id}`).send({ name: 'x' }),
       request(t.http).delete(`/api/ssh-keys/${id}`),

@@ -20,14 +20,22 @@ describe('Ticket attachments (local storage)', () => {
   afterAll(() => t.close());
 
   const presignRaw = (body: unknown, account = owner) =>
-    request(t.http).post('/api/support/tickets/attachments/presign').set('Authorization', account.keyBearer).send(body as object);
+    request(t.http)
+      .post('/api/support/tickets/attachments/presign')
+      .set('Authorization', account.keyBearer)
+      .send(body as object);
   const storedFiles = (account: TestAccount) => {
     const dir = join(t.config.dataDir, 'attachments', account.id);
     return existsSync(dir) ? readdirSync(dir) : [];
   };
 
   it('returns one signed PUT URL per file, valid 15 minutes (200)', async () => {
-    const res = await presignRaw({ files: [{ filename: 'a.png', contentType: 'image/png', size: 10 }, { filename: 'b.pdf', contentType: 'application/pdf', size: 20 }] });
+    const res = await presignRaw({
+      files: [
+        { filename: 'a.png', contentType: 'image/png', size: 10 },
+        { filename: 'b.pdf', contentType: 'application/pdf', size: 20 },
+      ],
+    });
     expect(res.status).toBe(200);
     expect(res.body.uploads).toHaveLength(2);
     const [first] = res.body.uploads;
@@ -85,17 +93,23 @@ describe('Ticket attachments (local storage)', () => {
     // Without a Content-Length the size is enforced while streaming.
     const chunked = await new Promise<number>((resolve, reject) => {
       const { port } = t.http.address() as AddressInfo;
-      const req = httpRequest({ host: '127.0.0.1', port, method: 'PUT', path: new URL(upload.url).pathname, headers: { 'Content-Type': 'text/plain' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = httpRequest(
+        { host: '127.0.0.1', port, method: 'PUT', path: new URL(upload.url).pathname, headers: { 'Content-Type': 'text/plain' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       for (let i = 0; i < 5; i++) req.write(Buffer.alloc(1000, 'y'));
       req.end();
     });
     expect(chunked).toBe(413);
     expect(storedFiles(account)).toEqual([]);
-    const attach = await request(t.http).post('/api/support/tickets').set('Authorization', account.keyBearer).send({ subject: 's', message: 'm', attachmentIds: [upload.attachmentId] });
+    const attach = await request(t.http)
+      .post('/api/support/tickets')
+      .set('Authorization', account.keyBearer)
+      .send({ subject: 's', message: 'm', attachmentIds: [upload.attachmentId] });
     expect(attach.status).toBe(400);
     expect(attach.body.code).toBe('attachment_invalid');
   });
@@ -111,10 +125,60 @@ describe('Ticket attachments (local storage)', () => {
     expect((await uploadTo(t, upload, Buffer.alloc(4))).status).toBe(409);
   });
 
+  it('lands only the first of two uploads racing on one URL: an attached file cannot be replaced (issue 17, finding 6)', async () => {
+    const account = await createAccount(t);
+    const [upload] = await presign(t, account, [{ filename: 'race.txt', contentType: 'text/plain', size: 5 }]);
+    const { port } = t.http.address() as AddressInfo;
+    // The slow upload passes every check and starts writing before the fast one exists.
+    const slow = httpRequest({
+      host: '127.0.0.1',
+      port,
+      method: 'PUT',
+      path: new URL(upload.url).pathname,
+      headers: { 'Content-Type': 'text/plain', 'Content-Length': '5' },
+    });
+    const slowStatus = new Promise<number>((resolve, reject) => {
+      slow.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      slow.on('error', reject);
+    });
+    slow.write('SL');
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await uploadTo(t, upload, Buffer.from('first'))).status).toBe(204);
+    const ticket = await createTicket(t, account, { attachmentIds: [upload.attachmentId] });
+    slow.end('OWX');
+    expect(await slowStatus).toBe(409);
+    const read = await request(t.http).get(`/api/support/tickets/${ticket.id}`).set('Authorization', account.keyBearer).expect(200);
+    expect(read.headers['cache-control']).toBe('no-store');
+    const [attachment] = read.body.messages[0].attachments;
+    const download = await request(t.http)
+      .get(new URL(attachment.downloadUrl).pathname)
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+    expect(download.status).toBe(200);
+    expect((download.body as Buffer).toString()).toBe('first');
+    expect(download.headers['content-security-policy']).toBe("default-src 'none'; sandbox");
+    expect(storedFiles(account)).toHaveLength(1);
+  });
+
+  it('marks presign answers and ticket reads, which carry signed URLs, as not cacheable (issue 17, finding 11)', async () => {
+    const res = await presignRaw({ files: [{ filename: 'a.png', contentType: 'image/png', size: 10 }] });
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
   it('refuses to attach a file that was not uploaded, belongs to another account, or is already used', async () => {
     const [notUploaded] = await presign(t, owner, [{ filename: 'a.txt', contentType: 'text/plain', size: 3 }]);
     const open = (attachmentIds: string[], account = owner) =>
-      request(t.http).post('/api/support/tickets').set('Authorization', account.keyBearer).send({ subject: 's', message: 'm', attachmentIds });
+      request(t.http)
+        .post('/api/support/tickets')
+        .set('Authorization', account.keyBearer)
+        .send({ subject: 's', message: 'm', attachmentIds });
     const missing = await open([notUploaded.attachmentId]);
     expect(missing.status).toBe(400);
     expect(missing.body.code).toBe('attachment_invalid');
@@ -128,7 +192,10 @@ describe('Ticket attachments (local storage)', () => {
     const mine = await uploadedAttachment(t, owner);
     const ticket = await open([mine]);
     expect(ticket.status).toBe(200);
-    const reuse = await request(t.http).post(`/api/support/tickets/${ticket.body.id}/reply`).set('Authorization', owner.keyBearer).send({ message: 'again', attachmentIds: [mine] });
+    const reuse = await request(t.http)
+      .post(`/api/support/tickets/${ticket.body.id}/reply`)
+      .set('Authorization', owner.keyBearer)
+      .send({ message: 'again', attachmentIds: [mine] });
     expect(reuse.status).toBe(409);
     expect(reuse.body.code).toBe('attachment_in_use');
     const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM ticket_messages WHERE ticket_id = $1', [ticket.body.id]);

@@ -21,7 +21,9 @@ import { TEST_DATABASE_URL } from './support/test-env';
     const after = await request(t.http).get(`/api/support/tickets/${ticket.id}`).set('Authorization', account.keyBearer);
     expect(after.body.status).toBe('answered');
     expect(after.body.messages.map((m: { author: { type: string } }) => m.author.type)).toEqual(['customer', 'staff']);
-    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM notifications WHERE account_id = $1 AND type = 'ticket_replied'`, [account.id]);
+    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM notifications WHERE account_id = $1 AND type = 'ticket_replied'`, [
+      account.id,
+    ]);
     expect(n).toBe(1);
   });
 

@@ -15,7 +15,13 @@ describe('Ticket attachments on an S3-compatible store', () => {
   let account: TestAccount;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 's3rver-'));
-    s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dir, configureBuckets: [{ name: 'ticket-attachments', configs: [] }] });
+    s3 = new S3rver({
+      address: '127.0.0.1',
+      port: 0,
+      silent: true,
+      directory: dir,
+      configureBuckets: [{ name: 'ticket-attachments', configs: [] }],
+    });
     const { port } = (await s3.run()) as unknown as { port: number };
     t = await startTestApp({
       BLOB_STORAGE: 's3',
@@ -37,7 +43,9 @@ describe('Ticket attachments on an S3-compatible store', () => {
   it('uploads with the presigned PUT, attaches after HeadObject, downloads with a presigned GET', async () => {
     const body = Buffer.from('%PDF-1.4 tiny\n');
     const [upload] = await presign(t, account, [{ filename: 'invoice.pdf', contentType: 'application/pdf', size: body.length }]);
-    expect(upload.headers).toEqual({ 'Content-Type': 'application/pdf', 'Content-Length': String(body.length) });
+    expect(upload.headers).toEqual({ 'Content-Type': 'application/pdf', 'Content-Length': String(body.length), 'If-None-Match': '*' });
+    // The store refuses a second PUT on the key: the condition is signed, so it cannot be left out.
+    expect(new URL(upload.url).searchParams.get('X-Amz-SignedHeaders')?.split(';')).toEqual(expect.arrayContaining(['if-none-match']));
     expect(new URL(upload.url).searchParams.get('X-Amz-SignedHeaders')).toContain('content-length');
     const put = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body });
     expect(put.status).toBe(200);

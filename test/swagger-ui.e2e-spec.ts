@@ -8,30 +8,26 @@ import { startTestApp, TestApp } from './support/test-app';
 
 /**
  * Swagger UI at /docs in a real (headless Debian) Chromium: authorise with an API key through the
- * Authorize dialog, then "Try it out" on GET /api/services and read the answer in the page.
+ * Authorize dialog, then "Try it out" on GET /api/services and read the answer in the page, from
+ * PUBLIC_URL's origin and from another address of the same server (issue 18).
  */
 (browserTestsEnabled() ? describe : describe.skip)('Swagger UI in a browser', () => {
   let t: TestApp;
   let proxy: TcpProxy;
-  let publicUrl: string;
+  let port: number;
   let account: TestAccount;
   let browser: HeadlessChromium;
-  let page: Page;
   const problems: string[] = [];
 
   beforeAll(async () => {
-    // Swagger UI sends requests to the document's server, PUBLIC_URL: put that origin in front of
-    // the test app (which listens on a port of its own), as a reverse proxy would.
-    const port = await freePort();
-    publicUrl = `http://127.0.0.1:${port}`;
-    t = await startTestApp({ PUBLIC_URL: publicUrl });
+    // PUBLIC_URL names localhost on the port a reverse proxy listens on, in front of the test app
+    // (which has a port of its own); people also open the docs by IP address, the same port.
+    port = await freePort();
+    t = await startTestApp({ PUBLIC_URL: `http://localhost:${port}`, DOCS_ENABLED: 'true' });
     proxy = await tcpProxy(port, (t.http.address() as AddressInfo).port);
     account = await createAccount(t);
     await createService(t, account.id, { type: 'vps', name: 'swagger-web-1' });
     browser = await launchChromium();
-    page = await browser.context.newPage();
-    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-    page.on('requestfailed', (req) => problems.push(`request failed: ${req.method()} ${req.url()} ${req.failure()?.errorText}`));
   }, 120_000);
 
   afterAll(async () => {
@@ -40,12 +36,18 @@ import { startTestApp, TestApp } from './support/test-app';
     await t?.close();
   });
 
-  it('authorises with an API key and executes GET /api/services from the page', async () => {
-    const docs = await page.goto(`${publicUrl}/docs`);
+  async function openDocs(origin: string): Promise<Page> {
+    problems.length = 0;
+    const page = await browser.context.newPage();
+    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+    page.on('requestfailed', (req) => problems.push(`request failed: ${req.method()} ${req.url()} ${req.failure()?.errorText}`));
+    const docs = await page.goto(`${origin}/docs`);
     expect(docs?.status()).toBe(200);
     await page.locator('.swagger-ui .info .title').filter({ hasText: 'Hosting account API' }).waitFor();
+    return page;
+  }
 
-    // Authorize: paste the key into the bearer field, apply, close.
+  async function authorize(page: Page): Promise<void> {
     await page.locator('.auth-wrapper button.authorize').click();
     const dialog = page.locator('.modal-ux');
     await dialog.waitFor();
@@ -55,9 +57,13 @@ import { startTestApp, TestApp } from './support/test-app';
     await dialog.locator('button.btn-done').click();
     await dialog.waitFor({ state: 'detached' });
     await page.locator('.auth-wrapper button.authorize.locked').waitFor();
+  }
 
-    // GET /api/services: expand, Try it out, Execute.
-    const operation = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/api/services"]') });
+  /** Expands GET /api/services, Try it out, Execute; checks the answer and where it went. */
+  async function executeListServices(page: Page, origin: string): Promise<void> {
+    const operation = page
+      .locator('.opblock.opblock-get')
+      .filter({ has: page.locator('.opblock-summary-path[data-path="/api/services"]') });
     await operation.waitFor();
     await operation.locator('.opblock-summary-control').click();
     await operation.locator('button.try-out__btn').click();
@@ -70,10 +76,25 @@ import { startTestApp, TestApp } from './support/test-app';
     expect(body).toContain('"data"');
     expect(body).toContain('swagger-web-1');
 
-    // The page sent the key it was given, to the document's server.
     const curl = await operation.locator('.curl-command').innerText();
     expect(curl).toContain(`Authorization: Bearer ${account.apiKey}`);
-    expect(await operation.locator('.request-url').innerText()).toContain(`${publicUrl}/api/services`);
+    expect(await operation.locator('.request-url').innerText()).toContain(`${origin}/api/services`);
     expect(problems).toEqual([]);
+  }
+
+  it('authorises with an API key and executes GET /api/services at PUBLIC_URL', async () => {
+    const origin = `http://localhost:${port}`;
+    const page = await openDocs(origin);
+    await authorize(page);
+    await executeListServices(page, origin);
+    await page.close();
+  });
+
+  it('does the same at another address of the server (the document names no host, so no CORS)', async () => {
+    const origin = `http://127.0.0.1:${port}`;
+    const page = await openDocs(origin);
+    await authorize(page);
+    await executeListServices(page, origin);
+    await page.close();
   });
 });

@@ -93,7 +93,8 @@ module.exports = { ALPHABET, toBase62, isWellFormedApiKey, listServicesQuery, KE
 // ---- the server --------------------------------------------------------------------------------
 const BEARER = /^Bearer ([\x21-\x7e]{1,4096})$/i;
 // ParseUUIDPipe's 'all': versions 1-8 with the RFC variant, or the nil and max UUIDs
-const UUID = /^(?:[0-9A-F]{8}-[0-9A-F]{4}-[1-8][0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}|00000000-0000-0000-0000-000000000000|FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF)$/i;
+const UUID =
+  /^(?:[0-9A-F]{8}-[0-9A-F]{4}-[1-8][0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}|00000000-0000-0000-0000-000000000000|FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF)$/i;
 const INT = /^\d{1,16}$/;
 const ISSUER = 'hosting-account-api';
 const ALL_SCOPES = ['read', 'write'];
@@ -153,7 +154,10 @@ function start() {
 
   function send(res, status, body) {
     const json = JSON.stringify(body);
-    res.writeHead(status, { 'Content-Type': status < 400 ? 'application/json; charset=utf-8' : 'application/problem+json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
+    res.writeHead(status, {
+      'Content-Type': status < 400 ? 'application/json; charset=utf-8' : 'application/problem+json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(json),
+    });
     res.end(json);
   }
 

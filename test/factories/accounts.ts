@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ApiKeysService } from '@app/api-keys';
-import { AccountsService, SessionsService } from '@app/auth';
-import type { Scope } from '@app/core';
+import { AccountsService } from '@app/accounts';
+import { SessionsService } from '@app/auth';
+import { TransactionRunner, type Scope } from '@app/core';
 import { TestApp } from '../support/test-app';
 
 export interface TestAccount {
@@ -22,7 +23,9 @@ export interface TestAccount {
 export async function createAccount(t: TestApp, options: { scopes?: Scope[] } = {}): Promise<TestAccount> {
   const email = `user-${randomUUID()}@example.test`;
   const password = 'correct horse battery staple';
-  const account = await t.app.get(AccountsService).create({ email, password, name: 'Test User' });
+  const account = await t.app
+    .get(TransactionRunner)
+    .run((m) => t.app.get(AccountsService).create(m, { email, password, name: 'Test User' }));
   const session = await t.app.get(SessionsService).start(account.id);
   const key = await t.app.get(ApiKeysService).create(account.id, { name: 'test key', scopes: options.scopes });
   return {

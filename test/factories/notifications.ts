@@ -1,35 +1,21 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import request from 'supertest';
 import type { DomainEvent } from '@app/core';
+import type { NotificationResponse } from '../../libs/notifications/src/dto/notification.response';
 import { TestApp } from '../support/test-app';
 import { createAccount, TestAccount } from './accounts';
 
-/** Polls until `ok(value)` holds or the time is up, and returns the last value either way. */
-export async function waitFor<T>(probe: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 8000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+import { waitFor } from '../support/wait-for';
+
+export { waitFor };
+
+/** Emits a domain event as the owning module does after its commit; resolves when its listeners are done. */
+export function emitEvent(t: TestApp, event: DomainEvent): Promise<unknown[]> {
+  return t.app.get(EventEmitter2).emitAsync(event.name, event);
 }
 
-/** Emits a domain event as the owning module does after its commit (listeners run asynchronously). */
-export function emitEvent(t: TestApp, event: DomainEvent): void {
-  t.app.get(EventEmitter2).emit(event.name, event);
-}
-
-export interface NotificationRow {
-  id: string;
-  type: string;
-  severity: string;
-  title: string;
-  body: string;
-  link: string | null;
-  entity: { type: string; id: string } | null;
-  readAt: string | null;
-  createdAt: string;
-}
+/** A notification as the API returns it. */
+export type NotificationRow = NotificationResponse;
 
 /** The account's notifications, newest first (up to 100), through the API. */
 export async function notificationsOf(t: TestApp, account: TestAccount): Promise<NotificationRow[]> {
@@ -47,7 +33,10 @@ export async function unreadCountOf(t: TestApp, account: TestAccount): Promise<n
  */
 export async function createSettledAccount(t: TestApp, options: Parameters<typeof createAccount>[1] = {}): Promise<TestAccount> {
   const account = await createAccount(t, options);
-  const count = await waitFor(() => unreadCountOf(t, account), (n) => n === 1);
+  const count = await waitFor(
+    () => unreadCountOf(t, account),
+    (n) => n === 1,
+  );
   if (count !== 1) throw new Error(`expected the key-created notification, unread count is ${count}`);
   return account;
 }

@@ -9,12 +9,20 @@ export interface ServiceOptions extends Omit<ProvisionSpec, 'type' | 'powerState
 }
 
 /** Services for an account, made through the provisioner (catalogue prices, counters, instances). */
-export async function createServices(t: TestApp, accountId: string, count: number, options: ServiceOptions = {}): Promise<ServiceResponse[]> {
+export async function createServices(
+  t: TestApp,
+  accountId: string,
+  count: number,
+  options: ServiceOptions = {},
+): Promise<ServiceResponse[]> {
   const { powerState, ...spec } = options;
   const settled = powerState === 'running' || powerState === 'stopped' ? powerState : undefined;
   const services = await t.app.get(ServiceProvisioner).provision(accountId, { type: 'vps', ...spec, powerState: settled }, count);
   if (powerState && !settled) {
-    await t.db.query('UPDATE vps_instances SET power_state = $2 WHERE service_id = ANY($1::uuid[])', [services.map((s) => s.id), powerState]);
+    await t.db.query('UPDATE vps_instances SET power_state = $2 WHERE service_id = ANY($1::uuid[])', [
+      services.map((s) => s.id),
+      powerState,
+    ]);
     for (const service of services) service.instance!.powerState = powerState;
   }
   return services;

@@ -11,9 +11,19 @@ export function uploadTo(t: TestApp, upload: { url: string; headers: Record<stri
 }
 
 export async function presign(t: TestApp, account: TestAccount, files: { filename: string; contentType: string; size: number }[]) {
-  const res = await request(t.http).post('/api/support/tickets/attachments/presign').set('Authorization', account.keyBearer).send({ files });
+  const res = await request(t.http)
+    .post('/api/support/tickets/attachments/presign')
+    .set('Authorization', account.keyBearer)
+    .send({ files });
   if (res.status !== 200) throw new Error(`presign failed: ${res.status} ${res.text}`);
-  return res.body.uploads as { attachmentId: string; url: string; method: string; headers: Record<string, string>; expiresAt: string; maxSize: number }[];
+  return res.body.uploads as {
+    attachmentId: string;
+    url: string;
+    method: string;
+    headers: Record<string, string>;
+    expiresAt: string;
+    maxSize: number;
+  }[];
 }
 
 /** An attachment that is uploaded and ready to be referenced. */

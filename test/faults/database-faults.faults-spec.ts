@@ -40,7 +40,11 @@ describe('Database faults', () => {
     await request(t.http).get('/health/live').expect(200);
 
     startCluster();
-    await until(() => me().then((r) => r.status), (status) => status === 200, 5000);
+    await until(
+      () => me().then((r) => r.status),
+      (status) => status === 200,
+      5000,
+    );
     await request(t.http).get('/health/ready').expect(200);
   });
 
@@ -55,7 +59,11 @@ describe('Database faults', () => {
     } finally {
       await db.end();
     }
-    await until(() => me().then((r) => r.status), (status) => status === 200, 5000);
+    await until(
+      () => me().then((r) => r.status),
+      (status) => status === 200,
+      5000,
+    );
     await me().expect(200);
   });
 

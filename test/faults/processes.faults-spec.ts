@@ -34,7 +34,11 @@ describe('Two API processes on one database', () => {
   it('delivers a notification made by one process to an event stream held by the other', async () => {
     const token = await register(a.url);
     const { port } = new URL(a.url);
-    const stream = await openSse({ address: () => ({ port: Number(port), address: '127.0.0.1', family: 'IPv4' }) }, '/api/notifications/stream', `Bearer ${token}`);
+    const stream = await openSse(
+      { address: () => ({ port: Number(port), address: '127.0.0.1', family: 'IPv4' }) },
+      '/api/notifications/stream',
+      `Bearer ${token}`,
+    );
     try {
       await stream.next('unread-count');
       await request(b.url).post('/api/auth/api-keys').set('Authorization', `Bearer ${token}`).send({ name: 'made on B' }).expect(201);
@@ -66,7 +70,10 @@ describe('SIGTERM', () => {
     try {
       await db.query('BEGIN');
       await db.query('LOCK TABLE accounts IN ACCESS EXCLUSIVE MODE');
-      const inFlight = request(server.url).get('/api/auth/me').set('Authorization', `Bearer ${token}`).then((r) => r.status);
+      const inFlight = request(server.url)
+        .get('/api/auth/me')
+        .set('Authorization', `Bearer ${token}`)
+        .then((r) => r.status);
       await new Promise((r) => setTimeout(r, 300));
       const exit = server.stop('SIGTERM');
       await new Promise((r) => setTimeout(r, 300));

@@ -17,7 +17,8 @@ import {
 import { AREA_MODULES } from './area-modules';
 import { DemoDataService } from './demo/demo-data.service';
 import { HealthController } from './health/health.controller';
-import { MetricsController } from './metrics/metrics.controller';
+import { JobWorkers } from './jobs/job-workers';
+import { MetricsEndpoint } from './metrics/metrics-endpoint';
 import { MetricsService } from './metrics/metrics.service';
 import { allMigrations } from './migrations';
 
@@ -36,11 +37,13 @@ export class AppModule {
         TerminusModule.forRoot({ logger: false }),
         ...AREA_MODULES,
       ],
-      controllers: [HealthController, MetricsController],
+      controllers: [HealthController],
       providers: [
         DemoDataService,
         MetricsService,
+        MetricsEndpoint,
         IdempotencyJanitor,
+        JobWorkers,
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },

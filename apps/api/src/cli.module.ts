@@ -9,13 +9,14 @@ import { allMigrations } from './migrations';
 /** The areas without HTTP or schedulers: what operator commands run on. */
 @Module({})
 export class CliModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `migrate: false` for `migration:run`, which applies them itself and reports what it did. */
+  static forRoot(config: AppConfig, options: { migrate: boolean } = { migrate: true }): DynamicModule {
     return {
       module: CliModule,
       imports: [
         ConfigModule.forRoot(config),
         CoreModule,
-        DatabaseModule.forRoot({ migrations: allMigrations }),
+        DatabaseModule.forRoot({ migrations: allMigrations, migrate: options.migrate }),
         EventEmitterModule.forRoot({ ignoreErrors: true }),
         DiscoveryModule,
         ...AREA_MODULES,

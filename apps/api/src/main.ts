@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { ConfigError, createRootLogger, DataDirLockedError, loadConfig } from '@app/core';
+import { ConfigError, createRootLogger, DataDirLockedError, loadConfig, prettyLogs } from '@app/core';
 import { DemoDataService } from './demo/demo-data.service';
 import { createApp } from './http/create-app';
 
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createRootLogger(config.logLevel);
+  const logger = createRootLogger(config.logLevel, 1, prettyLogs(config.nodeEnv));
   try {
     const app = await createApp(config, logger);
     if (config.demoData) await app.get(DemoDataService).ensure();

@@ -4,7 +4,15 @@ import { SecretBox } from './crypto/secret-box';
 import { UrlSigner } from './crypto/url-signer';
 import { JobLock } from './database/job-lock';
 import { TransactionRunner } from './database/transaction';
+import { join } from 'node:path';
 import { IdempotencyStore } from './idempotency/idempotency.store';
+import { AuthFailureLimiter } from './rate-limit/auth-failure-limiter';
+import { JobQueue } from './jobs/job-queue';
+import { PgBossJobQueue } from './jobs/pg-boss-job-queue';
+import { Mailer } from './mail/mailer';
+import { OutboundMail } from './mail/outbound-mail';
+import { OutboxMailer } from './mail/outbox-mailer';
+import { SmtpMailer } from './mail/smtp-mailer';
 import { MemoryRateLimitStore } from './rate-limit/memory-rate-limit.store';
 import { RedisRateLimitStore } from './rate-limit/redis-rate-limit.store';
 import { RateLimitStore } from './rate-limit/rate-limit.store';
@@ -17,13 +25,35 @@ import { RateLimitStore } from './rate-limit/rate-limit.store';
     UrlSigner,
     IdempotencyStore,
     JobLock,
+    AuthFailureLimiter,
+    OutboundMail,
+    { provide: JobQueue, useClass: PgBossJobQueue },
+    {
+      provide: Mailer,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) =>
+        config.mail.smtpUrl
+          ? new SmtpMailer(config.mail.smtpUrl, config.mail.from)
+          : new OutboxMailer(join(config.dataDir, 'outbox'), config.mail.from),
+    },
     {
       provide: RateLimitStore,
       inject: [AppConfig],
       useFactory: (config: AppConfig) => (config.redisUrl ? new RedisRateLimitStore(config.redisUrl) : new MemoryRateLimitStore()),
     },
   ],
-  exports: [TransactionRunner, SecretBox, UrlSigner, RateLimitStore, IdempotencyStore, JobLock],
+  exports: [
+    TransactionRunner,
+    SecretBox,
+    UrlSigner,
+    RateLimitStore,
+    IdempotencyStore,
+    JobLock,
+    AuthFailureLimiter,
+    JobQueue,
+    Mailer,
+    OutboundMail,
+  ],
 })
 export class CoreModule implements OnApplicationShutdown {
   constructor(private readonly rateLimits: RateLimitStore) {}

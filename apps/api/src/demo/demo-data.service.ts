@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { DataSource } from 'typeorm';
 import { ApiKeysService } from '@app/api-keys';
-import { AccountsService } from '@app/auth';
-import { AppConfig, DemoSeeder } from '@app/core';
+import { AccountsService } from '@app/accounts';
+import { AppConfig, DemoSeeder, TransactionRunner } from '@app/core';
 
 export const DEMO_EMAIL = 'demo@example.com';
 
@@ -18,7 +17,7 @@ export interface DemoCredentials {
 @Injectable()
 export class DemoDataService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly tx: TransactionRunner,
     private readonly accounts: AccountsService,
     private readonly apiKeys: ApiKeysService,
     private readonly discovery: DiscoveryService,
@@ -26,8 +25,7 @@ export class DemoDataService {
   ) {}
 
   async ensure(): Promise<DemoCredentials | null> {
-    const [{ count }] = await this.dataSource.query('SELECT count(*) AS count FROM accounts');
-    if (Number(count) > 0) return null;
+    if (await this.accounts.exists()) return null;
     const credentials = await this.create();
     process.stdout.write(
       [
@@ -45,14 +43,14 @@ export class DemoDataService {
 
   async create(): Promise<DemoCredentials> {
     const password = randomBytes(12).toString('base64url');
-    const account = await this.accounts.create({ email: DEMO_EMAIL, password, name: 'Demo Customer' });
+    const account = await this.tx.run((m) => this.accounts.create(m, { email: DEMO_EMAIL, password, name: 'Demo Customer' }));
     const key = await this.apiKeys.create(account.id, { name: 'demo key' });
     const seeders = this.discovery
       .getProviders()
       .map((wrapper) => wrapper.instance as unknown)
       .filter((instance): instance is DemoSeeder => instance instanceof DemoSeeder)
       .sort((a, b) => a.order - b.order);
-    await this.dataSource.transaction(async (manager) => {
+    await this.tx.run(async (manager) => {
       for (const seeder of seeders) await seeder.seed({ accountId: account.id, manager });
     });
     return { email: DEMO_EMAIL, password, apiKey: key.key };

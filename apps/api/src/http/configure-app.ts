@@ -1,9 +1,10 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { json } from 'express';
+import type { Server } from 'node:http';
 import pinoHttp, { HttpLogger } from 'pino-http';
 import type { Level, Logger } from 'pino';
-import { AppConfig, jsonBodyGuard, Problem, requestId } from '@app/core';
+import { AppConfig, AuthFailureLimiter, jsonBodyGuard, Problem, rejectManyJsonValues, requestId } from '@app/core';
 import { MetricsService } from '../metrics/metrics.service';
 import { buildOpenApiDocument, serveDocs } from './openapi';
 
@@ -27,6 +28,10 @@ function securityHeaders(_req: Request, res: Response, next: NextFunction): void
   next();
 }
 
+/** Signed blob URLs carry their capability in the path: `/blobs/uploads/<token>` is logged without it. */
+const BLOB_TOKEN = /^(\/blobs\/[^/]+\/)[^/]+/i;
+export const loggedUrl = (url: string): string => url.split('?')[0].replace(BLOB_TOKEN, '$1[redacted]');
+
 const levelOf = (res: Response, err?: unknown): Level => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info');
 
 /**
@@ -44,7 +49,7 @@ export function requestLogging(logger: Logger): (req: Request, res: Response, ne
     genReqId: (req) => (req as Request).id,
     customLogLevel: (_req, res, err) => levelOf(res as Response, err),
     serializers: {
-      req: (req: { method: string; url: string; id: string }) => ({ id: req.id, method: req.method, url: req.url.split('?')[0] }),
+      req: (req: { method: string; url: string; id: string }) => ({ id: req.id, method: req.method, url: loggedUrl(req.url) }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
   });
@@ -73,16 +78,22 @@ export function requestLogging(logger: Logger): (req: Request, res: Response, ne
 /** Everything the HTTP app needs beyond its modules; the server and the e2e tests share it. */
 export function configureApp(app: NestExpressApplication, config: AppConfig, logger?: Logger): void {
   app.disable('x-powered-by');
+  // Idle connections outlive the load balancer's keep-alive, so it never reuses one Node is closing.
+  const server = app.getHttpServer() as Server;
+  server.keepAliveTimeout = config.httpKeepAliveTimeoutMs;
+  server.headersTimeout = config.httpHeadersTimeoutMs;
   // No ETag: Express would hash every response body, and the API offers no conditional requests.
   app.set('etag', false);
-  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  // Only the proxies the operator names may set the client address (X-Forwarded-For).
+  app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
   app.use(requestId);
   app.use(app.get(MetricsService).middleware);
   if (logger) app.use(requestLogging(logger));
   app.use(securityHeaders);
+  app.use(app.get(AuthFailureLimiter).middleware);
   app.use(requireJsonBodies);
-  app.use(json({ limit: '1mb', type: JSON_TYPES }));
+  app.use(json({ limit: '1mb', type: JSON_TYPES, verify: rejectManyJsonValues }));
   app.use(jsonBodyGuard);
   if (config.corsOrigins.length) {
     app.enableCors({
@@ -91,5 +102,5 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
       exposedHeaders: ['X-Request-Id', 'Location', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
     });
   }
-  if (config.docsEnabled) serveDocs(app, buildOpenApiDocument(app, config.publicUrl));
+  if (config.docsEnabled) serveDocs(app, buildOpenApiDocument(app));
 }

@@ -25,6 +25,7 @@ async function linesFor(level: string, calls: (app: express.Express) => Promise<
   app.use(requestLogging(logger));
   app.get('/ok', (_req, res) => void res.json({ ok: true }));
   app.get('/missing', (_req, res) => void res.status(404).json({ code: 'not_found' }));
+  app.put('/blobs/uploads/:token', (_req, res) => void res.status(204).end());
   app.get('/broken', (_req, res) => void res.status(500).json({ code: 'internal_error' }));
   await calls(app);
   await new Promise((r) => setImmediate(r));
@@ -48,8 +49,22 @@ describe('request logging', () => {
   it('at info, logs every request as pino-http does', async () => {
     const lines = await linesFor('info', requests);
     expect(lines.map(stable)).toEqual([
-      { level: 30, service: 'test', req: { id: 'req-1', method: 'GET', url: '/ok' }, res: { statusCode: 200 }, responseTime: 'number', msg: 'request completed' },
-      { level: 40, service: 'test', req: { id: 'req-2', method: 'GET', url: '/missing' }, res: { statusCode: 404 }, responseTime: 'number', msg: 'request completed' },
+      {
+        level: 30,
+        service: 'test',
+        req: { id: 'req-1', method: 'GET', url: '/ok' },
+        res: { statusCode: 200 },
+        responseTime: 'number',
+        msg: 'request completed',
+      },
+      {
+        level: 40,
+        service: 'test',
+        req: { id: 'req-2', method: 'GET', url: '/missing' },
+        res: { statusCode: 404 },
+        responseTime: 'number',
+        msg: 'request completed',
+      },
       {
         level: 50,
         service: 'test',
@@ -80,5 +95,15 @@ describe('request logging', () => {
     const text = JSON.stringify(lines);
     expect(text).not.toContain('secret');
     expect(text).not.toContain('page=2');
+  });
+
+  it('redacts the signed token of blob upload and download URLs (issue 17, finding 5)', async () => {
+    const token = 'eyJrIjoiYWNjb3VudC9maWxlIn0.c2lnbmF0dXJl';
+    const lines = await linesFor('info', async (app) => {
+      await request(app).put(`/blobs/uploads/${token}`);
+      await request(app).get(`/BLOBS/downloads/${token}?x=1`);
+    });
+    expect(lines.map((l) => l.req.url)).toEqual(['/blobs/uploads/[redacted]', '/BLOBS/downloads/[redacted]']);
+    expect(JSON.stringify(lines)).not.toContain(token);
   });
 });

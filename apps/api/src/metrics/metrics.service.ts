@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { ConsoleConnections } from '@app/services';
 
 interface PoolLike {
   totalCount?: number;
@@ -27,8 +28,27 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  constructor(dataSource: DataSource) {
+  constructor(dataSource: DataSource, consoles: ConsoleConnections) {
     collectDefaultMetrics({ register: this.registry });
+    new Gauge({
+      name: 'console_connections_open',
+      help: 'Console WebSockets open on this process.',
+      registers: [this.registry],
+      collect() {
+        this.set(consoles.openCount);
+      },
+    });
+    new Counter({
+      name: 'console_proxied_bytes_total',
+      help: 'Bytes the console proxy copied, to the client (from the VNC server) and from the client.',
+      labelNames: ['direction'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc({ direction: 'to_client' }, consoles.bytesToClient);
+        this.inc({ direction: 'from_client' }, consoles.bytesFromClient);
+      },
+    });
     const pool = () => (dataSource.driver as unknown as { master?: PoolLike }).master ?? {};
     new Gauge({
       name: 'db_pool_connections',

@@ -20,3 +20,15 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
   if (!principal) throw new Error('CurrentPrincipal used on a public route');
   return principal;
 });
+
+/** Where a request comes from, as recorded on a session. */
+export interface ClientInfo {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export const CurrentClient = createParamDecorator((_: unknown, ctx: ExecutionContext): ClientInfo => {
+  const req = ctx.switchToHttp().getRequest<Request>();
+  const userAgent = req.headers['user-agent'];
+  return { ip: req.ip?.slice(0, 64) ?? null, userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 512) : null };
+});

@@ -8,6 +8,22 @@ export interface RateLimitConfig {
   ticketCreatePerMinute: number;
   presignPerMinute: number;
   consolePerMinute: number;
+  /** Failed logins per email over all IPs; past it each IP gets one failure per window for that email. */
+  loginEmailFailuresPerMinute: number;
+  /** 401 and 403 answers per IP; past it the IP is answered 429 before its credential is looked up. */
+  authFailuresPerMinute: number;
+  /** Second-factor attempts per account (login step, enable, disable). */
+  mfaPerMinute: number;
+  /** Password-reset requests per IP and per email. */
+  passwordResetPerHour: number;
+  /** Verification and email-change mails per account. */
+  emailPerHour: number;
+}
+
+export interface NotificationStreamLimits {
+  perAccount: number;
+  perIp: number;
+  maxSeconds: number;
 }
 
 export interface S3Config {
@@ -17,6 +33,19 @@ export interface S3Config {
   accessKeyId?: string;
   secretAccessKey?: string;
   forcePathStyle: boolean;
+}
+
+export type ComputeProviderKind = 'simulator' | 'libvirt';
+
+export interface LibvirtConfig {
+  /** Connection URI of the hypervisor for regions without their own. */
+  uri: string;
+  /** region -> connection URI (LIBVIRT_REGION_URIS). */
+  regionUris: Record<string, string>;
+  /** Address the domains' VNC servers listen on: reachable from the API replicas, never from customers. */
+  vncListen: string;
+  /** Domain XML template file; undefined: the built-in diskless guest. */
+  domainTemplate?: string;
 }
 
 /** Configuration read once at boot from the environment (names fixed by DESIGN.md). */
@@ -41,7 +70,38 @@ export class AppConfig {
   dbPoolSize: number;
   dbStatementTimeoutMs: number;
   computeTransitionDelayMs: number;
+  consoleMaxPerAccount: number;
+  consoleMaxSeconds: number;
+  computeProvider: ComputeProviderKind;
+  /** A guest still running this long after an ACPI shutdown request is powered off. */
+  computeStopTimeoutSeconds: number;
+  /** Tries of an action while the hypervisor cannot be reached, before it fails with hypervisor_unavailable. */
+  computeRetryAttempts: number;
+  libvirt: LibvirtConfig;
   notificationsHeartbeatMs: number;
+  notificationStreams: NotificationStreamLimits;
+  /** Express `trust proxy`: false (trust no proxy), a hop count, or the proxies' addresses. */
+  trustProxy: false | number | string[];
+  /** Idle keep-alive connections live this long: longer than the load balancer keeps them. */
+  httpKeepAliveTimeoutMs: number;
+  httpHeadersTimeoutMs: number;
+  /** Port of the Prometheus endpoint; undefined: no metrics endpoint (never on the API port). */
+  metricsPort?: number;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
+  mail: MailConfig;
+  jobs: JobsConfig;
+}
+
+export interface MailConfig {
+  /** smtp:// or smtps://; unset: each message is written as an .eml file under DATA_DIR/outbox. */
+  smtpUrl?: string;
+  from: string;
+  /** First retry delay of a failed send; doubles each attempt. */
+  retryDelaySeconds: number;
+}
+
+export interface JobsConfig {
+  /** How often an idle worker looks for new jobs. */
+  pollIntervalMs: number;
 }

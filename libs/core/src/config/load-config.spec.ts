@@ -45,6 +45,62 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATA_DIR: dataDir(), ...secrets, NOTIFICATIONS_HEARTBEAT_MS: '250' }).notificationsHeartbeatMs).toBe(250);
   });
 
+  it('limits consoles to 5 per account and 4 hours by default, and refuses limits below 1', () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), ...secrets })).toMatchObject({ consoleMaxPerAccount: 5, consoleMaxSeconds: 14_400 });
+    expect(loadConfig({ DATA_DIR: dataDir(), ...secrets, CONSOLE_MAX_PER_ACCOUNT: '2', CONSOLE_MAX_SECONDS: '60' })).toMatchObject({
+      consoleMaxPerAccount: 2,
+      consoleMaxSeconds: 60,
+    });
+    expect(problems({ DATA_DIR: dataDir(), ...secrets, CONSOLE_MAX_PER_ACCOUNT: '0', CONSOLE_MAX_SECONDS: '-1' })).toEqual([
+      'CONSOLE_MAX_PER_ACCOUNT must be a whole number from 1 to 1000 (got "0")',
+      'CONSOLE_MAX_SECONDS must be a whole number from 1 to 604800 (got "-1")',
+    ]);
+  });
+
+  it('defaults to the simulator and reads the libvirt settings', () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), ...secrets })).toMatchObject({
+      computeProvider: 'simulator',
+      computeStopTimeoutSeconds: 60,
+      libvirt: { uri: 'qemu:///system', regionUris: {}, vncListen: '127.0.0.1', domainTemplate: undefined },
+    });
+    const config = loadConfig({
+      DATA_DIR: dataDir(),
+      ...secrets,
+      COMPUTE_PROVIDER: 'libvirt',
+      LIBVIRT_REGION_URIS: 'eu-central=qemu+ssh://root@kvm1.eu-central/system, us-east = qemu+tls://kvm2/system',
+      LIBVIRT_VNC_LISTEN: '10.0.0.5',
+      COMPUTE_STOP_TIMEOUT_SECONDS: '3',
+    });
+    expect(config).toMatchObject({ computeProvider: 'libvirt', computeStopTimeoutSeconds: 3, libvirt: { vncListen: '10.0.0.5' } });
+    expect(config.libvirt.regionUris).toEqual({
+      'eu-central': 'qemu+ssh://root@kvm1.eu-central/system',
+      'us-east': 'qemu+tls://kvm2/system',
+    });
+  });
+
+  it('refuses unusable compute settings, naming each variable', () => {
+    const found = problems({
+      DATA_DIR: dataDir(),
+      ...secrets,
+      COMPUTE_PROVIDER: 'proxmox',
+      LIBVIRT_URI: 'not a uri',
+      LIBVIRT_REGION_URIS: 'eu-central',
+      LIBVIRT_VNC_LISTEN: 'vnc.example',
+      LIBVIRT_DOMAIN_TEMPLATE: '/nonexistent/domain.xml',
+      COMPUTE_STOP_TIMEOUT_SECONDS: '0',
+    });
+    for (const name of [
+      'COMPUTE_PROVIDER',
+      'LIBVIRT_URI',
+      'LIBVIRT_REGION_URIS',
+      'LIBVIRT_VNC_LISTEN',
+      'LIBVIRT_DOMAIN_TEMPLATE',
+      'COMPUTE_STOP_TIMEOUT_SECONDS',
+    ]) {
+      expect(found.some((problem) => problem.startsWith(name))).toBe(true);
+    }
+  });
+
   it('names every missing secret in production', () => {
     expect(problems({ NODE_ENV: 'production', DATA_DIR: dataDir() })).toEqual([
       'JWT_SECRET is required when NODE_ENV=production',
@@ -75,5 +131,61 @@ describe('loadConfig', () => {
     [{ RATE_LIMIT_PER_MINUTE: '-1' }, 'RATE_LIMIT_PER_MINUTE must be a whole number'],
   ])('explains %j', (env, message) => {
     expect(problems({ DATA_DIR: dataDir(), ...secrets, ...env }).join('\n')).toContain(message);
+  });
+
+  it('trusts no proxy, keeps connections 75 s and serves no metrics by default (issue 17)', () => {
+    const config = loadConfig({ DATA_DIR: dataDir(), ...secrets });
+    expect(config).toMatchObject({
+      trustProxy: false,
+      httpKeepAliveTimeoutMs: 75_000,
+      httpHeadersTimeoutMs: 76_000,
+      metricsPort: undefined,
+    });
+    expect(config.notificationStreams).toEqual({ perAccount: 5, perIp: 20, maxSeconds: 3600 });
+  });
+
+  it('reads TRUST_PROXY as a hop count or a list of addresses, and refuses anything else', () => {
+    const read = (value: string) => loadConfig({ DATA_DIR: dataDir(), ...secrets, TRUST_PROXY: value }).trustProxy;
+    expect(read('1')).toBe(1);
+    expect(read('10.0.0.1, 172.16.0.0/12,loopback,::1')).toEqual(['10.0.0.1', '172.16.0.0/12', 'loopback', '::1']);
+    expect(problems({ DATA_DIR: dataDir(), ...secrets, TRUST_PROXY: 'everyone' })[0]).toMatch(/^TRUST_PROXY/);
+    expect(problems({ DATA_DIR: dataDir(), ...secrets, TRUST_PROXY: '10.0.0.0/33' })[0]).toMatch(/^TRUST_PROXY/);
+  });
+
+  it('refuses headers timeouts not above the keep-alive timeout, and metrics on the API port', () => {
+    expect(problems({ DATA_DIR: dataDir(), ...secrets, HTTP_KEEP_ALIVE_TIMEOUT_MS: '80000' })).toEqual([
+      'HTTP_HEADERS_TIMEOUT_MS must be greater than HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    ]);
+    expect(problems({ DATA_DIR: dataDir(), ...secrets, PORT: '3000', METRICS_PORT: '3000' })).toEqual([
+      'METRICS_PORT must differ from PORT: metrics stay off the public port',
+    ]);
+    expect(loadConfig({ DATA_DIR: dataDir(), ...secrets, METRICS_PORT: '9100' }).metricsPort).toBe(9100);
+  });
+
+  it('validates the mail and job settings', () => {
+    const config = loadConfig({ DATA_DIR: dataDir(), ...secrets });
+    expect(config.mail).toEqual({ smtpUrl: undefined, from: 'Hosting Account <no-reply@localhost>', retryDelaySeconds: 30 });
+    expect(config.jobs.pollIntervalMs).toBe(2000);
+    expect(config.rateLimit).toMatchObject({ mfaPerMinute: 10, passwordResetPerHour: 5, emailPerHour: 5 });
+    expect(
+      loadConfig({ DATA_DIR: dataDir(), ...secrets, SMTP_URL: 'smtps://u:p@mail.example.com:465', MAIL_FROM: 'ops@example.com' }).mail,
+    ).toMatchObject({
+      smtpUrl: 'smtps://u:p@mail.example.com:465',
+      from: 'ops@example.com',
+    });
+    const found = problems({
+      DATA_DIR: dataDir(),
+      ...secrets,
+      SMTP_URL: 'http://mail.example.com',
+      MAIL_FROM: 'nobody',
+      JOBS_POLL_INTERVAL_MS: '10',
+      MAIL_RETRY_DELAY_SECONDS: '0',
+    });
+    expect(found).toEqual([
+      'SMTP_URL must be a URL (smtp: or smtps:)',
+      'MAIL_RETRY_DELAY_SECONDS must be a whole number from 1 to 86400 (got "0")',
+      'JOBS_POLL_INTERVAL_MS must be a whole number from 500 to 60000 (got "10")',
+      'MAIL_FROM must be an address, e.g. "Hosting <no-reply@example.com>"',
+    ]);
   });
 });

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
-import { AppConfig } from './app-config';
+import { AppConfig, LibvirtConfig } from './app-config';
 
 type Env = Record<string, string | undefined>;
 
@@ -60,6 +61,61 @@ class EnvReader {
     }
     return raw;
   }
+}
+
+const LIBVIRT_URI = /^[a-z][a-z0-9+]*:\/\/[^\s,]*$/;
+
+function libvirtConfig(env: EnvReader): LibvirtConfig {
+  const uri = env.string('LIBVIRT_URI', 'qemu:///system')!;
+  if (!LIBVIRT_URI.test(uri)) env.problems.push(`LIBVIRT_URI must be a libvirt connection URI such as qemu:///system (got "${uri}")`);
+  const regionUris: Record<string, string> = {};
+  for (const entry of (env.string('LIBVIRT_REGION_URIS', '') ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
+    const [region, regionUri] = [entry.slice(0, entry.indexOf('=')).trim(), entry.slice(entry.indexOf('=') + 1).trim()];
+    if (!entry.includes('=') || !/^[a-z0-9-]{1,32}$/.test(region) || !LIBVIRT_URI.test(regionUri)) {
+      env.problems.push(
+        `LIBVIRT_REGION_URIS must be region=uri pairs separated by commas, e.g. eu-central=qemu+ssh://root@kvm1/system (got "${entry}")`,
+      );
+    } else regionUris[region] = regionUri;
+  }
+  const vncListen = env.string('LIBVIRT_VNC_LISTEN', '127.0.0.1')!;
+  if (isIP(vncListen) === 0) env.problems.push(`LIBVIRT_VNC_LISTEN must be an IP address (got "${vncListen}")`);
+  const domainTemplate = env.string('LIBVIRT_DOMAIN_TEMPLATE');
+  if (domainTemplate !== undefined) {
+    try {
+      accessSync(domainTemplate, constants.R_OK);
+    } catch {
+      env.problems.push(`LIBVIRT_DOMAIN_TEMPLATE must name a readable file (got "${domainTemplate}")`);
+    }
+  }
+  return { uri, regionUris, vncListen, domainTemplate: domainTemplate && resolve(domainTemplate) };
+}
+
+const PROXY_KEYWORDS = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** `TRUST_PROXY`: unset or `false` trusts no proxy; a hop count; or addresses, CIDR ranges and Express's keywords. */
+function trustProxy(env: EnvReader): false | number | string[] {
+  const raw = env.string('TRUST_PROXY', 'false')!.trim();
+  if (raw === 'false') return false;
+  if (/^\d+$/.test(raw) && Number(raw) <= 10) return Number(raw);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const valid = (entry: string) => {
+    if (PROXY_KEYWORDS.includes(entry)) return true;
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address);
+    if (!family || extra !== undefined) return false;
+    return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+  };
+  const bad = entries.filter((entry) => !valid(entry));
+  if (bad.length) {
+    env.problems.push(
+      `TRUST_PROXY must be false, a hop count (0-10) or a comma-separated list of IP addresses, CIDR ranges, ${PROXY_KEYWORDS.join(', ')} (got "${bad.join(',')}")`,
+    );
+    return false;
+  }
+  return entries;
 }
 
 const SECRET_NAMES = ['JWT_SECRET', 'SIGNING_SECRET', 'ENCRYPTION_KEY'] as const;
@@ -138,6 +194,11 @@ export function loadConfig(source: Env = process.env): AppConfig {
       ticketCreatePerMinute: env.int('RATE_LIMIT_TICKET_CREATE_PER_MINUTE', 2),
       presignPerMinute: env.int('RATE_LIMIT_PRESIGN_PER_MINUTE', 30),
       consolePerMinute: env.int('RATE_LIMIT_CONSOLE_PER_MINUTE', 10),
+      loginEmailFailuresPerMinute: env.int('RATE_LIMIT_LOGIN_EMAIL_FAILURES_PER_MINUTE', 50),
+      authFailuresPerMinute: env.int('RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 60),
+      mfaPerMinute: env.int('RATE_LIMIT_2FA_PER_MINUTE', 10),
+      passwordResetPerHour: env.int('RATE_LIMIT_PASSWORD_RESET_PER_HOUR', 5),
+      emailPerHour: env.int('RATE_LIMIT_EMAIL_PER_HOUR', 5),
     },
     corsOrigins: (env.string('CORS_ORIGINS', '') ?? '')
       .split(',')
@@ -146,12 +207,42 @@ export function loadConfig(source: Env = process.env): AppConfig {
     dbPoolSize: env.int('DB_POOL_SIZE', 10, 1, 200),
     dbStatementTimeoutMs: env.int('DB_STATEMENT_TIMEOUT_MS', 5000, 0),
     computeTransitionDelayMs: env.int('COMPUTE_TRANSITION_DELAY_MS', 2000, 0),
+    consoleMaxPerAccount: env.int('CONSOLE_MAX_PER_ACCOUNT', 5, 1, 1000),
+    consoleMaxSeconds: env.int('CONSOLE_MAX_SECONDS', 14_400, 1, 7 * 24 * 3600),
+    computeProvider: env.oneOf('COMPUTE_PROVIDER', ['simulator', 'libvirt'] as const, 'simulator'),
+    computeStopTimeoutSeconds: env.int('COMPUTE_STOP_TIMEOUT_SECONDS', 60, 1, 3600),
+    computeRetryAttempts: env.int('COMPUTE_RETRY_ATTEMPTS', 6, 1, 20),
+    libvirt: libvirtConfig(env),
     notificationsHeartbeatMs: env.int('NOTIFICATIONS_HEARTBEAT_MS', 15_000, 10),
+    notificationStreams: {
+      perAccount: env.int('NOTIFICATIONS_MAX_STREAMS_PER_ACCOUNT', 5, 1, 1000),
+      perIp: env.int('NOTIFICATIONS_MAX_STREAMS_PER_IP', 20, 1, 100_000),
+      maxSeconds: env.int('NOTIFICATIONS_STREAM_MAX_SECONDS', 3600, 1, 86_400),
+    },
+    trustProxy: trustProxy(env),
+    httpKeepAliveTimeoutMs: env.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 75_000, 1000, 3_600_000),
+    httpHeadersTimeoutMs: env.int('HTTP_HEADERS_TIMEOUT_MS', 76_000, 1000, 3_600_000),
+    metricsPort: env.string('METRICS_PORT') === undefined ? undefined : env.int('METRICS_PORT', 0, 0, 65535),
     accessTokenTtlSeconds: env.int('ACCESS_TOKEN_TTL_SECONDS', 900, 30),
     refreshTokenTtlSeconds: env.int('REFRESH_TOKEN_TTL_SECONDS', 30 * 24 * 3600, 60),
+    mail: {
+      smtpUrl: env.url('SMTP_URL', undefined, ['smtp:', 'smtps:']),
+      from: env.string('MAIL_FROM', 'Hosting Account <no-reply@localhost>')!,
+      retryDelaySeconds: env.int('MAIL_RETRY_DELAY_SECONDS', 30, 1, 86_400),
+    },
+    jobs: { pollIntervalMs: env.int('JOBS_POLL_INTERVAL_MS', 2000, 500, 60_000) },
   };
+  if (!/^[^<>@\s]+@[^<>@\s]+$|<[^<>@\s]+@[^<>@\s]+>$/.test(config.mail.from)) {
+    env.problems.push('MAIL_FROM must be an address, e.g. "Hosting <no-reply@example.com>"');
+  }
   if (config.blobStorage === 's3' && !config.s3.accessKeyId) {
     env.problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required when BLOB_STORAGE=s3');
+  }
+  if (config.httpHeadersTimeoutMs <= config.httpKeepAliveTimeoutMs) {
+    env.problems.push('HTTP_HEADERS_TIMEOUT_MS must be greater than HTTP_KEEP_ALIVE_TIMEOUT_MS');
+  }
+  if (config.metricsPort !== undefined && config.metricsPort !== 0 && config.metricsPort === port) {
+    env.problems.push('METRICS_PORT must differ from PORT: metrics stay off the public port');
   }
   if (env.problems.length) throw new ConfigError(env.problems);
   return config;

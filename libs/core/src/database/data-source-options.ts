@@ -27,7 +27,13 @@ export function dataSourceOptions(config: AppConfig, parts: DataSourceParts = {}
   if (!config.databaseUrl) {
     return {
       ...common,
-      driver: { Pool: class extends PGlitePool { constructor() { super({ dataDir: embeddedDataDir(config) }); } } },
+      driver: {
+        Pool: class extends PGlitePool {
+          constructor() {
+            super({ dataDir: embeddedDataDir(config) });
+          }
+        },
+      },
     };
   }
   return {

@@ -92,7 +92,11 @@ export class PGliteClient extends EventEmitter {
     const cb = typeof params === 'function' ? params : callback;
     const values = Array.isArray(params) ? params : undefined;
     const run = this.run(text, values);
-    if (cb) run.then((result) => cb(null, result), (err: Error) => cb(err));
+    if (cb)
+      run.then(
+        (result) => cb(null, result),
+        (err: Error) => cb(err),
+      );
     return run;
   }
 

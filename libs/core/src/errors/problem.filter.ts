@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { FieldError, Problem, PROBLEM_TITLES, ProblemCode } from './problem';
 import { isDatabaseUnavailable, isInvalidInputFromDatabase } from './database-errors';
+import { MAX_JSON_NODES } from '../http/json-body-guard';
 
 interface ProblemBody {
   type: string;
@@ -28,6 +29,7 @@ const CODE_BY_STATUS: Record<number, ProblemCode> = {
 const BODY_PARSER_ERRORS: Record<string, [number, ProblemCode, string]> = {
   'entity.parse.failed': [400, 'invalid_input', 'The request body is not valid JSON.'],
   'entity.too.large': [413, 'payload_too_large', 'The request body is larger than the limit of 1 MiB.'],
+  'entity.too.many.values': [400, 'invalid_input', `The JSON body has more than ${MAX_JSON_NODES} values.`],
   'encoding.unsupported': [415, 'unsupported_media_type', 'The request body encoding is not supported.'],
   'charset.unsupported': [415, 'unsupported_media_type', 'The request body charset is not supported.'],
   'request.aborted': [400, 'invalid_input', 'The request body was not received completely.'],
@@ -83,7 +85,7 @@ export class ProblemFilter implements ExceptionFilter {
       this.logger.warn(`Input rejected by the database: ${(exception as { driverError?: Error }).driverError?.message ?? ''}`);
       return Problem.invalidInput('A value in the request is out of range or malformed.');
     }
-    this.logger.error(exception instanceof Error ? exception.stack ?? exception.message : String(exception));
+    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     return new Problem(500, 'internal_error', 'An unexpected error occurred. Quote the request id when you contact support.');
   }
 

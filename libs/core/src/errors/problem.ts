@@ -22,7 +22,15 @@ export type ProblemCode =
   | 'rate_limited'
   | 'internal_error'
   | 'unavailable'
-  | 'invalid_credentials';
+  | 'hypervisor_unavailable'
+  | 'invalid_credentials'
+  | 'invalid_code'
+  | 'invalid_mfa_token'
+  | 'mfa_enabled'
+  | 'mfa_not_enabled'
+  | 'mfa_not_set_up'
+  | 'invalid_token'
+  | 'already_verified';
 
 export interface FieldError {
   field: string;

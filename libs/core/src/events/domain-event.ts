@@ -27,6 +27,8 @@ export type ApiKeyExpiringEvent = DomainEventBase<
   'api_key.expiring',
   { apiKeyId: string; name: string; prefix: string; expiresAt: string }
 >;
+/** Sessions ended or API keys revoked: open event streams of the account check their credential again. */
+export type CredentialsRevokedEvent = DomainEventBase<'credentials.revoked', Record<string, never>>;
 
 export type DomainEvent =
   | TicketRepliedEvent
@@ -34,7 +36,8 @@ export type DomainEvent =
   | InstanceActionFinishedEvent
   | ServiceStatusChangedEvent
   | ApiKeyCreatedEvent
-  | ApiKeyExpiringEvent;
+  | ApiKeyExpiringEvent
+  | CredentialsRevokedEvent;
 
 export function domainEvent<E extends DomainEvent>(name: E['name'], accountId: string, payload: E['payload']): E {
   return { name, accountId, payload, occurredAt: new Date() } as E;

@@ -1,11 +1,13 @@
 import { applyDecorators, UseInterceptors } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
+import { ApiProblems } from '../openapi/api-errors.decorator';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 
 /**
  * A POST that honours Idempotency-Key. Per route rather than global, so reads never pay for an
  * interceptor chain; API key creation (its secret is never stored, so a replay could not show it)
- * and the public auth routes go without.
+ * and the public auth routes go without. Documents what the key itself can cause: 400 (a malformed
+ * key), 409 (the first request still running) and 422 (the key reused with another request).
  */
 export const Idempotent = () =>
   applyDecorators(
@@ -18,4 +20,5 @@ export const Idempotent = () =>
         '(with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
     }),
+    ApiProblems(400, 409, 422),
   );

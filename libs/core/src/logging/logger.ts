@@ -1,5 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 import pino, { Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 
 /** Paths never written to logs, wherever they appear. */
 export const REDACTED_PATHS = [
@@ -17,11 +18,26 @@ export const REDACTED_PATHS = [
   '*.token',
 ];
 
-export function createRootLogger(level: string, destination: 1 | 2 = 1): Logger {
-  return pino(
-    { level, base: { service: 'hosting-account-api' }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, timestamp: pino.stdTimeFunctions.isoTime },
-    pino.destination({ fd: destination, sync: destination === 2 }),
-  );
+/** Readable lines for a developer at a terminal; JSON lines for everything that collects logs. */
+export function prettyLogs(nodeEnv: string, destination: 1 | 2 = 1): boolean {
+  const stream = destination === 1 ? process.stdout : process.stderr;
+  return Boolean(stream.isTTY) && nodeEnv !== 'production';
+}
+
+export function createRootLogger(level: string, destination: 1 | 2 = 1, pretty = false): Logger {
+  const options = {
+    level,
+    base: { service: 'hosting-account-api' },
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  // Redaction happens before the stream: the pretty printer never sees a secret either.
+  if (pretty)
+    return pino(
+      options,
+      pinoPretty({ destination, sync: destination === 2, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }),
+    );
+  return pino(options, pino.destination({ fd: destination, sync: destination === 2 }));
 }
 
 /** Nest's logger interface on top of pino, so framework and app logs are the same JSON lines. */
