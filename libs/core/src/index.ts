@@ -17,6 +17,7 @@ export * from './errors/problem';
 export * from './errors/problem.filter';
 export * from './errors/database-errors';
 export * from './events/domain-event';
+export * from './activity/activity-log';
 export * from './http/request-id.middleware';
 export * from './auth/principal';
 export * from './auth/decorators';
