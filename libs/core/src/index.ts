@@ -18,6 +18,7 @@ export * from './errors/problem.filter';
 export * from './errors/database-errors';
 export * from './events/domain-event';
 export * from './activity/activity-log';
+export * from './activity/activity-actions';
 export * from './http/request-id.middleware';
 export * from './auth/principal';
 export * from './auth/decorators';

@@ -1,0 +1,46 @@
+/**
+ * Every action the activity log records, which are also the event types webhooks subscribe to.
+ * Names are `<entity>.<verb>` in snake_case; a name, once published, is never renamed.
+ */
+export const ACTIVITY_ACTIONS = [
+  'account.register',
+  'account.update',
+  'account.email_verify',
+  'auth.login',
+  'auth.login_failed',
+  'auth.logout',
+  'auth.password_change',
+  'auth.password_reset_request',
+  'auth.password_reset',
+  'session.revoke',
+  'session.revoke_all',
+  'two_factor.setup',
+  'two_factor.enable',
+  'two_factor.disable',
+  'api_key.create',
+  'api_key.revoke',
+  'api_key.refused',
+  'service.create',
+  'service.status_change',
+  'instance.start',
+  'instance.stop',
+  'instance.reboot',
+  'instance.action_succeeded',
+  'instance.action_failed',
+  'instance.console',
+  'object_storage.credentials_view',
+  'ssh_key.create',
+  'ssh_key.update',
+  'ssh_key.delete',
+  'ticket.create',
+  'ticket.reply',
+  'ticket.close',
+  'webhook.create',
+  'webhook.update',
+  'webhook.delete',
+  'webhook.rotate_secret',
+  'webhook.test',
+  'webhook.disable',
+] as const;
+
+export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
