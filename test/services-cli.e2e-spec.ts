@@ -10,6 +10,8 @@ import { runCli } from './support/run-cli';
 import { startTestApp, TestApp } from './support/test-app';
 import { TEST_DATABASE_URL } from './support/test-env';
 
+const EMAIL = '<email of the test account>';
+
 /** `npm run cli -- service:provision | service:set-status` (the built CLI, as operators run it). */
 describe('Services: operator commands', () => {
   let dataDir: string;
@@ -105,31 +107,31 @@ describe('Services: operator commands', () => {
     }
   });
 
-  it('refuses bad input with a clear message and a non-zero exit', async () => {
-    const cases: [string[], number, string][] = [
-      [['service:provision', '--email', 'nobody@example.test', '--type', 'vps'], 64, 'No account with email'],
-      [['service:provision', '--email', email], 64, '--type is required'],
-      [['service:provision', '--email', email, '--type', 'dedicated'], 65, 'type must be one of vps, object_storage'],
-      [['service:provision', '--email', email, '--type', 'vps', '--count', '0'], 65, 'count must be a whole number'],
-      [['service:provision', '--email', email, '--type', 'vps', '--count', '2.5'], 65, 'count must be a whole number'],
-      [['service:provision', '--email', email, '--type', 'vps', '--status', 'running'], 65, 'status must be one of'],
-      [['service:provision', '--email', email, '--type', 'vps', '--product', 'storage-250'], 65, 'not vps'],
-      [['service:provision', '--email', email, '--type', 'vps', '--product', 'nope'], 65, 'No product with slug nope'],
-      [['service:provision', '--email', email, '--type', 'object_storage', '--power-state', 'running'], 64, 'vps only'],
-      [
-        ['service:provision', '--email', email, '--type', 'vps', '--count', '2', '--provider-ref', 'web-1'],
-        64,
-        '--provider-ref adopts one existing machine',
-      ],
-      [['service:set-status', '--id', 'abc', '--status', 'active'], 65, 'id must be a service id (UUID)'],
-      [['service:set-status', '--id', '00000000-0000-4000-8000-000000000000', '--status', 'active'], 65, 'not_found'],
-      [['service:set-status', '--id', '00000000-0000-4000-8000-000000000000'], 64, '--status is required'],
-    ];
-    for (const [args, code, message] of cases) {
-      const res = await cli(...args);
-      expect({ args, code: res.code, stdout: res.stdout }).toEqual({ args, code, stdout: '' });
-      expect(res.stderr).toContain(message);
-    }
+  const badInputs: [string[], number, string][] = [
+    [['service:provision', '--email', 'nobody@example.test', '--type', 'vps'], 64, 'No account with email'],
+    [['service:provision', '--email', EMAIL], 64, '--type is required'],
+    [['service:provision', '--email', EMAIL, '--type', 'dedicated'], 65, 'type must be one of vps, object_storage'],
+    [['service:provision', '--email', EMAIL, '--type', 'vps', '--count', '0'], 65, 'count must be a whole number'],
+    [['service:provision', '--email', EMAIL, '--type', 'vps', '--count', '2.5'], 65, 'count must be a whole number'],
+    [['service:provision', '--email', EMAIL, '--type', 'vps', '--status', 'running'], 65, 'status must be one of'],
+    [['service:provision', '--email', EMAIL, '--type', 'vps', '--product', 'storage-250'], 65, 'not vps'],
+    [['service:provision', '--email', EMAIL, '--type', 'vps', '--product', 'nope'], 65, 'No product with slug nope'],
+    [['service:provision', '--email', EMAIL, '--type', 'object_storage', '--power-state', 'running'], 64, 'vps only'],
+    [
+      ['service:provision', '--email', EMAIL, '--type', 'vps', '--count', '2', '--provider-ref', 'web-1'],
+      64,
+      '--provider-ref adopts one existing machine',
+    ],
+    [['service:set-status', '--id', 'abc', '--status', 'active'], 65, 'id must be a service id (UUID)'],
+    [['service:set-status', '--id', '00000000-0000-4000-8000-000000000000', '--status', 'active'], 65, 'not_found'],
+    [['service:set-status', '--id', '00000000-0000-4000-8000-000000000000'], 64, '--status is required'],
+  ];
+
+  // One CLI process per case (each boots the app context), so each gets its own timeout.
+  it.each(badInputs)('refuses bad input with a clear message and a non-zero exit: %j', async (args, code, message) => {
+    const res = await cli(...args.map((arg) => (arg === EMAIL ? email : arg)));
+    expect({ args, code: res.code, stdout: res.stdout }).toEqual({ args, code, stdout: '' });
+    expect(res.stderr).toContain(message);
   });
 
   it('emits service.status_changed once per real change, with from, to and reason', async () => {
