@@ -5,6 +5,7 @@ import { hashApiKey, isWellFormedApiKey } from './api-key-format';
 
 interface KeyRow {
   id: string;
+  name: string;
   account_id: string;
   scopes: Scope[];
   expires_at: Date | null;
@@ -13,7 +14,7 @@ interface KeyRow {
 
 const LAST_USED_GRANULARITY_MS = 60_000;
 const FLUSH_INTERVAL_MS = 5_000;
-const LOOKUP = `SELECT id, account_id, scopes, expires_at, last_used_at FROM api_keys
+const LOOKUP = `SELECT id, name, account_id, scopes, expires_at, last_used_at FROM api_keys
         WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
 
 /**
@@ -34,7 +35,7 @@ export class ApiKeyVerifier implements BeforeApplicationShutdown {
     const [row] = await poolQuery<KeyRow>(this.dataSource, LOOKUP, [hashApiKey(key)]);
     if (!row) return null;
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_GRANULARITY_MS) this.touched.add(row.id);
-    return { accountId: row.account_id, kind: 'api_key', credentialId: row.id, scopes: row.scopes, expiresAt: row.expires_at };
+    return { accountId: row.account_id, kind: 'api_key', credentialId: row.id, scopes: row.scopes, expiresAt: row.expires_at, name: row.name };
   }
 
   async flush(): Promise<void> {

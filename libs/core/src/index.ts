@@ -20,6 +20,7 @@ export * from './events/domain-event';
 export * from './activity/activity-log';
 export * from './activity/activity-actions';
 export * from './http/request-id.middleware';
+export * from './http/request-context';
 export * from './auth/principal';
 export * from './auth/decorators';
 export * from './pagination/page.query';
