@@ -19,6 +19,8 @@ export * from './errors/database-errors';
 export * from './events/domain-event';
 export * from './activity/activity-log';
 export * from './activity/activity-actions';
+export * from './activity/actors';
+export * from './activity/activity-throttle';
 export * from './http/request-id.middleware';
 export * from './http/request-context';
 export * from './auth/principal';
