@@ -7,4 +7,13 @@ import { ServicesModule } from '@app/services';
 import { SshKeysModule } from '@app/ssh-keys';
 import { SupportModule } from '@app/support';
 
-export const AREA_MODULES = [AuthModule, ApiKeysModule, ProductsModule, ServicesModule, SshKeysModule, SupportModule, NotificationsModule, EventsModule];
+export const AREA_MODULES = [
+  AuthModule,
+  ApiKeysModule,
+  ProductsModule,
+  ServicesModule,
+  SshKeysModule,
+  SupportModule,
+  NotificationsModule,
+  EventsModule,
+];
