@@ -5,6 +5,7 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { Test, TestingModule } from '@nestjs/testing';
 import { AccountsModule, AccountsService } from '@app/accounts';
 import { AppConfig, ConfigModule, CoreModule, DatabaseModule, loadConfig, TransactionRunner } from '@app/core';
+import { EventsModule } from '@app/events';
 import { allMigrations } from '../../apps/api/src/migrations';
 import { freshDataDir } from './test-database';
 import { testEnv } from './test-env';
@@ -42,6 +43,8 @@ export async function startTestModule(
       DatabaseModule.forRoot({ migrations: allMigrations }),
       EventEmitterModule.forRoot({ ignoreErrors: true }),
       AccountsModule,
+      // Global: every area records its activity through it.
+      EventsModule,
       ...imports,
     ],
   });

@@ -1,9 +1,19 @@
 import { ApiKeysModule } from '@app/api-keys';
 import { AuthModule } from '@app/auth';
+import { EventsModule } from '@app/events';
 import { NotificationsModule } from '@app/notifications';
 import { ProductsModule } from '@app/products';
 import { ServicesModule } from '@app/services';
 import { SshKeysModule } from '@app/ssh-keys';
 import { SupportModule } from '@app/support';
 
-export const AREA_MODULES = [AuthModule, ApiKeysModule, ProductsModule, ServicesModule, SshKeysModule, SupportModule, NotificationsModule];
+export const AREA_MODULES = [
+  AuthModule,
+  ApiKeysModule,
+  ProductsModule,
+  ServicesModule,
+  SshKeysModule,
+  SupportModule,
+  NotificationsModule,
+  EventsModule,
+];

@@ -1,6 +1,7 @@
 import { apiKeysMigrations } from '@app/api-keys';
 import { authMigrations } from '@app/auth';
 import { coreMigrations } from '@app/core';
+import { eventsMigrations } from '@app/events';
 import { notificationsMigrations } from '@app/notifications';
 import { productsMigrations } from '@app/products';
 import { servicesMigrations } from '@app/services';
@@ -16,5 +17,6 @@ export const allMigrations = [
   ...sshKeysMigrations,
   ...supportMigrations,
   ...notificationsMigrations,
+  ...eventsMigrations,
   ...coreMigrations,
 ];

@@ -3,6 +3,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
 import { AccountsService } from '@app/accounts';
 import {
+  ActivityLog,
+  Actor,
   ALL_SCOPES,
   ApiKeyCreatedEvent,
   CredentialsRevokedEvent,
@@ -34,6 +36,7 @@ export class ApiKeysService {
     @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
     private readonly tx: TransactionRunner,
     private readonly accounts: AccountsService,
+    private readonly activity: ActivityLog,
   ) {}
 
   /** Called with the request's principal: a key never mints a key stronger or longer-lived than itself. */
@@ -42,7 +45,7 @@ export class ApiKeysService {
   }
 
   /** The rules of the create route; the operator's command line has no issuing principal. */
-  createFromRequest(accountId: string, input: CreateApiKeyRequest, issuer?: Principal): Promise<CreatedApiKeyResponse> {
+  createFromRequest(accountId: string, input: CreateApiKeyRequest, issuer?: Principal, actor?: Actor): Promise<CreatedApiKeyResponse> {
     const scopes = input.scopes ?? [...ALL_SCOPES];
     const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
     if (expiresAt && expiresAt.getTime() <= Date.now()) {
@@ -60,10 +63,11 @@ export class ApiKeysService {
         );
       }
     }
-    return this.create(accountId, { name: input.name, scopes, expiresAt });
+    return this.create(accountId, { name: input.name, scopes, expiresAt }, actor);
   }
 
-  async create(accountId: string, input: NewApiKey): Promise<CreatedApiKeyResponse> {
+  /** `actor`: who to record; by default the caller of the current request (the system outside one). */
+  async create(accountId: string, input: NewApiKey, actor?: Actor): Promise<CreatedApiKeyResponse> {
     const key = generateApiKey();
     const saved = await this.tx.run(async (m, publish) => {
       // Serialises key creation per account so the cap holds under concurrent requests.
@@ -85,6 +89,13 @@ export class ApiKeysService {
         }),
       );
       publish(domainEvent<ApiKeyCreatedEvent>('api_key.created', accountId, { apiKeyId: row.id, name: row.name, prefix: row.prefix }));
+      await this.activity.record(m, {
+        accountId,
+        action: 'api_key.create',
+        entity: { type: 'api_key', id: row.id },
+        actor,
+        details: { name: row.name, prefix: row.prefix, scopes: row.scopes, expiresAt: row.expiresAt?.toISOString() ?? null },
+      });
       return row;
     });
     return { ...ApiKeyResponse.from(saved), key };
@@ -105,9 +116,14 @@ export class ApiKeysService {
   }
 
   async revoke(accountId: string, id: string): Promise<void> {
-    const result = await this.keys.update({ id, accountId, revokedAt: IsNull() }, { revokedAt: new Date() });
-    if (result.affected) this.tx.emit(domainEvent<CredentialsRevokedEvent>('credentials.revoked', accountId, {}));
-    if (!result.affected) throw Problem.notFound('API key');
+    const done = await this.tx.run(async (m, publish) => {
+      const result = await m.update(ApiKey, { id, accountId, revokedAt: IsNull() }, { revokedAt: new Date() });
+      if (!result.affected) return false;
+      publish(domainEvent<CredentialsRevokedEvent>('credentials.revoked', accountId, {}));
+      await this.activity.record(m, { accountId, action: 'api_key.revoke', entity: { type: 'api_key', id } });
+      return true;
+    });
+    if (!done) throw Problem.notFound('API key');
   }
 
   private async findOneForAccount(accountId: string, id: string): Promise<ApiKey> {

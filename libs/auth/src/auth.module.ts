@@ -24,6 +24,7 @@ import { SessionsController } from './sessions/sessions.controller';
 import { SessionsRepository } from './sessions/sessions.repository';
 import { SessionsService } from './sessions/sessions.service';
 import { AccessTokens } from './tokens/access-tokens';
+import { LoginActivity } from './login-activity';
 
 @Module({
   imports: [PassportModule, AccountsModule, ApiKeysModule, TypeOrmModule.forFeature([Session, RefreshToken])],
@@ -44,6 +45,7 @@ import { AccessTokens } from './tokens/access-tokens';
     BearerStrategy,
     BearerAuthGuard,
     AccountCreateCommand,
+    LoginActivity,
   ],
   exports: [AccountsModule, SessionsService, CredentialVerifier, BearerAuthGuard],
 })

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { ClientInfo, Principal, Problem, TransactionRunner } from '@app/core';
+import { accountActor, ActivityLog, ClientInfo, Principal, Problem, TransactionRunner } from '@app/core';
 import { Account, AccountsService } from '@app/accounts';
 import { AccountResponse, AuthTokensResponse } from './dto/auth.response';
 import { ChangePasswordRequest, LoginRequest, RegisterRequest } from './dto/auth.request';
 import { EmailVerificationService } from './email/email-verification.service';
+import { LoginActivity } from './login-activity';
 import { MfaLoginRequest } from './mfa/dto/mfa.request';
 import { MfaRequiredResponse } from './mfa/dto/mfa.response';
 import { MfaService } from './mfa/mfa.service';
@@ -19,21 +20,39 @@ export class AuthService {
     private readonly tx: TransactionRunner,
     private readonly mfa: MfaService,
     private readonly verification: EmailVerificationService,
+    private readonly activity: ActivityLog,
+    private readonly logins: LoginActivity,
   ) {}
 
   async register(input: RegisterRequest, client?: ClientInfo): Promise<AuthTokensResponse> {
     return this.tx.run(async (m) => {
       const account = await this.accounts.create(m, input);
       await this.verification.sendVerification(m, account);
-      return this.respond(account, await this.sessions.start(account.id, m, client));
+      const tokens = await this.sessions.start(account.id, m, client);
+      await this.activity.record(m, {
+        accountId: account.id,
+        action: 'account.register',
+        entity: { type: 'account', id: account.id },
+        actor: accountActor(account),
+      });
+      return this.respond(account, tokens);
     });
   }
 
   async login(input: LoginRequest, client?: ClientInfo): Promise<AuthTokensResponse | MfaRequiredResponse> {
     const account = await this.accounts.verifyPassword(input.email, input.password);
-    if (!account) throw INVALID_CREDENTIALS();
+    if (!account) {
+      // Not awaited: a known email's answer must take no longer than an unknown one's (no enumeration by timing).
+      void this.logins.failed({ email: input.email }, 'wrong_password');
+      throw INVALID_CREDENTIALS();
+    }
     if (await this.mfa.isEnabled(account.id)) return this.mfa.challenge(account.id, client);
-    return this.respond(account, await this.sessions.start(account.id, undefined, client));
+    const tokens = await this.tx.run(async (m) => {
+      const issued = await this.sessions.start(account.id, m, client);
+      await this.logins.succeeded(m, account, issued.sessionId, false);
+      return issued;
+    });
+    return this.respond(account, tokens);
   }
 
   async loginWithSecondFactor(input: MfaLoginRequest): Promise<AuthTokensResponse> {
@@ -43,6 +62,7 @@ export class AuthService {
     return this.respond(account, tokens);
   }
 
+  /** Not in the activity log: a refresh changes no state the customer acts on (docs/decisions.md). */
   async refresh(refreshToken: string): Promise<AuthTokensResponse> {
     const tokens = await this.sessions.refresh(refreshToken);
     const account = await this.accounts.findById(tokens.accountId);
@@ -51,7 +71,11 @@ export class AuthService {
   }
 
   async logout(principal: Principal): Promise<void> {
-    await this.sessions.end(this.sessionOf(principal));
+    const sessionId = this.sessionOf(principal);
+    await this.tx.run(async (m, publish) => {
+      if (!(await this.sessions.end(m, publish, sessionId))) return;
+      await this.activity.record(m, { accountId: principal.accountId, action: 'auth.logout', entity: { type: 'session', id: sessionId } });
+    });
   }
 
   async changePassword(principal: Principal, input: ChangePasswordRequest): Promise<void> {
@@ -62,6 +86,7 @@ export class AuthService {
     await this.tx.run(async (m, publish) => {
       await this.accounts.setPassword(m, account.id, input.newPassword);
       await this.sessions.endAllExcept(m, publish, account.id, sessionId);
+      await this.activity.record(m, { accountId: account.id, action: 'auth.password_change', entity: { type: 'account', id: account.id } });
     });
   }
 

@@ -1,4 +1,5 @@
 import { Global, Module, OnApplicationShutdown } from '@nestjs/common';
+import { ActivityThrottle } from './activity/activity-throttle';
 import { AppConfig } from './config/app-config';
 import { SecretBox } from './crypto/secret-box';
 import { UrlSigner } from './crypto/url-signer';
@@ -26,6 +27,7 @@ import { RateLimitStore } from './rate-limit/rate-limit.store';
     IdempotencyStore,
     JobLock,
     AuthFailureLimiter,
+    ActivityThrottle,
     OutboundMail,
     { provide: JobQueue, useClass: PgBossJobQueue },
     {
@@ -50,6 +52,7 @@ import { RateLimitStore } from './rate-limit/rate-limit.store';
     IdempotencyStore,
     JobLock,
     AuthFailureLimiter,
+    ActivityThrottle,
     JobQueue,
     Mailer,
     OutboundMail,

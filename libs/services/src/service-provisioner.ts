@@ -1,7 +1,7 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { Problem, TransactionRunner } from '@app/core';
+import { ActivityLog, Actor, Problem, TransactionRunner } from '@app/core';
 import { BillingCycle, CatalogProduct, ProductCatalog, VpsSpecs } from '@app/products';
 import { nextDueDate } from './billing';
 import { ServiceResponse } from './dto/service.response';
@@ -34,6 +34,8 @@ export interface ProvisionSpec {
   machines?: boolean;
   /** VPS only, count 1: adopt this existing machine (libvirt domain name or UUID) instead. */
   providerRef?: string;
+  /** Records each new service in the activity log as made by this actor (the operator's command); demo data and tests record nothing. */
+  actor?: Actor;
 }
 
 interface InstanceSummary {
@@ -59,6 +61,7 @@ export class ServiceProvisioner {
     private readonly machines: MachineProvisioning,
     private readonly services: ServicesRepository,
     private readonly instances: VpsInstancesRepository,
+    private readonly activity: ActivityLog,
   ) {}
 
   provision(accountId: string, spec: ProvisionSpec, count = 1): Promise<ServiceResponse[]> {
@@ -120,6 +123,17 @@ export class ServiceProvisioner {
       } catch (err) {
         if (plan) await this.machines.discard(machines, plan);
         throw err;
+      }
+      if (spec.actor) {
+        for (const [i, id] of ids.entries()) {
+          await this.activity.record(manager, {
+            accountId,
+            action: 'service.create',
+            entity: { type: 'service', id },
+            actor: spec.actor,
+            details: { name: names[i], type: spec.type, status, product: product.slug },
+          });
+        }
       }
       const byId = new Map(rows.map((row) => [row.id, row]));
       ids.forEach((id, i) => {

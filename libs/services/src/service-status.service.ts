@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { domainEvent, Problem, ServiceStatusChangedEvent, TransactionRunner } from '@app/core';
+import { ActivityLog, Actor, domainEvent, Problem, ServiceStatusChangedEvent, TransactionRunner } from '@app/core';
 import { nextDueDate } from './billing';
 import { computeProblem } from './instance/compute/compute-problem';
 import { ComputeProvider, instanceRef } from './instance/compute/compute-provider';
@@ -19,9 +19,11 @@ export class ServiceStatusService {
     private readonly instances: VpsInstancesRepository,
     private readonly tx: TransactionRunner,
     private readonly compute: ComputeProvider,
+    private readonly activity: ActivityLog,
   ) {}
 
-  async setStatus(serviceId: string, status: ServiceStatus, reason: string | null = null): Promise<ServiceResponse> {
+  /** `actor`: who to record (the operator's command passes the staff member). */
+  async setStatus(serviceId: string, status: ServiceStatus, reason: string | null = null, actor?: Actor): Promise<ServiceResponse> {
     return this.tx.run(async (m, publish) => {
       const service = await this.services.lockById(m, serviceId);
       if (!service) throw Problem.notFound('Service');
@@ -47,6 +49,13 @@ export class ServiceStatusService {
             reason,
           }),
         );
+        await this.activity.record(m, {
+          accountId: service.accountId,
+          action: 'service.status_change',
+          entity: { type: 'service', id: serviceId },
+          actor,
+          details: { from: service.status, to: status, reason },
+        });
       }
       return ServiceResponse.fromRow((await this.services.findOneIn(m, service.accountId, serviceId))!);
     });

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { AccountsService } from '@app/accounts';
-import { isUniqueViolation, Paginated, paginated, PageQuery, pageOffset, Problem, TransactionRunner } from '@app/core';
+import { ActivityLog, isUniqueViolation, pageOffset, PageQuery, paginated, Paginated, Problem, TransactionRunner } from '@app/core';
 import { CreateSshKeyRequest, UpdateSshKeyRequest } from './dto/ssh-key.request';
 import { SshKeyResponse } from './dto/ssh-key.response';
 import { parsePublicKey, PublicKeyError } from './public-key-parser';
@@ -16,6 +16,7 @@ export class SshKeysService {
     @InjectRepository(SshKey) private readonly keys: Repository<SshKey>,
     private readonly tx: TransactionRunner,
     private readonly accounts: AccountsService,
+    private readonly activity: ActivityLog,
   ) {}
 
   async create(accountId: string, input: CreateSshKeyRequest): Promise<SshKeyResponse> {
@@ -33,7 +34,14 @@ export class SshKeysService {
         if ((await m.count(SshKey, { where: { accountId } })) >= MAX_SSH_KEYS_PER_ACCOUNT) {
           throw Problem.conflict('quota_exceeded', `An account can have at most ${MAX_SSH_KEYS_PER_ACCOUNT} SSH keys; delete one first.`);
         }
-        return m.save(m.create(SshKey, { accountId, name: input.name, ...parsed }));
+        const key = await m.save(m.create(SshKey, { accountId, name: input.name, ...parsed }));
+        await this.activity.record(m, {
+          accountId,
+          action: 'ssh_key.create',
+          entity: { type: 'ssh_key', id: key.id },
+          details: { name: key.name, fingerprint: key.fingerprint },
+        });
+        return key;
       });
       return SshKeyResponse.from(saved);
     } catch (err) {
@@ -58,14 +66,29 @@ export class SshKeysService {
 
   /** One owner-scoped UPDATE (a read-then-save could re-insert a key deleted in between). */
   async rename(accountId: string, id: string, input: UpdateSshKeyRequest): Promise<SshKeyResponse> {
-    const result = await this.keys.update({ id, accountId }, { name: input.name });
-    if (!result.affected) throw Problem.notFound('SSH key');
+    const done = await this.tx.run(async (m) => {
+      const result = await m.update(SshKey, { id, accountId }, { name: input.name });
+      if (!result.affected) return false;
+      await this.activity.record(m, {
+        accountId,
+        action: 'ssh_key.update',
+        entity: { type: 'ssh_key', id },
+        details: { name: input.name },
+      });
+      return true;
+    });
+    if (!done) throw Problem.notFound('SSH key');
     return this.get(accountId, id);
   }
 
   async remove(accountId: string, id: string): Promise<void> {
-    const result = await this.keys.delete({ id, accountId });
-    if (!result.affected) throw Problem.notFound('SSH key');
+    const done = await this.tx.run(async (m) => {
+      const result = await m.delete(SshKey, { id, accountId });
+      if (!result.affected) return false;
+      await this.activity.record(m, { accountId, action: 'ssh_key.delete', entity: { type: 'ssh_key', id } });
+      return true;
+    });
+    if (!done) throw Problem.notFound('SSH key');
   }
 
   private async findOneForAccount(accountId: string, id: string): Promise<SshKey> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccountsService } from '@app/accounts';
-import { CliArgs, CliCommand, CliUsageError, requireArg, validateInput } from '@app/core';
+import { CliArgs, CliCommand, CliUsageError, requireArg, staffActor, validateInput } from '@app/core';
 import { ApiKeysService } from '../api-keys.service';
 import { CreateApiKeyRequest } from '../dto/create-api-key.request';
 
@@ -26,6 +26,6 @@ export class ApiKeyCreateCommand extends CliCommand {
     });
     const account = await this.accounts.findByEmail(email);
     if (!account) throw new CliUsageError(`No account with email ${email}`);
-    return [await this.apiKeys.createFromRequest(account.id, input)];
+    return [await this.apiKeys.createFromRequest(account.id, input, undefined, staffActor())];
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccountsService } from '@app/accounts';
-import { CliArgs, CliCommand, requireArg, TransactionRunner, validateInput } from '@app/core';
+import { ActivityLog, CliArgs, CliCommand, requireArg, staffActor, TransactionRunner, validateInput } from '@app/core';
 import { AccountResponse } from '../dto/auth.response';
 import { RegisterRequest } from '../dto/auth.request';
 
@@ -13,6 +13,7 @@ export class AccountCreateCommand extends CliCommand {
   constructor(
     private readonly accounts: AccountsService,
     private readonly tx: TransactionRunner,
+    private readonly activity: ActivityLog,
   ) {
     super();
   }
@@ -23,6 +24,16 @@ export class AccountCreateCommand extends CliCommand {
       password: requireArg(args, 'password'),
       name: requireArg(args, 'name'),
     });
-    return [AccountResponse.from(await this.tx.run((m) => this.accounts.create(m, input)))];
+    const account = await this.tx.run(async (m) => {
+      const created = await this.accounts.create(m, input);
+      await this.activity.record(m, {
+        accountId: created.id,
+        action: 'account.register',
+        entity: { type: 'account', id: created.id },
+        actor: staffActor(),
+      });
+      return created;
+    });
+    return [AccountResponse.from(account)];
   }
 }

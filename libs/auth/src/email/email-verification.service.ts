@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Account, AccountsService } from '@app/accounts';
-import { AppConfig, Principal, Problem, RateLimitStore, TransactionRunner } from '@app/core';
+import { accountActor, ActivityLog, AppConfig, Principal, Problem, RateLimitStore, TransactionRunner } from '@app/core';
 import { spendAccountBudget } from '../account-rate-limit';
 import { AccountResponse } from '../dto/auth.response';
 import { hashSecretToken, newSecretToken } from '../mfa/secret-tokens';
@@ -25,6 +25,7 @@ export class EmailVerificationService {
     private readonly tx: TransactionRunner,
     private readonly rateLimits: RateLimitStore,
     private readonly config: AppConfig,
+    private readonly activity: ActivityLog,
   ) {}
 
   /** Queues the verification mail in the caller's transaction (registration). */
@@ -46,10 +47,22 @@ export class EmailVerificationService {
     await this.tx.run(async (m) => {
       const used = await this.tokens.consume(m, hashSecretToken(token), ['verify_email', 'change_email']);
       if (!used) throw invalidToken();
-      if (used.purpose === 'verify_email') return this.accounts.markEmailVerified(m, used.account_id, used.email);
+      const account = await this.accounts.findById(used.account_id, m);
+      const recordAs = (action: string) =>
+        this.activity.record(m, {
+          accountId: used.account_id,
+          action,
+          entity: { type: 'account', id: used.account_id },
+          actor: account ? accountActor(account) : undefined,
+        });
+      if (used.purpose === 'verify_email') {
+        await this.accounts.markEmailVerified(m, used.account_id, used.email);
+        return recordAs('account.email_verify');
+      }
       await this.accounts.changeEmail(m, used.account_id, used.email);
       await this.tokens.retire(m, used.account_id, 'change_email');
       await this.tokens.retire(m, used.account_id, 'verify_email');
+      await recordAs('account.email_change');
     });
   }
 
@@ -61,6 +74,14 @@ export class EmailVerificationService {
     const token = newSecretToken('hev_');
     await this.tx.run(async (m) => {
       if (input.name !== undefined) await this.accounts.rename(m, account.id, input.name);
+      if (input.name !== undefined || newEmail) {
+        await this.activity.record(m, {
+          accountId: account.id,
+          action: 'account.update',
+          entity: { type: 'account', id: account.id },
+          details: { nameChanged: input.name !== undefined, emailChangeRequested: Boolean(newEmail) },
+        });
+      }
       if (!newEmail) return;
       await this.tokens.retire(m, account.id, 'change_email');
       await this.tokens.create(m, account.id, 'change_email', newEmail, token.hash, VERIFY_TTL_SECONDS);

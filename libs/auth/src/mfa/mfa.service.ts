@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AppConfig, ClientInfo, Principal, Problem, RateLimitStore, SecretBox, TransactionRunner } from '@app/core';
+import { ActivityLog, AppConfig, ClientInfo, Principal, Problem, RateLimitStore, SecretBox, TransactionRunner } from '@app/core';
 import { AccountsService } from '@app/accounts';
 import { spendAccountBudget } from '../account-rate-limit';
 import { AccountMail } from '../email/account-mail';
+import { LoginActivity } from '../login-activity';
 import { currentSessionOf } from '../sessions/current-session';
 import { IssuedTokens, SessionsService } from '../sessions/sessions.service';
 import { DisableMfaRequest, MfaLoginRequest } from './dto/mfa.request';
@@ -34,6 +35,8 @@ export class MfaService {
     private readonly rateLimits: RateLimitStore,
     private readonly config: AppConfig,
     private readonly mail: AccountMail,
+    private readonly activity: ActivityLog,
+    private readonly logins: LoginActivity,
   ) {}
 
   isEnabled(accountId: string): Promise<boolean> {
@@ -45,7 +48,10 @@ export class MfaService {
     const account = await this.existingAccount(principal.accountId);
     if (await this.isEnabled(account.id)) throw Problem.conflict('mfa_enabled', 'Two-factor sign-in is already on; disable it first.');
     const enrolment = await totp.enrol(account.email);
-    await this.tx.run((m) => this.repository.savePending(m, account.id, this.secrets.seal(enrolment.secret)));
+    await this.tx.run(async (m) => {
+      await this.repository.savePending(m, account.id, this.secrets.seal(enrolment.secret));
+      await this.activity.record(m, { accountId: account.id, action: 'two_factor.setup', entity: { type: 'account', id: account.id } });
+    });
     return enrolment;
   }
 
@@ -63,6 +69,7 @@ export class MfaService {
       await this.repository.enable(m, principal.accountId, codes.map(hashRecoveryCode));
       await this.sessions.endAllExcept(m, publish, principal.accountId, current);
       await this.mail.notice(m, account.email, account.name, 'mfa_enabled');
+      await this.activity.record(m, { accountId: account.id, action: 'two_factor.enable', entity: { type: 'account', id: account.id } });
       return 'ok' as const;
     });
     if (outcome === 'not_set_up') throw Problem.conflict('mfa_not_set_up', 'Call POST /api/auth/2fa/setup first.');
@@ -85,6 +92,7 @@ export class MfaService {
       await this.repository.disable(m, account.id);
       await this.sessions.endAllExcept(m, publish, account.id, current);
       await this.mail.notice(m, account.email, account.name, 'mfa_disabled');
+      await this.activity.record(m, { accountId: account.id, action: 'two_factor.disable', entity: { type: 'account', id: account.id } });
       return 'ok' as const;
     });
     if (outcome === 'not_enabled') throw Problem.conflict('mfa_not_enabled', 'Two-factor sign-in is not on.');
@@ -118,10 +126,16 @@ export class MfaService {
         return 'bad_code' as const;
       }
       await this.repository.endChallenge(m, challenge.id);
-      return this.sessions.start(challenge.account_id, m, { ip: challenge.ip, userAgent: challenge.user_agent });
+      const tokens = await this.sessions.start(challenge.account_id, m, { ip: challenge.ip, userAgent: challenge.user_agent });
+      const account = await this.accounts.findById(challenge.account_id, m);
+      if (account) await this.logins.succeeded(m, account, tokens.sessionId, true);
+      return tokens;
     });
     if (outcome === 'ended') throw invalidMfaToken();
-    if (outcome === 'bad_code') throw new Problem(401, 'invalid_code', 'The code is incorrect or was already used.');
+    if (outcome === 'bad_code') {
+      await this.logins.failed({ accountId: peek.account_id }, 'wrong_two_factor_code');
+      throw new Problem(401, 'invalid_code', 'The code is incorrect or was already used.');
+    }
     return outcome;
   }
 

@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { JobQueue, Problem, TransactionRunner } from '@app/core';
+import { accountActor, ActivityLog, JobQueue, Problem, RequestContext, RequestFacts, TransactionRunner } from '@app/core';
 import { AccountsService } from '@app/accounts';
 import { AccountMail } from '../email/account-mail';
 import { AccountTokensRepository } from '../email/account-tokens.repository';
@@ -24,14 +24,20 @@ export class PasswordResetService implements OnModuleInit {
     private readonly sessions: SessionsService,
     private readonly mail: AccountMail,
     private readonly tx: TransactionRunner,
+    private readonly activity: ActivityLog,
   ) {}
 
   onModuleInit(): void {
-    this.jobs.work<{ email: string }>(RESET_REQUESTED, (job) => this.mailResetLink(job.email));
+    // The request's facts travel with the job, so the activity entry says where the request came from.
+    this.jobs.work<{ email: string; request?: RequestFacts }>(RESET_REQUESTED, (job) =>
+      job.request ? RequestContext.run(job.request, () => this.mailResetLink(job.email)) : this.mailResetLink(job.email),
+    );
   }
 
   async requestReset(email: string): Promise<AcceptedResponse> {
-    await this.jobs.send(RESET_REQUESTED, { email }, { retryLimit: 5, retryDelaySeconds: 10, retryBackoff: true });
+    const facts = RequestContext.current();
+    const request = facts && { requestId: facts.requestId, ip: facts.ip, userAgent: facts.userAgent };
+    await this.jobs.send(RESET_REQUESTED, { email, request }, { retryLimit: 5, retryDelaySeconds: 10, retryBackoff: true });
     return ACCEPTED;
   }
 
@@ -45,6 +51,12 @@ export class PasswordResetService implements OnModuleInit {
       await this.tokens.retire(m, account.id, 'reset_password');
       await this.sessions.endAllExcept(m, publish, account.id, null);
       await this.mail.notice(m, account.email, account.name, 'password_reset');
+      await this.activity.record(m, {
+        accountId: account.id,
+        action: 'auth.password_reset',
+        entity: { type: 'account', id: account.id },
+        actor: accountActor(account),
+      });
       return true;
     });
     if (!done)
@@ -60,6 +72,12 @@ export class PasswordResetService implements OnModuleInit {
     await this.tx.run(async (m) => {
       await this.tokens.create(m, account.id, 'reset_password', account.email, token.hash, RESET_TTL_SECONDS);
       await this.mail.passwordReset(m, account.email, account.name, token.token);
+      await this.activity.record(m, {
+        accountId: account.id,
+        action: 'auth.password_reset_request',
+        entity: { type: 'account', id: account.id },
+        actor: accountActor(account),
+      });
     });
   }
 }

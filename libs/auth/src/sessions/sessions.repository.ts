@@ -30,12 +30,21 @@ export class SessionsRepository {
   }
 
   /** Ends one of the account's live sessions; false if there is none with this id. */
-  async revokeForAccount(id: string, accountId: string): Promise<boolean> {
-    const [, affected]: [unknown, number] = await this.dataSource.query(
-      `UPDATE sessions SET revoked_at = now() WHERE id = $2 AND ${LIVE}`,
-      [accountId, id],
-    );
+  async revokeForAccount(manager: EntityManager, id: string, accountId: string): Promise<boolean> {
+    const [, affected]: [unknown, number] = await manager.query(`UPDATE sessions SET revoked_at = now() WHERE id = $2 AND ${LIVE}`, [
+      accountId,
+      id,
+    ]);
     return affected > 0;
+  }
+
+  /** Ends a live session by id (the caller's own); its account id, or null if it was not live. */
+  async revoke(manager: EntityManager, id: string): Promise<string | null> {
+    const [rows]: [{ account_id: string }[], number] = await manager.query(
+      'UPDATE sessions SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING account_id',
+      [id],
+    );
+    return rows[0]?.account_id ?? null;
   }
 
   async revokeAllExcept(manager: EntityManager, accountId: string, keepSessionId: string | null): Promise<void> {

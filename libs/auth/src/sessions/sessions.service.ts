@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, IsNull, Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import {
+  ActivityLog,
   AppConfig,
   ClientInfo,
   CredentialsRevokedEvent,
@@ -44,6 +45,7 @@ export class SessionsService {
     private readonly config: AppConfig,
     private readonly repository: SessionsRepository,
     private readonly activity: SessionActivity,
+    private readonly activityLog: ActivityLog,
   ) {}
 
   async start(accountId: string, manager?: EntityManager, client?: ClientInfo): Promise<IssuedTokens> {
@@ -79,10 +81,11 @@ export class SessionsService {
     return outcome;
   }
 
-  async end(sessionId: string): Promise<void> {
-    const session = await this.sessions.findOne({ where: { id: sessionId, revokedAt: IsNull() }, select: { id: true, accountId: true } });
-    const result = await this.sessions.update({ id: sessionId, revokedAt: IsNull() }, { revokedAt: new Date() });
-    if (session && result.affected) this.tx.emit(revoked(session.accountId));
+  /** Ends a live session in the caller's transaction; false if it was not live. */
+  async end(m: EntityManager, publish: Publish, sessionId: string): Promise<boolean> {
+    const accountId = await this.repository.revoke(m, sessionId);
+    if (accountId) publish(revoked(accountId));
+    return accountId !== null;
   }
 
   /** Ends the account's sessions but one; after COMMIT, open notification streams of the ended ones close. */
@@ -104,13 +107,25 @@ export class SessionsService {
   /** Ends one of the account's sessions; another account's (or an ended) session is a 404. */
   async revoke(principal: Principal, sessionId: string): Promise<void> {
     currentSessionOf(principal);
-    if (!(await this.repository.revokeForAccount(sessionId, principal.accountId))) throw Problem.notFound('Session');
-    this.tx.emit(revoked(principal.accountId));
+    const done = await this.tx.run(async (m, publish) => {
+      if (!(await this.repository.revokeForAccount(m, sessionId, principal.accountId))) return false;
+      publish(revoked(principal.accountId));
+      await this.activityLog.record(m, {
+        accountId: principal.accountId,
+        action: 'session.revoke',
+        entity: { type: 'session', id: sessionId },
+      });
+      return true;
+    });
+    if (!done) throw Problem.notFound('Session');
   }
 
   async revokeOthers(principal: Principal): Promise<void> {
     const current = currentSessionOf(principal);
-    await this.tx.run((m, publish) => this.endAllExcept(m, publish, principal.accountId, current));
+    await this.tx.run(async (m, publish) => {
+      await this.endAllExcept(m, publish, principal.accountId, current);
+      await this.activityLog.record(m, { accountId: principal.accountId, action: 'session.revoke_all', entity: null });
+    });
   }
 
   /** One primary-key lookup: is this session still live for this account? */

@@ -6,6 +6,7 @@ export const ACTIVITY_ACTIONS = [
   'account.register',
   'account.update',
   'account.email_verify',
+  'account.email_change',
   'auth.login',
   'auth.login_failed',
   'auth.logout',

@@ -12,4 +12,6 @@ export interface Principal {
   scopes: readonly Scope[];
   /** An API key's own expiry; keys it creates may not outlive it. */
   expiresAt: Date | null;
+  /** An API key's name (the activity log's actor name); absent for an access token. */
+  name?: string;
 }

@@ -91,6 +91,8 @@ export class AppConfig {
   refreshTokenTtlSeconds: number;
   mail: MailConfig;
   jobs: JobsConfig;
+  /** Activity log entries older than this many days are purged. */
+  eventsRetentionDays: number;
 }
 
 export interface MailConfig {

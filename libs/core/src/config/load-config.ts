@@ -231,6 +231,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
       retryDelaySeconds: env.int('MAIL_RETRY_DELAY_SECONDS', 30, 1, 86_400),
     },
     jobs: { pollIntervalMs: env.int('JOBS_POLL_INTERVAL_MS', 2000, 500, 60_000) },
+    eventsRetentionDays: env.int('EVENTS_RETENTION_DAYS', 90, 1, 3650),
   };
   if (!/^[^<>@\s]+@[^<>@\s]+$|<[^<>@\s]+@[^<>@\s]+>$/.test(config.mail.from)) {
     env.problems.push('MAIL_FROM must be an address, e.g. "Hosting <no-reply@example.com>"');

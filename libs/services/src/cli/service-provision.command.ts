@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { AccountsService } from '@app/accounts';
-import { CliArgs, CliCommand, CliUsageError, requireArg, validateInput } from '@app/core';
+import { CliArgs, CliCommand, CliUsageError, requireArg, staffActor, validateInput } from '@app/core';
 import { BILLING_CYCLES, BillingCycle } from '@app/products';
 import { MAX_PROVISION_COUNT, ServiceProvisioner } from '../service-provisioner';
 import { SERVICE_STATUSES, SERVICE_TYPES, ServiceStatus, ServiceType, VPS_REGIONS } from '../service.types';
@@ -100,6 +100,7 @@ export class ServiceProvisionCommand extends CliCommand {
         // Machines on the hypervisor come with each VPS (nothing to make on the simulator).
         machines: true,
         providerRef,
+        actor: staffActor(),
       },
       count,
     );

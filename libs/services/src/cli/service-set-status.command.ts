@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { IsIn, IsUUID } from 'class-validator';
-import { CliArgs, CliCommand, requireArg, validateInput } from '@app/core';
+import { CliArgs, CliCommand, requireArg, staffActor, validateInput } from '@app/core';
 import { ServiceStatusService } from '../service-status.service';
 import { SERVICE_STATUSES, ServiceStatus } from '../service.types';
 
@@ -25,6 +25,6 @@ export class ServiceSetStatusCommand extends CliCommand {
   async run(args: CliArgs): Promise<unknown[]> {
     const { id, status } = await validateInput(SetServiceStatusInput, { id: requireArg(args, 'id'), status: requireArg(args, 'status') });
     const reason = typeof args.reason === 'string' && args.reason.trim() ? args.reason.trim().slice(0, 500) : null;
-    return [await this.statuses.setStatus(id.toLowerCase(), status, reason)];
+    return [await this.statuses.setStatus(id.toLowerCase(), status, reason, staffActor())];
   }
 }

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { Interval } from '@nestjs/schedule';
-import { AppConfig, domainEvent, InstanceActionFinishedEvent, JobLock, TransactionRunner } from '@app/core';
+import { ActivityLog, AppConfig, domainEvent, InstanceActionFinishedEvent, JobLock, TransactionRunner } from '@app/core';
 import { ServicesRepository } from '../services.repository';
 import { ActionNote, ComputeProvider, ComputeProviderError, instanceRef, TaskStatus } from './compute/compute-provider';
 import { InstanceActionsRepository, PendingAction } from './instance-actions.repository';
@@ -43,6 +43,7 @@ export class InstanceActionRunner implements OnApplicationBootstrap, BeforeAppli
     private readonly adapterHost: HttpAdapterHost,
     private readonly jobs: JobLock,
     private readonly config: AppConfig,
+    private readonly activity: ActivityLog,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -173,6 +174,15 @@ export class InstanceActionRunner implements OnApplicationBootstrap, BeforeAppli
           },
         ),
       );
+      // The system finished it, even when the runner was kicked from inside the customer's request.
+      await this.activity.record(m, {
+        accountId: service.accountId,
+        action: outcome.state === 'succeeded' ? 'instance.action_succeeded' : 'instance.action_failed',
+        entity: { type: 'service', id: action.serviceId },
+        status: outcome.state,
+        actor: { type: 'system', id: null, name: null },
+        details: { actionId: action.id, type: action.type, errorCode: error?.code ?? null, errorMessage: error?.message ?? null },
+      });
     });
     this.forget(action.id);
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, isUniqueViolation, Paginated, paginated, PageQuery, Problem, TransactionRunner } from '@app/core';
+import { ActivityLog, AppConfig, isUniqueViolation, PageQuery, Paginated, paginated, Problem, TransactionRunner } from '@app/core';
 import { ServicesRepository } from '../services.repository';
 import type { ActionType } from '../service.types';
 import { InstanceActionResponse } from './dto/instance-action.response';
@@ -21,6 +21,7 @@ export class InstanceActionsService {
     private readonly runner: InstanceActionRunner,
     private readonly config: AppConfig,
     private readonly sync: PowerStateSync,
+    private readonly activity: ActivityLog,
   ) {}
 
   /**
@@ -40,6 +41,12 @@ export class InstanceActionsService {
         if (!plan.ok) throw Problem.conflict(plan.code, plan.detail);
         const action = await this.actions.insertRunning(m, serviceId, type, service.powerState);
         await this.instances.setPowerState(m, serviceId, plan.transitional);
+        await this.activity.record(m, {
+          accountId,
+          action: `instance.${type}`,
+          entity: { type: 'service', id: serviceId },
+          details: { actionId: action.id },
+        });
         return action;
       })
       .catch((err: unknown) => {

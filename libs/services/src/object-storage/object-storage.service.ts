@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Problem, SecretBox, TransactionRunner } from '@app/core';
+import { EntityManager } from 'typeorm';
+import { ActivityLog, Problem, SecretBox, TransactionRunner } from '@app/core';
 import { ServicesRepository } from '../services.repository';
 import type { ServiceStatus, ServiceType } from '../service.types';
 import { ObjectStorageCredentialsResponse } from './dto/object-storage-credentials.response';
@@ -15,20 +16,38 @@ export class ObjectStorageService {
     private readonly storage: ObjectStorageProvider,
     private readonly tx: TransactionRunner,
     private readonly box: SecretBox,
+    private readonly activity: ActivityLog,
   ) {}
 
   async credentialsFor(accountId: string, serviceId: string): Promise<ObjectStorageCredentialsResponse> {
     const row = await this.credentials.findWithService(accountId, serviceId);
     this.check(row);
-    if (row.access_key_id) return this.respond(row as CredentialRow);
+    if (row.access_key_id) {
+      await this.tx.run((m) => this.recordView(m, accountId, serviceId, false));
+      return this.respond(row as CredentialRow);
+    }
     // First request: issue under the service row lock, so concurrent first requests agree on one key.
     return this.tx.run(async (m) => {
       this.check(await this.services.lockForAccount(m, accountId, serviceId));
       const existing = await this.credentials.find(m, serviceId);
-      if (existing) return this.respond(existing);
+      if (existing) {
+        await this.recordView(m, accountId, serviceId, false);
+        return this.respond(existing);
+      }
       const { secretAccessKey, ...issued } = await this.storage.issueCredentials({ serviceId });
       await this.credentials.insert(m, serviceId, issued, this.box.seal(secretAccessKey));
+      await this.recordView(m, accountId, serviceId, true);
       return this.respond((await this.credentials.find(m, serviceId))!);
+    });
+  }
+
+  /** Who saw the secret, and when (never the secret itself). */
+  private recordView(m: EntityManager, accountId: string, serviceId: string, issued: boolean) {
+    return this.activity.record(m, {
+      accountId,
+      action: 'object_storage.credentials_view',
+      entity: { type: 'service', id: serviceId },
+      details: { issued },
     });
   }
 

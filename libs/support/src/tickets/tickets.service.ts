@@ -1,7 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AccountsService } from '@app/accounts';
-import { domainEvent, Paginated, paginated, Problem, Publish, TicketClosedEvent, TicketRepliedEvent, TransactionRunner } from '@app/core';
+import {
+  ActivityLog,
+  Actor,
+  domainEvent,
+  paginated,
+  Paginated,
+  Problem,
+  Publish,
+  staffActor,
+  TicketClosedEvent,
+  TicketRepliedEvent,
+  TransactionRunner,
+} from '@app/core';
 import { ServiceOwnership } from '@app/services';
 import { AttachmentsService } from '../attachments/attachments.service';
 import { CreateTicketRequest, ListTicketsQuery, ReplyRequest } from '../dto/ticket.request';
@@ -21,6 +33,7 @@ export class TicketsService {
     private readonly attachments: AttachmentsService,
     private readonly services: ServiceOwnership,
     private readonly accounts: AccountsService,
+    private readonly activity: ActivityLog,
   ) {}
 
   async create(accountId: string, input: CreateTicketRequest): Promise<TicketWithMessagesResponse> {
@@ -46,6 +59,12 @@ export class TicketsService {
         message: input.message,
       });
       await this.attachments.attach(m, accountId, message.id, sizes);
+      await this.activity.record(m, {
+        accountId,
+        action: 'ticket.create',
+        entity: { type: 'ticket', id: ticket.id },
+        details: { subject: ticket.subject, attachments: sizes.size },
+      });
       return ticket.id;
     });
     return this.get(accountId, ticketId);
@@ -70,6 +89,7 @@ export class TicketsService {
     const messageId = await this.tx.run(async (m, publish) => {
       const message = await this.addMessage(m, publish, accountId, id, 'customer', author, input.message);
       await this.attachments.attach(m, accountId, message.id, sizes);
+      await this.recordReply(m, accountId, id, message.id, sizes.size);
       return message.id;
     });
     return this.message(messageId);
@@ -79,9 +99,11 @@ export class TicketsService {
   async staffReply(ticketId: string, text: string, staffName = STAFF_NAME): Promise<TicketMessageResponse> {
     const ticket = await this.tickets.findById(ticketId);
     if (!ticket) throw Problem.notFound('Ticket');
-    const messageId = await this.tx.run(
-      async (m, publish) => (await this.addMessage(m, publish, ticket.accountId, ticketId, 'staff', staffName, text)).id,
-    );
+    const messageId = await this.tx.run(async (m, publish) => {
+      const message = await this.addMessage(m, publish, ticket.accountId, ticketId, 'staff', staffName, text);
+      await this.recordReply(m, ticket.accountId, ticketId, message.id, 0, staffActor(staffName));
+      return message.id;
+    });
     return this.message(messageId);
   }
 
@@ -89,7 +111,9 @@ export class TicketsService {
   async close(accountId: string, id: string): Promise<TicketResponse> {
     await this.tx.run(async (m, publish) => {
       const closed = await this.tickets.close(m, accountId, id);
-      if (closed) publish(domainEvent<TicketClosedEvent>('ticket.closed', accountId, { ticketId: id, ...closed }));
+      if (!closed) return;
+      publish(domainEvent<TicketClosedEvent>('ticket.closed', accountId, { ticketId: id, ...closed }));
+      await this.activity.record(m, { accountId, action: 'ticket.close', entity: { type: 'ticket', id } });
     });
     return TicketResponse.from(await this.findOneForAccount(accountId, id));
   }
@@ -116,6 +140,16 @@ export class TicketsService {
       }),
     );
     return message;
+  }
+
+  private recordReply(m: EntityManager, accountId: string, ticketId: string, messageId: string, attachments: number, actor?: Actor) {
+    return this.activity.record(m, {
+      accountId,
+      action: 'ticket.reply',
+      entity: { type: 'ticket', id: ticketId },
+      actor,
+      details: { messageId, attachments },
+    });
   }
 
   private async message(id: string): Promise<TicketMessageResponse> {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { AppConfig, Problem, SecretBox, TransactionRunner } from '@app/core';
+import { ActivityLog, AppConfig, Problem, SecretBox, TransactionRunner } from '@app/core';
 import { ComputeProvider, ConsoleTarget } from '../compute/compute-provider';
 import { ConsoleSessionResponse } from '../dto/console-session.response';
 import { VpsLookup } from '../vps-lookup';
@@ -31,6 +31,7 @@ export class ConsoleService {
     private readonly tx: TransactionRunner,
     private readonly box: SecretBox,
     private readonly config: AppConfig,
+    private readonly activity: ActivityLog,
   ) {}
 
   async open(accountId: string, serviceId: string): Promise<ConsoleSessionResponse> {
@@ -43,7 +44,15 @@ export class ConsoleService {
     const target = await this.compute.openConsole(vps.ref);
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + CONSOLE_SESSION_TTL_MS);
-    await this.tx.run((m) => this.sessions.insert(m, serviceId, hashToken(token), this.box.seal(JSON.stringify(target)), expiresAt));
+    await this.tx.run(async (m) => {
+      await this.sessions.insert(m, serviceId, hashToken(token), this.box.seal(JSON.stringify(target)), expiresAt);
+      await this.activity.record(m, {
+        accountId,
+        action: 'instance.console',
+        entity: { type: 'service', id: serviceId },
+        details: { expiresAt: expiresAt.toISOString() },
+      });
+    });
     return {
       protocol: 'vnc',
       url: `${consoleUrlBase(this.config.publicUrl)}/console?token=${token}`,

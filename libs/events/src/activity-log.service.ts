@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { AccountsService } from '@app/accounts';
+import { ActivityEntry, ActivityHook, ActivityInput, ActivityLog, Actor, RequestContext } from '@app/core';
+import { ActivityRepository, ActivityRow } from './activity.repository';
+import { assertNoSecrets } from './secret-details';
+
+export const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: null };
+
+/**
+ * The ActivityLog port on the activity_events table: the entry, then every registered hook, all
+ * with the caller's manager, so they commit or roll back with the change they describe. The actor
+ * and the request facts come from the request context when the caller does not name them.
+ */
+@Injectable()
+export class ActivityLogService extends ActivityLog {
+  private readonly hooks: ActivityHook[] = [];
+
+  constructor(
+    private readonly repository: ActivityRepository,
+    private readonly accounts: AccountsService,
+  ) {
+    super();
+  }
+
+  async record(manager: EntityManager, input: ActivityInput): Promise<ActivityEntry> {
+    const details = input.details ?? {};
+    assertNoSecrets(input.action, details);
+    const facts = RequestContext.current();
+    const row = await this.repository.insert(manager, {
+      accountId: input.accountId,
+      action: input.action,
+      entity: input.entity,
+      actor: input.actor ?? (await this.currentActor(manager)),
+      ip: facts?.ip ?? null,
+      userAgent: facts?.userAgent ?? null,
+      requestId: facts?.requestId ?? null,
+      status: input.status ?? 'succeeded',
+      details,
+    });
+    const entry = ActivityLogService.entryOf(row);
+    for (const hook of this.hooks) await hook(manager, entry);
+    return entry;
+  }
+
+  onRecorded(hook: ActivityHook): void {
+    this.hooks.push(hook);
+  }
+
+  /** The caller of the current request (the account by its name, or the API key), else the system. */
+  private async currentActor(manager: EntityManager): Promise<Actor> {
+    const principal = RequestContext.current()?.principal;
+    if (!principal) return SYSTEM_ACTOR;
+    if (principal.kind === 'api_key') return { type: 'api_key', id: principal.credentialId, name: principal.name ?? null };
+    const account = await this.accounts.findById(principal.accountId, manager);
+    return { type: 'account', id: principal.accountId, name: account ? account.name || account.email : null };
+  }
+
+  static entryOf(row: ActivityRow): ActivityEntry {
+    return {
+      id: row.id,
+      accountId: row.account_id,
+      action: row.action,
+      entity: row.entity_type && row.entity_id ? { type: row.entity_type, id: row.entity_id } : null,
+      actor: { type: row.actor_type, id: row.actor_id, name: row.actor_name },
+      ip: row.ip,
+      userAgent: row.user_agent,
+      requestId: row.request_id,
+      status: row.status,
+      details: row.details ?? {},
+      createdAt: row.created_at,
+    };
+  }
+}

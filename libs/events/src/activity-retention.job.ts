@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import { Interval } from '@nestjs/schedule';
+import { AppConfig, JobLock } from '@app/core';
+import { ActivityRepository, PURGE_BATCH } from './activity.repository';
+
+/** Hourly, on one replica: entries older than EVENTS_RETENTION_DAYS go, in batches. */
+@Injectable()
+export class ActivityRetentionJob {
+  constructor(
+    private readonly repository: ActivityRepository,
+    private readonly config: AppConfig,
+    private readonly jobs: JobLock,
+  ) {}
+
+  @Interval('activity-retention', 3_600_000)
+  async tick(): Promise<void> {
+    await this.jobs.runExclusive('activity-retention', async () => {
+      await this.purge();
+    });
+  }
+
+  /** How many entries were deleted. */
+  async purge(now = new Date()): Promise<number> {
+    const before = new Date(now.getTime() - this.config.eventsRetentionDays * 86_400_000);
+    let total = 0;
+    for (;;) {
+      const deleted = await this.repository.purgeBatch(before);
+      total += deleted;
+      if (deleted < PURGE_BATCH) return total;
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { ActivityEntry, ActivityStatus, ActorType, PageQuery, pageOffset } from '@app/core';
+
+/** An activity_events row as the driver returns it. */
+export interface ActivityRow {
+  id: string;
+  account_id: string;
+  action: string;
+  entity_type: string | null;
+  entity_id: string | null;
+  actor_type: ActorType;
+  actor_id: string | null;
+  actor_name: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  request_id: string | null;
+  status: ActivityStatus;
+  details: Record<string, unknown>;
+  created_at: Date;
+}
+
+export interface ActivityFilter {
+  action?: string;
+  entityType?: string;
+  entityId?: string;
+  since?: Date;
+}
+
+const COLUMNS = `id, account_id, action, entity_type, entity_id, actor_type, actor_id, actor_name, ip, user_agent, request_id,
+  status, details, created_at`;
+
+/** Purged per statement, so one purge never holds a long lock or a huge transaction. */
+export const PURGE_BATCH = 5000;
+
+@Injectable()
+export class ActivityRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async insert(manager: EntityManager, entry: Omit<ActivityEntry, 'id' | 'createdAt'>): Promise<ActivityRow> {
+    const rows: ActivityRow[] = await manager.query(
+      `INSERT INTO activity_events (account_id, action, entity_type, entity_id, actor_type, actor_id, actor_name, ip, user_agent,
+         request_id, status, details)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb) RETURNING ${COLUMNS}`,
+      [
+        entry.accountId,
+        entry.action,
+        entry.entity?.type ?? null,
+        entry.entity?.id ?? null,
+        entry.actor.type,
+        entry.actor.id,
+        entry.actor.name?.slice(0, 200) ?? null,
+        entry.ip,
+        entry.userAgent,
+        entry.requestId,
+        entry.status,
+        JSON.stringify(entry.details),
+      ],
+    );
+    return rows[0];
+  }
+
+  async page(accountId: string, query: PageQuery, filter: ActivityFilter): Promise<{ rows: ActivityRow[]; total: number }> {
+    const params: unknown[] = [accountId];
+    const where = ['account_id = $1'];
+    const add = (sql: string, value: unknown) => {
+      params.push(value);
+      where.push(sql.replace('?', `$${params.length}`));
+    };
+    if (filter.action) add('action = ?', filter.action);
+    if (filter.entityType) add('entity_type = ?', filter.entityType);
+    if (filter.entityId) add('entity_id = ?::uuid', filter.entityId);
+    if (filter.since) add('created_at >= ?', filter.since);
+    const condition = where.join(' AND ');
+    const [rows, [{ total }]] = await Promise.all([
+      this.dataSource.query(
+        `SELECT ${COLUMNS} FROM activity_events WHERE ${condition}
+          ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}::bigint`,
+        [...params, query.pageSize, pageOffset(query)],
+      ) as Promise<ActivityRow[]>,
+      this.dataSource.query(`SELECT count(*)::int AS total FROM activity_events WHERE ${condition}`, params) as Promise<
+        { total: number }[]
+      >,
+    ]);
+    return { rows, total: Number(total) };
+  }
+
+  async findOneForAccount(accountId: string, id: string): Promise<ActivityRow | null> {
+    const rows: ActivityRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM activity_events WHERE id = $1 AND account_id = $2`, [
+      id,
+      accountId,
+    ]);
+    return rows[0] ?? null;
+  }
+
+  /** Operator side, every account: one batch of entries older than the cutoff; returns how many went. */
+  async purgeBatch(before: Date): Promise<number> {
+    const [, count] = await this.dataSource.query(
+      `DELETE FROM activity_events WHERE id IN (SELECT id FROM activity_events WHERE created_at < $1 LIMIT ${PURGE_BATCH})`,
+      [before],
+    );
+    return Number(count ?? 0);
+  }
+}

@@ -1,0 +1,73 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ACTIVITY_ACTIONS, ApiNullableRef, isoTimestamp } from '@app/core';
+import type { ActivityRow } from '../activity.repository';
+
+export class EventEntityRef {
+  @ApiProperty({ example: 'service', maxLength: 40, description: 'Kind of resource.' })
+  type: string;
+  @ApiProperty({ format: 'uuid', description: 'Id of the resource.' })
+  id: string;
+}
+
+export class EventActor {
+  @ApiProperty({ enum: ['account', 'api_key', 'staff', 'system'], description: 'Who did it.' })
+  type: string;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    maxLength: 100,
+    description: 'The account id, the API key id, the staff member; null for the system.',
+  })
+  id: string | null;
+  @ApiProperty({ type: 'string', nullable: true, maxLength: 200, example: 'Ada Lovelace', description: 'A readable name; null if none.' })
+  name: string | null;
+}
+
+export class EventResponse {
+  @ApiProperty({ format: 'uuid', description: 'Entry id.' })
+  id: string;
+  @ApiProperty({ enum: ACTIVITY_ACTIONS, example: 'instance.stop', description: 'What happened (clients must tolerate new values).' })
+  action: string;
+  @ApiNullableRef(EventEntityRef, { description: 'The resource it is about; null if none.' })
+  entity: EventEntityRef | null;
+  @ApiProperty({ type: EventActor, description: 'Who did it.' })
+  actor: EventActor;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    maxLength: 64,
+    example: '203.0.113.7',
+    description: 'Client address; null outside a request.',
+  })
+  ip: string | null;
+  @ApiProperty({ type: 'string', nullable: true, maxLength: 512, description: 'Client User-Agent; null if none.' })
+  userAgent: string | null;
+  @ApiProperty({ type: 'string', nullable: true, maxLength: 128, description: 'X-Request-Id of the request; null outside a request.' })
+  requestId: string | null;
+  @ApiProperty({ enum: ['succeeded', 'failed'], description: 'Whether the operation succeeded.' })
+  status: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { ticketNumber: 'T-000123' },
+    description: 'Non-secret facts about the change (the webhook event data).',
+  })
+  details: Record<string, unknown>;
+  @ApiProperty({ format: 'date-time', description: 'When it happened.' })
+  createdAt: string;
+
+  static fromRow(row: ActivityRow): EventResponse {
+    return {
+      id: row.id,
+      action: row.action,
+      entity: row.entity_type && row.entity_id ? { type: row.entity_type, id: row.entity_id } : null,
+      actor: { type: row.actor_type, id: row.actor_id, name: row.actor_name },
+      ip: row.ip,
+      userAgent: row.user_agent,
+      requestId: row.request_id,
+      status: row.status,
+      details: row.details ?? {},
+      createdAt: isoTimestamp(row.created_at),
+    };
+  }
+}
