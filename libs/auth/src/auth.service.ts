@@ -25,7 +25,7 @@ export class AuthService {
     return this.tx.run(async (m) => {
       const account = await this.accounts.create(m, input);
       await this.verification.sendVerification(m, account);
-      return this.respond(account, await this.sessions.start(account.id, m, client));
+      return this.respond(account, await this.sessions.start(m, account.id, client));
     });
   }
 
@@ -33,7 +33,7 @@ export class AuthService {
     const account = await this.accounts.verifyPassword(input.email, input.password);
     if (!account) throw INVALID_CREDENTIALS();
     if (await this.mfa.isEnabled(account.id)) return this.mfa.challenge(account.id, client);
-    return this.respond(account, await this.sessions.start(account.id, undefined, client));
+    return this.respond(account, await this.tx.run((m) => this.sessions.start(m, account.id, client)));
   }
 
   async loginWithSecondFactor(input: MfaLoginRequest): Promise<AuthTokensResponse> {

@@ -118,7 +118,7 @@ export class MfaService {
         return 'bad_code' as const;
       }
       await this.repository.endChallenge(m, challenge.id);
-      return this.sessions.start(challenge.account_id, m, { ip: challenge.ip, userAgent: challenge.user_agent });
+      return this.sessions.start(m, challenge.account_id, { ip: challenge.ip, userAgent: challenge.user_agent });
     });
     if (outcome === 'ended') throw invalidMfaToken();
     if (outcome === 'bad_code') throw new Problem(401, 'invalid_code', 'The code is incorrect or was already used.');

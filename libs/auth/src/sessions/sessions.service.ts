@@ -9,7 +9,6 @@ import {
   Paginated,
   paginated,
   PageQuery,
-  poolQuery,
   Principal,
   Problem,
   Publish,
@@ -46,14 +45,12 @@ export class SessionsService {
     private readonly activity: SessionActivity,
   ) {}
 
-  async start(accountId: string, manager?: EntityManager, client?: ClientInfo): Promise<IssuedTokens> {
-    const work = async (m: EntityManager) => {
-      const expiresAt = new Date(Date.now() + this.config.refreshTokenTtlSeconds * 1000);
-      const where = { ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
-      const session = await m.save(m.create(Session, { accountId, expiresAt, revokedAt: null, ...where }));
-      return this.issue(m, session);
-    };
-    return manager ? work(manager) : this.tx.run(work);
+  /** Opens a session inside the caller's transaction (registration, login, the second factor). */
+  async start(manager: EntityManager, accountId: string, client?: ClientInfo): Promise<IssuedTokens> {
+    const expiresAt = new Date(Date.now() + this.config.refreshTokenTtlSeconds * 1000);
+    const where = { ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
+    const session = await manager.save(manager.create(Session, { accountId, expiresAt, revokedAt: null, ...where }));
+    return this.issue(manager, session);
   }
 
   /** Rotates a refresh token; a spent token presented again ends its whole session. */
@@ -104,7 +101,7 @@ export class SessionsService {
   /** Ends one of the account's sessions; another account's (or an ended) session is a 404. */
   async revoke(principal: Principal, sessionId: string): Promise<void> {
     currentSessionOf(principal);
-    if (!(await this.repository.revokeForAccount(sessionId, principal.accountId))) throw Problem.notFound('Session');
+    if (!(await this.repository.revokeForAccount(principal.accountId, sessionId))) throw Problem.notFound('Session');
     this.tx.emit(revoked(principal.accountId));
   }
 
@@ -115,13 +112,9 @@ export class SessionsService {
 
   /** One primary-key lookup: is this session still live for this account? */
   async isLive(sessionId: string, accountId: string): Promise<boolean> {
-    const rows = await poolQuery(
-      this.sessions.manager.connection,
-      'SELECT 1 FROM sessions WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL AND expires_at > now()',
-      [sessionId, accountId],
-    );
-    if (rows.length) this.activity.used(sessionId);
-    return rows.length > 0;
+    const live = await this.repository.isLive(accountId, sessionId);
+    if (live) this.activity.used(sessionId);
+    return live;
   }
 
   private async issue(m: EntityManager, session: Session): Promise<IssuedTokens> {
