@@ -1,16 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { CatalogProduct, ProductSpecs, ProductType } from './catalogue';
+import { CatalogProduct, ProductType } from './catalogue';
 
-interface CatalogRow {
-  id: string;
-  slug: string;
-  name: string;
-  type: ProductType;
-  available: boolean;
-  specs: ProductSpecs;
-  prices: CatalogProduct['prices'] | null;
-}
+/** A catalogue row: the product with its prices aggregated (null when it has none). */
+type CatalogRow = Omit<CatalogProduct, 'prices'> & { prices: CatalogProduct['prices'] | null };
 
 const SELECT = `
   SELECT p.id, p.slug, p.name, p.type, p.available, p.specs,
