@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { SessionActivity } from '@app/auth';
 import { createAccount } from './factories/accounts';
-import { startTestApp, TestApp } from './support/test-app';
+import { startTestApp, TestApp, startTwoApps, TwoApps } from './support/test-app';
 import { TEST_DATABASE_URL } from './support/test-env';
 
 const login = (t: TestApp, email: string, password: string, userAgent = 'jest-agent/1.0') =>
@@ -78,14 +78,9 @@ describe('Sessions (GET/DELETE /api/auth/sessions)', () => {
 (TEST_DATABASE_URL ? describe : describe.skip)('Sessions across API processes (PostgreSQL)', () => {
   let a: TestApp;
   let b: TestApp;
-  beforeAll(async () => {
-    a = await startTestApp();
-    b = await startTestApp();
-  });
-  afterAll(async () => {
-    await a.close();
-    await b.close();
-  });
+  let apps: TwoApps;
+  beforeAll(async () => ({ a, b } = apps = await startTwoApps()));
+  afterAll(() => apps.close());
 
   it('a session revoked on one process is refused on the other at its next request', async () => {
     const owner = await createAccount(a);

@@ -8,11 +8,13 @@ import type { Command } from 'commander';
 import { generate } from 'otplib';
 import request from 'supertest';
 import { parse as parseYaml } from 'yaml';
+import { NotificationHub } from '@app/notifications';
 import { createProgram } from '../cli/src/program';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
 import { freePort } from './support/server-process';
 import { startTestApp, TestApp } from './support/test-app';
+import { waitFor } from './support/wait-for';
 
 const HOSTCTL = join(__dirname, '../cli/bin/hostctl.js');
 
@@ -387,8 +389,12 @@ describe('hostctl: the command line against the API', () => {
     expect((await ok(['notifications', 'list', '--unread', '-o', 'json'])).json).toEqual([]);
 
     const watching = hostctl(['notifications', 'watch', '--limit', '1', '-o', 'json']);
-    // The stream is open once its first unread-count went out; give the child a moment, then act.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Act once the child's stream is open on the server.
+    await waitFor(
+      async () => t.app.get(NotificationHub).listenerCount(account.id),
+      (open) => open > 0,
+      30_000,
+    );
     await ok(['vps', 'reboot', vpsId, '--wait']);
     const watched = await watching;
     expect(watched.code).toBe(0);

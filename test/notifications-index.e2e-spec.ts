@@ -10,7 +10,8 @@ import { TEST_DATABASE_URL } from './support/test-env';
   let t: TestApp;
   let accountId: string;
   beforeAll(async () => {
-    t = await startTestApp();
+    // The bulk insert below outlasts the app's 5 s statement timeout on a busy machine.
+    t = await startTestApp({ DB_STATEMENT_TIMEOUT_MS: '120000' });
     accountId = (await createAccount(t)).id;
     await t.db.query(
       `INSERT INTO notifications (account_id, type, severity, title, body, read_at, created_at)

@@ -8,7 +8,7 @@ import { createSettledAccount, emitEvent, waitFor } from './factories/notificati
 import { SERVER } from './support/run-cli';
 import { ServerProcess, startServerProcess } from './support/server-process';
 import { openSse, SseClient, SseEvent } from './support/sse';
-import { startTestApp, TestApp } from './support/test-app';
+import { startTestApp, TestApp, startTwoApps, TwoApps } from './support/test-app';
 import { TEST_DATABASE_URL } from './support/test-env';
 
 /** The next notification whose title is `title` (the account's other notifications may come first). */
@@ -26,14 +26,9 @@ const addressOf = (url: string) => () => ({ port: Number(new URL(url).port), add
 (TEST_DATABASE_URL ? describe : describe.skip)('Notification streams across API processes (PostgreSQL)', () => {
   let a: TestApp;
   let b: TestApp;
-  beforeAll(async () => {
-    a = await startTestApp();
-    b = await startTestApp();
-  });
-  afterAll(async () => {
-    await a.close();
-    await b.close();
-  });
+  let apps: TwoApps;
+  beforeAll(async () => ({ a, b } = apps = await startTwoApps()));
+  afterAll(() => apps.close());
 
   it('delivers a notification made by one process to a stream held by another, each way', async () => {
     const account = await createSettledAccount(a);

@@ -10,7 +10,8 @@ const SERVICES = 100_000;
   let t: TestApp;
   let accountId: string;
   beforeAll(async () => {
-    t = await startTestApp();
+    // The bulk insert below outlasts the app's 5 s statement timeout on a busy machine.
+    t = await startTestApp({ DB_STATEMENT_TIMEOUT_MS: '120000' });
     accountId = (await createAccount(t)).id;
     const [product] = await t.db.query(`SELECT id FROM products WHERE slug = 'vps-s'`);
     await t.db.query(

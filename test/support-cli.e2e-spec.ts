@@ -2,6 +2,7 @@ import request from 'supertest';
 import { createAccount } from './factories/accounts';
 import { createTicket } from './factories/support';
 import { runCli } from './support/run-cli';
+import { runCliIn } from './support/run-cli-in-app';
 import { startTestApp, TestApp } from './support/test-app';
 import { TEST_DATABASE_URL } from './support/test-env';
 
@@ -28,13 +29,13 @@ import { TEST_DATABASE_URL } from './support/test-env';
   });
 
   it('refuses an unknown ticket and a closed one', async () => {
-    const missing = await runCli(['ticket:staff-reply', '--ticket', '6b0c8c3e-0000-4000-8000-000000000000', '--message', 'x']);
+    const missing = await runCliIn(t.app, ['ticket:staff-reply', '--ticket', '6b0c8c3e-0000-4000-8000-000000000000', '--message', 'x']);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('not_found');
     const account = await createAccount(t);
     const ticket = await createTicket(t, account);
     await request(t.http).post(`/api/support/tickets/${ticket.id}/close`).set('Authorization', account.keyBearer).expect(200);
-    const closed = await runCli(['ticket:staff-reply', '--ticket', ticket.id, '--message', 'x']);
+    const closed = await runCliIn(t.app, ['ticket:staff-reply', '--ticket', ticket.id, '--message', 'x']);
     expect(closed.stderr).toContain('ticket_closed');
   });
 });

@@ -23,10 +23,10 @@ export interface TestAccount {
 export async function createAccount(t: TestApp, options: { scopes?: Scope[] } = {}): Promise<TestAccount> {
   const email = `user-${randomUUID()}@example.test`;
   const password = 'correct horse battery staple';
-  const account = await t.app
-    .get(TransactionRunner)
-    .run((m) => t.app.get(AccountsService).create(m, { email, password, name: 'Test User' }));
-  const session = await t.app.get(SessionsService).start(account.id);
+  const { account, session } = await t.app.get(TransactionRunner).run(async (m) => {
+    const account = await t.app.get(AccountsService).create(m, { email, password, name: 'Test User' });
+    return { account, session: await t.app.get(SessionsService).start(m, account.id) };
+  });
   const key = await t.app.get(ApiKeysService).create(account.id, { name: 'test key', scopes: options.scopes });
   return {
     id: account.id,

@@ -5,40 +5,43 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { CLI } from './run-cli';
 import { PGLITE_TEMPLATE_ENV, RUN_DIR_ENV } from './test-database';
-import { TEST_DATABASE_URL, testEnv } from './test-env';
+import { RUN_DATABASE_URL, testEnv } from './test-env';
 
 const ROOT = join(__dirname, '../..');
 
 /**
  * Migrates a database once per run, with the built CLI's `migration:run`: on PostgreSQL a
- * template database the run's database is cloned from; on PGlite a data directory each test app
- * copies. Apps then start on a migrated schema instead of applying every migration themselves.
+ * template database the run's database (and one more per extra Jest worker, `<name>_w<k>`) is
+ * cloned from; on PGlite a data directory each test app copies. Apps then start on a migrated
+ * schema instead of applying every migration themselves.
  */
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
   if (process.env[RUN_DIR_ENV]) return; // the e2e and integration projects share one setup per run
   execFileSync(process.execPath, [join(ROOT, 'scripts/build-if-needed.js')], { cwd: ROOT, stdio: 'inherit' });
   const runDir = mkdtempSync(join(tmpdir(), 'api-test-run-'));
   process.env[RUN_DIR_ENV] = runDir;
-  if (!TEST_DATABASE_URL) {
+  if (!RUN_DATABASE_URL) {
     const template = join(runDir, 'pglite-template');
     migrate({ DATA_DIR: template });
     process.env[PGLITE_TEMPLATE_ENV] = template;
     return;
   }
-  const url = new URL(TEST_DATABASE_URL);
+  const url = new URL(RUN_DATABASE_URL);
   const name = url.pathname.slice(1);
   if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`TEST_DATABASE_URL must name a plain database, got "${name}"`);
   const template = `${name}_template`;
+  const databases = [name];
+  for (let worker = 2; worker <= globalConfig.maxWorkers; worker++) databases.push(`${name}_w${worker}`);
   url.pathname = '/postgres';
   const admin = new Client({ connectionString: url.toString() });
   await admin.connect();
   try {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    for (const db of databases) await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
     await admin.query(`CREATE DATABASE ${template}`);
     url.pathname = `/${template}`;
     migrate({ DATABASE_URL: url.toString() });
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+    for (const db of databases) await admin.query(`CREATE DATABASE ${db} TEMPLATE ${template}`);
   } finally {
     await admin.end();
   }

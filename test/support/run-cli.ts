@@ -12,6 +12,12 @@ export interface CliResult {
   lines: any[];
 }
 
+export const linesOf = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+
 /** Runs the built operator CLI (`npm test` builds first) with the test configuration. */
 export function runCli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
@@ -21,12 +27,6 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
-    child.on('close', (code) => {
-      const lines = stdout
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line));
-      resolve({ code, stdout, stderr, lines });
-    });
+    child.on('close', (code) => resolve({ code, stdout, stderr, lines: linesOf(stdout) }));
   });
 }

@@ -69,3 +69,23 @@ export async function startAppWithAccounts(overrides: Record<string, string | un
   const t = await startTestApp(overrides);
   return Object.assign(t, { owner: await createAccount(t), stranger: await createAccount(t) });
 }
+
+/** Two apps on the one test database (PostgreSQL): what one process does, the other must see. */
+export interface TwoApps {
+  a: TestApp;
+  b: TestApp;
+  close(): Promise<void>;
+}
+
+export async function startTwoApps(overrides: Record<string, string | undefined> = {}): Promise<TwoApps> {
+  const a = await startTestApp(overrides);
+  const b = await startTestApp(overrides);
+  return {
+    a,
+    b,
+    async close() {
+      await a.close();
+      await b.close();
+    },
+  };
+}

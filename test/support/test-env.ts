@@ -1,5 +1,21 @@
+/** The database the run was given (PostgreSQL), or undefined for the embedded PGlite. */
+export const RUN_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
+
+/**
+ * A Jest worker's own database: the run's database for worker 1 (and with --runInBand), `<name>_w<k>`
+ * for worker k; the global setup clones each from the run's migrated template.
+ */
+export function workerDatabaseUrl(url: string, worker: number): string {
+  if (worker <= 1) return url;
+  const u = new URL(url);
+  u.pathname = `${u.pathname}_w${worker}`;
+  return u.toString();
+}
+
+/** The database this test process uses (see workerDatabaseUrl); undefined on PGlite. */
+export const TEST_DATABASE_URL = RUN_DATABASE_URL && workerDatabaseUrl(RUN_DATABASE_URL, Number(process.env.JEST_WORKER_ID ?? 1));
+
 /** The configuration every e2e app starts with: fixed secrets, generous limits, no delays. */
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 
 export function testEnv(overrides: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   return {

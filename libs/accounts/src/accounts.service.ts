@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { isUniqueViolation, Problem } from '@app/core';
 import { Account } from './account.entity';
+import { AccountsRepository } from './accounts.repository';
 import { PasswordHasher } from './password-hasher';
 
 export interface NewAccount {
@@ -18,6 +19,7 @@ const normalEmail = (email: string) => email.trim().toLowerCase();
 export class AccountsService {
   constructor(
     @InjectRepository(Account) private readonly accounts: Repository<Account>,
+    private readonly repository: AccountsRepository,
     private readonly hasher: PasswordHasher,
   ) {}
 
@@ -56,9 +58,8 @@ export class AccountsService {
    * SELECT ... FOR UPDATE of the account row inside the caller's transaction: serialises work that
    * must see a consistent per-account count (key quotas). False for an unknown id.
    */
-  async lockForUpdate(manager: EntityManager, id: string): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [id]);
-    return rows.length > 0;
+  lockForUpdate(manager: EntityManager, id: string): Promise<boolean> {
+    return this.repository.lockForUpdate(manager, id);
   }
 
   /** The account if the password matches; the same work is done when the email is unknown. */
@@ -77,20 +78,14 @@ export class AccountsService {
   }
 
   /** Confirms the address only if it is still the account's address. */
-  async markEmailVerified(manager: EntityManager, accountId: string, email: string): Promise<void> {
-    await manager.query('UPDATE accounts SET email_verified_at = now() WHERE id = $1 AND email = $2 AND email_verified_at IS NULL', [
-      accountId,
-      email,
-    ]);
+  markEmailVerified(manager: EntityManager, accountId: string, email: string): Promise<void> {
+    return this.repository.markEmailVerified(manager, accountId, email);
   }
 
   /** Replaces the address with a confirmed one; 409 email_taken if another account has it now. */
   async changeEmail(manager: EntityManager, accountId: string, email: string): Promise<void> {
     try {
-      await manager.query('UPDATE accounts SET email = $2, email_verified_at = now(), updated_at = now() WHERE id = $1', [
-        accountId,
-        normalEmail(email),
-      ]);
+      await this.repository.changeEmail(manager, accountId, normalEmail(email));
     } catch (err) {
       if (isUniqueViolation(err)) throw Problem.conflict('email_taken', 'An account with this email already exists.');
       throw err;

@@ -5,13 +5,14 @@ import { ApiKeyExpiryScanner } from './api-key-expiry.scanner';
 import { ApiKeyVerifier } from './api-key-verifier';
 import { ApiKey } from './api-key.entity';
 import { ApiKeysController } from './api-keys.controller';
+import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyCreateCommand } from './cli/api-key-create.command';
 
 @Module({
   imports: [AccountsModule, TypeOrmModule.forFeature([ApiKey])],
   controllers: [ApiKeysController],
-  providers: [ApiKeysService, ApiKeyVerifier, ApiKeyExpiryScanner, ApiKeyCreateCommand],
+  providers: [ApiKeysService, ApiKeysRepository, ApiKeyVerifier, ApiKeyExpiryScanner, ApiKeyCreateCommand],
   exports: [ApiKeysService, ApiKeyVerifier, ApiKeyExpiryScanner],
 })
 export class ApiKeysModule {}

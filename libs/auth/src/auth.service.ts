@@ -28,7 +28,7 @@ export class AuthService {
     return this.tx.run(async (m) => {
       const account = await this.accounts.create(m, input);
       await this.verification.sendVerification(m, account);
-      const tokens = await this.sessions.start(account.id, m, client);
+      const tokens = await this.sessions.start(m, account.id, client);
       await this.activity.record(m, {
         accountId: account.id,
         action: 'account.register',
@@ -48,7 +48,7 @@ export class AuthService {
     }
     if (await this.mfa.isEnabled(account.id)) return this.mfa.challenge(account.id, client);
     const tokens = await this.tx.run(async (m) => {
-      const issued = await this.sessions.start(account.id, m, client);
+      const issued = await this.sessions.start(m, account.id, client);
       await this.logins.succeeded(m, account, issued.sessionId, false);
       return issued;
     });

@@ -9,6 +9,7 @@ export * from './database/data-source-options';
 export * from './database/data-dir-lock';
 export * from './database/pglite-pool';
 export * from './database/pool-query';
+export * from './database/last-used-buffer';
 export * from './database/run-migrations';
 export * from './database/transaction';
 export * from './database/sql';

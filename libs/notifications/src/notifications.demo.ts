@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DemoContext, DemoSeeder } from '@app/core';
+import { NotificationsRepository } from './notifications.repository';
 
 /** [type, severity, title, body, read, age]; names match the services demo (other areas' ids are theirs). */
 const DEMO_NOTIFICATIONS: [string, string, string, string, boolean, string][] = [
@@ -20,13 +21,13 @@ const DEMO_NOTIFICATIONS: [string, string, string, string, boolean, string][] = 
 export class NotificationsDemoSeeder extends DemoSeeder {
   readonly order = 90;
 
+  constructor(private readonly notifications: NotificationsRepository) {
+    super();
+  }
+
   async seed({ accountId, manager }: DemoContext): Promise<void> {
     for (const [type, severity, title, body, read, age] of DEMO_NOTIFICATIONS) {
-      await manager.query(
-        `INSERT INTO notifications (account_id, type, severity, title, body, read_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, CASE WHEN $6 THEN now() - $7::interval / 2 END, now() - $7::interval)`,
-        [accountId, type, severity, title, body, read, age],
-      );
+      await this.notifications.insertAged(manager, accountId, { type, severity, title, body, read, age });
     }
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { PageQuery, pageOffset, poolQuery } from '@app/core';
 import { NotificationResponse } from './dto/notification.response';
 import { NewNotification } from './notification.types';
@@ -17,6 +17,16 @@ export interface NotificationRow {
   read_at: Date | null;
   created_at: Date;
 }
+/** A demo notification: `age` is a PostgreSQL interval ('2 hours'). */
+export interface DemoNotification {
+  type: string;
+  severity: string;
+  title: string;
+  body: string;
+  read: boolean;
+  age: string;
+}
+
 const COLUMNS = 'id, type, severity, title, body, link, entity_type, entity_id, read_at, created_at';
 
 /** Raw SQL on the hot paths (unread count, mark read): one statement each, no entity hydration. */
@@ -85,5 +95,14 @@ export class NotificationsRepository {
       accountId,
     ]);
     return Number(count ?? 0);
+  }
+
+  /** Demo data: a notification of some age, read halfway through it or not at all. */
+  async insertAged(manager: EntityManager, accountId: string, n: DemoNotification): Promise<void> {
+    await manager.query(
+      `INSERT INTO notifications (account_id, type, severity, title, body, read_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, CASE WHEN $6 THEN now() - $7::interval / 2 END, now() - $7::interval)`,
+      [accountId, n.type, n.severity, n.title, n.body, n.read, n.age],
+    );
   }
 }

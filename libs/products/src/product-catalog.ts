@@ -1,22 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
-import { CatalogProduct, ProductSpecs, ProductType } from './catalogue';
-
-interface Row {
-  id: string;
-  slug: string;
-  name: string;
-  type: ProductType;
-  available: boolean;
-  specs: ProductSpecs;
-  prices: CatalogProduct['prices'] | null;
-}
-
-const SELECT = `
-  SELECT p.id, p.slug, p.name, p.type, p.available, p.specs,
-         (SELECT json_agg(json_build_object('billingCycle', pp.billing_cycle, 'price', pp.price::text, 'currency', pp.currency))
-            FROM product_prices pp WHERE pp.product_id = p.id) AS prices
-    FROM products p`;
+import { EntityManager } from 'typeorm';
+import { CatalogProduct, ProductType } from './catalogue';
+import { ProductsRepository } from './products.repository';
 
 /**
  * What other areas may ask about the catalogue, without its entities. Takes the caller's
@@ -24,28 +9,14 @@ const SELECT = `
  */
 @Injectable()
 export class ProductCatalog {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly products: ProductsRepository) {}
 
-  async findBySlug(slug: string, manager: EntityManager = this.dataSource.manager): Promise<CatalogProduct | null> {
-    const rows: Row[] = await manager.query(`${SELECT} WHERE p.slug = $1`, [slug]);
-    return rows[0] ? toProduct(rows[0]) : null;
+  findBySlug(slug: string, manager?: EntityManager): Promise<CatalogProduct | null> {
+    return this.products.findBySlug(slug, manager);
   }
 
   /** The smallest available plan of a type. */
-  async defaultFor(type: ProductType, manager: EntityManager = this.dataSource.manager): Promise<CatalogProduct | null> {
-    const rows: Row[] = await manager.query(`${SELECT} WHERE p.type = $1 AND p.available ORDER BY p.position, p.id LIMIT 1`, [type]);
-    return rows[0] ? toProduct(rows[0]) : null;
+  defaultFor(type: ProductType, manager?: EntityManager): Promise<CatalogProduct | null> {
+    return this.products.findDefaultFor(type, manager);
   }
-}
-
-function toProduct(row: Row): CatalogProduct {
-  return {
-    id: row.id,
-    slug: row.slug,
-    name: row.name,
-    type: row.type,
-    available: row.available,
-    specs: row.specs,
-    prices: row.prices ?? [],
-  };
 }

@@ -4,12 +4,13 @@ import { ProductCatalog } from './product-catalog';
 import { ProductPrice } from './product-price.entity';
 import { Product } from './product.entity';
 import { ProductsController } from './products.controller';
+import { ProductsRepository } from './products.repository';
 import { ProductsService } from './products.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Product, ProductPrice])],
   controllers: [ProductsController],
-  providers: [ProductsService, ProductCatalog],
+  providers: [ProductsService, ProductsRepository, ProductCatalog],
   exports: [ProductCatalog],
 })
 export class ProductsModule {}

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AccountsModule } from '@app/accounts';
 import { AppConfig } from '@app/core';
 import { ProductsModule } from '@app/products';
@@ -9,6 +8,7 @@ import { ServicesDemoSeeder } from './demo/services-demo.seeder';
 import { ComputeProvider } from './instance/compute/compute-provider';
 import { LibvirtComputeProvider } from './instance/compute/libvirt/libvirt-compute.provider';
 import { SimulatedComputeProvider } from './instance/compute/simulated-compute.provider';
+import { SimulatorTasksRepository } from './instance/compute/simulator-tasks.repository';
 import { SimulatedVncServers } from './instance/compute/simulated-vnc-servers';
 import { ConsoleConnections } from './instance/console/console-connections';
 import { ConsoleProxy } from './instance/console/console-proxy';
@@ -55,16 +55,15 @@ import { ServicesService } from './services.service';
     ConsoleConnections,
     ConsoleProxy,
     SimulatedVncServers,
+    SimulatorTasksRepository,
     ObjectStorageService,
     ObjectStorageCredentialsRepository,
     // Adapters: the simulators by default; COMPUTE_PROVIDER=libvirt drives real KVM/QEMU hosts.
     {
       provide: ComputeProvider,
-      inject: [AppConfig, DataSource, SimulatedVncServers],
-      useFactory: (config: AppConfig, dataSource: DataSource, displays: SimulatedVncServers): ComputeProvider =>
-        config.computeProvider === 'libvirt'
-          ? new LibvirtComputeProvider(config)
-          : new SimulatedComputeProvider(dataSource, config, displays),
+      inject: [AppConfig, SimulatorTasksRepository, SimulatedVncServers],
+      useFactory: (config: AppConfig, tasks: SimulatorTasksRepository, displays: SimulatedVncServers): ComputeProvider =>
+        config.computeProvider === 'libvirt' ? new LibvirtComputeProvider(config) : new SimulatedComputeProvider(tasks, config, displays),
     },
     { provide: ObjectStorageProvider, useClass: SimulatedObjectStorageProvider },
     ServiceProvisionCommand,

@@ -126,7 +126,7 @@ export class MfaService {
         return 'bad_code' as const;
       }
       await this.repository.endChallenge(m, challenge.id);
-      const tokens = await this.sessions.start(challenge.account_id, m, { ip: challenge.ip, userAgent: challenge.user_agent });
+      const tokens = await this.sessions.start(m, challenge.account_id, { ip: challenge.ip, userAgent: challenge.user_agent });
       const account = await this.accounts.findById(challenge.account_id, m);
       if (account) await this.logins.succeeded(m, account, tokens.sessionId, true);
       return tokens;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText, pageOffset, PageQuery } from '@app/core';
+import { isoText, pageOffset, PageQuery, poolQuery } from '@app/core';
 
 export interface SessionRow {
   id: string;
@@ -30,7 +30,7 @@ export class SessionsRepository {
   }
 
   /** Ends one of the account's live sessions; false if there is none with this id. */
-  async revokeForAccount(manager: EntityManager, id: string, accountId: string): Promise<boolean> {
+  async revokeForAccount(manager: EntityManager, accountId: string, id: string): Promise<boolean> {
     const [, affected]: [unknown, number] = await manager.query(`UPDATE sessions SET revoked_at = now() WHERE id = $2 AND ${LIVE}`, [
       accountId,
       id,
@@ -52,6 +52,12 @@ export class SessionsRepository {
       accountId,
       keepSessionId,
     ]);
+  }
+
+  /** One primary-key lookup on every request with an access token, so on the driver's pool (poolQuery). */
+  async isLive(accountId: string, id: string): Promise<boolean> {
+    const rows = await poolQuery(this.dataSource, `SELECT 1 FROM sessions WHERE id = $2 AND ${LIVE}`, [accountId, id]);
+    return rows.length > 0;
   }
 
   async touch(ids: string[]): Promise<void> {

@@ -10,7 +10,6 @@ import {
   Paginated,
   paginated,
   PageQuery,
-  poolQuery,
   Principal,
   Problem,
   Publish,
@@ -48,14 +47,12 @@ export class SessionsService {
     private readonly activityLog: ActivityLog,
   ) {}
 
-  async start(accountId: string, manager?: EntityManager, client?: ClientInfo): Promise<IssuedTokens> {
-    const work = async (m: EntityManager) => {
-      const expiresAt = new Date(Date.now() + this.config.refreshTokenTtlSeconds * 1000);
-      const where = { ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
-      const session = await m.save(m.create(Session, { accountId, expiresAt, revokedAt: null, ...where }));
-      return this.issue(m, session);
-    };
-    return manager ? work(manager) : this.tx.run(work);
+  /** Opens a session inside the caller's transaction (registration, login, the second factor). */
+  async start(manager: EntityManager, accountId: string, client?: ClientInfo): Promise<IssuedTokens> {
+    const expiresAt = new Date(Date.now() + this.config.refreshTokenTtlSeconds * 1000);
+    const where = { ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
+    const session = await manager.save(manager.create(Session, { accountId, expiresAt, revokedAt: null, ...where }));
+    return this.issue(manager, session);
   }
 
   /** Rotates a refresh token; a spent token presented again ends its whole session. */
@@ -108,7 +105,7 @@ export class SessionsService {
   async revoke(principal: Principal, sessionId: string): Promise<void> {
     currentSessionOf(principal);
     const done = await this.tx.run(async (m, publish) => {
-      if (!(await this.repository.revokeForAccount(m, sessionId, principal.accountId))) return false;
+      if (!(await this.repository.revokeForAccount(m, principal.accountId, sessionId))) return false;
       publish(revoked(principal.accountId));
       await this.activityLog.record(m, {
         accountId: principal.accountId,
@@ -130,13 +127,9 @@ export class SessionsService {
 
   /** One primary-key lookup: is this session still live for this account? */
   async isLive(sessionId: string, accountId: string): Promise<boolean> {
-    const rows = await poolQuery(
-      this.sessions.manager.connection,
-      'SELECT 1 FROM sessions WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL AND expires_at > now()',
-      [sessionId, accountId],
-    );
-    if (rows.length) this.activity.used(sessionId);
-    return rows.length > 0;
+    const live = await this.repository.isLive(accountId, sessionId);
+    if (live) this.activity.used(sessionId);
+    return live;
   }
 
   private async issue(m: EntityManager, session: Session): Promise<IssuedTokens> {

@@ -1,17 +1,12 @@
 import { randomInt } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/core';
 import type { ActionType, PowerState } from '../../service.types';
 import { ComputeProvider, ConsoleTarget, InstanceRef, TaskStatus } from './compute-provider';
 import { SimulatedVncServers } from './simulated-vnc-servers';
+import { SimulatorTasksRepository } from './simulator-tasks.repository';
 
 const VNC_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
-
-interface TaskRow {
-  type: ActionType;
-  done: boolean;
-}
 
 /**
  * The default adapter: a hypervisor that exists only as rows in compute_simulator_tasks. Each
@@ -21,7 +16,7 @@ interface TaskRow {
 @Injectable()
 export class SimulatedComputeProvider extends ComputeProvider {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly tasks: SimulatorTasksRepository,
     private readonly config: AppConfig,
     private readonly displays: SimulatedVncServers,
   ) {
@@ -29,30 +24,18 @@ export class SimulatedComputeProvider extends ComputeProvider {
   }
 
   async powerAction(instance: InstanceRef, operation: ActionType, idempotencyKey: string): Promise<string> {
-    await this.dataSource.query(
-      `INSERT INTO compute_simulator_tasks (id, instance_ref, type, completes_at)
-       VALUES ($1, $2, $3, now() + $4::double precision * interval '1 millisecond')
-       ON CONFLICT (id) DO NOTHING`,
-      [idempotencyKey, refOf(instance), operation, this.config.computeTransitionDelayMs],
-    );
+    await this.tasks.insert(idempotencyKey, refOf(instance), operation, this.config.computeTransitionDelayMs);
     return idempotencyKey;
   }
 
   async taskStatus(_instance: InstanceRef, taskId: string): Promise<TaskStatus> {
-    const [task]: TaskRow[] = await this.dataSource.query(
-      `SELECT type, completes_at <= now() AS done FROM compute_simulator_tasks WHERE id = $1`,
-      [taskId],
-    );
+    const task = await this.tasks.find(taskId);
     if (!task) return { state: 'failed', error: { code: 'task_not_found', message: 'The hypervisor has no record of this task.' } };
     return task.done ? { state: 'succeeded' } : { state: 'running' };
   }
 
   async powerState(instance: InstanceRef): Promise<PowerState | null> {
-    const [task]: TaskRow[] = await this.dataSource.query(
-      `SELECT type, completes_at <= now() AS done FROM compute_simulator_tasks
-        WHERE instance_ref = $1 ORDER BY created_at DESC LIMIT 1`,
-      [refOf(instance)],
-    );
+    const task = await this.tasks.findLatestFor(refOf(instance));
     if (!task) return null;
     if (task.type === 'stop') return task.done ? 'stopped' : 'stopping';
     return task.done ? 'running' : 'starting';
