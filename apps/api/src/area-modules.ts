@@ -6,5 +6,6 @@ import { ProductsModule } from '@app/products';
 import { ServicesModule } from '@app/services';
 import { SshKeysModule } from '@app/ssh-keys';
 import { SupportModule } from '@app/support';
+import { WebhooksModule } from '@app/webhooks';
 
-export const AREA_MODULES = [AuthModule, ApiKeysModule, ProductsModule, ServicesModule, SshKeysModule, SupportModule, NotificationsModule, EventsModule];
+export const AREA_MODULES = [AuthModule, ApiKeysModule, ProductsModule, ServicesModule, SshKeysModule, SupportModule, NotificationsModule, EventsModule, WebhooksModule];
