@@ -87,7 +87,7 @@ export class WebhooksService {
       const rotated = await this.endpoints.rotateSecret(m, accountId, id, this.secrets.seal(secret), SECRET_OVERLAP_SECONDS);
       if (!rotated) throw Problem.notFound('Webhook');
       await this.record(m, rotated, 'webhook.rotate_secret', {
-        previousSecretExpiresAt: rotated.previous_secret_expires_at?.toISOString(),
+        overlapUntil: rotated.previous_secret_expires_at?.toISOString(),
       });
       return rotated;
     });
