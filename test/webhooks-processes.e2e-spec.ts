@@ -30,6 +30,15 @@ async function endpointFor(server: ServerProcess, bearer: string, url: string): 
   ).body;
 }
 
+interface Delivery {
+  id: string;
+  messageId: string;
+  eventType: string;
+  status: string;
+  attempts: number;
+  lastError: string | null;
+}
+
 const addKey = (server: ServerProcess, bearer: string) =>
   request(server.url).post('/api/ssh-keys').set('Authorization', bearer).send({ name: 'k', publicKey: freshKey() }).expect(201);
 
@@ -75,10 +84,10 @@ const addKey = (server: ServerProcess, bearer: string) =>
     const key = await addKey(first, bearer);
     const failed = await waitFor(
       async () => (await request(first.url).get(`/api/webhooks/${endpoint.id}/deliveries`).set('Authorization', bearer)).body.data,
-      (list: { eventType: string; attempts: number }[]) => list.some((d) => d.eventType === 'ssh_key.create' && d.attempts >= 1),
+      (list: Delivery[]) => list.some((d) => d.eventType === 'ssh_key.create' && d.attempts >= 1),
       15_000,
     );
-    const delivery = failed.find((d: { eventType: string }) => d.eventType === 'ssh_key.create');
+    const delivery = (failed as Delivery[]).find((d) => d.eventType === 'ssh_key.create')!;
     expect(delivery).toMatchObject({ status: 'pending', lastError: expect.stringContaining('ECONNREFUSED') });
     await first.stop();
     servers.splice(0);
@@ -94,8 +103,8 @@ const addKey = (server: ServerProcess, bearer: string) =>
     WebhookReceiver.verify(endpoint.secret, hook);
     const done = await waitFor(
       async () => (await request(second.url).get(`/api/webhooks/${endpoint.id}/deliveries`).set('Authorization', bearer)).body.data,
-      (list: { id: string; status: string }[]) => list.some((d) => d.id === delivery.id && d.status === 'succeeded'),
+      (list: Delivery[]) => list.some((d) => d.id === delivery.id && d.status === 'succeeded'),
     );
-    expect(done.find((d: { id: string }) => d.id === delivery.id).attempts).toBeGreaterThanOrEqual(2);
+    expect((done as Delivery[]).find((d) => d.id === delivery.id)!.attempts).toBeGreaterThanOrEqual(2);
   });
 });

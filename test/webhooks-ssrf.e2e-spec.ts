@@ -71,7 +71,12 @@ describe('Webhooks SSRF defences (allow flags off)', () => {
     const ok = await create('https://hooks.example.com/').expect(201);
     for (const [host, range] of CLASSES) {
       // As if stored while the flags were on, or by an older release.
-      await t.db.query('UPDATE webhook_endpoints SET url = $2, failing_since = NULL WHERE id = $1', [ok.body.id, `https://${host}/hook`]);
+      await t.db.query('UPDATE webhook_endpoints SET url = $2, failing_since = NULL, enabled = true WHERE id = $1', [
+        ok.body.id,
+        `https://${host}/hook`,
+      ]);
+      // Earlier deliveries' retries end here, so they cannot disable the endpoint mid-loop.
+      await t.db.query(`UPDATE webhook_deliveries SET status = 'failed' WHERE endpoint_id = $1`, [ok.body.id]);
       const delivery = await testAndWait(ok.body.id);
       expect([host, delivery.lastError]).toEqual([host, expect.stringContaining(`a ${range} address`)]);
       expect(delivery.lastResponseCode).toBeNull();
