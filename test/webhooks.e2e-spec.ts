@@ -42,13 +42,23 @@ describe('Webhooks', () => {
   };
   /** Waits for the deliveries the receiver got that `match`, at least `count` of them. */
   const received = async (match: (r: ReceivedWebhook) => boolean, count = 1, timeoutMs = 15_000) =>
-    (await waitFor(async () => receiver.received.filter(match), (list) => list.length >= count, timeoutMs)).filter(match);
+    (
+      await waitFor(
+        async () => receiver.received.filter(match),
+        (list) => list.length >= count,
+        timeoutMs,
+      )
+    ).filter(match);
   const forEntity = (id: string) => (r: ReceivedWebhook) => r.json.data.entity?.id === id;
 
   describe('endpoints', () => {
     it('creates an endpoint with a secret shown once, then reads, lists, changes and deletes it', async () => {
       const account = await createAccount(t);
-      const created = await api(account).post('/api/webhooks', { url: receiver.url, events: ['ssh_key.create', 'ticket.reply'], description: 'CI' });
+      const created = await api(account).post('/api/webhooks', {
+        url: receiver.url,
+        events: ['ssh_key.create', 'ticket.reply'],
+        description: 'CI',
+      });
       expect(created.status).toBe(201);
       expect(created.body).toEqual({
         id: expect.any(String),
@@ -68,7 +78,9 @@ describe('Webhooks', () => {
       const [row] = await t.db.query('SELECT secret_sealed FROM webhook_endpoints WHERE id = $1', [id]);
       expect(row.secret_sealed).not.toContain(created.body.secret.slice(6, 20));
       expect((await api(account).get('/api/webhooks').expect(200)).body).toMatchObject({ data: [{ id }], total: 1, page: 1 });
-      const patched = await api(account).patch(`/api/webhooks/${id}`, { events: ['*'], enabled: false, description: '' }).expect(200);
+      const patched = await api(account)
+        .patch(`/api/webhooks/${id}`, { events: ['*'], enabled: false, description: '' })
+        .expect(200);
       expect(patched.body).toMatchObject({ events: ['*'], enabled: false, description: null });
       await api(account).delete(`/api/webhooks/${id}`).expect(204);
       await api(account).get(`/api/webhooks/${id}`).expect(404);
@@ -99,7 +111,13 @@ describe('Webhooks', () => {
 
     it('allows at most 10 endpoints per account (409 quota_exceeded)', async () => {
       const account = await createAccount(t);
-      await Promise.all(Array.from({ length: 10 }, () => api(account).post('/api/webhooks', { url: 'https://hooks.example.com/', events: ['*'] }).expect(201)));
+      await Promise.all(
+        Array.from({ length: 10 }, () =>
+          api(account)
+            .post('/api/webhooks', { url: 'https://hooks.example.com/', events: ['*'] })
+            .expect(201),
+        ),
+      );
       const res = await api(account).post('/api/webhooks', { url: 'https://hooks.example.com/', events: ['*'] });
       expect(res.status).toBe(409);
       expect(res.body.code).toBe('quota_exceeded');
@@ -143,15 +161,18 @@ describe('Webhooks', () => {
     });
 
     it('lets a read-only key read but not change (403 insufficient_scope)', async () => {
-      const ro = await request(t.http).post('/api/auth/api-keys').set('Authorization', owner.bearer).send({ name: 'ro', scopes: ['read'] }).expect(201);
+      const ro = await request(t.http)
+        .post('/api/auth/api-keys')
+        .set('Authorization', owner.bearer)
+        .send({ name: 'ro', scopes: ['read'] })
+        .expect(201);
       const bearer = `Bearer ${ro.body.key}`;
       await request(t.http).get('/api/webhooks').set('Authorization', bearer).expect(200);
       await request(t.http).get(`/api/webhooks/${id}/deliveries`).set('Authorization', bearer).expect(200);
-      for (const [method, path, body] of [...routes().filter(([m]) => m !== 'get'), ['post', '/api/webhooks', { url: receiver.url, events: ['*'] }]] as [
-        string,
-        string,
-        object?,
-      ][]) {
+      for (const [method, path, body] of [
+        ...routes().filter(([m]) => m !== 'get'),
+        ['post', '/api/webhooks', { url: receiver.url, events: ['*'] }],
+      ] as [string, string, object?][]) {
         const res = await (request(t.http) as any)[method](path).set('Authorization', bearer).send(body);
         expect([method, path, res.status, res.body.code]).toEqual([method, path, 403, 'insufficient_scope']);
       }
@@ -180,9 +201,16 @@ describe('Webhooks', () => {
           'user-agent': expect.stringContaining('HostingAccount-Webhooks'),
         });
         expect(Math.abs(Number(hook.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
-        expect(hook.json).toMatchObject({ type, timestamp: expect.any(String), data: { id: expect.any(String), status: 'succeeded', createdAt: hook.json.timestamp } });
+        expect(hook.json).toMatchObject({
+          type,
+          timestamp: expect.any(String),
+          data: { id: expect.any(String), status: 'succeeded', createdAt: hook.json.timestamp },
+        });
       }
-      expect(sshHook.json.data).toMatchObject({ entity: { type: 'ssh_key', id: key.body.id }, actor: { type: 'api_key', id: account.apiKeyId } });
+      expect(sshHook.json.data).toMatchObject({
+        entity: { type: 'ssh_key', id: key.body.id },
+        actor: { type: 'api_key', id: account.apiKeyId },
+      });
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(receiver.received.filter((r) => r.json.type === 'ssh_key.update' && r.json.data.entity?.id === key.body.id)).toHaveLength(0);
       const list = await api(account).get(`/api/webhooks/${endpoint.id}/deliveries`).expect(200);
@@ -246,7 +274,11 @@ describe('Webhooks', () => {
           async () => (await api(account).get(`/api/webhooks/${endpoint.id}/deliveries`)).body.data[0],
           (d) => d.attempts >= 1 && d.lastResponseCode !== null,
         );
-        expect(failed).toMatchObject({ status: 'pending', lastResponseCode: 302, lastError: expect.stringContaining('redirects are not followed') });
+        expect(failed).toMatchObject({
+          status: 'pending',
+          lastResponseCode: 302,
+          lastError: expect.stringContaining('redirects are not followed'),
+        });
         expect(failed.nextAttemptAt).not.toBeNull();
       } finally {
         receiver.respond = undefined;
@@ -268,7 +300,9 @@ describe('Webhooks', () => {
       WebhookReceiver.verify(rotated.body.secret, hook);
       WebhookReceiver.verify(endpoint.secret, hook);
       // After the overlap only the new secret signs.
-      await t.db.query(`UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1`, [endpoint.id]);
+      await t.db.query(`UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1`, [
+        endpoint.id,
+      ]);
       const later = await api(account).post(`/api/webhooks/${endpoint.id}/test`).expect(202);
       const [next] = await received((r) => r.headers['webhook-id'] === later.body.messageId);
       expect(String(next.headers['webhook-signature']).split(' ')).toHaveLength(1);

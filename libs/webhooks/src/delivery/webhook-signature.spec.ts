@@ -14,7 +14,11 @@ describe('webhook signatures (Standard Webhooks)', () => {
     expect(current).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const body = JSON.stringify({ type: 'ssh_key.create', timestamp: new Date().toISOString(), data: {} });
     const now = Math.floor(Date.now() / 1000);
-    const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(now), 'webhook-signature': signatureHeader([current, previous], 'msg_1', now, body) };
+    const headers = {
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': String(now),
+      'webhook-signature': signatureHeader([current, previous], 'msg_1', now, body),
+    };
     expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
     expect(new Webhook(current).verify(body, headers)).toEqual(JSON.parse(body));
     expect(new Webhook(previous).verify(body, headers)).toEqual(JSON.parse(body));
