@@ -129,8 +129,17 @@ async function insertCredentials(url) {
     const { rows } = await c.query(
       `SELECT ${benchId(`'account-1'`)} AS account, ${benchId(`'session-1'`)} AS session, ${benchId(`'notification-2000'`)} AS notification`,
     );
+    // The ticket-reply scenario's ticket (a new one each run: replies and their activity entries pile up).
+    await c.query(`DELETE FROM tickets WHERE subject = 'bench replies'`);
+    const ticket = await c.query(`INSERT INTO tickets (account_id, subject) VALUES ($1, 'bench replies') RETURNING id`, [rows[0].account]);
     await c.query('COMMIT');
-    return { apiKey: keys[0], account: rows[0].account, session: rows[0].session, notification: rows[0].notification };
+    return {
+      apiKey: keys[0],
+      account: rows[0].account,
+      session: rows[0].session,
+      notification: rows[0].notification,
+      ticket: ticket.rows[0].id,
+    };
   });
 }
 
@@ -167,7 +176,7 @@ async function stopProcess(proc) {
   clearTimeout(timer);
 }
 
-function request(port, { method = 'GET', path: urlPath, headers = {} }) {
+function request(port, { method = 'GET', path: urlPath, headers = {}, body }) {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method, path: urlPath, headers, agent: false }, (res) => {
       const chunks = [];
@@ -176,7 +185,7 @@ function request(port, { method = 'GET', path: urlPath, headers = {} }) {
     });
     req.on('error', reject);
     req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
-    req.end();
+    req.end(body);
   });
 }
 
@@ -298,6 +307,18 @@ function scenarios(creds, tokens) {
       headers: key,
       minRatio: 0.6,
     },
+    {
+      // A write that records an activity entry in its transaction; the baseline does the same inserts.
+      id: 'ticket-reply',
+      title: 'POST /api/support/tickets/{id}/reply (API key, records an activity entry)',
+      method: 'POST',
+      path: `/api/support/tickets/${creds.ticket}/reply`,
+      headers: { ...key, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'Still slow after the restart, see the graph.' }),
+      // Each reply is a new message: its id and time differ, the rest must match.
+      normalize: (json) => ({ ...json, id: '<id>', createdAt: '<time>' }),
+      minRatio: null,
+    },
   ];
 }
 
@@ -305,7 +326,12 @@ function scenarios(creds, tokens) {
 async function checkParity(scenario, ports) {
   const order = scenario.method === 'POST' ? ['api', 'baseline', 'api'] : ['api', 'baseline'];
   const responses = [];
-  for (const who of order) responses.push({ who, ...(await request(ports[who], scenario)) });
+  for (const who of order) {
+    const answer = await request(ports[who], scenario);
+    if (scenario.normalize && answer.status < 300)
+      answer.body = Buffer.from(JSON.stringify(scenario.normalize(JSON.parse(answer.body.toString()))));
+    responses.push({ who, ...answer });
+  }
   const [first] = responses;
   const problems = [];
   if (first.status < 200 || first.status > 299) problems.push(`API answered ${first.status}: ${first.body.toString().slice(0, 300)}`);
@@ -330,6 +356,7 @@ function cannon(port, scenario, { connections, duration, rate }) {
     url: `http://127.0.0.1:${port}${scenario.path}`,
     method: scenario.method ?? 'GET',
     headers: scenario.headers,
+    body: scenario.body,
     connections,
     duration,
     overallRate: rate || undefined,

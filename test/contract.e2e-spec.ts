@@ -59,6 +59,29 @@ describe('Contract check of recorded responses', () => {
     expect(contractViolations(doc, service({ ...vps, instance: { powerState: 'running' } }))[0]).toMatch(/instance/);
   });
 
+  const event = {
+    id: '3c1d2e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f',
+    action: 'instance.stop',
+    entity: { type: 'service', id: storage.id },
+    actor: { type: 'api_key', id: '4d2e3f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a', name: 'deploy bot' },
+    ip: '203.0.113.7',
+    userAgent: 'curl/8.0',
+    requestId: 'b5c0b1f4-6c0e-4f0e-9d7b-2a6f3c1e8d90',
+    status: 'succeeded',
+    details: { actionId: '5e3f4a6b-7c8d-4e9f-8a1b-2c3d4e5f6a7b' },
+    createdAt: '2026-01-01T00:00:00.000Z',
+  };
+
+  it('takes an activity entry with or without an entity, and a system actor without id or name', () => {
+    const entry = (body: unknown) => recorded(200, body, '/api/events/{id}');
+    expect(contractViolations(doc, entry(event))).toEqual([]);
+    expect(contractViolations(doc, entry({ ...event, entity: null, actor: { type: 'system', id: null, name: null }, ip: null }))).toEqual(
+      [],
+    );
+    expect(contractViolations(doc, entry({ ...event, entity: 'none' }))[0]).toMatch(/entity/);
+    expect(contractViolations(doc, entry({ ...event, actor: { type: 'robot', id: null, name: null } }))[0]).toMatch(/actor/);
+  });
+
   it('rejects null for a reference written with OpenAPI 3.0 nullable beside allOf, as Prism does', () => {
     const legacy = JSON.parse(JSON.stringify(doc));
     legacy.openapi = '3.0.0';

@@ -6,7 +6,6 @@ import request from 'supertest';
 import { CliArgs, CliCommand } from '@app/core';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
-import { createTicket } from './factories/support';
 import { linkToken, TestSmtpServer } from './support/smtp';
 import { startTestApp, TestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';

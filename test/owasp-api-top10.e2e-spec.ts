@@ -74,6 +74,22 @@ describe('OWASP API Security Top 10', () => {
     });
   });
 
+  describe('API1: broken object level authorization (the activity log)', () => {
+    it("answers 404 for another account's activity entry, and lists only the caller's own", async () => {
+      const stranger = await createAccount(t);
+      const own = await request(t.http).get('/api/events').set('Authorization', owner.bearer).expect(200);
+      const entry = own.body.data[0];
+      expect(entry).toBeDefined();
+      await request(t.http).get(`/api/events/${entry.id}`).set('Authorization', owner.bearer).expect(200);
+      const stolen = await request(t.http).get(`/api/events/${entry.id}`).set('Authorization', stranger.keyBearer);
+      expect(stolen.status).toBe(404);
+      const theirs = await request(t.http)
+        .get(`/api/events?entityId=${entry.entity?.id ?? entry.id}`)
+        .set('Authorization', stranger.bearer);
+      expect(theirs.body.data).toEqual([]);
+    });
+  });
+
   describe('API3: broken object property level authorization', () => {
     it('refuses fields a client may not set (mass assignment)', async () => {
       for (const extra of [{ accountId: owner.id }, { revokedAt: null }, { keyHash: 'x' }, { lastUsedAt: '2020-01-01T00:00:00Z' }]) {

@@ -8,7 +8,7 @@
 // Environment: PORT, DATABASE_URL, JWT_SECRET, DB_POOL_SIZE (10, as the API),
 // DB_STATEMENT_TIMEOUT_MS (5000, as the API).
 const http = require('node:http');
-const { createHash, createSecretKey } = require('node:crypto');
+const { createHash, createSecretKey, randomUUID } = require('node:crypto');
 const { crc32 } = require('node:zlib');
 const { Pool } = require('pg');
 const jwt = require('jsonwebtoken');
@@ -38,8 +38,9 @@ function isWellFormedApiKey(key) {
 
 // ---- SQL: the same statements as the API -----------------------------------------------------
 // libs/api-keys/src/api-key-verifier.ts
-const KEY_SQL = `SELECT id, account_id, scopes, expires_at, last_used_at FROM api_keys
-        WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
+const KEY_SQL = `SELECT id, name, account_id, scopes, expires_at, last_used_at, revoked_at,
+        revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AS live
+        FROM api_keys WHERE key_hash = $1`;
 const TOUCH_SQL = `UPDATE api_keys SET last_used_at = now()
           WHERE id = ANY($1::uuid[]) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`;
 // libs/auth/src/sessions/sessions.service.ts isLive
@@ -87,6 +88,20 @@ const MARK_READ_SQL = `UPDATE notifications SET read_at = COALESCE(read_at, now(
 // when the read changed the unread count, as notifications.service.ts markRead)
 const ANNOUNCE_SQL = 'SELECT pg_notify($1, $2)';
 const CHANNEL = 'account_notifications';
+
+// libs/support/src/tickets/tickets.service.ts reply(): the ticket's owner, the author's name, then in
+// one transaction the ticket's reply counters, the message and the activity entry
+// (libs/events/src/activity.repository.ts), then the message and its attachments read back.
+const TICKET_OWNED_SQL = 'SELECT id FROM tickets WHERE id = $1 AND account_id = $2';
+const DISPLAY_NAME_SQL = 'SELECT id, name FROM accounts WHERE id = $1';
+const RECORD_REPLY_SQL = `UPDATE tickets SET status = $2, reply_count = reply_count + 1, last_reply_at = now(), updated_at = now()
+        WHERE id = $1 AND status <> 'closed' RETURNING reference, subject`;
+const INSERT_MESSAGE_SQL = `INSERT INTO ticket_messages (ticket_id, author_type, author_name, message) VALUES ($1, $2, $3, $4) RETURNING id`;
+const INSERT_ACTIVITY_SQL = `INSERT INTO activity_events (account_id, action, entity_type, entity_id, actor_type, actor_id, actor_name, ip, user_agent,
+         request_id, status, details)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb) RETURNING id`;
+const MESSAGE_SQL = 'SELECT id, ticket_id, author_type, author_name, message, created_at FROM ticket_messages WHERE id = $1';
+const ATTACHMENTS_SQL = 'SELECT id FROM attachments WHERE message_id = ANY($1::uuid[]) ORDER BY created_at, id';
 
 module.exports = { ALPHABET, toBase62, isWellFormedApiKey, listServicesQuery, KEY_SQL, SESSION_SQL, UNREAD_SQL, MARK_READ_SQL };
 
@@ -137,9 +152,9 @@ function start() {
       const hash = createHash('sha256').update(token).digest('hex');
       const { rows } = await pool.query(KEY_SQL, [hash]);
       const row = rows[0];
-      if (!row) return null;
+      if (!row || !row.live) return null;
       if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_GRANULARITY_MS) touched.add(row.id);
-      return { accountId: row.account_id, scopes: row.scopes };
+      return { accountId: row.account_id, scopes: row.scopes, kind: 'api_key', id: row.id, name: row.name };
     }
     let claims;
     try {
@@ -149,7 +164,7 @@ function start() {
     }
     if (typeof claims === 'string' || claims.typ !== 'access' || !claims.sub || typeof claims.sid !== 'string') return null;
     const { rows } = await pool.query(SESSION_SQL, [claims.sid, claims.sub]);
-    return rows.length ? { accountId: claims.sub, scopes: ALL_SCOPES } : null;
+    return rows.length ? { accountId: claims.sub, scopes: ALL_SCOPES, kind: 'access_token', id: claims.sid } : null;
   }
 
   function send(res, status, body) {
@@ -232,6 +247,74 @@ function start() {
     });
   }
 
+  function readJson(req) {
+    return new Promise((resolve) => {
+      const chunks = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        } catch {
+          resolve(null);
+        }
+      });
+    });
+  }
+
+  async function replyToTicket(req, res, principal, ticketId) {
+    if (!UUID.test(ticketId)) return problem(res, 400, 'invalid_input');
+    const body = await readJson(req);
+    const text = body && typeof body.message === 'string' ? body.message : null;
+    if (!text || text.length > 64000 || Object.keys(body).some((k) => k !== 'message' && k !== 'attachmentIds')) {
+      return problem(res, 400, 'invalid_input');
+    }
+    if (!(await pool.query(TICKET_OWNED_SQL, [ticketId, principal.accountId])).rows.length) return problem(res, 404, 'not_found');
+    const author = (await pool.query(DISPLAY_NAME_SQL, [principal.accountId])).rows[0]?.name ?? 'Customer';
+    const client = await pool.connect();
+    let messageId;
+    try {
+      await client.query('BEGIN');
+      const replied = await client.query(RECORD_REPLY_SQL, [ticketId, 'customer_reply']);
+      if (!replied.rows.length) {
+        await client.query('ROLLBACK');
+        return problem(res, 409, 'ticket_closed');
+      }
+      messageId = (await client.query(INSERT_MESSAGE_SQL, [ticketId, 'customer', author, text])).rows[0].id;
+      const actor =
+        principal.kind === 'api_key'
+          ? ['api_key', principal.id, principal.name]
+          : ['account', principal.accountId, (await client.query(DISPLAY_NAME_SQL, [principal.accountId])).rows[0]?.name ?? null];
+      const userAgent = req.headers['user-agent'];
+      await client.query(INSERT_ACTIVITY_SQL, [
+        principal.accountId,
+        'ticket.reply',
+        'ticket',
+        ticketId,
+        ...actor,
+        req.socket.remoteAddress ?? null,
+        typeof userAgent === 'string' ? userAgent.slice(0, 512) : null,
+        req.id,
+        'succeeded',
+        JSON.stringify({ messageId, attachments: 0 }),
+      ]);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+    const message = (await pool.query(MESSAGE_SQL, [messageId])).rows[0];
+    await pool.query(ATTACHMENTS_SQL, [[messageId]]);
+    send(res, 201, {
+      id: message.id,
+      author: { type: message.author_type, name: message.author_name },
+      message: message.message,
+      attachments: [],
+      createdAt: message.created_at.toISOString(),
+    });
+  }
+
   async function handle(req, res) {
     const q = req.url.indexOf('?');
     const path = q < 0 ? req.url : req.url.slice(0, q);
@@ -245,12 +328,16 @@ function start() {
     if (req.method === 'GET' && path === '/api/notifications/unread-count') return unreadCount(res, principal);
     const read = /^\/api\/notifications\/([^/]+)\/read$/.exec(path);
     if (req.method === 'POST' && read) return markRead(res, principal, read[1]);
+    const reply = /^\/api\/support\/tickets\/([^/]+)\/reply$/.exec(path);
+    if (req.method === 'POST' && reply) return replyToTicket(req, res, principal, reply[1]);
     problem(res, 404, 'not_found');
   }
 
   const server = http.createServer((req, res) => {
-    // Bodies are not read by these routes; drain whatever comes.
-    req.resume();
+    // Only the ticket reply reads its body; the other routes drain whatever comes.
+    req.id = randomUUID();
+    res.setHeader('X-Request-Id', req.id);
+    if (!(req.method === 'POST' && req.url.endsWith('/reply'))) req.resume();
     handle(req, res).catch(() => {
       if (!res.headersSent) problem(res, 500, 'internal_error');
       else res.destroy();

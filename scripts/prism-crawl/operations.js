@@ -21,6 +21,7 @@ async function crawl({ base, api, demoKey, sshKey, outbox }) {
   await webhooks(ctx);
   await support(ctx, api);
   await notifications(ctx);
+  await events(ctx);
   await accountSecurity(ctx, outbox);
   await auth(ctx);
   return report;
@@ -191,6 +192,19 @@ async function notifications({ call, direct, token, report }) {
   await call('post /api/notifications/read-all', { token });
   await call('post /api/notifications/read-all', { token, headers: { 'Idempotency-Key': 'not a valid key' }, expect: 400 });
   await call('get /api/notifications/{id}', { token, params: { id: randomUUID() }, expect: 404 });
+}
+
+async function events({ call, token, report }) {
+  // The SSH keys, tickets and actions above were recorded in the account's activity log.
+  const all = (await call('get /api/events', { token, query: { pageSize: 100 } })).body.data;
+  const withEntity = all.find((e) => e.entity);
+  if (!withEntity) report.unexpected.push('no activity entry with an entity');
+  await call('get /api/events/{id}', { token, params: { id: (withEntity ?? all[0]).id } });
+  await call('get /api/events', { token, query: { action: 'ssh_key.create', since: '2020-01-01T00:00:00.000Z' } });
+  if (withEntity) await call('get /api/events', { token, query: { entityType: withEntity.entity.type, entityId: withEntity.entity.id } });
+  await call('get /api/events', { token, query: { since: 'yesterday' }, expect: 400 });
+  await call('get /api/events/{id}', { token, params: { id: randomUUID() }, expect: 404 });
+  await call('get /api/events', { expect: 401 });
 }
 
 /** The token of the newest link to `path` in the mail the embedded outbox holds for `to`. */

@@ -8,4 +8,14 @@ import { SshKeysModule } from '@app/ssh-keys';
 import { SupportModule } from '@app/support';
 import { WebhooksModule } from '@app/webhooks';
 
-export const AREA_MODULES = [AuthModule, ApiKeysModule, ProductsModule, ServicesModule, SshKeysModule, SupportModule, NotificationsModule, EventsModule, WebhooksModule];
+export const AREA_MODULES = [
+  AuthModule,
+  ApiKeysModule,
+  ProductsModule,
+  ServicesModule,
+  SshKeysModule,
+  SupportModule,
+  NotificationsModule,
+  EventsModule,
+  WebhooksModule,
+];

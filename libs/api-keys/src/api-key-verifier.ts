@@ -51,7 +51,14 @@ export class ApiKeyVerifier implements BeforeApplicationShutdown {
       return null;
     }
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_GRANULARITY_MS) this.touched.add(row.id);
-    return { accountId: row.account_id, kind: 'api_key', credentialId: row.id, scopes: row.scopes, expiresAt: row.expires_at, name: row.name };
+    return {
+      accountId: row.account_id,
+      kind: 'api_key',
+      credentialId: row.id,
+      scopes: row.scopes,
+      expiresAt: row.expires_at,
+      name: row.name,
+    };
   }
 
   /** A revoked or expired key was presented: recorded against its account, cheaply and boundedly. */

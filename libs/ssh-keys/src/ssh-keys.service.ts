@@ -69,7 +69,12 @@ export class SshKeysService {
     const done = await this.tx.run(async (m) => {
       const result = await m.update(SshKey, { id, accountId }, { name: input.name });
       if (!result.affected) return false;
-      await this.activity.record(m, { accountId, action: 'ssh_key.update', entity: { type: 'ssh_key', id }, details: { name: input.name } });
+      await this.activity.record(m, {
+        accountId,
+        action: 'ssh_key.update',
+        entity: { type: 'ssh_key', id },
+        details: { name: input.name },
+      });
       return true;
     });
     if (!done) throw Problem.notFound('SSH key');

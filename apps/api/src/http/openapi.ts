@@ -10,6 +10,7 @@ export const API_TAGS: [string, string][] = [
   ['SSH Keys', 'Public keys for access to new servers.'],
   ['Notifications', 'What happened in the account, with a live stream.'],
   ['Support', 'Support tickets, replies and attachments.'],
+  ['Events', 'The account activity log: who did what, when, from where.'],
 ];
 
 /**

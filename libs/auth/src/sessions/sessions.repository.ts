@@ -31,10 +31,10 @@ export class SessionsRepository {
 
   /** Ends one of the account's live sessions; false if there is none with this id. */
   async revokeForAccount(manager: EntityManager, id: string, accountId: string): Promise<boolean> {
-    const [, affected]: [unknown, number] = await manager.query(
-      `UPDATE sessions SET revoked_at = now() WHERE id = $2 AND ${LIVE}`,
-      [accountId, id],
-    );
+    const [, affected]: [unknown, number] = await manager.query(`UPDATE sessions SET revoked_at = now() WHERE id = $2 AND ${LIVE}`, [
+      accountId,
+      id,
+    ]);
     return affected > 0;
   }
 

@@ -110,7 +110,11 @@ export class SessionsService {
     const done = await this.tx.run(async (m, publish) => {
       if (!(await this.repository.revokeForAccount(m, sessionId, principal.accountId))) return false;
       publish(revoked(principal.accountId));
-      await this.activityLog.record(m, { accountId: principal.accountId, action: 'session.revoke', entity: { type: 'session', id: sessionId } });
+      await this.activityLog.record(m, {
+        accountId: principal.accountId,
+        action: 'session.revoke',
+        entity: { type: 'session', id: sessionId },
+      });
       return true;
     });
     if (!done) throw Problem.notFound('Session');

@@ -1,7 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AccountsService } from '@app/accounts';
-import { ActivityLog, Actor, domainEvent, paginated, Paginated, Problem, Publish, staffActor, TicketClosedEvent, TicketRepliedEvent, TransactionRunner } from '@app/core';
+import {
+  ActivityLog,
+  Actor,
+  domainEvent,
+  paginated,
+  Paginated,
+  Problem,
+  Publish,
+  staffActor,
+  TicketClosedEvent,
+  TicketRepliedEvent,
+  TransactionRunner,
+} from '@app/core';
 import { ServiceOwnership } from '@app/services';
 import { AttachmentsService } from '../attachments/attachments.service';
 import { CreateTicketRequest, ListTicketsQuery, ReplyRequest } from '../dto/ticket.request';

@@ -1,0 +1,94 @@
+import { DataSource } from 'typeorm';
+import { ActivityLog, RequestContext, TransactionRunner } from '@app/core';
+import { ActivityRetentionJob } from '@app/events';
+import { startTestModule, TestModule } from '../support/test-module';
+
+describe('ActivityLog and its retention (TestingModule on the real database)', () => {
+  let m: TestModule;
+  let log: ActivityLog;
+  let tx: TransactionRunner;
+  let db: DataSource;
+  beforeAll(async () => {
+    m = await startTestModule([], { EVENTS_RETENTION_DAYS: '30' });
+    log = m.get(ActivityLog);
+    tx = m.get(TransactionRunner);
+    db = m.get(DataSource);
+  });
+  afterAll(() => m.close());
+
+  const record = (accountId: string, action = 'ssh_key.create') =>
+    tx.run((manager) => log.record(manager, { accountId, action, entity: null, details: { n: 1 } }));
+  const idsOf = async (accountId: string) =>
+    ((await db.query('SELECT id FROM activity_events WHERE account_id = $1', [accountId])) as { id: string }[]).map((r) => r.id).sort();
+
+  it('purges entries older than EVENTS_RETENTION_DAYS and keeps the newer ones', async () => {
+    const accountId = await m.accountId();
+    const old = await record(accountId);
+    const edge = await record(accountId);
+    const fresh = await record(accountId);
+    await db.query(`UPDATE activity_events SET created_at = now() - interval '31 days' WHERE id = $1`, [old.id]);
+    await db.query(`UPDATE activity_events SET created_at = now() - interval '29 days' WHERE id = $1`, [edge.id]);
+    const purged = await m.get(ActivityRetentionJob).purge();
+    expect(purged).toBeGreaterThanOrEqual(1);
+    expect(await idsOf(accountId)).toEqual([edge.id, fresh.id].sort());
+  });
+
+  it('runs the registered hooks in the recording transaction: a rollback takes the entry and what the hook wrote', async () => {
+    const accountId = await m.accountId();
+    const seen: string[] = [];
+    log.onRecorded(async (manager, entry) => {
+      if (entry.accountId !== accountId) return;
+      seen.push(entry.action);
+      // The hook's own write, in the same transaction.
+      await manager.query(`UPDATE activity_events SET details = details || '{"hooked": true}'::jsonb WHERE id = $1`, [entry.id]);
+    });
+    const kept = await record(accountId, 'ticket.create');
+    await expect(
+      tx.run(async (manager) => {
+        await log.record(manager, { accountId, action: 'ticket.close', entity: null });
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
+    expect(seen).toEqual(['ticket.create', 'ticket.close']);
+    const rows = await db.query('SELECT action, details FROM activity_events WHERE account_id = $1', [accountId]);
+    expect(rows).toEqual([{ action: 'ticket.create', details: { n: 1, hooked: true } }]);
+    expect(kept.actor).toEqual({ type: 'system', id: null, name: null });
+  });
+
+  it('takes the request facts and the caller from the request context', async () => {
+    const accountId = await m.accountId('Ada Lovelace');
+    const entry = await RequestContext.run(
+      {
+        requestId: 'req-12345678',
+        ip: '203.0.113.9',
+        userAgent: 'test/1',
+        principal: { accountId, kind: 'access_token', credentialId: accountId, scopes: ['read', 'write'], expiresAt: null },
+      },
+      () => record(accountId),
+    );
+    expect(entry).toMatchObject({
+      requestId: 'req-12345678',
+      ip: '203.0.113.9',
+      userAgent: 'test/1',
+      actor: { type: 'account', id: accountId, name: 'Ada Lovelace' },
+    });
+    const byKey = await RequestContext.run(
+      {
+        requestId: 'req-87654321',
+        ip: null,
+        userAgent: null,
+        principal: { accountId, kind: 'api_key', credentialId: accountId, scopes: ['write'], expiresAt: null, name: 'ci' },
+      },
+      () => record(accountId),
+    );
+    expect(byKey.actor).toEqual({ type: 'api_key', id: accountId, name: 'ci' });
+  });
+
+  it('refuses details that look like secrets', async () => {
+    const accountId = await m.accountId();
+    await expect(
+      tx.run((manager) => log.record(manager, { accountId, action: 'api_key.create', entity: null, details: { key: 'hk_live_x' } })),
+    ).rejects.toThrow(/may not carry secrets/);
+    expect(await idsOf(accountId)).toEqual([]);
+  });
+});
