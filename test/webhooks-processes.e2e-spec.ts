@@ -6,7 +6,7 @@ import { TEST_DATABASE_URL } from './support/test-env';
 import { waitFor } from './support/wait-for';
 import { WebhookReceiver } from './support/webhook-receiver';
 
-const FLAGS = { WEBHOOKS_ALLOW_HTTP: 'true', WEBHOOKS_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'warn' };
+const FLAGS = { WEBHOOKS_ALLOW_HTTP: 'true', WEBHOOKS_ALLOW_PRIVATE: 'true' };
 const freshKey = () => {
   const { publicKey } = generateKeyPairSync('ed25519');
   return sshpk.parseKey(publicKey.export({ type: 'spki', format: 'pem' }), 'pem').toString('ssh');
