@@ -84,7 +84,7 @@ const addKey = (server: ServerProcess, bearer: string) =>
     const key = await addKey(first, bearer);
     const failed = await waitFor(
       async () => (await request(first.url).get(`/api/webhooks/${endpoint.id}/deliveries`).set('Authorization', bearer)).body.data,
-      (list: Delivery[]) => list.some((d) => d.eventType === 'ssh_key.create' && d.attempts >= 1),
+      (list: Delivery[]) => list.some((d) => d.eventType === 'ssh_key.create' && d.lastError !== null),
       15_000,
     );
     const delivery = (failed as Delivery[]).find((d) => d.eventType === 'ssh_key.create')!;

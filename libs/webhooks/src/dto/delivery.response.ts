@@ -18,9 +18,9 @@ export class WebhookDeliveryResponse {
   status: string;
   @ApiProperty({ type: 'integer', description: 'Attempts made so far.' })
   attempts: number;
-  @ApiProperty({ type: 'integer', nullable: true, description: 'HTTP status of the last attempt; null if none answered.' })
+  @ApiProperty({ type: 'integer', format: 'int32', nullable: true, description: 'HTTP status of the last attempt; null if none answered.' })
   lastResponseCode: number | null;
-  @ApiProperty({ type: 'integer', nullable: true, description: 'Duration of the last attempt in milliseconds.' })
+  @ApiProperty({ type: 'integer', format: 'int32', nullable: true, description: 'Duration of the last attempt in milliseconds.' })
   lastDurationMs: number | null;
   @ApiProperty({ type: 'string', nullable: true, maxLength: 500, description: 'Why the last attempt failed; null after a success.' })
   lastError: string | null;
