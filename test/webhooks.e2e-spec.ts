@@ -310,6 +310,41 @@ describe('Webhooks', () => {
       expect(() => WebhookReceiver.verify(endpoint.secret, next)).toThrow();
     });
 
+    it('keeps one attempt in flight per endpoint, while a slow endpoint does not hold up the others', async () => {
+      const slow = await new WebhookReceiver().start();
+      slow.delayMs = 1500;
+      try {
+        const account = await createAccount(t);
+        const slowEndpoint = await createEndpoint(account, ['ssh_key.create'], slow.url);
+        const fastEndpoint = await createEndpoint(account, ['ssh_key.create']);
+        const started = Date.now();
+        const keys: string[] = [];
+        for (let i = 0; i < 3; i++)
+          keys.push(
+            (
+              await api(account)
+                .post('/api/ssh-keys', { name: `k${i}`, publicKey: freshKey() })
+                .expect(201)
+            ).body.id,
+          );
+        await received((r) => keys.includes(r.json.data.entity?.id), 3);
+        const fastDone = Date.now() - started;
+        const slowGot = await waitFor(
+          async () => slow.received.filter((r) => keys.includes(r.json.data.entity?.id)),
+          (list) => list.length >= 3,
+          20_000,
+        );
+        expect(slowGot).toHaveLength(3);
+        expect(slow.maxConcurrent).toBe(1);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(3 * 1500);
+        expect(fastDone).toBeLessThan(3 * 1500);
+        slowGot.forEach((hook) => WebhookReceiver.verify(slowEndpoint.secret, hook));
+        expect(fastEndpoint.id).not.toBe(slowEndpoint.id);
+      } finally {
+        await slow.stop();
+      }
+    });
+
     it('refuses a test delivery to a disabled endpoint (409 invalid_state)', async () => {
       const account = await createAccount(t);
       const endpoint = await createEndpoint(account, ['*']);

@@ -17,6 +17,11 @@ export interface ReceivedWebhook {
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
   responses: number[] = [];
+  /** Answer this long after the request arrived. */
+  delayMs = 0;
+  /** Most requests held open at once. */
+  maxConcurrent = 0;
+  private open = 0;
   respond?: (body: string) => number | { status: number; headers?: Record<string, string> };
   private server?: Server;
 
@@ -30,7 +35,10 @@ export class WebhookReceiver {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
+      this.maxConcurrent = Math.max(this.maxConcurrent, ++this.open);
+      req.on('end', async () => {
+        if (this.delayMs) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+        this.open--;
         const body = Buffer.concat(chunks).toString('utf8');
         const custom = this.respond?.(body);
         const answer = typeof custom === 'number' ? { status: custom } : (custom ?? { status: this.responses.shift() ?? 204 });
