@@ -2493,9 +2493,15 @@ export interface components {
              * @description Attempts made so far.
              */
             attempts: number;
-            /** @description HTTP status of the last attempt; null if none answered. */
+            /**
+             * Format: int32
+             * @description HTTP status of the last attempt; null if none answered.
+             */
             lastResponseCode: number | null;
-            /** @description Duration of the last attempt in milliseconds. */
+            /**
+             * Format: int32
+             * @description Duration of the last attempt in milliseconds.
+             */
             lastDurationMs: number | null;
             /** @description Why the last attempt failed; null after a success. */
             lastError: string | null;
