@@ -103,10 +103,20 @@ describe('Webhooks', () => {
       expect(res.body.code).toBe('invalid_input');
     });
 
-    it('refuses an unknown event type on PATCH too', async () => {
-      const { id } = await createEndpoint(await createAccount(t));
-      const account = owner;
-      expect((await api(account).patch(`/api/webhooks/${id}`, { events: ['nope'] })).status).toBe(400);
+    it('refuses an unknown event type, nulls and a malformed URL on PATCH', async () => {
+      const account = await createAccount(t);
+      const { id } = await createEndpoint(account);
+      for (const body of [
+        { events: ['nope'] },
+        { events: null },
+        { url: null },
+        { enabled: null },
+        { enabled: 'yes' },
+        { url: 'http://[::1' },
+      ]) {
+        const res = await api(account).patch(`/api/webhooks/${id}`, body);
+        expect([body, res.status]).toEqual([body, 400]);
+      }
     });
 
     it('allows at most 10 endpoints per account (409 quota_exceeded)', async () => {

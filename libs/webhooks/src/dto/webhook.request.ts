@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsBoolean, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { ACTIVITY_ACTIONS } from '@app/core';
 import { URL_MAX_LENGTH } from '../delivery/webhook-url';
 
@@ -40,14 +40,14 @@ export class CreateWebhookRequest {
 
 export class UpdateWebhookRequest {
   @ApiPropertyOptional({ maxLength: URL_MAX_LENGTH, example: 'https://hooks.example.com/hosting', description: 'A new URL.' })
-  @IsOptional()
+  @ValidateIf((_o, value) => value !== undefined) // null is not "unchanged": it is refused
   @Transform(trim)
   @IsString()
   @MaxLength(URL_MAX_LENGTH)
   url?: string;
 
   @ApiPropertyOptional({ type: [String], enum: WEBHOOK_EVENT_NAMES, minItems: 1, maxItems: 100, description: EVENTS_DESCRIPTION })
-  @IsOptional()
+  @ValidateIf((_o, value) => value !== undefined)
   @ArrayMinSize(1)
   @ArrayMaxSize(100)
   @ArrayUnique()
@@ -55,7 +55,7 @@ export class UpdateWebhookRequest {
   events?: string[];
 
   @ApiPropertyOptional({ description: 'false stops deliveries; true resumes them (and clears the failure streak).' })
-  @IsOptional()
+  @ValidateIf((_o, value) => value !== undefined)
   @IsBoolean()
   enabled?: boolean;
 
