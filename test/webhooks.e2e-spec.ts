@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import sshpk from 'sshpk';
 import request from 'supertest';
+import { JobQueue } from '@app/core';
 import { createAccount, TestAccount } from './factories/accounts';
 import { startAppWithAccounts, TestAppWithAccounts } from './support/test-app';
 import { waitFor } from './support/wait-for';
@@ -353,6 +354,32 @@ describe('Webhooks', () => {
       } finally {
         await slow.stop();
       }
+    });
+
+    it('sends again an attempt whose process died before recording it, when pg-boss retries that job', async () => {
+      const account = await createAccount(t);
+      const endpoint = await createEndpoint(account, ['webhook.test']);
+      receiver.respond = () => 503; // keep the first series from succeeding before the crash is staged
+      let test = { id: '', messageId: '' };
+      try {
+        test = (await api(account).post(`/api/webhooks/${endpoint.id}/test`).expect(202)).body;
+        await received((r) => r.headers['webhook-id'] === test.messageId);
+      } finally {
+        receiver.respond = undefined;
+      }
+      // The state a process leaves when it dies mid-attempt: claimed, no outcome, no next attempt
+      // (attempt 5, so the retry already scheduled, which expects 1, stands aside).
+      await t.db.query(
+        `UPDATE webhook_deliveries SET status = 'pending', attempts = 5, next_attempt_at = NULL, last_attempt_at = now() - interval '1 minute' WHERE id = $1`,
+        [test.id],
+      );
+      await t.app.get(JobQueue).send('webhook-delivery', { deliveryId: test.id, attempt: 4 });
+      const done = await waitFor(
+        async () => (await api(account).get(`/api/webhooks/${endpoint.id}/deliveries`)).body.data[0],
+        (d) => d.status === 'succeeded',
+        15_000,
+      );
+      expect(done).toMatchObject({ id: test.id, attempts: 5, lastResponseCode: 204 });
     });
 
     it('refuses a test delivery to a disabled endpoint (409 invalid_state)', async () => {

@@ -86,13 +86,17 @@ export class DeliveriesRepository {
 
   /**
    * Claims attempt number `attempt + 1`: only the job that expected `attempt` attempts so far wins,
-   * so a job handed out twice (or a retry racing a redelivery) sends once.
+   * so a job handed out twice (or a retry racing a redelivery) sends once. A claim whose outcome was
+   * never recorded (pending, no next attempt, older than `staleSeconds`: its process died mid-attempt)
+   * may be claimed again by pg-boss's retry of that job, so the delivery is not stranded.
    */
-  async claimAttempt(id: string, attempt: number): Promise<DeliveryRow | null> {
+  async claimAttempt(id: string, attempt: number, staleSeconds: number): Promise<DeliveryRow | null> {
     const rows = await this.dataSource.query(
-      `UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = now(), next_attempt_at = NULL
-       WHERE id = $1 AND attempts = $2 AND status = 'pending' RETURNING ${COLUMNS}`,
-      [id, attempt],
+      `UPDATE webhook_deliveries SET attempts = $2 + 1, last_attempt_at = now(), next_attempt_at = NULL
+       WHERE id = $1 AND status = 'pending' AND (attempts = $2
+         OR (attempts = $2 + 1 AND next_attempt_at IS NULL AND last_attempt_at < now() - make_interval(secs => $3)))
+       RETURNING ${COLUMNS}`,
+      [id, attempt, staleSeconds],
     );
     return firstReturned(rows);
   }

@@ -129,7 +129,7 @@ export class DeliveriesService implements OnModuleInit {
    */
   async attempt(job: DeliveryJob): Promise<void> {
     const delivery = await this.deliveries.findById(job.deliveryId);
-    if (!delivery || delivery.status !== 'pending' || delivery.attempts !== job.attempt) return;
+    if (!delivery || delivery.status !== 'pending' || (delivery.attempts !== job.attempt && delivery.attempts !== job.attempt + 1)) return;
     const endpoint = await this.endpoints.findById(delivery.endpoint_id);
     if (!endpoint) return;
     if (!endpoint.enabled) return this.deliveries.fail(delivery.id, 'the endpoint is disabled');
@@ -137,7 +137,7 @@ export class DeliveriesService implements OnModuleInit {
       return this.jobs.send<DeliveryJob>(DELIVERY_JOB, job, { ...JOB_OPTIONS, startAfterSeconds: BUSY_DELAY_SECONDS });
     }
     try {
-      const claimed = await this.deliveries.claimAttempt(delivery.id, job.attempt);
+      const claimed = await this.deliveries.claimAttempt(delivery.id, job.attempt, LEASE_SECONDS);
       if (!claimed) return;
       const result = await this.sender.send(endpoint.url, this.headers(endpoint, claimed), claimed.body);
       await this.recordOutcome(endpoint, claimed, result);
