@@ -7,6 +7,8 @@ import { startAppWithAccounts, TestAppWithAccounts } from './support/test-app';
 import { waitFor } from './support/wait-for';
 import { ReceivedWebhook, WebhookReceiver } from './support/webhook-receiver';
 
+/** Endpoints that must exist but never receive: nothing listens on port 9 of loopback, so attempts end at once. */
+const NOWHERE = 'https://127.0.0.1:9/';
 const freshKey = () => {
   const { publicKey } = generateKeyPairSync('ed25519');
   return sshpk.parseKey(publicKey.export({ type: 'spki', format: 'pem' }), 'pem').toString('ssh');
@@ -125,11 +127,11 @@ describe('Webhooks', () => {
       await Promise.all(
         Array.from({ length: 10 }, () =>
           api(account)
-            .post('/api/webhooks', { url: 'https://hooks.example.com/', events: ['*'] })
+            .post('/api/webhooks', { url: NOWHERE, events: ['*'] })
             .expect(201),
         ),
       );
-      const res = await api(account).post('/api/webhooks', { url: 'https://hooks.example.com/', events: ['*'] });
+      const res = await api(account).post('/api/webhooks', { url: NOWHERE, events: ['*'] });
       expect(res.status).toBe(409);
       expect(res.body.code).toBe('quota_exceeded');
     });
@@ -159,7 +161,7 @@ describe('Webhooks', () => {
       }
       expect((await api(stranger).get('/api/webhooks').expect(200)).body.total).toBe(0);
       await api(owner).get(`/api/webhooks/${id}`).expect(200);
-      const other = await createEndpoint(stranger, ['*'], 'https://hooks.example.com/');
+      const other = await createEndpoint(stranger, ['*'], NOWHERE);
       await api(owner).post(`/api/webhooks/${id}/deliveries/${randomUUID()}/redeliver`).expect(404);
       await api(stranger).post(`/api/webhooks/${other.id}/deliveries/${deliveryId}/redeliver`).expect(404);
     });

@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { Injectable } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/core';
 import { addressClass, isIpLiteral, isPublicAddress } from './address-policy';
 
@@ -27,8 +27,15 @@ class Refused extends Error {}
  * response body is read up to 64 KiB; the whole exchange has 10 seconds.
  */
 @Injectable()
-export class WebhookSender {
+export class WebhookSender implements BeforeApplicationShutdown {
+  private readonly inFlight = new Set<AbortController>();
+
   constructor(private readonly config: AppConfig) {}
+
+  /** Attempts under way end at once (recorded as failed and retried), so shutdown is not held 10 s. */
+  beforeApplicationShutdown(): void {
+    for (const controller of this.inFlight) controller.abort(new Error('interrupted by shutdown; will be retried'));
+  }
 
   async send(rawUrl: string, headers: Record<string, string>, body: string): Promise<SendResult> {
     const started = Date.now();
@@ -38,17 +45,24 @@ export class WebhookSender {
       durationMs: Date.now() - started,
       error: error && error.slice(0, 500),
     });
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error(`no complete answer within ${SEND_TIMEOUT_MS / 1000} s`)), SEND_TIMEOUT_MS);
+    this.inFlight.add(controller);
     try {
       const url = new URL(rawUrl);
       const { allowHttp, allowPrivate } = this.config.webhooks;
       if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowHttp)) throw new Refused(`scheme ${url.protocol} is not allowed`);
-      const target = await this.resolve(url.hostname.replace(/^\[|\]$/g, ''), allowPrivate);
-      const { status, excerpt } = await this.post(url, target, headers, body);
+      const target = await abortable(this.resolve(url.hostname.replace(/^\[|\]$/g, ''), allowPrivate), controller.signal);
+      const { status, excerpt } = await this.post(url, target, headers, body, controller.signal);
       if (status >= 200 && status < 300) return result(true, status, null);
       if (status >= 300 && status < 400) return result(false, status, `HTTP ${status}: redirects are not followed`);
       return result(false, status, `HTTP ${status}${excerpt ? `: ${excerpt}` : ''}`);
     } catch (err) {
-      return result(false, null, err instanceof Refused ? `refused: ${err.message}` : (err as Error).message || String(err));
+      const reason = controller.signal.aborted ? (controller.signal.reason as Error) : (err as Error);
+      return result(false, null, err instanceof Refused ? `refused: ${err.message}` : reason.message || String(reason));
+    } finally {
+      clearTimeout(timer);
+      this.inFlight.delete(controller);
     }
   }
 
@@ -71,6 +85,7 @@ export class WebhookSender {
     target: { address: string; family: number },
     headers: Record<string, string>,
     body: string,
+    signal: AbortSignal,
   ): Promise<{ status: number; excerpt: string }> {
     const pinned: LookupFunction = (_host, options, callback) => {
       if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [target]);
@@ -84,13 +99,13 @@ export class WebhookSender {
           method: 'POST',
           agent: false,
           lookup: pinned,
+          signal,
           headers: { ...headers, 'content-type': 'application/json', 'user-agent': USER_AGENT, 'content-length': Buffer.byteLength(body) },
         },
         (res) => {
           const chunks: Buffer[] = [];
           let size = 0;
           const done = () => {
-            clearTimeout(timer);
             const text = Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').trim();
             resolve({ status: res.statusCode ?? 0, excerpt: text.slice(0, EXCERPT_LENGTH) });
           };
@@ -106,12 +121,17 @@ export class WebhookSender {
           res.on('error', (err) => (size > RESPONSE_BODY_CAP ? undefined : reject(err)));
         },
       );
-      const timer = setTimeout(() => req.destroy(new Error(`no complete answer within ${SEND_TIMEOUT_MS / 1000} s`)), SEND_TIMEOUT_MS);
-      req.on('error', (err) => {
-        clearTimeout(timer);
-        reject(err);
-      });
+      req.on('error', reject);
       req.end(body);
     });
   }
+}
+
+/** The promise, or a rejection as soon as the signal aborts (a DNS lookup cannot be cancelled, only left). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+    promise.then(resolve, reject);
+  });
 }
