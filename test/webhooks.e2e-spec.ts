@@ -375,7 +375,7 @@ describe('Webhooks', () => {
         `UPDATE webhook_deliveries SET status = 'pending', attempts = 5, next_attempt_at = NULL, last_attempt_at = now() - interval '1 minute' WHERE id = $1`,
         [test.id],
       );
-      await t.app.get(JobQueue).send('webhook-delivery', { deliveryId: test.id, attempt: 4 }, { retryLimit: 0, retryDelaySeconds: 1 });
+      await t.app.get(JobQueue).send('webhook-delivery', { deliveryId: test.id, attempt: 4 });
       const done = await waitFor(
         async () => (await api(account).get(`/api/webhooks/${endpoint.id}/deliveries`)).body.data[0],
         (d) => d.status === 'succeeded',

@@ -46,10 +46,11 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
         }
       : undefined;
     await this.ensureQueue(boss, name, db);
+    // pg-boss refuses a retry key that is present but undefined, so only the given ones are passed.
     await boss.send(name, data, {
-      retryLimit: options.retryLimit,
-      retryDelay: options.retryDelaySeconds,
-      retryBackoff: options.retryBackoff,
+      ...(options.retryLimit !== undefined ? { retryLimit: options.retryLimit } : {}),
+      ...(options.retryDelaySeconds !== undefined ? { retryDelay: options.retryDelaySeconds } : {}),
+      ...(options.retryBackoff !== undefined ? { retryBackoff: options.retryBackoff } : {}),
       ...(options.startAfterSeconds ? { startAfter: Math.ceil(options.startAfterSeconds) } : {}),
       ...(db ? { db } : {}),
     });
