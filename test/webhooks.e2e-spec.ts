@@ -330,7 +330,6 @@ describe('Webhooks', () => {
         const account = await createAccount(t);
         const slowEndpoint = await createEndpoint(account, ['ssh_key.create'], slow.url);
         const fastEndpoint = await createEndpoint(account, ['ssh_key.create']);
-        const started = Date.now();
         const keys: string[] = [];
         for (let i = 0; i < 3; i++)
           keys.push(
@@ -340,8 +339,7 @@ describe('Webhooks', () => {
                 .expect(201)
             ).body.id,
           );
-        await received((r) => keys.includes(r.json.data.entity?.id), 3);
-        const fastDone = Date.now() - started;
+        const fastGot = await received((r) => keys.includes(r.json.data.entity?.id), 3);
         const slowGot = await waitFor(
           async () => slow.received.filter((r) => keys.includes(r.json.data.entity?.id)),
           (list) => list.length >= 3,
@@ -349,8 +347,12 @@ describe('Webhooks', () => {
         );
         expect(slowGot).toHaveLength(3);
         expect(slow.maxConcurrent).toBe(1);
-        expect(Date.now() - started).toBeGreaterThanOrEqual(3 * 1500);
-        expect(fastDone).toBeLessThan(3 * 1500);
+        // One at a time: each slow request arrived after the one before had been answered.
+        const slowAt = slowGot.map((r) => r.at).sort((a, b) => a - b);
+        expect(slowAt[1] - slowAt[0]).toBeGreaterThanOrEqual(1500);
+        expect(slowAt[2] - slowAt[1]).toBeGreaterThanOrEqual(1500);
+        // The fast endpoint had all three before the slow one got its last.
+        expect(Math.max(...fastGot.map((r) => r.at))).toBeLessThan(slowAt[2]);
         slowGot.forEach((hook) => WebhookReceiver.verify(slowEndpoint.secret, hook));
         expect(fastEndpoint.id).not.toBe(slowEndpoint.id);
       } finally {

@@ -8,6 +8,8 @@ export interface ReceivedWebhook {
   json: { type: string; timestamp: string; data: Record<string, any> };
   /** The status this receiver answered. */
   answered: number;
+  /** When the request arrived (ms since the epoch). */
+  at: number;
 }
 
 /**
@@ -35,6 +37,7 @@ export class WebhookReceiver {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
+      const at = Date.now();
       this.maxConcurrent = Math.max(this.maxConcurrent, ++this.open);
       req.on('end', async () => {
         if (this.delayMs) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
@@ -42,7 +45,7 @@ export class WebhookReceiver {
         const body = Buffer.concat(chunks).toString('utf8');
         const custom = this.respond?.(body);
         const answer = typeof custom === 'number' ? { status: custom } : (custom ?? { status: this.responses.shift() ?? 204 });
-        this.received.push({ headers: req.headers, body, json: JSON.parse(body), answered: answer.status });
+        this.received.push({ headers: req.headers, body, json: JSON.parse(body), answered: answer.status, at });
         res.writeHead(answer.status, answer.headers ?? {}).end(answer.status >= 400 ? 'receiver says no' : '');
       });
     });
