@@ -452,6 +452,8 @@ describe('Activity log: every operation records one entry', () => {
   it.each(steps)('%s', async (_, step) => {
     const before = accountId ? await count() : 0;
     const expected = await step();
+    // Failed sign-ins are recorded after the answer (an unknown email must not answer faster).
+    await waitFor(count, (n) => n >= before + (expected.entries ?? 1));
     const entry = await waitFor(
       () => newest(expected.action),
       (e) => Boolean(e) && (expected.entity === null ? e.entity === null : e.entity?.id === expected.entity.id),

@@ -42,7 +42,8 @@ export class AuthService {
   async login(input: LoginRequest, client?: ClientInfo): Promise<AuthTokensResponse | MfaRequiredResponse> {
     const account = await this.accounts.verifyPassword(input.email, input.password);
     if (!account) {
-      await this.logins.failed({ email: input.email }, 'wrong_password');
+      // Not awaited: a known email's answer must take no longer than an unknown one's (no enumeration by timing).
+      void this.logins.failed({ email: input.email }, 'wrong_password');
       throw INVALID_CREDENTIALS();
     }
     if (await this.mfa.isEnabled(account.id)) return this.mfa.challenge(account.id, client);

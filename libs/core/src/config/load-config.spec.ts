@@ -57,6 +57,16 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('keeps activity entries 90 days by default, and refuses a retention outside 1..3650 days', () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), ...secrets }).eventsRetentionDays).toBe(90);
+    expect(loadConfig({ DATA_DIR: dataDir(), ...secrets, EVENTS_RETENTION_DAYS: '7' }).eventsRetentionDays).toBe(7);
+    for (const bad of ['0', '3651', '1.5', 'forever']) {
+      expect(problems({ DATA_DIR: dataDir(), ...secrets, EVENTS_RETENTION_DAYS: bad })).toEqual([
+        `EVENTS_RETENTION_DAYS must be a whole number from 1 to 3650 (got "${bad}")`,
+      ]);
+    }
+  });
+
   it('defaults to the simulator and reads the libvirt settings', () => {
     expect(loadConfig({ DATA_DIR: dataDir(), ...secrets })).toMatchObject({
       computeProvider: 'simulator',
