@@ -15,7 +15,7 @@ describe('OpenAPI document and Swagger UI', () => {
   });
   afterAll(() => t.close());
 
-  it('is OpenAPI 3 at version 0.1.0 with the bearer scheme, empty top-level security and the eight tags', () => {
+  it('is OpenAPI 3 at version 0.1.0 with the bearer scheme, empty top-level security and the nine tags', () => {
     expect(doc.openapi).toMatch(/^3\./);
     expect(doc.info.version).toBe('0.1.0');
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
@@ -29,6 +29,7 @@ describe('OpenAPI document and Swagger UI', () => {
       'Notifications',
       'Support',
       'Events',
+      'Webhooks',
     ]);
   });
 

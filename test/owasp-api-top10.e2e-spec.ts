@@ -172,6 +172,31 @@ describe('OWASP API Security Top 10', () => {
     });
   });
 
+  describe('API7: server side request forgery', () => {
+    it('refuses webhook URLs to internal addresses and plain http, and never shows a secret again', async () => {
+      for (const url of [
+        'https://169.254.169.254/latest/meta-data/',
+        'https://[::ffff:127.0.0.1]/',
+        'https://10.0.0.5/',
+        'http://hooks.example.com/',
+      ]) {
+        const res = await request(t.http)
+          .post('/api/webhooks')
+          .set('Authorization', owner.bearer)
+          .send({ url, events: ['*'] });
+        expect([url, res.status]).toEqual([url, 400]);
+      }
+      const created = await request(t.http)
+        .post('/api/webhooks')
+        .set('Authorization', owner.bearer)
+        .send({ url: 'https://receiver.invalid/hooks', events: ['ssh_key.create'] })
+        .expect(201);
+      const list = await request(t.http).get('/api/webhooks').set('Authorization', owner.bearer).expect(200);
+      expect(list.text).not.toContain(created.body.secret);
+      expect(list.text).not.toMatch(/secret"|sealed/i);
+    });
+  });
+
   describe('API8: security misconfiguration', () => {
     it('sends protective headers and no framework banner', async () => {
       const res = await request(t.http).get('/api/auth/me').set('Authorization', owner.bearer);

@@ -18,6 +18,7 @@ async function crawl({ base, api, demoKey, sshKey, outbox }) {
   await services(ctx);
   await apiKeys(ctx);
   await sshKeys(ctx);
+  await webhooks(ctx);
   await support(ctx, api);
   await notifications(ctx);
   await events(ctx);
@@ -90,6 +91,43 @@ async function apiKeys({ call, token, sshKey }) {
   await call('post /api/ssh-keys', { token: `Bearer ${readOnly.body.key}`, body: { name: 'nope', publicKey: sshKey() }, expect: 403 });
   await call('delete /api/auth/api-keys/{id}', { token, params: { id: readOnly.body.id }, expect: 204 });
   await call('delete /api/auth/api-keys/{id}', { token, params: { id: readOnly.body.id }, expect: 404 });
+}
+
+async function webhooks({ call, token }) {
+  // `.invalid` never resolves (RFC 6761): the crawl queues deliveries that reach nobody.
+  const url = 'https://receiver.invalid/hooks';
+  const created = await call('post /api/webhooks', {
+    token,
+    headers: idempotent(),
+    body: { url, events: ['ssh_key.create'] },
+    expect: 201,
+  });
+  const id = created.body.id;
+  await call('post /api/webhooks', { token, body: { url, events: ['ssh_key.explode'] }, expect: 400 });
+  await call('post /api/webhooks', { token, body: { url: 'https://169.254.169.254/', events: ['*'] }, expect: 400 });
+  await call('get /api/webhooks', { token });
+  await call('get /api/webhooks/{id}', { token, params: { id } });
+  await call('get /api/webhooks/{id}', { token, params: { id: randomUUID() }, expect: 404 });
+  await call('patch /api/webhooks/{id}', { token, params: { id }, body: { events: ['*'], description: 'crawl' } });
+  await call('post /api/webhooks/{id}/rotate-secret', { token, params: { id }, headers: idempotent() });
+  const test = await call('post /api/webhooks/{id}/test', { token, params: { id }, headers: idempotent(), expect: 202 });
+  await call('get /api/webhooks/{id}/deliveries', { token, params: { id } });
+  const deliveryId = test.body.id;
+  await call('post /api/webhooks/{id}/deliveries/{deliveryId}/redeliver', {
+    token,
+    params: { id, deliveryId },
+    headers: idempotent(),
+    expect: 202,
+  });
+  await call('post /api/webhooks/{id}/deliveries/{deliveryId}/redeliver', {
+    token,
+    params: { id, deliveryId: randomUUID() },
+    headers: idempotent(),
+    expect: 404,
+  });
+  await call('patch /api/webhooks/{id}', { token, params: { id }, body: { enabled: false } });
+  await call('post /api/webhooks/{id}/test', { token, params: { id }, headers: idempotent(), expect: 409 });
+  await call('delete /api/webhooks/{id}', { token, params: { id }, expect: 204 });
 }
 
 async function sshKeys({ call, token, sshKey }) {

@@ -6,6 +6,7 @@ import { ProductsModule } from '@app/products';
 import { ServicesModule } from '@app/services';
 import { SshKeysModule } from '@app/ssh-keys';
 import { SupportModule } from '@app/support';
+import { WebhooksModule } from '@app/webhooks';
 
 export const AREA_MODULES = [
   AuthModule,
@@ -16,4 +17,5 @@ export const AREA_MODULES = [
   SupportModule,
   NotificationsModule,
   EventsModule,
+  WebhooksModule,
 ];

@@ -7,6 +7,7 @@ import { productsMigrations } from '@app/products';
 import { servicesMigrations } from '@app/services';
 import { sshKeysMigrations } from '@app/ssh-keys';
 import { supportMigrations } from '@app/support';
+import { webhooksMigrations } from '@app/webhooks';
 
 /** Every area's migrations; TypeORM orders them by the timestamp in their names. */
 export const allMigrations = [
@@ -18,5 +19,6 @@ export const allMigrations = [
   ...supportMigrations,
   ...notificationsMigrations,
   ...eventsMigrations,
+  ...webhooksMigrations,
   ...coreMigrations,
 ];

@@ -7,6 +7,7 @@ import type {
   ServiceStatusChangedEvent,
   TicketClosedEvent,
   TicketRepliedEvent,
+  WebhookDisabledEvent,
 } from '@app/core';
 import { NotificationsService } from './notifications.service';
 
@@ -47,6 +48,11 @@ export class NotificationEventsListener {
 
   @OnEvent('api_key.expiring', { async: true, promisify: true })
   apiKeyExpiring(event: ApiKeyExpiringEvent) {
+    return this.notifications.record(event);
+  }
+
+  @OnEvent('webhook.disabled', { async: true, promisify: true })
+  webhookDisabled(event: WebhookDisabledEvent) {
     return this.notifications.record(event);
   }
 }

@@ -96,6 +96,18 @@ function describe(event: DomainEvent): NewNotification | null {
         entity: { type: 'api_key', id: p.apiKeyId },
       };
     }
+    case 'webhook.disabled': {
+      const p = event.payload;
+      return {
+        ...base,
+        type: 'webhook_disabled',
+        severity: 'warning',
+        title: 'A webhook endpoint was disabled',
+        body: `Deliveries to ${p.url} have failed since ${p.failingSince}, so the endpoint was disabled. Fix the receiver, then enable it again.`,
+        link: `/api/webhooks/${p.webhookId}`,
+        entity: { type: 'webhook', id: p.webhookId },
+      };
+    }
     default:
       return null;
   }

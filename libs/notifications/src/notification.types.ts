@@ -6,6 +6,7 @@ export const NOTIFICATION_TYPES = [
   'service_status_changed',
   'api_key_created',
   'api_key_expiring',
+  'webhook_disabled',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 export const SEVERITIES = ['info', 'warning', 'critical'] as const;

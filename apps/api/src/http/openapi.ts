@@ -11,6 +11,7 @@ export const API_TAGS: [string, string][] = [
   ['Notifications', 'What happened in the account, with a live stream.'],
   ['Support', 'Support tickets, replies and attachments.'],
   ['Events', 'The account activity log: who did what, when, from where.'],
+  ['Webhooks', 'Signed Standard Webhooks deliveries of the activity log to your endpoints.'],
 ];
 
 /**

@@ -93,6 +93,22 @@ export class AppConfig {
   jobs: JobsConfig;
   /** Activity log entries older than this many days are purged. */
   eventsRetentionDays: number;
+  webhooks: WebhooksConfig;
+}
+
+export interface WebhooksConfig {
+  /** http:// endpoint URLs accepted (development and tests only). */
+  allowHttp: boolean;
+  /** Loopback, private, link-local and other internal addresses may be delivered to (tests only). */
+  allowPrivate: boolean;
+  /** First retry delay of a failed delivery; doubles each attempt, with jitter. */
+  retryBaseSeconds: number;
+  /** A delivery is retried until this long after it was first queued. */
+  retryWindowSeconds: number;
+  /** An endpoint whose deliveries have all failed for this long is disabled. */
+  disableAfterSeconds: number;
+  /** Attempts in parallel in one process (across endpoints; one at a time per endpoint). */
+  concurrency: number;
 }
 
 export interface MailConfig {

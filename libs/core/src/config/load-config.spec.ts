@@ -198,4 +198,28 @@ describe('loadConfig', () => {
       'MAIL_FROM must be an address, e.g. "Hosting <no-reply@example.com>"',
     ]);
   });
+
+  it('defaults webhooks to https, public addresses only, 24 h of retries and disabling after 3 days', () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), ...secrets }).webhooks).toEqual({
+      allowHttp: false,
+      allowPrivate: false,
+      retryBaseSeconds: 30,
+      retryWindowSeconds: 86_400,
+      disableAfterSeconds: 259_200,
+      concurrency: 4,
+    });
+    expect(
+      problems({
+        DATA_DIR: dataDir(),
+        ...secrets,
+        WEBHOOKS_ALLOW_PRIVATE: 'maybe',
+        WEBHOOKS_RETRY_BASE_SECONDS: '0',
+        WEBHOOKS_CONCURRENCY: '100',
+      }),
+    ).toEqual([
+      'WEBHOOKS_ALLOW_PRIVATE must be true or false (got "maybe")',
+      'WEBHOOKS_RETRY_BASE_SECONDS must be a whole number from 1 to 3600 (got "0")',
+      'WEBHOOKS_CONCURRENCY must be a whole number from 1 to 64 (got "100")',
+    ]);
+  });
 });

@@ -232,6 +232,14 @@ export function loadConfig(source: Env = process.env): AppConfig {
     },
     jobs: { pollIntervalMs: env.int('JOBS_POLL_INTERVAL_MS', 2000, 500, 60_000) },
     eventsRetentionDays: env.int('EVENTS_RETENTION_DAYS', 90, 1, 3650),
+    webhooks: {
+      allowHttp: env.bool('WEBHOOKS_ALLOW_HTTP', false),
+      allowPrivate: env.bool('WEBHOOKS_ALLOW_PRIVATE', false),
+      retryBaseSeconds: env.int('WEBHOOKS_RETRY_BASE_SECONDS', 30, 1, 3600),
+      retryWindowSeconds: env.int('WEBHOOKS_RETRY_WINDOW_SECONDS', 86_400, 1, 7 * 86_400),
+      disableAfterSeconds: env.int('WEBHOOKS_DISABLE_AFTER_SECONDS', 3 * 86_400, 1, 30 * 86_400),
+      concurrency: env.int('WEBHOOKS_CONCURRENCY', 4, 1, 64),
+    },
   };
   if (!/^[^<>@\s]+@[^<>@\s]+$|<[^<>@\s]+@[^<>@\s]+>$/.test(config.mail.from)) {
     env.problems.push('MAIL_FROM must be an address, e.g. "Hosting <no-reply@example.com>"');

@@ -27,6 +27,8 @@ export type ApiKeyExpiringEvent = DomainEventBase<
   'api_key.expiring',
   { apiKeyId: string; name: string; prefix: string; expiresAt: string }
 >;
+/** An endpoint whose deliveries kept failing was disabled. */
+export type WebhookDisabledEvent = DomainEventBase<'webhook.disabled', { webhookId: string; url: string; failingSince: string }>;
 /** Sessions ended or API keys revoked: open event streams of the account check their credential again. */
 export type CredentialsRevokedEvent = DomainEventBase<'credentials.revoked', Record<string, never>>;
 
@@ -37,7 +39,8 @@ export type DomainEvent =
   | ServiceStatusChangedEvent
   | ApiKeyCreatedEvent
   | ApiKeyExpiringEvent
-  | CredentialsRevokedEvent;
+  | CredentialsRevokedEvent
+  | WebhookDisabledEvent;
 
 export function domainEvent<E extends DomainEvent>(name: E['name'], accountId: string, payload: E['payload']): E {
   return { name, accountId, payload, occurredAt: new Date() } as E;

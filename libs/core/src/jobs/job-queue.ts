@@ -6,6 +6,13 @@ export interface JobOptions {
   /** Delay before the first retry; with `retryBackoff` it doubles each time (with jitter). */
   retryDelaySeconds?: number;
   retryBackoff?: boolean;
+  /** Not before this many seconds from now. */
+  startAfterSeconds?: number;
+}
+
+export interface WorkOptions {
+  /** Jobs of this name handled at once in this process (default 1). */
+  concurrency?: number;
 }
 
 export type JobHandler<T> = (data: T) => Promise<void>;
@@ -18,7 +25,7 @@ export abstract class JobQueue {
   /** Queues a job; with `manager`, as part of that transaction. */
   abstract send<T extends object>(name: string, data: T, options?: JobOptions, manager?: EntityManager): Promise<void>;
   /** Registers the handler of a job name; handlers run once workers are started. */
-  abstract work<T extends object>(name: string, handler: JobHandler<T>): void;
+  abstract work<T extends object>(name: string, handler: JobHandler<T>, options?: WorkOptions): void;
   /** Starts polling for the registered jobs (the API server does; operator commands do not). */
   abstract startWorkers(): Promise<void>;
 }

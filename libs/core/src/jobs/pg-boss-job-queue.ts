@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import PgBoss from 'pg-boss';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { JobHandler, JobOptions, JobQueue } from './job-queue';
+import { JobHandler, JobOptions, JobQueue, WorkOptions } from './job-queue';
 
 interface Pool {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
@@ -16,7 +16,7 @@ interface Pool {
 @Injectable()
 export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Jobs');
-  private readonly handlers = new Map<string, JobHandler<object>>();
+  private readonly handlers = new Map<string, { handler: JobHandler<object>; concurrency: number }>();
   private readonly queues = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
   private boss?: Promise<PgBoss>;
@@ -46,24 +46,29 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
         }
       : undefined;
     await this.ensureQueue(boss, name, db);
+    // pg-boss refuses a retry key that is present but undefined, so only the given ones are passed.
     await boss.send(name, data, {
-      retryLimit: options.retryLimit,
-      retryDelay: options.retryDelaySeconds,
-      retryBackoff: options.retryBackoff,
+      ...(options.retryLimit !== undefined ? { retryLimit: options.retryLimit } : {}),
+      ...(options.retryDelaySeconds !== undefined ? { retryDelay: options.retryDelaySeconds } : {}),
+      ...(options.retryBackoff !== undefined ? { retryBackoff: options.retryBackoff } : {}),
+      ...(options.startAfterSeconds ? { startAfter: Math.ceil(options.startAfterSeconds) } : {}),
       ...(db ? { db } : {}),
     });
   }
 
-  work<T extends object>(name: string, handler: JobHandler<T>): void {
-    this.handlers.set(name, handler as JobHandler<object>);
+  work<T extends object>(name: string, handler: JobHandler<T>, options: WorkOptions = {}): void {
+    this.handlers.set(name, { handler: handler as JobHandler<object>, concurrency: options.concurrency ?? 1 });
   }
 
   async startWorkers(): Promise<void> {
     const boss = await this.started();
     const pollingIntervalSeconds = this.config.jobs.pollIntervalMs / 1000;
-    for (const [name, handler] of this.handlers) {
+    for (const [name, { handler, concurrency }] of this.handlers) {
       await this.ensureQueue(boss, name);
-      await boss.work<object>(name, { pollingIntervalSeconds, batchSize: 1 }, (jobs) => this.track(this.run(boss, name, handler, jobs)));
+      // pg-boss 10 runs one fetch-and-handle loop per work() call: n calls, n jobs at once.
+      for (let i = 0; i < concurrency; i++) {
+        await boss.work<object>(name, { pollingIntervalSeconds, batchSize: 1 }, (jobs) => this.track(this.run(boss, name, handler, jobs)));
+      }
     }
   }
 

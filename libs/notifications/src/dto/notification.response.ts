@@ -4,7 +4,7 @@ import { NOTIFICATION_TYPES, SEVERITIES } from '../notification.types';
 import type { NotificationRow } from '../notifications.repository';
 
 export class NotificationEntityRef {
-  @ApiProperty({ example: 'ticket', enum: ['ticket', 'service', 'api_key'], description: 'Kind of resource.' })
+  @ApiProperty({ example: 'ticket', enum: ['ticket', 'service', 'api_key', 'webhook'], description: 'Kind of resource.' })
   type: string;
   @ApiProperty({ format: 'uuid', description: 'Id of the resource.' })
   id: string;

@@ -1,0 +1,120 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { PageQuery, pageOffset } from '@app/core';
+import { firstReturned } from '../webhooks.repository';
+
+/** A webhook_deliveries row as the driver returns it. */
+export interface DeliveryRow {
+  id: string;
+  endpoint_id: string;
+  message_id: string;
+  event_type: string;
+  body: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  last_response_code: number | null;
+  last_duration_ms: number | null;
+  last_error: string | null;
+  last_attempt_at: Date | null;
+  next_attempt_at: Date | null;
+  retry_until: Date;
+  created_at: Date;
+}
+const COLUMNS = `id, endpoint_id, message_id, event_type, body, status, attempts, last_response_code, last_duration_ms,
+  last_error, last_attempt_at, next_attempt_at, retry_until, created_at`;
+
+export interface AttemptOutcome {
+  ok: boolean;
+  responseCode: number | null;
+  durationMs: number;
+  error: string | null;
+  /** Seconds until the next attempt; null: no more attempts. */
+  retryInSeconds: number | null;
+}
+
+@Injectable()
+export class DeliveriesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async insert(
+    manager: EntityManager,
+    d: { endpointId: string; messageId: string; eventType: string; body: string; retryWindowSeconds: number },
+  ): Promise<DeliveryRow> {
+    const rows: DeliveryRow[] = await manager.query(
+      `INSERT INTO webhook_deliveries (endpoint_id, message_id, event_type, body, next_attempt_at, retry_until)
+       VALUES ($1, $2, $3, $4, now(), now() + make_interval(secs => $5)) RETURNING ${COLUMNS}`,
+      [d.endpointId, d.messageId, d.eventType, d.body, d.retryWindowSeconds],
+    );
+    return rows[0];
+  }
+
+  /** The deliveries of one endpoint (the caller has checked the endpoint is the account's), newest first. */
+  async page(endpointId: string, query: PageQuery): Promise<{ rows: DeliveryRow[]; total: number }> {
+    const rows: DeliveryRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3::bigint`,
+      [endpointId, query.pageSize, pageOffset(query)],
+    );
+    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM webhook_deliveries WHERE endpoint_id = $1`, [
+      endpointId,
+    ]);
+    return { rows, total: Number(total) };
+  }
+
+  async findForEndpoint(endpointId: string, id: string): Promise<DeliveryRow | null> {
+    const rows: DeliveryRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2`,
+      [id, endpointId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Worker side, unscoped. */
+  async findById(id: string): Promise<DeliveryRow | null> {
+    const rows: DeliveryRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
+  /** Pending again, with a fresh retry window, for another series of attempts under the same message id. */
+  async reopen(manager: EntityManager, endpointId: string, id: string, retryWindowSeconds: number): Promise<DeliveryRow | null> {
+    const rows = await manager.query(
+      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), retry_until = now() + make_interval(secs => $3)
+       WHERE id = $1 AND endpoint_id = $2 RETURNING ${COLUMNS}`,
+      [id, endpointId, retryWindowSeconds],
+    );
+    return firstReturned(rows);
+  }
+
+  /**
+   * Claims attempt number `attempt + 1`: only the job that expected `attempt` attempts so far wins,
+   * so a job handed out twice (or a retry racing a redelivery) sends once. A claim whose outcome was
+   * never recorded (pending, no next attempt, older than `staleSeconds`: its process died mid-attempt)
+   * may be claimed again by pg-boss's retry of that job, so the delivery is not stranded.
+   */
+  async claimAttempt(id: string, attempt: number, staleSeconds: number): Promise<DeliveryRow | null> {
+    const rows = await this.dataSource.query(
+      `UPDATE webhook_deliveries SET attempts = $2 + 1, last_attempt_at = now(), next_attempt_at = NULL
+       WHERE id = $1 AND status = 'pending' AND (attempts = $2
+         OR (attempts = $2 + 1 AND next_attempt_at IS NULL AND last_attempt_at < now() - make_interval(secs => $3)))
+       RETURNING ${COLUMNS}`,
+      [id, attempt, staleSeconds],
+    );
+    return firstReturned(rows);
+  }
+
+  async recordOutcome(manager: EntityManager, id: string, o: AttemptOutcome): Promise<void> {
+    const status = o.ok ? 'succeeded' : o.retryInSeconds === null ? 'failed' : 'pending';
+    await manager.query(
+      `UPDATE webhook_deliveries SET status = $2, last_response_code = $3, last_duration_ms = $4, last_error = $5,
+         next_attempt_at = CASE WHEN $6::int IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int) END
+       WHERE id = $1`,
+      [id, status, o.responseCode, o.durationMs, o.error, o.retryInSeconds],
+    );
+  }
+
+  async fail(id: string, error: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE webhook_deliveries SET status = 'failed', last_error = $2, next_attempt_at = NULL WHERE id = $1 AND status = 'pending'`,
+      [id, error],
+    );
+  }
+}

@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import {
+  ActivityEntry,
+  ActivityLog,
+  AppConfig,
+  domainEvent,
+  isoTimestamp,
+  JobOptions,
+  JobQueue,
+  Paginated,
+  paginated,
+  PageQuery,
+  Problem,
+  SecretBox,
+  TransactionRunner,
+  WebhookDisabledEvent,
+} from '@app/core';
+import { WebhookDeliveryResponse } from '../dto/delivery.response';
+import { EndpointRow, WebhooksRepository } from '../webhooks.repository';
+import { WebhooksService } from '../webhooks.service';
+import { DeliveriesRepository, DeliveryRow } from './deliveries.repository';
+import { retryDelaySeconds } from './retry-schedule';
+import { SendResult, WebhookSender } from './webhook-sender';
+import { signatureHeader } from './webhook-signature';
+
+export const DELIVERY_JOB = 'webhook-delivery';
+/** Longer than an attempt can last (10 s) plus recording it; a crashed holder's slot frees itself. */
+const LEASE_SECONDS = 30;
+/** A job for a busy endpoint comes back this much later. */
+const BUSY_DELAY_SECONDS = 1;
+/** pg-boss retries a job whose handler threw (a database error), not a failed attempt: those are ours. */
+const JOB_OPTIONS: JobOptions = { retryLimit: 3, retryDelaySeconds: 5, retryBackoff: true };
+
+export interface DeliveryJob {
+  deliveryId: string;
+  /** Attempts made before this one: the claim succeeds only if the row still says so. */
+  attempt: number;
+}
+
+@Injectable()
+export class DeliveriesService implements OnModuleInit {
+  private readonly logger = new Logger('Webhooks');
+
+  constructor(
+    private readonly deliveries: DeliveriesRepository,
+    private readonly endpoints: WebhooksRepository,
+    private readonly webhooks: WebhooksService,
+    private readonly activity: ActivityLog,
+    private readonly jobs: JobQueue,
+    private readonly sender: WebhookSender,
+    private readonly secrets: SecretBox,
+    private readonly tx: TransactionRunner,
+    private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.activity.onRecorded((manager, entry) => this.fanOut(manager, entry));
+    this.jobs.work<DeliveryJob>(DELIVERY_JOB, (job) => this.attempt(job), { concurrency: this.config.webhooks.concurrency });
+  }
+
+  /** In the recording transaction: one delivery per enabled subscribed endpoint, so a delivery exists iff the change committed. */
+  async fanOut(manager: EntityManager, entry: ActivityEntry): Promise<void> {
+    if (entry.action === 'webhook.test') return; // goes to the tested endpoint only
+    for (const endpointId of await this.endpoints.subscribed(manager, entry.accountId, entry.action)) {
+      await this.enqueue(manager, endpointId, entry);
+    }
+  }
+
+  async list(accountId: string, webhookId: string, query: PageQuery): Promise<Paginated<WebhookDeliveryResponse>> {
+    await this.webhooks.findOneForAccount(accountId, webhookId);
+    const { rows, total } = await this.deliveries.page(webhookId, query);
+    return paginated(rows.map(WebhookDeliveryResponse.fromRow), query, total);
+  }
+
+  async sendTest(accountId: string, webhookId: string): Promise<WebhookDeliveryResponse> {
+    const row = await this.tx.run(async (m) => {
+      const endpoint = await this.endpoints.findOneForAccount(accountId, webhookId, m);
+      if (!endpoint) throw Problem.notFound('Webhook');
+      if (!endpoint.enabled) throw Problem.conflict('invalid_state', 'The endpoint is disabled; enable it first.');
+      const entry = await this.activity.record(m, {
+        accountId,
+        action: 'webhook.test',
+        entity: { type: 'webhook', id: webhookId },
+        details: { url: endpoint.url },
+      });
+      return this.enqueue(m, webhookId, entry);
+    });
+    return WebhookDeliveryResponse.fromRow(row);
+  }
+
+  async redeliver(accountId: string, webhookId: string, deliveryId: string): Promise<WebhookDeliveryResponse> {
+    await this.webhooks.findOneForAccount(accountId, webhookId);
+    const row = await this.tx.run(async (m) => {
+      const reopened = await this.deliveries.reopen(m, webhookId, deliveryId, this.config.webhooks.retryWindowSeconds);
+      if (!reopened) throw Problem.notFound('Delivery');
+      await this.jobs.send<DeliveryJob>(DELIVERY_JOB, { deliveryId, attempt: reopened.attempts }, JOB_OPTIONS, m);
+      return reopened;
+    });
+    return WebhookDeliveryResponse.fromRow(row);
+  }
+
+  private async enqueue(manager: EntityManager, endpointId: string, entry: ActivityEntry): Promise<DeliveryRow> {
+    const timestamp = isoTimestamp(entry.createdAt);
+    const data = {
+      id: entry.id,
+      entity: entry.entity,
+      actor: entry.actor,
+      status: entry.status,
+      createdAt: timestamp,
+      details: entry.details,
+    };
+    const row = await this.deliveries.insert(manager, {
+      endpointId,
+      messageId: `msg_${randomUUID().replace(/-/g, '')}`,
+      eventType: entry.action,
+      body: JSON.stringify({ type: entry.action, timestamp, data }),
+      retryWindowSeconds: this.config.webhooks.retryWindowSeconds,
+    });
+    await this.jobs.send<DeliveryJob>(DELIVERY_JOB, { deliveryId: row.id, attempt: 0 }, JOB_OPTIONS, manager);
+    return row;
+  }
+
+  /**
+   * One attempt: at most one in flight per endpoint (a lease on its row; a busy endpoint's job
+   * comes back a second later while other endpoints' jobs proceed), and each attempt claimed by a
+   * guarded UPDATE, so two processes never send the same attempt.
+   */
+  async attempt(job: DeliveryJob): Promise<void> {
+    const delivery = await this.deliveries.findById(job.deliveryId);
+    if (!delivery || delivery.status !== 'pending' || (delivery.attempts !== job.attempt && delivery.attempts !== job.attempt + 1)) return;
+    const endpoint = await this.endpoints.findById(delivery.endpoint_id);
+    if (!endpoint) return;
+    if (!endpoint.enabled) return this.deliveries.fail(delivery.id, 'the endpoint is disabled');
+    if (!(await this.endpoints.lease(endpoint.id, LEASE_SECONDS))) {
+      return this.jobs.send<DeliveryJob>(DELIVERY_JOB, job, { ...JOB_OPTIONS, startAfterSeconds: BUSY_DELAY_SECONDS });
+    }
+    try {
+      const claimed = await this.deliveries.claimAttempt(delivery.id, job.attempt, LEASE_SECONDS);
+      if (!claimed) return;
+      const result = await this.sender.send(endpoint.url, this.headers(endpoint, claimed), claimed.body);
+      await this.recordOutcome(endpoint, claimed, result);
+    } finally {
+      await this.endpoints.release(endpoint.id);
+    }
+  }
+
+  private headers(endpoint: EndpointRow, delivery: DeliveryRow): Record<string, string> {
+    const timestamp = Math.floor(Date.now() / 1000);
+    const secrets = [this.secrets.open(endpoint.secret_sealed)];
+    if (endpoint.previous_secret_sealed && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > new Date()) {
+      secrets.push(this.secrets.open(endpoint.previous_secret_sealed));
+    }
+    return {
+      'webhook-id': delivery.message_id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(secrets, delivery.message_id, timestamp, delivery.body),
+    };
+  }
+
+  private async recordOutcome(endpoint: EndpointRow, delivery: DeliveryRow, result: SendResult): Promise<void> {
+    const { retryBaseSeconds, disableAfterSeconds } = this.config.webhooks;
+    let retryIn: number | null = null;
+    if (!result.ok) {
+      retryIn = retryDelaySeconds(delivery.attempts, retryBaseSeconds);
+      if (Date.now() + retryIn * 1000 > delivery.retry_until.getTime()) retryIn = null;
+      this.logger.warn(`Delivery ${delivery.id} to endpoint ${endpoint.id}, attempt ${delivery.attempts}: ${result.error}`);
+    }
+    await this.tx.run(async (m, publish) => {
+      await this.deliveries.recordOutcome(m, delivery.id, { ...result, retryInSeconds: retryIn });
+      if (result.ok) return this.endpoints.markSucceeded(m, endpoint.id);
+      if (retryIn !== null) {
+        await this.jobs.send<DeliveryJob>(
+          DELIVERY_JOB,
+          { deliveryId: delivery.id, attempt: delivery.attempts },
+          { ...JOB_OPTIONS, startAfterSeconds: retryIn },
+          m,
+        );
+      }
+      const disabled = await this.endpoints.markFailed(m, endpoint.id, disableAfterSeconds);
+      if (!disabled) return;
+      const failingSince = isoTimestamp(disabled.failing_since ?? new Date());
+      await this.activity.record(m, {
+        accountId: disabled.account_id,
+        action: 'webhook.disable',
+        entity: { type: 'webhook', id: disabled.id },
+        actor: { type: 'system', id: null, name: null },
+        details: { url: disabled.url, failingSince, reason: 'deliveries_failing' },
+      });
+      publish(
+        domainEvent<WebhookDisabledEvent>('webhook.disabled', disabled.account_id, {
+          webhookId: disabled.id,
+          url: disabled.url,
+          failingSince,
+        }),
+      );
+    });
+  }
+}

@@ -1,0 +1,137 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
+import { AppConfig } from '@app/core';
+import { addressClass, isIpLiteral, isPublicAddress } from './address-policy';
+
+export const SEND_TIMEOUT_MS = 10_000;
+export const RESPONSE_BODY_CAP = 64 * 1024;
+const EXCERPT_LENGTH = 200;
+export const USER_AGENT = 'HostingAccount-Webhooks/1.0 (+https://www.standardwebhooks.com)';
+
+export interface SendResult {
+  ok: boolean;
+  responseCode: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+class Refused extends Error {}
+
+/**
+ * One POST to an endpoint. The host is resolved once, every address checked, and the socket
+ * connects to the checked address (a pinned `lookup`), so a DNS answer that changes between check
+ * and connect (rebinding) cannot reach an internal address. Redirects are not followed; the
+ * response body is read up to 64 KiB; the whole exchange has 10 seconds.
+ */
+@Injectable()
+export class WebhookSender implements BeforeApplicationShutdown {
+  private readonly inFlight = new Set<AbortController>();
+
+  constructor(private readonly config: AppConfig) {}
+
+  /** Attempts under way end at once (recorded as failed and retried), so shutdown is not held 10 s. */
+  beforeApplicationShutdown(): void {
+    for (const controller of this.inFlight) controller.abort(new Error('interrupted by shutdown; will be retried'));
+  }
+
+  async send(rawUrl: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+    const started = Date.now();
+    const result = (ok: boolean, responseCode: number | null, error: string | null): SendResult => ({
+      ok,
+      responseCode,
+      durationMs: Date.now() - started,
+      error: error && error.slice(0, 500),
+    });
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error(`no complete answer within ${SEND_TIMEOUT_MS / 1000} s`)), SEND_TIMEOUT_MS);
+    this.inFlight.add(controller);
+    try {
+      const url = new URL(rawUrl);
+      const { allowHttp, allowPrivate } = this.config.webhooks;
+      if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowHttp)) throw new Refused(`scheme ${url.protocol} is not allowed`);
+      const target = await abortable(this.resolve(url.hostname.replace(/^\[|\]$/g, ''), allowPrivate), controller.signal);
+      const { status, excerpt } = await this.post(url, target, headers, body, controller.signal);
+      if (status >= 200 && status < 300) return result(true, status, null);
+      if (status >= 300 && status < 400) return result(false, status, `HTTP ${status}: redirects are not followed`);
+      return result(false, status, `HTTP ${status}${excerpt ? `: ${excerpt}` : ''}`);
+    } catch (err) {
+      const reason = controller.signal.aborted ? (controller.signal.reason as Error) : (err as Error);
+      return result(false, null, err instanceof Refused ? `refused: ${err.message}` : reason.message || String(reason));
+    } finally {
+      clearTimeout(timer);
+      this.inFlight.delete(controller);
+    }
+  }
+
+  private async resolve(host: string, allowPrivate: boolean): Promise<{ address: string; family: number }> {
+    const addresses = isIpLiteral(host)
+      ? [{ address: host, family: host.includes(':') ? 6 : 4 }]
+      : await dnsLookup(host, { all: true, verbatim: true }).catch((err: NodeJS.ErrnoException) => {
+          throw new Error(`cannot resolve ${host}: ${err.code ?? err.message}`);
+        });
+    if (!addresses.length) throw new Error(`cannot resolve ${host}`);
+    if (!allowPrivate) {
+      const internal = addresses.find((a) => !isPublicAddress(a.address));
+      if (internal) throw new Refused(`${host} resolves to ${internal.address}, a ${addressClass(internal.address)} address`);
+    }
+    return addresses[0];
+  }
+
+  private post(
+    url: URL,
+    target: { address: string; family: number },
+    headers: Record<string, string>,
+    body: string,
+    signal: AbortSignal,
+  ): Promise<{ status: number; excerpt: string }> {
+    const pinned: LookupFunction = (_host, options, callback) => {
+      if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [target]);
+      else callback(null, target.address, target.family);
+    };
+    const client = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const req = client.request(
+        url,
+        {
+          method: 'POST',
+          agent: false,
+          lookup: pinned,
+          signal,
+          headers: { ...headers, 'content-type': 'application/json', 'user-agent': USER_AGENT, 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          const done = () => {
+            const text = Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').trim();
+            resolve({ status: res.statusCode ?? 0, excerpt: text.slice(0, EXCERPT_LENGTH) });
+          };
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size <= RESPONSE_BODY_CAP) chunks.push(chunk);
+            else {
+              res.destroy();
+              done();
+            }
+          });
+          res.on('end', done);
+          res.on('error', (err) => (size > RESPONSE_BODY_CAP ? undefined : reject(err)));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+}
+
+/** The promise, or a rejection as soon as the signal aborts (a DNS lookup cannot be cancelled, only left). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+    promise.then(resolve, reject);
+  });
+}

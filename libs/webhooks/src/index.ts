@@ -1,0 +1,4 @@
+export * from './webhooks.module';
+export * from './migrations';
+export * from './delivery/webhook-signature';
+export * from './delivery/address-policy';

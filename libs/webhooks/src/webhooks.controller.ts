@@ -1,0 +1,109 @@
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiProblems, CurrentPrincipal, Idempotent, PageQuery, Paginated, PaginatedResponse, Principal, UuidParam } from '@app/core';
+import { DeliveriesService } from './delivery/deliveries.service';
+import { WebhookDeliveryResponse } from './dto/delivery.response';
+import { CreateWebhookRequest, UpdateWebhookRequest } from './dto/webhook.request';
+import { WebhookResponse, WebhookWithSecretResponse } from './dto/webhook.response';
+import { WebhooksService } from './webhooks.service';
+
+const PaginatedWebhooks = PaginatedResponse(WebhookResponse, 'PaginatedWebhooks');
+const PaginatedDeliveries = PaginatedResponse(WebhookDeliveryResponse, 'PaginatedWebhookDeliveries');
+
+@ApiTags('Webhooks')
+@ApiBearerAuth()
+@Controller('api/webhooks')
+export class WebhooksController {
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly deliveries: DeliveriesService,
+  ) {}
+
+  @Post()
+  @Idempotent()
+  @ApiOperation({ summary: 'Add a webhook endpoint (the signing secret is shown once)', operationId: 'createWebhook' })
+  @ApiCreatedResponse({ type: WebhookWithSecretResponse })
+  @ApiProblems(400, 403, 409)
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateWebhookRequest): Promise<WebhookWithSecretResponse> {
+    return this.webhooks.create(principal.accountId, body);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List webhook endpoints', operationId: 'listWebhooks' })
+  @ApiOkResponse({ type: PaginatedWebhooks })
+  @ApiProblems(400)
+  list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Paginated<WebhookResponse>> {
+    return this.webhooks.list(principal.accountId, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get a webhook endpoint', operationId: 'getWebhook' })
+  @ApiProblems(400, 404)
+  get(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<WebhookResponse> {
+    return this.webhooks.get(principal.accountId, id);
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Change a webhook endpoint (URL, events, enabled, description)', operationId: 'updateWebhook' })
+  @ApiProblems(400, 403, 404)
+  update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() body: UpdateWebhookRequest): Promise<WebhookResponse> {
+    return this.webhooks.update(principal.accountId, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a webhook endpoint and its deliveries', operationId: 'deleteWebhook' })
+  @ApiProblems(400, 403, 404)
+  remove(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<void> {
+    return this.webhooks.remove(principal.accountId, id);
+  }
+
+  @Post(':id/rotate-secret')
+  @HttpCode(200)
+  @Idempotent()
+  @ApiOperation({
+    summary: 'Replace the signing secret (the old one keeps signing beside it for 24 hours)',
+    operationId: 'rotateWebhookSecret',
+  })
+  @ApiOkResponse({ type: WebhookWithSecretResponse })
+  @ApiProblems(400, 403, 404)
+  rotateSecret(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<WebhookWithSecretResponse> {
+    return this.webhooks.rotateSecret(principal.accountId, id);
+  }
+
+  @Post(':id/test')
+  @HttpCode(202)
+  @Idempotent()
+  @ApiOperation({ summary: 'Queue a webhook.test delivery to the endpoint', operationId: 'testWebhook' })
+  @ApiAcceptedResponse({ type: WebhookDeliveryResponse })
+  @ApiProblems(400, 403, 404, 409)
+  test(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<WebhookDeliveryResponse> {
+    return this.deliveries.sendTest(principal.accountId, id);
+  }
+
+  @Get(':id/deliveries')
+  @ApiOperation({ summary: "List an endpoint's deliveries, newest first", operationId: 'listWebhookDeliveries' })
+  @ApiOkResponse({ type: PaginatedDeliveries })
+  @ApiProblems(400, 404)
+  deliveriesOf(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam() id: string,
+    @Query() query: PageQuery,
+  ): Promise<Paginated<WebhookDeliveryResponse>> {
+    return this.deliveries.list(principal.accountId, id, query);
+  }
+
+  @Post(':id/deliveries/:deliveryId/redeliver')
+  @HttpCode(202)
+  @Idempotent()
+  @ApiOperation({ summary: 'Queue another attempt of a delivery (same webhook-id)', operationId: 'redeliverWebhookDelivery' })
+  @ApiAcceptedResponse({ type: WebhookDeliveryResponse })
+  @ApiProblems(400, 403, 404)
+  redeliver(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam() id: string,
+    @UuidParam('deliveryId') deliveryId: string,
+  ): Promise<WebhookDeliveryResponse> {
+    return this.deliveries.redeliver(principal.accountId, id, deliveryId);
+  }
+}

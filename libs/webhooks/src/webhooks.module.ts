@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '@app/accounts';
+import { DeliveriesRepository } from './delivery/deliveries.repository';
+import { DeliveriesService } from './delivery/deliveries.service';
+import { WebhookSender } from './delivery/webhook-sender';
+import { WebhooksController } from './webhooks.controller';
+import { WebhooksRepository } from './webhooks.repository';
+import { WebhooksService } from './webhooks.service';
+
+/** Signed webhooks: endpoints, and deliveries fanned out from the activity log onto the job queue. */
+@Module({
+  imports: [AccountsModule],
+  controllers: [WebhooksController],
+  providers: [WebhooksRepository, DeliveriesRepository, WebhooksService, DeliveriesService, WebhookSender],
+})
+export class WebhooksModule {}

@@ -1,0 +1,175 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { PageQuery, pageOffset } from '@app/core';
+
+/** A webhook_endpoints row as the driver returns it. */
+export interface EndpointRow {
+  id: string;
+  account_id: string;
+  url: string;
+  description: string | null;
+  events: string[];
+  enabled: boolean;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
+  failing_since: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+const COLUMNS = `id, account_id, url, description, events, enabled, secret_sealed, previous_secret_sealed,
+  previous_secret_expires_at, failing_since, created_at, updated_at`;
+
+export interface NewEndpoint {
+  accountId: string;
+  url: string;
+  description: string | null;
+  events: string[];
+  secretSealed: string;
+}
+
+export interface EndpointChanges {
+  url?: string;
+  description?: string | null;
+  events?: string[];
+  enabled?: boolean;
+}
+
+/** Webhook endpoints, owner-scoped; the few worker-side methods say they are not. */
+@Injectable()
+export class WebhooksRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async countForAccount(manager: EntityManager, accountId: string): Promise<number> {
+    const [{ total }] = await manager.query(`SELECT count(*)::int AS total FROM webhook_endpoints WHERE account_id = $1`, [accountId]);
+    return Number(total);
+  }
+
+  async insert(manager: EntityManager, e: NewEndpoint): Promise<EndpointRow> {
+    const rows: EndpointRow[] = await manager.query(
+      `INSERT INTO webhook_endpoints (account_id, url, description, events, secret_sealed)
+       VALUES ($1, $2, $3, $4::text[], $5) RETURNING ${COLUMNS}`,
+      [e.accountId, e.url, e.description, e.events, e.secretSealed],
+    );
+    return rows[0];
+  }
+
+  async page(accountId: string, query: PageQuery): Promise<{ rows: EndpointRow[]; total: number }> {
+    const rows: EndpointRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM webhook_endpoints WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3::bigint`,
+      [accountId, query.pageSize, pageOffset(query)],
+    );
+    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM webhook_endpoints WHERE account_id = $1`, [
+      accountId,
+    ]);
+    return { rows, total: Number(total) };
+  }
+
+  async findOneForAccount(accountId: string, id: string, manager?: EntityManager): Promise<EndpointRow | null> {
+    const rows: EndpointRow[] = await (manager ?? this.dataSource).query(
+      `SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = $1 AND account_id = $2${manager ? ' FOR UPDATE' : ''}`,
+      [id, accountId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** One owner-scoped UPDATE of the fields given; enabling again forgets the failure streak. */
+  async update(manager: EntityManager, accountId: string, id: string, changes: EndpointChanges): Promise<EndpointRow | null> {
+    const sets: string[] = [];
+    const values: unknown[] = [id, accountId];
+    const set = (column: string, value: unknown, cast = '') => {
+      values.push(value);
+      sets.push(`${column} = $${values.length}${cast}`);
+    };
+    if (changes.url !== undefined) set('url', changes.url);
+    if (changes.description !== undefined) set('description', changes.description);
+    if (changes.events !== undefined) set('events', changes.events, '::text[]');
+    if (changes.enabled !== undefined) {
+      set('enabled', changes.enabled);
+      if (changes.enabled) sets.push('failing_since = NULL');
+    }
+    const rows: [EndpointRow[], number] | EndpointRow[] = await manager.query(
+      `UPDATE webhook_endpoints SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 AND account_id = $2 RETURNING ${COLUMNS}`,
+      values,
+    );
+    return firstReturned(rows);
+  }
+
+  async delete(manager: EntityManager, accountId: string, id: string): Promise<EndpointRow | null> {
+    const rows = await manager.query(`DELETE FROM webhook_endpoints WHERE id = $1 AND account_id = $2 RETURNING ${COLUMNS}`, [
+      id,
+      accountId,
+    ]);
+    return firstReturned(rows);
+  }
+
+  /** The new secret signs from now on; the one it replaces signs beside it until `overlapSeconds` from now. */
+  async rotateSecret(
+    manager: EntityManager,
+    accountId: string,
+    id: string,
+    sealed: string,
+    overlapSeconds: number,
+  ): Promise<EndpointRow | null> {
+    const rows = await manager.query(
+      `UPDATE webhook_endpoints SET previous_secret_sealed = secret_sealed, secret_sealed = $3,
+         previous_secret_expires_at = now() + make_interval(secs => $4), updated_at = now()
+       WHERE id = $1 AND account_id = $2 RETURNING ${COLUMNS}`,
+      [id, accountId, sealed, overlapSeconds],
+    );
+    return firstReturned(rows);
+  }
+
+  /** The enabled endpoints of the account subscribed to `eventType` (or to everything). */
+  async subscribed(manager: EntityManager, accountId: string, eventType: string): Promise<string[]> {
+    const rows: { id: string }[] = await manager.query(
+      `SELECT id FROM webhook_endpoints WHERE account_id = $1 AND enabled AND ($2 = ANY(events) OR '*' = ANY(events))`,
+      [accountId, eventType],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Worker side, unscoped: any endpoint by id. */
+  async findById(id: string): Promise<EndpointRow | null> {
+    const rows: EndpointRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = $1`, [id]);
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Worker side: takes the endpoint's single in-flight slot for `seconds` (longer than an attempt
+   * lasts); false while another attempt, in any process, holds it.
+   */
+  async lease(id: string, seconds: number): Promise<boolean> {
+    const rows = await this.dataSource.query(
+      `UPDATE webhook_endpoints SET in_flight_until = now() + make_interval(secs => $2)
+       WHERE id = $1 AND (in_flight_until IS NULL OR in_flight_until < now()) RETURNING id`,
+      [id, seconds],
+    );
+    return firstReturned(rows) !== null;
+  }
+
+  async release(id: string): Promise<void> {
+    await this.dataSource.query(`UPDATE webhook_endpoints SET in_flight_until = NULL WHERE id = $1`, [id]);
+  }
+
+  async markSucceeded(manager: EntityManager, id: string): Promise<void> {
+    await manager.query(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [id]);
+  }
+
+  /** Starts (or continues) the failure streak; returns the endpoint when the streak is older than `disableAfterSeconds` and it was just disabled. */
+  async markFailed(manager: EntityManager, id: string, disableAfterSeconds: number): Promise<EndpointRow | null> {
+    await manager.query(`UPDATE webhook_endpoints SET failing_since = now() WHERE id = $1 AND failing_since IS NULL`, [id]);
+    const rows = await manager.query(
+      `UPDATE webhook_endpoints SET enabled = false, updated_at = now()
+       WHERE id = $1 AND enabled AND failing_since <= now() - make_interval(secs => $2) RETURNING ${COLUMNS}`,
+      [id, disableAfterSeconds],
+    );
+    return firstReturned(rows);
+  }
+}
+
+/** `manager.query` gives `[rows, count]` for UPDATE/DELETE ... RETURNING on PostgreSQL and the rows on some drivers. */
+export function firstReturned<T>(result: unknown): T | null {
+  if (Array.isArray(result) && Array.isArray(result[0])) return (result[0][0] as T) ?? null;
+  return ((result as T[])[0] as T) ?? null;
+}

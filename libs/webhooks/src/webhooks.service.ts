@@ -1,0 +1,111 @@
+import { Injectable } from '@nestjs/common';
+import { AccountsService } from '@app/accounts';
+import { ActivityLog, AppConfig, Paginated, paginated, PageQuery, Problem, SecretBox, TransactionRunner } from '@app/core';
+import { urlProblem } from './delivery/webhook-url';
+import { newSigningSecret } from './delivery/webhook-signature';
+import { CreateWebhookRequest, UpdateWebhookRequest } from './dto/webhook.request';
+import { WebhookResponse, WebhookWithSecretResponse } from './dto/webhook.response';
+import { EndpointRow, WebhooksRepository } from './webhooks.repository';
+
+export const MAX_WEBHOOKS_PER_ACCOUNT = 10;
+/** How long a rotated-out secret keeps signing beside the new one. */
+export const SECRET_OVERLAP_SECONDS = 24 * 3600;
+
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly endpoints: WebhooksRepository,
+    private readonly tx: TransactionRunner,
+    private readonly accounts: AccountsService,
+    private readonly activity: ActivityLog,
+    private readonly secrets: SecretBox,
+    private readonly config: AppConfig,
+  ) {}
+
+  async create(accountId: string, input: CreateWebhookRequest): Promise<WebhookWithSecretResponse> {
+    this.checkUrl(input.url);
+    const secret = newSigningSecret();
+    const row = await this.tx.run(async (m) => {
+      await this.accounts.lockForUpdate(m, accountId);
+      if ((await this.endpoints.countForAccount(m, accountId)) >= MAX_WEBHOOKS_PER_ACCOUNT) {
+        throw Problem.conflict(
+          'quota_exceeded',
+          `An account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhook endpoints; delete one first.`,
+        );
+      }
+      const created = await this.endpoints.insert(m, {
+        accountId,
+        url: input.url,
+        description: input.description || null,
+        events: input.events,
+        secretSealed: this.secrets.seal(secret),
+      });
+      await this.record(m, created, 'webhook.create', { url: created.url, events: created.events });
+      return created;
+    });
+    return WebhookWithSecretResponse.withSecret(row, secret);
+  }
+
+  async list(accountId: string, query: PageQuery): Promise<Paginated<WebhookResponse>> {
+    const { rows, total } = await this.endpoints.page(accountId, query);
+    return paginated(rows.map(WebhookResponse.fromRow), query, total);
+  }
+
+  async get(accountId: string, id: string): Promise<WebhookResponse> {
+    return WebhookResponse.fromRow(await this.findOneForAccount(accountId, id));
+  }
+
+  async update(accountId: string, id: string, input: UpdateWebhookRequest): Promise<WebhookResponse> {
+    if (input.url !== undefined) this.checkUrl(input.url);
+    const changes = {
+      url: input.url,
+      events: input.events,
+      enabled: input.enabled,
+      description: input.description === undefined ? undefined : input.description || null,
+    };
+    const row = await this.tx.run(async (m) => {
+      const updated = await this.endpoints.update(m, accountId, id, changes);
+      if (!updated) throw Problem.notFound('Webhook');
+      const fields = Object.keys(changes).filter((k) => changes[k as keyof typeof changes] !== undefined);
+      await this.record(m, updated, 'webhook.update', { fields, url: updated.url, events: updated.events, enabled: updated.enabled });
+      return updated;
+    });
+    return WebhookResponse.fromRow(row);
+  }
+
+  async remove(accountId: string, id: string): Promise<void> {
+    await this.tx.run(async (m) => {
+      const deleted = await this.endpoints.delete(m, accountId, id);
+      if (!deleted) throw Problem.notFound('Webhook');
+      await this.record(m, deleted, 'webhook.delete', { url: deleted.url });
+    });
+  }
+
+  async rotateSecret(accountId: string, id: string): Promise<WebhookWithSecretResponse> {
+    const secret = newSigningSecret();
+    const row = await this.tx.run(async (m) => {
+      const rotated = await this.endpoints.rotateSecret(m, accountId, id, this.secrets.seal(secret), SECRET_OVERLAP_SECONDS);
+      if (!rotated) throw Problem.notFound('Webhook');
+      await this.record(m, rotated, 'webhook.rotate_secret', {
+        overlapUntil: rotated.previous_secret_expires_at?.toISOString(),
+      });
+      return rotated;
+    });
+    return WebhookWithSecretResponse.withSecret(row, secret);
+  }
+
+  async findOneForAccount(accountId: string, id: string): Promise<EndpointRow> {
+    const row = await this.endpoints.findOneForAccount(accountId, id);
+    if (!row) throw Problem.notFound('Webhook');
+    return row;
+  }
+
+  private checkUrl(url: string): void {
+    const problem = urlProblem(url, this.config.webhooks);
+    if (problem) throw Problem.invalidInput(`url: ${problem}`, [{ field: 'url', message: problem }]);
+  }
+
+  private record(m: Parameters<ActivityLog['record']>[0], row: EndpointRow, action: string, details: Record<string, unknown>) {
+    return this.activity.record(m, { accountId: row.account_id, action, entity: { type: 'webhook', id: row.id }, details });
+  }
+}

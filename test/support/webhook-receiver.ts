@@ -1,0 +1,72 @@
+import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+export interface ReceivedWebhook {
+  headers: IncomingHttpHeaders;
+  body: string;
+  json: { type: string; timestamp: string; data: Record<string, any> };
+  /** The status this receiver answered. */
+  answered: number;
+  /** When the request arrived (ms since the epoch). */
+  at: number;
+}
+
+/**
+ * A webhook receiver on loopback, as a customer would run one: it records every POST and answers
+ * with the next status of `responses` (then 204), or whatever `respond` returns.
+ */
+export class WebhookReceiver {
+  readonly received: ReceivedWebhook[] = [];
+  responses: number[] = [];
+  /** Answer this long after the request arrived. */
+  delayMs = 0;
+  /** Most requests held open at once. */
+  maxConcurrent = 0;
+  private open = 0;
+  respond?: (body: string) => number | { status: number; headers?: Record<string, string> };
+  private server?: Server;
+
+  constructor(private port = 0) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/hooks`;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      const at = Date.now();
+      this.maxConcurrent = Math.max(this.maxConcurrent, ++this.open);
+      req.on('end', async () => {
+        if (this.delayMs) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+        this.open--;
+        const body = Buffer.concat(chunks).toString('utf8');
+        const custom = this.respond?.(body);
+        const answer = typeof custom === 'number' ? { status: custom } : (custom ?? { status: this.responses.shift() ?? 204 });
+        this.received.push({ headers: req.headers, body, json: JSON.parse(body), answered: answer.status, at });
+        res.writeHead(answer.status, answer.headers ?? {}).end(answer.status >= 400 ? 'receiver says no' : '');
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server!.close(resolve));
+    this.server = undefined;
+  }
+
+  of(type: string): ReceivedWebhook[] {
+    return this.received.filter((r) => r.json.type === type);
+  }
+
+  /** Throws unless the signature header verifies with `secret` (standardwebhooks, the reference library). */
+  static verify(secret: string, hook: ReceivedWebhook): unknown {
+    return new Webhook(secret).verify(hook.body, hook.headers as Record<string, string>);
+  }
+}
