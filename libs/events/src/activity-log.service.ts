@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AccountsService } from '@app/accounts';
 import { ActivityEntry, ActivityHook, ActivityInput, ActivityLog, Actor, RequestContext } from '@app/core';
-import { ActivityRepository, ActivityRow } from './activity.repository';
+import { ActivityRepository } from './activity.repository';
 import { assertNoSecrets } from './secret-details';
 
 export const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: null };
@@ -27,7 +27,7 @@ export class ActivityLogService extends ActivityLog {
     const details = input.details ?? {};
     assertNoSecrets(input.action, details);
     const facts = RequestContext.current();
-    const row = await this.repository.insert(manager, {
+    const entry = await this.repository.insert(manager, {
       accountId: input.accountId,
       action: input.action,
       entity: input.entity,
@@ -38,7 +38,6 @@ export class ActivityLogService extends ActivityLog {
       status: input.status ?? 'succeeded',
       details,
     });
-    const entry = ActivityLogService.entryOf(row);
     for (const hook of this.hooks) await hook(manager, entry);
     return entry;
   }
@@ -54,21 +53,5 @@ export class ActivityLogService extends ActivityLog {
     if (principal.kind === 'api_key') return { type: 'api_key', id: principal.credentialId, name: principal.name ?? null };
     const account = await this.accounts.findById(principal.accountId, manager);
     return { type: 'account', id: principal.accountId, name: account ? account.name || account.email : null };
-  }
-
-  static entryOf(row: ActivityRow): ActivityEntry {
-    return {
-      id: row.id,
-      accountId: row.account_id,
-      action: row.action,
-      entity: row.entity_type && row.entity_id ? { type: row.entity_type, id: row.entity_id } : null,
-      actor: { type: row.actor_type, id: row.actor_id, name: row.actor_name },
-      ip: row.ip,
-      userAgent: row.user_agent,
-      requestId: row.request_id,
-      status: row.status,
-      details: row.details ?? {},
-      createdAt: row.created_at,
-    };
   }
 }

@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ActivityEntry, ActivityStatus, ActorType, PageQuery, pageOffset } from '@app/core';
 
 /** An activity_events row as the driver returns it. */
-export interface ActivityRow {
+interface ActivityRow {
   id: string;
   account_id: string;
   action: string;
@@ -30,6 +30,22 @@ export interface ActivityFilter {
 const COLUMNS = `id, account_id, action, entity_type, entity_id, actor_type, actor_id, actor_name, ip, user_agent, request_id,
   status, details, created_at`;
 
+function toEntry(row: ActivityRow): ActivityEntry {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    action: row.action,
+    entity: row.entity_type && row.entity_id ? { type: row.entity_type, id: row.entity_id } : null,
+    actor: { type: row.actor_type, id: row.actor_id, name: row.actor_name },
+    ip: row.ip,
+    userAgent: row.user_agent,
+    requestId: row.request_id,
+    status: row.status,
+    details: row.details ?? {},
+    createdAt: row.created_at,
+  };
+}
+
 /** Purged per statement, so one purge never holds a long lock or a huge transaction. */
 export const PURGE_BATCH = 5000;
 
@@ -37,7 +53,7 @@ export const PURGE_BATCH = 5000;
 export class ActivityRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async insert(manager: EntityManager, entry: Omit<ActivityEntry, 'id' | 'createdAt'>): Promise<ActivityRow> {
+  async insert(manager: EntityManager, entry: Omit<ActivityEntry, 'id' | 'createdAt'>): Promise<ActivityEntry> {
     const rows: ActivityRow[] = await manager.query(
       `INSERT INTO activity_events (account_id, action, entity_type, entity_id, actor_type, actor_id, actor_name, ip, user_agent,
          request_id, status, details)
@@ -57,10 +73,10 @@ export class ActivityRepository {
         JSON.stringify(entry.details),
       ],
     );
-    return rows[0];
+    return toEntry(rows[0]);
   }
 
-  async page(accountId: string, query: PageQuery, filter: ActivityFilter): Promise<{ rows: ActivityRow[]; total: number }> {
+  async page(accountId: string, query: PageQuery, filter: ActivityFilter): Promise<{ entries: ActivityEntry[]; total: number }> {
     const params: unknown[] = [accountId];
     const where = ['account_id = $1'];
     const add = (sql: string, value: unknown) => {
@@ -82,15 +98,15 @@ export class ActivityRepository {
         { total: number }[]
       >,
     ]);
-    return { rows, total: Number(total) };
+    return { entries: rows.map(toEntry), total: Number(total) };
   }
 
-  async findOneForAccount(accountId: string, id: string): Promise<ActivityRow | null> {
+  async findOneForAccount(accountId: string, id: string): Promise<ActivityEntry | null> {
     const rows: ActivityRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM activity_events WHERE id = $1 AND account_id = $2`, [
       id,
       accountId,
     ]);
-    return rows[0] ?? null;
+    return rows[0] ? toEntry(rows[0]) : null;
   }
 
   /** Operator side, every account: one batch of entries older than the cutoff; returns how many went. */

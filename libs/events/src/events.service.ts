@@ -9,18 +9,18 @@ export class EventsService {
   constructor(private readonly repository: ActivityRepository) {}
 
   async list(accountId: string, query: ListEventsQuery): Promise<Paginated<EventResponse>> {
-    const { rows, total } = await this.repository.page(accountId, query, {
+    const { entries, total } = await this.repository.page(accountId, query, {
       action: query.action,
       entityType: query.entityType,
       entityId: query.entityId,
       since: query.since ? new Date(query.since) : undefined,
     });
-    return paginated(rows.map(EventResponse.fromRow), query, total);
+    return paginated(entries.map(EventResponse.fromEntry), query, total);
   }
 
   async get(accountId: string, id: string): Promise<EventResponse> {
-    const row = await this.repository.findOneForAccount(accountId, id);
-    if (!row) throw Problem.notFound('Event');
-    return EventResponse.fromRow(row);
+    const entry = await this.repository.findOneForAccount(accountId, id);
+    if (!entry) throw Problem.notFound('Event');
+    return EventResponse.fromEntry(entry);
   }
 }

@@ -1,6 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ACTIVITY_ACTIONS, ApiNullableRef, isoTimestamp } from '@app/core';
-import type { ActivityRow } from '../activity.repository';
+import { ACTIVITY_ACTIONS, ActivityEntry, ApiNullableRef, isoTimestamp } from '@app/core';
 
 export class EventEntityRef {
   @ApiProperty({ example: 'service', maxLength: 40, description: 'Kind of resource.' })
@@ -56,18 +55,7 @@ export class EventResponse {
   @ApiProperty({ format: 'date-time', description: 'When it happened.' })
   createdAt: string;
 
-  static fromRow(row: ActivityRow): EventResponse {
-    return {
-      id: row.id,
-      action: row.action,
-      entity: row.entity_type && row.entity_id ? { type: row.entity_type, id: row.entity_id } : null,
-      actor: { type: row.actor_type, id: row.actor_id, name: row.actor_name },
-      ip: row.ip,
-      userAgent: row.user_agent,
-      requestId: row.request_id,
-      status: row.status,
-      details: row.details ?? {},
-      createdAt: isoTimestamp(row.created_at),
-    };
+  static fromEntry({ accountId: _accountId, ...entry }: ActivityEntry): EventResponse {
+    return { ...entry, createdAt: isoTimestamp(entry.createdAt) };
   }
 }
