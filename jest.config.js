@@ -4,8 +4,14 @@
 const { pathsToModuleNameMapper } = require('ts-jest');
 const { compilerOptions } = require('./tsconfig.json');
 
+// The @nestjs/swagger plugin rewrites DTO and controller files, and it needs the type checker, so
+// those go through ts-jest with the plugin (tests see the same OpenAPI document as `nest build`);
+// every other file is compiled on its own, without type checking (`npm run typecheck` does that).
+const swaggerPlugin = require('./nest-cli.json').compilerOptions.plugins.find((p) => p.name === '@nestjs/swagger');
+const pluginSuffixes = [...swaggerPlugin.options.dtoFileNameSuffix, '.controller.ts'];
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const transform = {
-  '^.+\\.ts$': [
+  [`^.+(${pluginSuffixes.map(escape).join('|')})$`]: [
     'ts-jest',
     {
       tsconfig: 'tsconfig.json',
@@ -14,6 +20,7 @@ const transform = {
       },
     },
   ],
+  '^.+\\.ts$': '<rootDir>/test/support/ts-transpile-only.js',
 };
 // NestJS 12 and a few of its dependencies ship only ES modules; Jest (before Node 24.9) cannot
 // require() them, so they are compiled to CommonJS here, as our own code is for production.
