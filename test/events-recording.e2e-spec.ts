@@ -464,6 +464,10 @@ describe('Activity log: every operation records one entry', () => {
       actor: expected.actor,
       status: expected.status ?? 'succeeded',
     });
+    // What a customer did over HTTP carries that request's facts (passed explicitly, not from a context).
+    if (expected.actor.type === 'account' || expected.actor.type === 'api_key') {
+      expect(entry).toMatchObject({ requestId: expect.any(String), ip: expect.any(String) });
+    }
     expect(await count()).toBe(before + (expected.entries ?? 1));
   });
 

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { ActivityLog, RequestContext, TransactionRunner } from '@app/core';
+import { ActivityLog, Principal, TransactionRunner } from '@app/core';
 import { ActivityRetentionJob } from '@app/events';
 import { startTestModule, TestModule } from '../support/test-module';
 
@@ -55,33 +55,38 @@ describe('ActivityLog and its retention (TestingModule on the real database)', (
     expect(kept.actor).toEqual({ type: 'system', id: null, name: null });
   });
 
-  it('takes the request facts and the caller from the request context', async () => {
+  it("takes the actor and the request facts from the caller, a public route's facts from the request", async () => {
     const accountId = await m.accountId('Ada Lovelace');
-    const entry = await RequestContext.run(
-      {
-        requestId: 'req-12345678',
-        ip: '203.0.113.9',
-        userAgent: 'test/1',
-        principal: { accountId, kind: 'access_token', credentialId: accountId, scopes: ['read', 'write'], expiresAt: null },
-      },
-      () => record(accountId),
+    const request = { requestId: 'req-12345678', ip: '203.0.113.9', userAgent: 'test/1' };
+    const caller: Principal = {
+      accountId,
+      kind: 'access_token',
+      credentialId: accountId,
+      scopes: ['read', 'write'],
+      expiresAt: null,
+      request,
+    };
+    const entry = await tx.run((manager) => log.record(manager, { accountId, action: 'ssh_key.create', entity: null, caller }));
+    expect(entry).toMatchObject({ ...request, actor: { type: 'account', id: accountId, name: 'Ada Lovelace' } });
+    const byKey = await tx.run((manager) =>
+      log.record(manager, {
+        accountId,
+        action: 'ssh_key.create',
+        entity: null,
+        caller: { accountId, kind: 'api_key', credentialId: accountId, scopes: ['write'], expiresAt: null, name: 'ci' },
+      }),
     );
-    expect(entry).toMatchObject({
-      requestId: 'req-12345678',
-      ip: '203.0.113.9',
-      userAgent: 'test/1',
-      actor: { type: 'account', id: accountId, name: 'Ada Lovelace' },
-    });
-    const byKey = await RequestContext.run(
-      {
-        requestId: 'req-87654321',
-        ip: null,
-        userAgent: null,
-        principal: { accountId, kind: 'api_key', credentialId: accountId, scopes: ['write'], expiresAt: null, name: 'ci' },
-      },
-      () => record(accountId),
+    expect(byKey).toMatchObject({ actor: { type: 'api_key', id: accountId, name: 'ci' }, requestId: null, ip: null, userAgent: null });
+    const publicRoute = await tx.run((manager) =>
+      log.record(manager, {
+        accountId,
+        action: 'auth.login',
+        entity: null,
+        actor: { type: 'account', id: accountId, name: 'Ada' },
+        request,
+      }),
     );
-    expect(byKey.actor).toEqual({ type: 'api_key', id: accountId, name: 'ci' });
+    expect(publicRoute).toMatchObject({ ...request, actor: { type: 'account', id: accountId, name: 'Ada' } });
   });
 
   it('refuses details that look like secrets', async () => {

@@ -1,7 +1,7 @@
 import { AttachmentsService, BlobStorage, SupportModule, TicketsService, UNREFERENCED_GRACE_MS, UPLOAD_URL_TTL_MS } from '@app/support';
 import { TransactionRunner } from '@app/core';
 import { AttachmentsRepository } from '../../libs/support/src/attachments/attachments.repository';
-import { startTestModule, TestModule } from '../support/test-module';
+import { callerFor, startTestModule, TestModule } from '../support/test-module';
 
 describe('AttachmentsService (TestingModule on the real database)', () => {
   let m: TestModule;
@@ -57,7 +57,7 @@ describe('AttachmentsService (TestingModule on the real database)', () => {
     const accountId = await m.accountId();
     const id = await presigned(accountId, 5, Buffer.from('12345'));
     const sizes = await attachments.verifyUploaded(accountId, [id]);
-    const { messages } = await m.get(TicketsService).create(accountId, { subject: 's', message: 'first', attachmentIds: [id] });
+    const { messages } = await m.get(TicketsService).create(callerFor(accountId), { subject: 's', message: 'first', attachmentIds: [id] });
     expect(messages[0].attachments).toEqual([
       expect.objectContaining({ id, filename: 'app.log', size: 5, downloadUrl: expect.any(String) }),
     ]);
@@ -69,7 +69,7 @@ describe('AttachmentsService (TestingModule on the real database)', () => {
     const accountId = await m.accountId();
     const unused = await presigned(accountId, 5, Buffer.from('12345'));
     const used = await presigned(accountId, 5, Buffer.from('12345'));
-    await m.get(TicketsService).create(accountId, { subject: 's', message: 'with file', attachmentIds: [used] });
+    await m.get(TicketsService).create(callerFor(accountId), { subject: 's', message: 'with file', attachmentIds: [used] });
     const [unusedRow] = await rows.findForAccount(accountId, [unused]);
     expect(await attachments.purgeUnreferenced(new Date())).toBe(0);
     const later = new Date(Date.now() + UPLOAD_URL_TTL_MS + UNREFERENCED_GRACE_MS + 1000);

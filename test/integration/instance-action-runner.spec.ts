@@ -3,7 +3,7 @@ import { InstanceActionFinishedEvent } from '@app/core';
 import { ComputeProvider, ComputeProviderError, InstanceActionRunner, ServiceProvisioner, ServicesModule } from '@app/services';
 import { InstanceActionsService } from '../../libs/services/src/instance/instance-actions.service';
 import { ServicesService } from '../../libs/services/src/services.service';
-import { startTestModule, TestModule } from '../support/test-module';
+import { callerFor, startTestModule, TestModule } from '../support/test-module';
 import { waitFor } from '../support/wait-for';
 import { FakeCompute } from './fake-compute';
 
@@ -47,7 +47,7 @@ describe('InstanceActionRunner (TestingModule on the real database, a fake hyper
 
   it('sends the action once, keyed by its id, and on success records the target state and publishes after commit', async () => {
     const { accountId, serviceId } = await vps('stopped');
-    const action = await actions.request(accountId, serviceId, 'start');
+    const action = await actions.request(callerFor(accountId), serviceId, 'start');
     expect(await powerState(accountId, serviceId)).toBe('starting');
     expect(await sentTask(action.id)).toEqual([{ serviceId, operation: 'start', key: action.id }]);
     expect(eventsOf(accountId)).toEqual([]);
@@ -75,7 +75,7 @@ describe('InstanceActionRunner (TestingModule on the real database, a fake hyper
 
   it('records a notice of how the hypervisor got there', async () => {
     const { accountId, serviceId } = await vps('running');
-    const action = await actions.request(accountId, serviceId, 'stop');
+    const action = await actions.request(callerFor(accountId), serviceId, 'stop');
     await sentTask(action.id);
     compute.tasks.set(`task-${action.id}`, {
       state: 'succeeded',
@@ -87,7 +87,7 @@ describe('InstanceActionRunner (TestingModule on the real database, a fake hyper
 
   it('on a failed task restores the state it started from and publishes instance.action_failed with the error', async () => {
     const { accountId, serviceId } = await vps('running');
-    const action = await actions.request(accountId, serviceId, 'stop');
+    const action = await actions.request(callerFor(accountId), serviceId, 'stop');
     await sentTask(action.id);
     compute.tasks.set(`task-${action.id}`, { state: 'failed', error: { code: 'guest_busy', message: 'The guest refused.' } });
     expect(await settled(accountId, serviceId, action.id)).toMatchObject({
@@ -104,7 +104,7 @@ describe('InstanceActionRunner (TestingModule on the real database, a fake hyper
 
   it('believes the hypervisor over the planned target when it reports a settled state', async () => {
     const { accountId, serviceId } = await vps('stopped');
-    const action = await actions.request(accountId, serviceId, 'start');
+    const action = await actions.request(callerFor(accountId), serviceId, 'start');
     await sentTask(action.id);
     compute.states.set(serviceId, 'stopped');
     compute.tasks.set(`task-${action.id}`, { state: 'succeeded' });
@@ -116,7 +116,7 @@ describe('InstanceActionRunner (TestingModule on the real database, a fake hyper
   it('fails the action with the code of a refusal; tries again after an unreachable hypervisor', async () => {
     const refused = await vps('stopped');
     compute.refuseNextAction = new ComputeProviderError('not_found', 'No such machine.');
-    const action = await actions.request(refused.accountId, refused.serviceId, 'start');
+    const action = await actions.request(callerFor(refused.accountId), refused.serviceId, 'start');
     expect(await settled(refused.accountId, refused.serviceId, action.id)).toMatchObject({
       status: 'failed',
       error: { code: 'not_found' },
@@ -125,7 +125,7 @@ describe('InstanceActionRunner (TestingModule on the real database, a fake hyper
 
     const retried = await vps('stopped');
     compute.refuseNextAction = new ComputeProviderError('unreachable', 'Connection refused.', true);
-    const second = await actions.request(retried.accountId, retried.serviceId, 'start');
+    const second = await actions.request(callerFor(retried.accountId), retried.serviceId, 'start');
     expect(await sentTask(second.id)).toHaveLength(1);
     compute.tasks.set(`task-${second.id}`, { state: 'succeeded' });
     expect(await settled(retried.accountId, retried.serviceId, second.id)).toMatchObject({ status: 'succeeded' });
@@ -133,9 +133,9 @@ describe('InstanceActionRunner (TestingModule on the real database, a fake hyper
 
   it('refuses a second action while one runs, and an action on another account’s VPS as missing', async () => {
     const { accountId, serviceId } = await vps('running');
-    const action = await actions.request(accountId, serviceId, 'reboot');
-    await expect(actions.request(accountId, serviceId, 'stop')).rejects.toMatchObject({ status: 409 });
-    await expect(actions.request(await m.accountId(), serviceId, 'stop')).rejects.toMatchObject({ status: 404 });
+    const action = await actions.request(callerFor(accountId), serviceId, 'reboot');
+    await expect(actions.request(callerFor(accountId), serviceId, 'stop')).rejects.toMatchObject({ status: 409 });
+    await expect(actions.request(callerFor(await m.accountId()), serviceId, 'stop')).rejects.toMatchObject({ status: 404 });
     await sentTask(action.id);
     compute.tasks.set(`task-${action.id}`, { state: 'succeeded' });
     await settled(accountId, serviceId, action.id);

@@ -1,7 +1,7 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Problem, TicketClosedEvent, TicketRepliedEvent } from '@app/core';
 import { SupportModule, TicketsService } from '@app/support';
-import { startTestModule, TestModule } from '../support/test-module';
+import { callerFor, startTestModule, TestModule } from '../support/test-module';
 
 describe('TicketsService (TestingModule on the real database)', () => {
   let m: TestModule;
@@ -17,7 +17,7 @@ describe('TicketsService (TestingModule on the real database)', () => {
   afterAll(() => m.close());
   beforeEach(() => (events.length = 0));
 
-  const open = (accountId: string) => tickets.create(accountId, { subject: 'Disk full', message: 'No space left on /var' });
+  const open = (accountId: string) => tickets.create(callerFor(accountId), { subject: 'Disk full', message: 'No space left on /var' });
 
   it('opens a ticket with the account holder as the author of the first message', async () => {
     const accountId = await m.accountId('Ada Lovelace');
@@ -38,7 +38,7 @@ describe('TicketsService (TestingModule on the real database)', () => {
   it('moves the status with each side and publishes ticket.replied after commit', async () => {
     const accountId = await m.accountId();
     const ticket = await open(accountId);
-    await tickets.reply(accountId, ticket.id, { message: 'Any news?' });
+    await tickets.reply(callerFor(accountId), ticket.id, { message: 'Any news?' });
     expect((await tickets.get(accountId, ticket.id)).status).toBe('customer_reply');
     const staff = await tickets.staffReply(ticket.id, 'Cleaned up the logs.');
     expect(staff.author).toEqual({ type: 'staff', name: 'Support team' });
@@ -53,11 +53,14 @@ describe('TicketsService (TestingModule on the real database)', () => {
   it('closes once: a second close changes nothing and publishes nothing; replies are then refused', async () => {
     const accountId = await m.accountId();
     const ticket = await open(accountId);
-    const closed = await tickets.close(accountId, ticket.id);
+    const closed = await tickets.close(callerFor(accountId), ticket.id);
     expect(closed).toMatchObject({ status: 'closed', closedAt: expect.any(String) });
-    expect(await tickets.close(accountId, ticket.id)).toEqual(closed);
+    expect(await tickets.close(callerFor(accountId), ticket.id)).toEqual(closed);
     expect(events.map((e) => e.name)).toEqual(['ticket.closed']);
-    await expect(tickets.reply(accountId, ticket.id, { message: 'again' })).rejects.toMatchObject({ status: 409, code: 'ticket_closed' });
+    await expect(tickets.reply(callerFor(accountId), ticket.id, { message: 'again' })).rejects.toMatchObject({
+      status: 409,
+      code: 'ticket_closed',
+    });
     await expect(tickets.staffReply(ticket.id, 'late')).rejects.toMatchObject({ status: 409, code: 'ticket_closed' });
   });
 
@@ -67,8 +70,8 @@ describe('TicketsService (TestingModule on the real database)', () => {
     const ticket = await open(owner);
     for (const attempt of [
       () => tickets.get(stranger, ticket.id),
-      () => tickets.reply(stranger, ticket.id, { message: 'mine now' }),
-      () => tickets.close(stranger, ticket.id),
+      () => tickets.reply(callerFor(stranger), ticket.id, { message: 'mine now' }),
+      () => tickets.close(callerFor(stranger), ticket.id),
     ]) {
       const err = await attempt().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(Problem);
@@ -82,7 +85,7 @@ describe('TicketsService (TestingModule on the real database)', () => {
     const accountId = await m.accountId();
     const first = await open(accountId);
     const second = await open(accountId);
-    await tickets.close(accountId, first.id);
+    await tickets.close(callerFor(accountId), first.id);
     const all = await tickets.list(accountId, { page: 1, pageSize: 1 });
     expect(all.total).toBe(2);
     expect(all.data.map((t) => t.id)).toEqual([second.id]);

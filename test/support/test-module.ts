@@ -4,7 +4,7 @@ import { DynamicModule, Type } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { Test, TestingModule } from '@nestjs/testing';
 import { AccountsModule, AccountsService } from '@app/accounts';
-import { AppConfig, ConfigModule, CoreModule, DatabaseModule, loadConfig, TransactionRunner } from '@app/core';
+import { AppConfig, ConfigModule, CoreModule, DatabaseModule, loadConfig, Principal, TransactionRunner } from '@app/core';
 import { EventsModule } from '@app/events';
 import { allMigrations } from '../../apps/api/src/migrations';
 import { freshDataDir } from './test-database';
@@ -17,6 +17,11 @@ export interface TestModule {
   /** A new account (id), made through AccountsService. */
   accountId(name?: string): Promise<string>;
   close(): Promise<void>;
+}
+
+/** The account holder calling with an access token: what a controller passes to a service. */
+export function callerFor(accountId: string): Principal {
+  return { accountId, kind: 'access_token', credentialId: randomUUID(), scopes: ['read', 'write'], expiresAt: null };
 }
 
 export interface ProviderOverride {

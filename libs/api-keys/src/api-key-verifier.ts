@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import { ActivityLog, ActivityThrottle, LastUsedBuffer, Principal, TransactionRunner } from '@app/core';
+import { ActivityLog, ActivityThrottle, LastUsedBuffer, Principal, RequestFacts, TransactionRunner } from '@app/core';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format';
 import { ApiKeysRepository, KeyLookupRow } from './api-keys.repository';
 
@@ -25,12 +25,12 @@ export class ApiKeyVerifier implements BeforeApplicationShutdown {
     private readonly tx: TransactionRunner,
   ) {}
 
-  async verify(key: string): Promise<Principal | null> {
+  async verify(key: string, request?: RequestFacts): Promise<Principal | null> {
     if (!isWellFormedApiKey(key)) return null;
     const row = await this.keys.findByHash(hashApiKey(key));
     if (!row) return null;
     if (!row.live) {
-      await this.recordRefusal(row);
+      await this.recordRefusal(row, request);
       return null;
     }
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_GRANULARITY_MS) this.lastUsed.add(row.id);
@@ -41,6 +41,7 @@ export class ApiKeyVerifier implements BeforeApplicationShutdown {
       scopes: row.scopes,
       expiresAt: row.expires_at,
       name: row.name,
+      request,
     };
   }
 
@@ -53,7 +54,7 @@ export class ApiKeyVerifier implements BeforeApplicationShutdown {
   }
 
   /** A revoked or expired key was presented: recorded against its account, cheaply and boundedly. */
-  private async recordRefusal(row: KeyLookupRow): Promise<void> {
+  private async recordRefusal(row: KeyLookupRow, request: RequestFacts | undefined): Promise<void> {
     if (!this.throttle.allow(`api_key.refused:${row.id}`, REFUSED_ENTRIES_PER_MINUTE)) return;
     try {
       await this.tx.run((m) =>
@@ -63,6 +64,7 @@ export class ApiKeyVerifier implements BeforeApplicationShutdown {
           entity: { type: 'api_key', id: row.id },
           status: 'failed',
           actor: { type: 'api_key', id: row.id, name: row.name },
+          request,
           details: { reason: row.revoked_at ? 'revoked' : 'expired' },
         }),
       );

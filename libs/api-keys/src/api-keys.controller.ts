@@ -42,6 +42,6 @@ export class ApiKeysController {
   @ApiOperation({ summary: 'Revoke an API key; it stops working at once', operationId: 'revokeApiKey' })
   @ApiProblems(400, 401, 403, 404, 429)
   revoke(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<void> {
-    return this.apiKeys.revoke(principal.accountId, id);
+    return this.apiKeys.revoke(principal, id);
   }
 }

@@ -15,6 +15,7 @@ import {
   pageOffset,
   Principal,
   Problem,
+  RecordedBy,
   TransactionRunner,
 } from '@app/core';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key-format';
@@ -63,11 +64,11 @@ export class ApiKeysService {
         );
       }
     }
-    return this.create(accountId, { name: input.name, scopes, expiresAt }, actor);
+    return this.create(accountId, { name: input.name, scopes, expiresAt }, { caller: issuer, actor });
   }
 
-  /** `actor`: who to record; by default the caller of the current request (the system outside one). */
-  async create(accountId: string, input: NewApiKey, actor?: Actor): Promise<CreatedApiKeyResponse> {
+  /** `by`: who to record (the caller, or a named actor); the system when neither is given. */
+  async create(accountId: string, input: NewApiKey, by: RecordedBy = {}): Promise<CreatedApiKeyResponse> {
     const key = generateApiKey();
     const saved = await this.tx.run(async (m, publish) => {
       // Serialises key creation per account so the cap holds under concurrent requests.
@@ -93,7 +94,7 @@ export class ApiKeysService {
         accountId,
         action: 'api_key.create',
         entity: { type: 'api_key', id: row.id },
-        actor,
+        ...by,
         details: { name: row.name, prefix: row.prefix, scopes: row.scopes, expiresAt: row.expiresAt?.toISOString() ?? null },
       });
       return row;
@@ -115,12 +116,13 @@ export class ApiKeysService {
     return ApiKeyResponse.from(await this.findOneForAccount(accountId, id));
   }
 
-  async revoke(accountId: string, id: string): Promise<void> {
+  async revoke(caller: Principal, id: string): Promise<void> {
+    const { accountId } = caller;
     const done = await this.tx.run(async (m, publish) => {
       const result = await m.update(ApiKey, { id, accountId, revokedAt: IsNull() }, { revokedAt: new Date() });
       if (!result.affected) return false;
       publish(domainEvent<CredentialsRevokedEvent>('credentials.revoked', accountId, {}));
-      await this.activity.record(m, { accountId, action: 'api_key.revoke', entity: { type: 'api_key', id } });
+      await this.activity.record(m, { accountId, caller, action: 'api_key.revoke', entity: { type: 'api_key', id } });
       return true;
     });
     if (!done) throw Problem.notFound('API key');

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { ApiProblems, ClientInfo, CurrentClient, CurrentPrincipal, Principal, Public, RateLimit } from '@app/core';
+import { ApiProblems, CurrentClient, CurrentPrincipal, Principal, Public, RateLimit, RequestFacts } from '@app/core';
 import { AuthService } from './auth.service';
 import { ChangePasswordRequest, LoginRequest, RefreshRequest, RegisterRequest } from './dto/auth.request';
 import { AccountResponse, AuthTokensResponse } from './dto/auth.response';
@@ -17,7 +17,7 @@ export class AuthController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Create an account and log in', operationId: 'register' })
   @ApiProblems(400, 409, 413, 429)
-  register(@Body() body: RegisterRequest, @CurrentClient() client: ClientInfo): Promise<AuthTokensResponse> {
+  register(@Body() body: RegisterRequest, @CurrentClient() client: RequestFacts): Promise<AuthTokensResponse> {
     return this.auth.register(body, client);
   }
 
@@ -33,7 +33,7 @@ export class AuthController {
     schema: { oneOf: [{ $ref: getSchemaPath(AuthTokensResponse) }, { $ref: getSchemaPath(MfaRequiredResponse) }] },
   })
   @ApiProblems(400, 401, 429)
-  login(@Body() body: LoginRequest, @CurrentClient() client: ClientInfo): Promise<AuthTokensResponse | MfaRequiredResponse> {
+  login(@Body() body: LoginRequest, @CurrentClient() client: RequestFacts): Promise<AuthTokensResponse | MfaRequiredResponse> {
     return this.auth.login(body, client);
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { accountActor, ActivityLog, ClientInfo, Principal, Problem, TransactionRunner } from '@app/core';
+import { accountActor, ActivityLog, Principal, Problem, RequestFacts, TransactionRunner } from '@app/core';
 import { Account, AccountsService } from '@app/accounts';
 import { AccountResponse, AuthTokensResponse } from './dto/auth.response';
 import { ChangePasswordRequest, LoginRequest, RegisterRequest } from './dto/auth.request';
@@ -24,7 +24,7 @@ export class AuthService {
     private readonly logins: LoginActivity,
   ) {}
 
-  async register(input: RegisterRequest, client?: ClientInfo): Promise<AuthTokensResponse> {
+  async register(input: RegisterRequest, client?: RequestFacts): Promise<AuthTokensResponse> {
     return this.tx.run(async (m) => {
       const account = await this.accounts.create(m, input);
       await this.verification.sendVerification(m, account);
@@ -34,29 +34,30 @@ export class AuthService {
         action: 'account.register',
         entity: { type: 'account', id: account.id },
         actor: accountActor(account),
+        request: client,
       });
       return this.respond(account, tokens);
     });
   }
 
-  async login(input: LoginRequest, client?: ClientInfo): Promise<AuthTokensResponse | MfaRequiredResponse> {
+  async login(input: LoginRequest, client?: RequestFacts): Promise<AuthTokensResponse | MfaRequiredResponse> {
     const account = await this.accounts.verifyPassword(input.email, input.password);
     if (!account) {
       // Not awaited: a known email's answer must take no longer than an unknown one's (no enumeration by timing).
-      void this.logins.failed({ email: input.email }, 'wrong_password');
+      void this.logins.failed({ email: input.email }, 'wrong_password', client);
       throw INVALID_CREDENTIALS();
     }
     if (await this.mfa.isEnabled(account.id)) return this.mfa.challenge(account.id, client);
     const tokens = await this.tx.run(async (m) => {
       const issued = await this.sessions.start(m, account.id, client);
-      await this.logins.succeeded(m, account, issued.sessionId, false);
+      await this.logins.succeeded(m, account, issued.sessionId, false, client);
       return issued;
     });
     return this.respond(account, tokens);
   }
 
-  async loginWithSecondFactor(input: MfaLoginRequest): Promise<AuthTokensResponse> {
-    const tokens = await this.mfa.completeLogin(input);
+  async loginWithSecondFactor(input: MfaLoginRequest, client?: RequestFacts): Promise<AuthTokensResponse> {
+    const tokens = await this.mfa.completeLogin(input, client);
     const account = await this.accounts.findById(tokens.accountId);
     if (!account) throw Problem.unauthorized();
     return this.respond(account, tokens);
@@ -74,7 +75,12 @@ export class AuthService {
     const sessionId = this.sessionOf(principal);
     await this.tx.run(async (m, publish) => {
       if (!(await this.sessions.end(m, publish, sessionId))) return;
-      await this.activity.record(m, { accountId: principal.accountId, action: 'auth.logout', entity: { type: 'session', id: sessionId } });
+      await this.activity.record(m, {
+        accountId: principal.accountId,
+        action: 'auth.logout',
+        entity: { type: 'session', id: sessionId },
+        caller: principal,
+      });
     });
   }
 
@@ -86,7 +92,12 @@ export class AuthService {
     await this.tx.run(async (m, publish) => {
       await this.accounts.setPassword(m, account.id, input.newPassword);
       await this.sessions.endAllExcept(m, publish, account.id, sessionId);
-      await this.activity.record(m, { accountId: account.id, action: 'auth.password_change', entity: { type: 'account', id: account.id } });
+      await this.activity.record(m, {
+        accountId: account.id,
+        action: 'auth.password_change',
+        entity: { type: 'account', id: account.id },
+        caller: principal,
+      });
     });
   }
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Account, AccountsService } from '@app/accounts';
-import { accountActor, ActivityLog, ActivityThrottle, TransactionRunner } from '@app/core';
+import { accountActor, ActivityLog, ActivityThrottle, RequestFacts, TransactionRunner } from '@app/core';
 
 /** Failed sign-ins recorded per targeted account and minute, at most (the sign-in is refused regardless). */
 export const FAILED_LOGIN_ENTRIES_PER_MINUTE = 10;
@@ -20,12 +20,13 @@ export class LoginActivity {
     private readonly tx: TransactionRunner,
   ) {}
 
-  async succeeded(m: EntityManager, account: Account, sessionId: string, secondFactor: boolean): Promise<void> {
+  async succeeded(m: EntityManager, account: Account, sessionId: string, secondFactor: boolean, request?: RequestFacts): Promise<void> {
     await this.activity.record(m, {
       accountId: account.id,
       action: 'auth.login',
       entity: { type: 'session', id: sessionId },
       actor: accountActor(account),
+      request,
       details: { secondFactor },
     });
   }
@@ -34,7 +35,7 @@ export class LoginActivity {
    * Against the account the attempt targeted (none for an unknown email), outside the refused
    * transaction, and bounded per account: wrong passwords cannot become a write amplifier.
    */
-  async failed(target: { email: string } | { accountId: string }, reason: LoginFailure): Promise<void> {
+  async failed(target: { email: string } | { accountId: string }, reason: LoginFailure, request?: RequestFacts): Promise<void> {
     try {
       const account = 'email' in target ? await this.accounts.findByEmail(target.email) : await this.accounts.findById(target.accountId);
       if (!account || !this.throttle.allow(`auth.login_failed:${account.id}`, FAILED_LOGIN_ENTRIES_PER_MINUTE)) return;
@@ -45,6 +46,7 @@ export class LoginActivity {
           entity: { type: 'account', id: account.id },
           status: 'failed',
           actor: accountActor(account),
+          request,
           details: { reason },
         }),
       );

@@ -23,7 +23,7 @@ export * from './activity/activity-actions';
 export * from './activity/actors';
 export * from './activity/activity-throttle';
 export * from './http/request-id.middleware';
-export * from './http/request-context';
+export * from './http/request-facts';
 export * from './auth/principal';
 export * from './auth/decorators';
 export * from './pagination/page.query';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AccountsService } from '@app/accounts';
-import { ActivityEntry, ActivityHook, ActivityInput, ActivityLog, Actor, RequestContext } from '@app/core';
+import { ActivityEntry, ActivityHook, ActivityInput, ActivityLog, Actor, Principal } from '@app/core';
 import { ActivityRepository } from './activity.repository';
 import { assertNoSecrets } from './secret-details';
 
@@ -10,7 +10,7 @@ export const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: null };
 /**
  * The ActivityLog port on the activity_events table: the entry, then every registered hook, all
  * with the caller's manager, so they commit or roll back with the change they describe. The actor
- * and the request facts come from the request context when the caller does not name them.
+ * and the request facts come from the input's caller (or its public request), else the system.
  */
 @Injectable()
 export class ActivityLogService extends ActivityLog {
@@ -26,12 +26,12 @@ export class ActivityLogService extends ActivityLog {
   async record(manager: EntityManager, input: ActivityInput): Promise<ActivityEntry> {
     const details = input.details ?? {};
     assertNoSecrets(input.action, details);
-    const facts = RequestContext.current();
+    const facts = input.request ?? input.caller?.request;
     const entry = await this.repository.insert(manager, {
       accountId: input.accountId,
       action: input.action,
       entity: input.entity,
-      actor: input.actor ?? (await this.currentActor(manager)),
+      actor: input.actor ?? (input.caller ? await this.actorOf(manager, input.caller) : SYSTEM_ACTOR),
       ip: facts?.ip ?? null,
       userAgent: facts?.userAgent ?? null,
       requestId: facts?.requestId ?? null,
@@ -46,10 +46,8 @@ export class ActivityLogService extends ActivityLog {
     this.hooks.push(hook);
   }
 
-  /** The caller of the current request (the account by its name, or the API key), else the system. */
-  private async currentActor(manager: EntityManager): Promise<Actor> {
-    const principal = RequestContext.current()?.principal;
-    if (!principal) return SYSTEM_ACTOR;
+  /** The account by its name, or the API key by its name. */
+  private async actorOf(manager: EntityManager, principal: Principal): Promise<Actor> {
     if (principal.kind === 'api_key') return { type: 'api_key', id: principal.credentialId, name: principal.name ?? null };
     const account = await this.accounts.findById(principal.accountId, manager);
     return { type: 'account', id: principal.accountId, name: account ? account.name || account.email : null };

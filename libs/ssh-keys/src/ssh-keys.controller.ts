@@ -18,7 +18,7 @@ export class SshKeysController {
   @ApiOperation({ summary: 'Add an SSH public key', operationId: 'createSshKey' })
   @ApiProblems(400, 403, 409)
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateSshKeyRequest): Promise<SshKeyResponse> {
-    return this.sshKeys.create(principal.accountId, body);
+    return this.sshKeys.create(principal, body);
   }
 
   @Get()
@@ -40,7 +40,7 @@ export class SshKeysController {
   @ApiOperation({ summary: 'Rename an SSH key', operationId: 'updateSshKey' })
   @ApiProblems(400, 403, 404)
   rename(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() body: UpdateSshKeyRequest): Promise<SshKeyResponse> {
-    return this.sshKeys.rename(principal.accountId, id, body);
+    return this.sshKeys.rename(principal, id, body);
   }
 
   @Delete(':id')
@@ -48,6 +48,6 @@ export class SshKeysController {
   @ApiOperation({ summary: 'Delete an SSH key', operationId: 'deleteSshKey' })
   @ApiProblems(400, 403, 404)
   remove(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<void> {
-    return this.sshKeys.remove(principal.accountId, id);
+    return this.sshKeys.remove(principal, id);
   }
 }

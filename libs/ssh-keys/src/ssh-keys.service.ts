@@ -2,7 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { AccountsService } from '@app/accounts';
-import { ActivityLog, isUniqueViolation, pageOffset, PageQuery, paginated, Paginated, Problem, TransactionRunner } from '@app/core';
+import {
+  ActivityLog,
+  isUniqueViolation,
+  pageOffset,
+  PageQuery,
+  paginated,
+  Paginated,
+  Principal,
+  Problem,
+  TransactionRunner,
+} from '@app/core';
 import { CreateSshKeyRequest, UpdateSshKeyRequest } from './dto/ssh-key.request';
 import { SshKeyResponse } from './dto/ssh-key.response';
 import { parsePublicKey, PublicKeyError } from './public-key-parser';
@@ -19,7 +29,8 @@ export class SshKeysService {
     private readonly activity: ActivityLog,
   ) {}
 
-  async create(accountId: string, input: CreateSshKeyRequest): Promise<SshKeyResponse> {
+  async create(caller: Principal, input: CreateSshKeyRequest): Promise<SshKeyResponse> {
+    const { accountId } = caller;
     let parsed;
     try {
       parsed = parsePublicKey(input.publicKey);
@@ -37,6 +48,7 @@ export class SshKeysService {
         const key = await m.save(m.create(SshKey, { accountId, name: input.name, ...parsed }));
         await this.activity.record(m, {
           accountId,
+          caller,
           action: 'ssh_key.create',
           entity: { type: 'ssh_key', id: key.id },
           details: { name: key.name, fingerprint: key.fingerprint },
@@ -65,12 +77,14 @@ export class SshKeysService {
   }
 
   /** One owner-scoped UPDATE (a read-then-save could re-insert a key deleted in between). */
-  async rename(accountId: string, id: string, input: UpdateSshKeyRequest): Promise<SshKeyResponse> {
+  async rename(caller: Principal, id: string, input: UpdateSshKeyRequest): Promise<SshKeyResponse> {
+    const { accountId } = caller;
     const done = await this.tx.run(async (m) => {
       const result = await m.update(SshKey, { id, accountId }, { name: input.name });
       if (!result.affected) return false;
       await this.activity.record(m, {
         accountId,
+        caller,
         action: 'ssh_key.update',
         entity: { type: 'ssh_key', id },
         details: { name: input.name },
@@ -81,11 +95,12 @@ export class SshKeysService {
     return this.get(accountId, id);
   }
 
-  async remove(accountId: string, id: string): Promise<void> {
+  async remove(caller: Principal, id: string): Promise<void> {
+    const { accountId } = caller;
     const done = await this.tx.run(async (m) => {
       const result = await m.delete(SshKey, { id, accountId });
       if (!result.affected) return false;
-      await this.activity.record(m, { accountId, action: 'ssh_key.delete', entity: { type: 'ssh_key', id } });
+      await this.activity.record(m, { accountId, caller, action: 'ssh_key.delete', entity: { type: 'ssh_key', id } });
       return true;
     });
     if (!done) throw Problem.notFound('SSH key');

@@ -25,7 +25,7 @@ export class WebhooksController {
   @ApiCreatedResponse({ type: WebhookWithSecretResponse })
   @ApiProblems(400, 403, 409)
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateWebhookRequest): Promise<WebhookWithSecretResponse> {
-    return this.webhooks.create(principal.accountId, body);
+    return this.webhooks.create(principal, body);
   }
 
   @Get()
@@ -47,7 +47,7 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Change a webhook endpoint (URL, events, enabled, description)', operationId: 'updateWebhook' })
   @ApiProblems(400, 403, 404)
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() body: UpdateWebhookRequest): Promise<WebhookResponse> {
-    return this.webhooks.update(principal.accountId, id, body);
+    return this.webhooks.update(principal, id, body);
   }
 
   @Delete(':id')
@@ -55,7 +55,7 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Delete a webhook endpoint and its deliveries', operationId: 'deleteWebhook' })
   @ApiProblems(400, 403, 404)
   remove(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<void> {
-    return this.webhooks.remove(principal.accountId, id);
+    return this.webhooks.remove(principal, id);
   }
 
   @Post(':id/rotate-secret')
@@ -68,7 +68,7 @@ export class WebhooksController {
   @ApiOkResponse({ type: WebhookWithSecretResponse })
   @ApiProblems(400, 403, 404)
   rotateSecret(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<WebhookWithSecretResponse> {
-    return this.webhooks.rotateSecret(principal.accountId, id);
+    return this.webhooks.rotateSecret(principal, id);
   }
 
   @Post(':id/test')
@@ -78,7 +78,7 @@ export class WebhooksController {
   @ApiAcceptedResponse({ type: WebhookDeliveryResponse })
   @ApiProblems(400, 403, 404, 409)
   test(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<WebhookDeliveryResponse> {
-    return this.deliveries.sendTest(principal.accountId, id);
+    return this.deliveries.sendTest(principal, id);
   }
 
   @Get(':id/deliveries')

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { AccountsService } from '@app/accounts';
-import { ActivityLog, AppConfig, Paginated, paginated, PageQuery, Problem, SecretBox, TransactionRunner } from '@app/core';
+import { ActivityLog, AppConfig, Paginated, paginated, PageQuery, Principal, Problem, SecretBox, TransactionRunner } from '@app/core';
 import { urlProblem } from './delivery/webhook-url';
 import { newSigningSecret } from './delivery/webhook-signature';
 import { CreateWebhookRequest, UpdateWebhookRequest } from './dto/webhook.request';
@@ -22,7 +23,8 @@ export class WebhooksService {
     private readonly config: AppConfig,
   ) {}
 
-  async create(accountId: string, input: CreateWebhookRequest): Promise<WebhookWithSecretResponse> {
+  async create(caller: Principal, input: CreateWebhookRequest): Promise<WebhookWithSecretResponse> {
+    const { accountId } = caller;
     this.checkUrl(input.url);
     const secret = newSigningSecret();
     const row = await this.tx.run(async (m) => {
@@ -40,7 +42,7 @@ export class WebhooksService {
         events: input.events,
         secretSealed: this.secrets.seal(secret),
       });
-      await this.record(m, created, 'webhook.create', { url: created.url, events: created.events });
+      await this.record(m, caller, created, 'webhook.create', { url: created.url, events: created.events });
       return created;
     });
     return WebhookWithSecretResponse.withSecret(row, secret);
@@ -55,7 +57,8 @@ export class WebhooksService {
     return WebhookResponse.fromRow(await this.findOneForAccount(accountId, id));
   }
 
-  async update(accountId: string, id: string, input: UpdateWebhookRequest): Promise<WebhookResponse> {
+  async update(caller: Principal, id: string, input: UpdateWebhookRequest): Promise<WebhookResponse> {
+    const { accountId } = caller;
     if (input.url !== undefined) this.checkUrl(input.url);
     const changes = {
       url: input.url,
@@ -67,26 +70,33 @@ export class WebhooksService {
       const updated = await this.endpoints.update(m, accountId, id, changes);
       if (!updated) throw Problem.notFound('Webhook');
       const fields = Object.keys(changes).filter((k) => changes[k as keyof typeof changes] !== undefined);
-      await this.record(m, updated, 'webhook.update', { fields, url: updated.url, events: updated.events, enabled: updated.enabled });
+      await this.record(m, caller, updated, 'webhook.update', {
+        fields,
+        url: updated.url,
+        events: updated.events,
+        enabled: updated.enabled,
+      });
       return updated;
     });
     return WebhookResponse.fromRow(row);
   }
 
-  async remove(accountId: string, id: string): Promise<void> {
+  async remove(caller: Principal, id: string): Promise<void> {
+    const { accountId } = caller;
     await this.tx.run(async (m) => {
       const deleted = await this.endpoints.delete(m, accountId, id);
       if (!deleted) throw Problem.notFound('Webhook');
-      await this.record(m, deleted, 'webhook.delete', { url: deleted.url });
+      await this.record(m, caller, deleted, 'webhook.delete', { url: deleted.url });
     });
   }
 
-  async rotateSecret(accountId: string, id: string): Promise<WebhookWithSecretResponse> {
+  async rotateSecret(caller: Principal, id: string): Promise<WebhookWithSecretResponse> {
+    const { accountId } = caller;
     const secret = newSigningSecret();
     const row = await this.tx.run(async (m) => {
       const rotated = await this.endpoints.rotateSecret(m, accountId, id, this.secrets.seal(secret), SECRET_OVERLAP_SECONDS);
       if (!rotated) throw Problem.notFound('Webhook');
-      await this.record(m, rotated, 'webhook.rotate_secret', {
+      await this.record(m, caller, rotated, 'webhook.rotate_secret', {
         overlapUntil: rotated.previous_secret_expires_at?.toISOString(),
       });
       return rotated;
@@ -105,7 +115,7 @@ export class WebhooksService {
     if (problem) throw Problem.invalidInput(`url: ${problem}`, [{ field: 'url', message: problem }]);
   }
 
-  private record(m: Parameters<ActivityLog['record']>[0], row: EndpointRow, action: string, details: Record<string, unknown>) {
-    return this.activity.record(m, { accountId: row.account_id, action, entity: { type: 'webhook', id: row.id }, details });
+  private record(m: EntityManager, caller: Principal, row: EndpointRow, action: string, details: Record<string, unknown>) {
+    return this.activity.record(m, { accountId: row.account_id, caller, action, entity: { type: 'webhook', id: row.id }, details });
   }
 }

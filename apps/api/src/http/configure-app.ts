@@ -4,7 +4,7 @@ import { json } from 'express';
 import type { Server } from 'node:http';
 import pinoHttp, { HttpLogger } from 'pino-http';
 import type { Level, Logger } from 'pino';
-import { AppConfig, AuthFailureLimiter, jsonBodyGuard, Problem, rejectManyJsonValues, requestContext, requestId } from '@app/core';
+import { AppConfig, AuthFailureLimiter, jsonBodyGuard, Problem, rejectManyJsonValues, requestId } from '@app/core';
 import { MetricsService } from '../metrics/metrics.service';
 import { buildOpenApiDocument, serveDocs } from './openapi';
 
@@ -95,8 +95,6 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
   app.use(requireJsonBodies);
   app.use(json({ limit: '1mb', type: JSON_TYPES, verify: rejectManyJsonValues }));
   app.use(jsonBodyGuard);
-  // After the body parser, which would leave the request's async context (request-context.ts).
-  app.use(requestContext);
   if (config.corsOrigins.length) {
     app.enableCors({
       origin: config.corsOrigins,

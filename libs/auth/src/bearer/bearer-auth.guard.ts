@@ -2,7 +2,7 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
-import { IS_PUBLIC, Principal, Problem, RequestContext, REQUIRED_SCOPE, Scope } from '@app/core';
+import { IS_PUBLIC, Principal, Problem, REQUIRED_SCOPE, Scope } from '@app/core';
 import { BearerStrategy } from './bearer.strategy';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -40,8 +40,6 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     const req = context.switchToHttp().getRequest<Request>();
     const principal = this.handleRequest(null, (await this.strategy.principalFor(req)) ?? false);
     req.principal = principal;
-    const facts = RequestContext.current();
-    if (facts) facts.principal = principal;
     const needed: Scope = route.scope ?? (READ_METHODS.has(req.method) ? 'read' : 'write');
     if (!principal.scopes.includes(needed)) throw Problem.insufficientScope(needed);
     return true;

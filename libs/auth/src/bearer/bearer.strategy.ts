@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { Strategy } from 'passport-http-bearer';
-import { Principal } from '@app/core';
+import { Principal, requestFactsOf } from '@app/core';
 import { CredentialVerifier } from './credential-verifier';
 
 const HEADER = /^Bearer ([\x21-\x7e]{1,4096})$/i;
@@ -20,7 +20,7 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   async validate(req: Request, token: string): Promise<Principal | false> {
     const match = HEADER.exec(req.headers.authorization ?? '');
     if (!match || match[1] !== token) return false;
-    return (await this.credentials.verify(token)) ?? false;
+    return (await this.credentials.verify(token, requestFactsOf(req))) ?? false;
   }
 
   /**
@@ -33,6 +33,6 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   async principalFor(req: Request): Promise<Principal | null> {
     const match = HEADER.exec(req.headers.authorization ?? '');
     if (!match || carriesToken(req.body) || carriesToken(req.query)) return null;
-    return this.credentials.verify(match[1]);
+    return this.credentials.verify(match[1], requestFactsOf(req));
   }
 }

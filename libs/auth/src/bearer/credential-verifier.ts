@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { ALL_SCOPES, Principal } from '@app/core';
+import { ALL_SCOPES, Principal, RequestFacts } from '@app/core';
 import { API_KEY_PREFIX, ApiKeyVerifier } from '@app/api-keys';
 import { SessionsService } from '../sessions/sessions.service';
 import { AccessClaims, AccessTokens } from '../tokens/access-tokens';
@@ -33,11 +33,19 @@ export class CredentialVerifier {
     private readonly sessions: SessionsService,
   ) {}
 
-  async verify(token: string): Promise<Principal | null> {
-    if (token.startsWith(API_KEY_PREFIX)) return this.apiKeys.verify(token);
+  /** The principal carries the request's facts, for the activity entries its request records. */
+  async verify(token: string, request?: RequestFacts): Promise<Principal | null> {
+    if (token.startsWith(API_KEY_PREFIX)) return this.apiKeys.verify(token, request);
     const claims = this.readAccessToken(token);
     if (!claims || !(await this.sessions.isLive(claims.sessionId, claims.accountId))) return null;
-    return { accountId: claims.accountId, kind: 'access_token', credentialId: claims.sessionId, scopes: ALL_SCOPES, expiresAt: null };
+    return {
+      accountId: claims.accountId,
+      kind: 'access_token',
+      credentialId: claims.sessionId,
+      scopes: ALL_SCOPES,
+      expiresAt: null,
+      request,
+    };
   }
 
   /** When a verified credential stops working by itself: an access token's exp, an API key's expiry. */

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiProblems, CurrentPrincipal, Principal, Public, RateLimit } from '@app/core';
+import { ApiProblems, CurrentClient, CurrentPrincipal, Principal, Public, RateLimit, RequestFacts } from '@app/core';
 import { AccountResponse } from '../dto/auth.response';
 import { PasswordResetService } from '../password/password-reset.service';
 import {
@@ -30,8 +30,8 @@ export class AccountEmailController {
   })
   @ApiAcceptedResponse({ type: AcceptedResponse })
   @ApiProblems(400, 429)
-  forgot(@Body() body: ForgotPasswordRequest): Promise<AcceptedResponse> {
-    return this.passwordReset.requestReset(body.email);
+  forgot(@Body() body: ForgotPasswordRequest, @CurrentClient() client: RequestFacts): Promise<AcceptedResponse> {
+    return this.passwordReset.requestReset(body.email, client);
   }
 
   @Public()
@@ -40,8 +40,8 @@ export class AccountEmailController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Set a new password with the token of a reset link; ends every session', operationId: 'resetPassword' })
   @ApiProblems(400, 429)
-  reset(@Body() body: ResetPasswordRequest): Promise<void> {
-    return this.passwordReset.reset(body.token, body.newPassword);
+  reset(@Body() body: ResetPasswordRequest, @CurrentClient() client: RequestFacts): Promise<void> {
+    return this.passwordReset.reset(body.token, body.newPassword, client);
   }
 
   @Public()
@@ -50,8 +50,8 @@ export class AccountEmailController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Confirm an email address with the token of a verification link', operationId: 'verifyEmail' })
   @ApiProblems(400, 409, 429)
-  verify(@Body() body: VerifyEmailRequest): Promise<void> {
-    return this.verification.verify(body.token);
+  verify(@Body() body: VerifyEmailRequest, @CurrentClient() client: RequestFacts): Promise<void> {
+    return this.verification.verify(body.token, client);
   }
 
   @ApiBearerAuth()

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Account, AccountsService } from '@app/accounts';
-import { accountActor, ActivityLog, AppConfig, Principal, Problem, RateLimitStore, TransactionRunner } from '@app/core';
+import { accountActor, ActivityLog, AppConfig, Principal, Problem, RateLimitStore, RequestFacts, TransactionRunner } from '@app/core';
 import { spendAccountBudget } from '../account-rate-limit';
 import { AccountResponse } from '../dto/auth.response';
 import { hashSecretToken, newSecretToken } from '../mfa/secret-tokens';
@@ -43,7 +43,7 @@ export class EmailVerificationService {
     await this.tx.run((m) => this.sendVerification(m, account));
   }
 
-  async verify(token: string): Promise<void> {
+  async verify(token: string, request?: RequestFacts): Promise<void> {
     await this.tx.run(async (m) => {
       const used = await this.tokens.consume(m, hashSecretToken(token), ['verify_email', 'change_email']);
       if (!used) throw invalidToken();
@@ -54,6 +54,7 @@ export class EmailVerificationService {
           action,
           entity: { type: 'account', id: used.account_id },
           actor: account ? accountActor(account) : undefined,
+          request,
         });
       if (used.purpose === 'verify_email') {
         await this.accounts.markEmailVerified(m, used.account_id, used.email);
@@ -79,6 +80,7 @@ export class EmailVerificationService {
           accountId: account.id,
           action: 'account.update',
           entity: { type: 'account', id: account.id },
+          caller: principal,
           details: { nameChanged: input.name !== undefined, emailChangeRequested: Boolean(newEmail) },
         });
       }

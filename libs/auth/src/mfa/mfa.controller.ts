@@ -1,6 +1,6 @@
 import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiProblems, CurrentPrincipal, Principal, Public, RateLimit } from '@app/core';
+import { ApiProblems, CurrentClient, CurrentPrincipal, Principal, Public, RateLimit, RequestFacts } from '@app/core';
 import { AuthService } from '../auth.service';
 import { AuthTokensResponse } from '../dto/auth.response';
 import { DisableMfaRequest, MfaLoginRequest, TotpCodeRequest } from './dto/mfa.request';
@@ -22,8 +22,8 @@ export class MfaController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Second login step: the mfaToken with a TOTP code or a recovery code', operationId: 'loginSecondFactor' })
   @ApiProblems(400, 401, 429)
-  loginSecondFactor(@Body() body: MfaLoginRequest): Promise<AuthTokensResponse> {
-    return this.auth.loginWithSecondFactor(body);
+  loginSecondFactor(@Body() body: MfaLoginRequest, @CurrentClient() client: RequestFacts): Promise<AuthTokensResponse> {
+    return this.auth.loginWithSecondFactor(body, client);
   }
 
   @ApiBearerAuth()

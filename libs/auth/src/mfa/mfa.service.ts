@@ -1,6 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { ActivityLog, AppConfig, ClientInfo, Principal, Problem, RateLimitStore, SecretBox, TransactionRunner } from '@app/core';
+import {
+  ActivityLog,
+  AppConfig,
+  ClientInfo,
+  Principal,
+  RequestFacts,
+  Problem,
+  RateLimitStore,
+  SecretBox,
+  TransactionRunner,
+} from '@app/core';
 import { AccountsService } from '@app/accounts';
 import { spendAccountBudget } from '../account-rate-limit';
 import { AccountMail } from '../email/account-mail';
@@ -50,7 +60,12 @@ export class MfaService {
     const enrolment = await totp.enrol(account.email);
     await this.tx.run(async (m) => {
       await this.repository.savePending(m, account.id, this.secrets.seal(enrolment.secret));
-      await this.activity.record(m, { accountId: account.id, action: 'two_factor.setup', entity: { type: 'account', id: account.id } });
+      await this.activity.record(m, {
+        accountId: account.id,
+        action: 'two_factor.setup',
+        entity: { type: 'account', id: account.id },
+        caller: principal,
+      });
     });
     return enrolment;
   }
@@ -69,7 +84,12 @@ export class MfaService {
       await this.repository.enable(m, principal.accountId, codes.map(hashRecoveryCode));
       await this.sessions.endAllExcept(m, publish, principal.accountId, current);
       await this.mail.notice(m, account.email, account.name, 'mfa_enabled');
-      await this.activity.record(m, { accountId: account.id, action: 'two_factor.enable', entity: { type: 'account', id: account.id } });
+      await this.activity.record(m, {
+        accountId: account.id,
+        action: 'two_factor.enable',
+        entity: { type: 'account', id: account.id },
+        caller: principal,
+      });
       return 'ok' as const;
     });
     if (outcome === 'not_set_up') throw Problem.conflict('mfa_not_set_up', 'Call POST /api/auth/2fa/setup first.');
@@ -92,7 +112,12 @@ export class MfaService {
       await this.repository.disable(m, account.id);
       await this.sessions.endAllExcept(m, publish, account.id, current);
       await this.mail.notice(m, account.email, account.name, 'mfa_disabled');
-      await this.activity.record(m, { accountId: account.id, action: 'two_factor.disable', entity: { type: 'account', id: account.id } });
+      await this.activity.record(m, {
+        accountId: account.id,
+        action: 'two_factor.disable',
+        entity: { type: 'account', id: account.id },
+        caller: principal,
+      });
       return 'ok' as const;
     });
     if (outcome === 'not_enabled') throw Problem.conflict('mfa_not_enabled', 'Two-factor sign-in is not on.');
@@ -107,7 +132,7 @@ export class MfaService {
   }
 
   /** The second login step: a code or a recovery code against a live mfaToken; 5 wrong ones end it. */
-  async completeLogin(input: MfaLoginRequest): Promise<IssuedTokens> {
+  async completeLogin(input: MfaLoginRequest, client?: RequestFacts): Promise<IssuedTokens> {
     if (!input.code === !input.recoveryCode) {
       throw Problem.invalidInput('Give either code or recoveryCode.', [{ field: 'code', message: 'give either code or recoveryCode' }]);
     }
@@ -128,12 +153,12 @@ export class MfaService {
       await this.repository.endChallenge(m, challenge.id);
       const tokens = await this.sessions.start(m, challenge.account_id, { ip: challenge.ip, userAgent: challenge.user_agent });
       const account = await this.accounts.findById(challenge.account_id, m);
-      if (account) await this.logins.succeeded(m, account, tokens.sessionId, true);
+      if (account) await this.logins.succeeded(m, account, tokens.sessionId, true, client);
       return tokens;
     });
     if (outcome === 'ended') throw invalidMfaToken();
     if (outcome === 'bad_code') {
-      await this.logins.failed({ accountId: peek.account_id }, 'wrong_two_factor_code');
+      await this.logins.failed({ accountId: peek.account_id }, 'wrong_two_factor_code', client);
       throw new Problem(401, 'invalid_code', 'The code is incorrect or was already used.');
     }
     return outcome;

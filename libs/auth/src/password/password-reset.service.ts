@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { accountActor, ActivityLog, JobQueue, Problem, RequestContext, RequestFacts, TransactionRunner } from '@app/core';
+import { accountActor, ActivityLog, JobQueue, Problem, RequestFacts, TransactionRunner } from '@app/core';
 import { AccountsService } from '@app/accounts';
 import { AccountMail } from '../email/account-mail';
 import { AccountTokensRepository } from '../email/account-tokens.repository';
@@ -29,19 +29,15 @@ export class PasswordResetService implements OnModuleInit {
 
   onModuleInit(): void {
     // The request's facts travel with the job, so the activity entry says where the request came from.
-    this.jobs.work<{ email: string; request?: RequestFacts }>(RESET_REQUESTED, (job) =>
-      job.request ? RequestContext.run(job.request, () => this.mailResetLink(job.email)) : this.mailResetLink(job.email),
-    );
+    this.jobs.work<{ email: string; request?: RequestFacts }>(RESET_REQUESTED, (job) => this.mailResetLink(job.email, job.request));
   }
 
-  async requestReset(email: string): Promise<AcceptedResponse> {
-    const facts = RequestContext.current();
-    const request = facts && { requestId: facts.requestId, ip: facts.ip, userAgent: facts.userAgent };
+  async requestReset(email: string, request?: RequestFacts): Promise<AcceptedResponse> {
     await this.jobs.send(RESET_REQUESTED, { email, request }, { retryLimit: 5, retryDelaySeconds: 10, retryBackoff: true });
     return ACCEPTED;
   }
 
-  async reset(token: string, newPassword: string): Promise<void> {
+  async reset(token: string, newPassword: string, request?: RequestFacts): Promise<void> {
     const done = await this.tx.run(async (m, publish) => {
       const used = await this.tokens.consume(m, hashSecretToken(token), ['reset_password']);
       if (!used) return false;
@@ -56,6 +52,7 @@ export class PasswordResetService implements OnModuleInit {
         action: 'auth.password_reset',
         entity: { type: 'account', id: account.id },
         actor: accountActor(account),
+        request,
       });
       return true;
     });
@@ -65,7 +62,7 @@ export class PasswordResetService implements OnModuleInit {
       ]);
   }
 
-  private async mailResetLink(email: string): Promise<void> {
+  private async mailResetLink(email: string, request: RequestFacts | undefined): Promise<void> {
     const account = await this.accounts.findByEmail(email);
     if (!account) return;
     const token = newSecretToken('hpr_');
@@ -77,6 +74,7 @@ export class PasswordResetService implements OnModuleInit {
         action: 'auth.password_reset_request',
         entity: { type: 'account', id: account.id },
         actor: accountActor(account),
+        request,
       });
     });
   }

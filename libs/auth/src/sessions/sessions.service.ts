@@ -111,6 +111,7 @@ export class SessionsService {
         accountId: principal.accountId,
         action: 'session.revoke',
         entity: { type: 'session', id: sessionId },
+        caller: principal,
       });
       return true;
     });
@@ -121,7 +122,7 @@ export class SessionsService {
     const current = currentSessionOf(principal);
     await this.tx.run(async (m, publish) => {
       await this.endAllExcept(m, publish, principal.accountId, current);
-      await this.activityLog.record(m, { accountId: principal.accountId, action: 'session.revoke_all', entity: null });
+      await this.activityLog.record(m, { accountId: principal.accountId, action: 'session.revoke_all', entity: null, caller: principal });
     });
   }
 

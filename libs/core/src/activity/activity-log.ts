@@ -1,4 +1,6 @@
 import type { EntityManager } from 'typeorm';
+import type { Principal } from '../auth/principal';
+import type { RequestFacts } from '../http/request-facts';
 
 export type ActorType = 'account' | 'api_key' | 'staff' | 'system';
 export type ActivityStatus = 'succeeded' | 'failed';
@@ -22,11 +24,18 @@ export interface ActivityInput {
   entity: ActivityEntity | null;
   /** Default `succeeded`. */
   status?: ActivityStatus;
-  /** Default: the caller of the current request, or the system outside a request. */
+  /** The authenticated caller: the actor (the account or the API key) and the request's facts. */
+  caller?: Principal;
+  /** A public route's request facts (sign-in, password reset), when there is no caller. */
+  request?: RequestFacts;
+  /** Default: the caller's actor, else the system. */
   actor?: Actor;
   /** Non-secret facts about the change; webhooks deliver them as the event's data. */
   details?: Record<string, unknown>;
 }
+
+/** Who a change is recorded as done by: the request's caller, or a named actor (staff); else the system. */
+export type RecordedBy = Pick<ActivityInput, 'caller' | 'actor'>;
 
 export interface ActivityEntry {
   id: string;

@@ -1,5 +1,6 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { Request } from 'express';
+import { RequestFacts, requestFactsOf } from '../http/request-facts';
 import { Principal, Scope } from './principal';
 
 export const IS_PUBLIC = 'auth:public';
@@ -21,14 +22,7 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
   return principal;
 });
 
-/** Where a request comes from, as recorded on a session. */
-export interface ClientInfo {
-  ip: string | null;
-  userAgent: string | null;
-}
-
-export const CurrentClient = createParamDecorator((_: unknown, ctx: ExecutionContext): ClientInfo => {
-  const req = ctx.switchToHttp().getRequest<Request>();
-  const userAgent = req.headers['user-agent'];
-  return { ip: req.ip?.slice(0, 64) ?? null, userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 512) : null };
-});
+/** The request's facts (ip, user agent, request id), for public routes that record activity. */
+export const CurrentClient = createParamDecorator((_: unknown, ctx: ExecutionContext): RequestFacts =>
+  requestFactsOf(ctx.switchToHttp().getRequest<Request>()),
+);

@@ -1,3 +1,5 @@
+import type { RequestFacts } from '../http/request-facts';
+
 export type Scope = 'read' | 'write';
 export const ALL_SCOPES: readonly Scope[] = ['read', 'write'];
 
@@ -14,4 +16,6 @@ export interface Principal {
   expiresAt: Date | null;
   /** An API key's name (the activity log's actor name); absent for an access token. */
   name?: string;
+  /** The request it came with (the activity log's ip, user agent and request id). */
+  request?: RequestFacts;
 }

@@ -1,5 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { ActivityLog, AppConfig, isUniqueViolation, PageQuery, Paginated, paginated, Problem, TransactionRunner } from '@app/core';
+import {
+  ActivityLog,
+  AppConfig,
+  isUniqueViolation,
+  PageQuery,
+  Paginated,
+  paginated,
+  Principal,
+  Problem,
+  TransactionRunner,
+} from '@app/core';
 import { ServicesRepository } from '../services.repository';
 import type { ActionType } from '../service.types';
 import { InstanceActionResponse } from './dto/instance-action.response';
@@ -28,7 +38,8 @@ export class InstanceActionsService {
    * Records the action and the transitional power state under the service row lock, so of two
    * concurrent requests exactly one begins; the runner then drives the provider after COMMIT.
    */
-  async request(accountId: string, serviceId: string, type: ActionType): Promise<InstanceActionResponse> {
+  async request(caller: Principal, serviceId: string, type: ActionType): Promise<InstanceActionResponse> {
+    const { accountId } = caller;
     // The decision follows the machine's real state (a guest may have shut itself down), asked outside the lock.
     await this.sync.refreshForAccount(accountId, serviceId);
     const row = await this.tx
@@ -43,6 +54,7 @@ export class InstanceActionsService {
         await this.instances.setPowerState(m, serviceId, plan.transitional);
         await this.activity.record(m, {
           accountId,
+          caller,
           action: `instance.${type}`,
           entity: { type: 'service', id: serviceId },
           details: { actionId: action.id },

@@ -46,7 +46,7 @@ export class InstanceController {
     @UuidParam() id: string,
     @Res({ passthrough: true }) res: Response,
   ): Promise<InstanceActionResponse> {
-    return this.accepted(res, this.actions.request(principal.accountId, id, 'start'));
+    return this.accepted(res, this.actions.request(principal, id, 'start'));
   }
 
   @Post('stop')
@@ -60,7 +60,7 @@ export class InstanceController {
     @UuidParam() id: string,
     @Res({ passthrough: true }) res: Response,
   ): Promise<InstanceActionResponse> {
-    return this.accepted(res, this.actions.request(principal.accountId, id, 'stop'));
+    return this.accepted(res, this.actions.request(principal, id, 'stop'));
   }
 
   @Post('reboot')
@@ -74,7 +74,7 @@ export class InstanceController {
     @UuidParam() id: string,
     @Res({ passthrough: true }) res: Response,
   ): Promise<InstanceActionResponse> {
-    return this.accepted(res, this.actions.request(principal.accountId, id, 'reboot'));
+    return this.accepted(res, this.actions.request(principal, id, 'reboot'));
   }
 
   @Get('actions')
@@ -109,7 +109,7 @@ export class InstanceController {
   @ApiOkResponse({ type: ConsoleSessionResponse })
   @ApiProblems(400, 401, 403, 404, 409, 429, 503)
   console(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<ConsoleSessionResponse> {
-    return this.consoles.open(principal.accountId, id);
+    return this.consoles.open(principal, id);
   }
 
   private async accepted(res: Response, action: Promise<InstanceActionResponse>): Promise<InstanceActionResponse> {

@@ -18,6 +18,6 @@ export class ObjectStorageController {
   @ApiOkResponse({ type: ObjectStorageCredentialsResponse })
   @ApiProblems(400, 401, 403, 404, 409, 429)
   credentials(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<ObjectStorageCredentialsResponse> {
-    return this.storage.credentialsFor(principal.accountId, id);
+    return this.storage.credentialsFor(principal, id);
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { ActivityLog, Problem, SecretBox, TransactionRunner } from '@app/core';
+import { ActivityLog, Principal, Problem, SecretBox, TransactionRunner } from '@app/core';
 import { ServicesRepository } from '../services.repository';
 import type { ServiceStatus, ServiceType } from '../service.types';
 import { ObjectStorageCredentialsResponse } from './dto/object-storage-credentials.response';
@@ -19,11 +19,12 @@ export class ObjectStorageService {
     private readonly activity: ActivityLog,
   ) {}
 
-  async credentialsFor(accountId: string, serviceId: string): Promise<ObjectStorageCredentialsResponse> {
+  async credentialsFor(caller: Principal, serviceId: string): Promise<ObjectStorageCredentialsResponse> {
+    const { accountId } = caller;
     const row = await this.credentials.findWithService(accountId, serviceId);
     this.check(row);
     if (row.access_key_id) {
-      await this.tx.run((m) => this.recordView(m, accountId, serviceId, false));
+      await this.tx.run((m) => this.recordView(m, caller, serviceId, false));
       return this.respond(row as CredentialRow);
     }
     // First request: issue under the service row lock, so concurrent first requests agree on one key.
@@ -31,20 +32,21 @@ export class ObjectStorageService {
       this.check(await this.services.lockForAccount(m, accountId, serviceId));
       const existing = await this.credentials.find(m, serviceId);
       if (existing) {
-        await this.recordView(m, accountId, serviceId, false);
+        await this.recordView(m, caller, serviceId, false);
         return this.respond(existing);
       }
       const { secretAccessKey, ...issued } = await this.storage.issueCredentials({ serviceId });
       await this.credentials.insert(m, serviceId, issued, this.box.seal(secretAccessKey));
-      await this.recordView(m, accountId, serviceId, true);
+      await this.recordView(m, caller, serviceId, true);
       return this.respond((await this.credentials.find(m, serviceId))!);
     });
   }
 
   /** Who saw the secret, and when (never the secret itself). */
-  private recordView(m: EntityManager, accountId: string, serviceId: string, issued: boolean) {
+  private recordView(m: EntityManager, caller: Principal, serviceId: string, issued: boolean) {
     return this.activity.record(m, {
-      accountId,
+      accountId: caller.accountId,
+      caller,
       action: 'object_storage.credentials_view',
       entity: { type: 'service', id: serviceId },
       details: { issued },

@@ -38,7 +38,7 @@ export class TicketsController {
   @ApiOkResponse({ type: TicketWithMessagesResponse })
   @ApiProblems(400, 403, 409, 422)
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateTicketRequest): Promise<TicketWithMessagesResponse> {
-    return this.tickets.create(principal.accountId, body);
+    return this.tickets.create(principal, body);
   }
 
   @Get()
@@ -65,7 +65,7 @@ export class TicketsController {
   @ApiCreatedResponse({ type: TicketMessageResponse })
   @ApiProblems(400, 403, 404, 409, 422)
   reply(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() body: ReplyRequest): Promise<TicketMessageResponse> {
-    return this.tickets.reply(principal.accountId, id, body);
+    return this.tickets.reply(principal, id, body);
   }
 
   @Post(':id/close')
@@ -75,6 +75,6 @@ export class TicketsController {
   @ApiOkResponse({ type: TicketResponse })
   @ApiProblems(400, 403, 404, 422)
   close(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<TicketResponse> {
-    return this.tickets.close(principal.accountId, id);
+    return this.tickets.close(principal, id);
   }
 }

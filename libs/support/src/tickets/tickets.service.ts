@@ -3,12 +3,13 @@ import { EntityManager } from 'typeorm';
 import { AccountsService } from '@app/accounts';
 import {
   ActivityLog,
-  Actor,
   domainEvent,
   paginated,
   Paginated,
+  Principal,
   Problem,
   Publish,
+  RecordedBy,
   staffActor,
   TicketClosedEvent,
   TicketRepliedEvent,
@@ -36,7 +37,8 @@ export class TicketsService {
     private readonly activity: ActivityLog,
   ) {}
 
-  async create(accountId: string, input: CreateTicketRequest): Promise<TicketWithMessagesResponse> {
+  async create(caller: Principal, input: CreateTicketRequest): Promise<TicketWithMessagesResponse> {
+    const { accountId } = caller;
     if (input.serviceId && !(await this.services.isOwnedBy(accountId, input.serviceId))) {
       throw Problem.invalidInput('serviceId is not a service of this account.', [
         { field: 'serviceId', message: 'is not a service of this account' },
@@ -61,6 +63,7 @@ export class TicketsService {
       await this.attachments.attach(m, accountId, message.id, sizes);
       await this.activity.record(m, {
         accountId,
+        caller,
         action: 'ticket.create',
         entity: { type: 'ticket', id: ticket.id },
         details: { subject: ticket.subject, attachments: sizes.size },
@@ -82,14 +85,15 @@ export class TicketsService {
     return { ...TicketResponse.from(ticket), messages: messages.map((m) => TicketMessageResponse.from(m, attachments.get(m.id) ?? [])) };
   }
 
-  async reply(accountId: string, id: string, input: ReplyRequest): Promise<TicketMessageResponse> {
+  async reply(caller: Principal, id: string, input: ReplyRequest): Promise<TicketMessageResponse> {
+    const { accountId } = caller;
     await this.findOneForAccount(accountId, id);
     const sizes = await this.attachments.verifyUploaded(accountId, input.attachmentIds ?? []);
     const author = await this.customerName(accountId);
     const messageId = await this.tx.run(async (m, publish) => {
       const message = await this.addMessage(m, publish, accountId, id, 'customer', author, input.message);
       await this.attachments.attach(m, accountId, message.id, sizes);
-      await this.recordReply(m, accountId, id, message.id, sizes.size);
+      await this.recordReply(m, accountId, id, message.id, sizes.size, { caller });
       return message.id;
     });
     return this.message(messageId);
@@ -101,19 +105,20 @@ export class TicketsService {
     if (!ticket) throw Problem.notFound('Ticket');
     const messageId = await this.tx.run(async (m, publish) => {
       const message = await this.addMessage(m, publish, ticket.accountId, ticketId, 'staff', staffName, text);
-      await this.recordReply(m, ticket.accountId, ticketId, message.id, 0, staffActor(staffName));
+      await this.recordReply(m, ticket.accountId, ticketId, message.id, 0, { actor: staffActor(staffName) });
       return message.id;
     });
     return this.message(messageId);
   }
 
   /** Idempotent: closing a closed ticket changes nothing and emits nothing. */
-  async close(accountId: string, id: string): Promise<TicketResponse> {
+  async close(caller: Principal, id: string): Promise<TicketResponse> {
+    const { accountId } = caller;
     await this.tx.run(async (m, publish) => {
       const closed = await this.tickets.close(m, accountId, id);
       if (!closed) return;
       publish(domainEvent<TicketClosedEvent>('ticket.closed', accountId, { ticketId: id, ...closed }));
-      await this.activity.record(m, { accountId, action: 'ticket.close', entity: { type: 'ticket', id } });
+      await this.activity.record(m, { accountId, caller, action: 'ticket.close', entity: { type: 'ticket', id } });
     });
     return TicketResponse.from(await this.findOneForAccount(accountId, id));
   }
@@ -142,12 +147,12 @@ export class TicketsService {
     return message;
   }
 
-  private recordReply(m: EntityManager, accountId: string, ticketId: string, messageId: string, attachments: number, actor?: Actor) {
+  private recordReply(m: EntityManager, accountId: string, ticketId: string, messageId: string, attachments: number, by: RecordedBy) {
     return this.activity.record(m, {
       accountId,
       action: 'ticket.reply',
       entity: { type: 'ticket', id: ticketId },
-      actor,
+      ...by,
       details: { messageId, attachments },
     });
   }

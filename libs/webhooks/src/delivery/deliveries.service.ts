@@ -12,6 +12,7 @@ import {
   Paginated,
   paginated,
   PageQuery,
+  Principal,
   Problem,
   SecretBox,
   TransactionRunner,
@@ -74,13 +75,15 @@ export class DeliveriesService implements OnModuleInit {
     return paginated(rows.map(WebhookDeliveryResponse.fromRow), query, total);
   }
 
-  async sendTest(accountId: string, webhookId: string): Promise<WebhookDeliveryResponse> {
+  async sendTest(caller: Principal, webhookId: string): Promise<WebhookDeliveryResponse> {
+    const { accountId } = caller;
     const row = await this.tx.run(async (m) => {
       const endpoint = await this.endpoints.findOneForAccount(accountId, webhookId, m);
       if (!endpoint) throw Problem.notFound('Webhook');
       if (!endpoint.enabled) throw Problem.conflict('invalid_state', 'The endpoint is disabled; enable it first.');
       const entry = await this.activity.record(m, {
         accountId,
+        caller,
         action: 'webhook.test',
         entity: { type: 'webhook', id: webhookId },
         details: { url: endpoint.url },

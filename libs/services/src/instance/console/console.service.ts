@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { ActivityLog, AppConfig, Problem, SecretBox, TransactionRunner } from '@app/core';
+import { ActivityLog, AppConfig, Principal, Problem, SecretBox, TransactionRunner } from '@app/core';
 import { ComputeProvider, ConsoleTarget } from '../compute/compute-provider';
 import { ConsoleSessionResponse } from '../dto/console-session.response';
 import { VpsLookup } from '../vps-lookup';
@@ -34,7 +34,8 @@ export class ConsoleService {
     private readonly activity: ActivityLog,
   ) {}
 
-  async open(accountId: string, serviceId: string): Promise<ConsoleSessionResponse> {
+  async open(caller: Principal, serviceId: string): Promise<ConsoleSessionResponse> {
+    const { accountId } = caller;
     const vps = await this.vps.require(accountId, serviceId);
     if (vps.status !== 'active')
       throw Problem.conflict('invalid_state', `The service is ${vps.status}; a console needs an active service.`);
@@ -48,6 +49,7 @@ export class ConsoleService {
       await this.sessions.insert(m, serviceId, hashToken(token), this.box.seal(JSON.stringify(target)), expiresAt);
       await this.activity.record(m, {
         accountId,
+        caller,
         action: 'instance.console',
         entity: { type: 'service', id: serviceId },
         details: { expiresAt: expiresAt.toISOString() },
