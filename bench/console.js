@@ -7,12 +7,13 @@ const { createDecipheriv } = require('node:crypto');
 const net = require('node:net');
 const path = require('node:path');
 const http = require('node:http');
-const { EventEmitter } = require('node:events');
-const { WebSocket } = require('ws');
+const { WebSocket, createWebSocketStream } = require('ws');
 const { Client } = require('pg');
 
 const MIN_RATIO = 0.7;
 const IN_FLIGHT = 4;
+/** A run that has not finished this long after its measuring time is stuck: the bench fails instead of waiting. */
+const STALL_MS = 30_000;
 
 /** The sealed console target (AES-256-GCM, `v1.<iv>.<tag>.<data>`), as the API's SecretBox wrote it. */
 function openSealed(sealed, keyBase64) {
@@ -40,21 +41,11 @@ function getJson(port, urlPath, apiKey) {
   });
 }
 
-/** The few stream methods measure() uses, straight on a WebSocket (binary messages as data). */
-function wsAsStream(ws) {
-  const stream = new EventEmitter();
-  ws.on('message', (data) => stream.emit('data', data));
-  ws.on('close', () => stream.emit('close'));
-  ws.on('error', (err) => stream.emit('error', err));
-  stream.write = (data) => ws.send(Buffer.from(data));
-  stream.destroy = () => ws.close();
-  return stream;
-}
-
-/** Exact-length reads from a stream, for the handshake. */
+/** Exact-length reads from a stream, for the handshake; a read after the stream closed rejects too. */
 function reader(stream) {
   let buffered = Buffer.alloc(0);
   let waiting = null;
+  let closed = false;
   const deliver = () => {
     if (waiting && buffered.length >= waiting.n) {
       const chunk = buffered.subarray(0, waiting.n);
@@ -62,6 +53,9 @@ function reader(stream) {
       const { resolve } = waiting;
       waiting = null;
       resolve(chunk);
+    } else if (waiting && closed) {
+      waiting.reject(new Error('closed during the handshake'));
+      waiting = null;
     }
   };
   const onData = (chunk) => {
@@ -69,7 +63,7 @@ function reader(stream) {
     deliver();
   };
   stream.on('data', onData);
-  stream.on('close', () => waiting?.reject(new Error('closed during the handshake')));
+  stream.on('close', () => ((closed = true), deliver()));
   return {
     read: (n) => new Promise((resolve, reject) => ((waiting = { n, resolve, reject }), deliver())),
     detach: () => (stream.off('data', onData), buffered),
@@ -92,8 +86,11 @@ async function handshake(stream, password, vncResponse) {
   return { width, height, frameBytes: 4 + 12 + width * height * (init[4] / 8), leftover: r.detach() };
 }
 
-/** Full-screen update requests, IN_FLIGHT outstanding, for `seconds`: bytes per second received. */
-async function measure(stream, password, seconds, vncResponse) {
+/**
+ * Full-screen update requests, IN_FLIGHT outstanding, for `seconds`: bytes per second received.
+ * `close` ends the connection when the time is up.
+ */
+async function measure(stream, close, password, seconds, vncResponse) {
   const { width, height, frameBytes, leftover } = await handshake(stream, password, vncResponse);
   const request = Buffer.alloc(10);
   request.writeUInt8(3, 0);
@@ -106,7 +103,7 @@ async function measure(stream, password, seconds, vncResponse) {
   return new Promise((resolve, reject) => {
     const finish = () => {
       stream.removeAllListeners('data');
-      stream.destroy();
+      close();
       const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
       resolve({ bytes: received, seconds: elapsed, bytesPerSecond: received / elapsed, frames: Math.floor(received / frameBytes) });
     };
@@ -154,31 +151,45 @@ async function consoleScenario({ port, proxyPort, apiKey, accountId, dbUrl, encr
     const viaProxy = async () => {
       const { session, wsUrl } = await open();
       const ws = new WebSocket(wsUrl, ['binary'], { perMessageDeflate: false });
+      // Listening from the start: the proxy's first frame can arrive with the 101 response, and ws
+      // delivers it before the continuation of an await on 'open' could attach a listener.
+      const stream = createWebSocketStream(ws);
       await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
-      const result = await measure(wsAsStream(ws), session.password, seconds, vncResponse);
+      const closed = new Promise((resolve) => ws.once('close', resolve));
+      const result = await measure(stream, () => stream.end(), session.password, seconds, vncResponse);
       // Let the proxy record the close before the next console (the per-account limit counts it).
-      await new Promise((resolve) => (ws.readyState === WebSocket.CLOSED ? resolve() : ws.once('close', resolve)));
+      await closed;
       return result;
     };
     const direct = async () => {
       const { session, target } = await open();
       const socket = net.connect({ host: target.host, port: target.port, noDelay: true });
       await new Promise((resolve, reject) => (socket.once('connect', resolve), socket.once('error', reject)));
-      return measure(socket, session.password, seconds, vncResponse);
+      return measure(socket, () => socket.destroy(), session.password, seconds, vncResponse);
+    };
+    const bounded = (fn, who) => () => {
+      let timer;
+      const stalled = new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`console scenario: the ${who} run did not finish within ${seconds} s + ${STALL_MS / 1000} s`)),
+          seconds * 1000 + STALL_MS,
+        );
+      });
+      return Promise.race([fn(), stalled]).finally(() => clearTimeout(timer));
     };
     const runs = [];
     const mb = (r) => `${(r.bytesPerSecond / 1e6).toFixed(1)} MB/s (${r.frames} screens)`;
     for (const [phase, fn, who] of [
-      ['warm-up', viaProxy, 'proxy'],
-      ['warm-up', direct, 'direct'],
+      ['warm-up', bounded(viaProxy, 'proxy'), 'proxy'],
+      ['warm-up', bounded(direct, 'direct'), 'direct'],
     ]) {
       const r = await fn();
       log(`  console         ${phase.padEnd(8)} ${who.padEnd(8)} ${mb(r)}`);
     }
     for (let i = 1; i <= rounds; i++) {
       for (const [fn, who] of [
-        [viaProxy, 'proxy'],
-        [direct, 'direct'],
+        [bounded(viaProxy, 'proxy'), 'proxy'],
+        [bounded(direct, 'direct'), 'direct'],
       ]) {
         const r = await fn();
         runs.push({ server: who, phase: `round ${i}`, ...r });
