@@ -5,6 +5,7 @@ import { createAccount } from './factories/accounts';
 import { TestSmtpServer, linkToken } from './support/smtp';
 import { startTestApp, TestApp } from './support/test-app';
 import { TEST_DATABASE_URL } from './support/test-env';
+import { waitFor } from './support/wait-for';
 
 const PASSWORD = 'correct horse battery staple';
 const newEmail = () => `mail-${randomUUID()}@example.test`;
@@ -179,6 +180,9 @@ describe('Account mail through a real SMTP server: verification, password reset,
 });
 
 async function waitForCount(smtp: TestSmtpServer, to: string, count: number): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (smtp.mailsTo(to).length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  await waitFor(
+    async () => smtp.mailsTo(to).length,
+    (n) => n >= count,
+    15_000,
+  );
 }

@@ -14,7 +14,7 @@ import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
 import { freePort } from './support/server-process';
 import { startTestApp, TestApp } from './support/test-app';
-import { waitFor } from './support/wait-for';
+import { waitFor, waitForOrFail } from './support/wait-for';
 
 const HOSTCTL = join(__dirname, '../cli/bin/hostctl.js');
 
@@ -432,14 +432,18 @@ describe('hostctl: the command line against the API', () => {
 });
 
 async function waitForFile(path: string, timeoutMs = 15_000): Promise<any> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
-    try {
-      return JSON.parse(readFileSync(path, 'utf8'));
-    } catch {
-      // not written yet
-    }
-  }
-  throw new Error(`${path} was not written within ${timeoutMs} ms`);
+  return waitForOrFail(
+    async () => {
+      try {
+        return JSON.parse(readFileSync(path, 'utf8'));
+      } catch {
+        return undefined; // not written yet
+      }
+    },
+    (value) => value !== undefined,
+    timeoutMs,
+    () => `${path} was not written within ${timeoutMs} ms`,
+  );
 }
 
 /** A fresh OpenSSH ed25519 public key line (`ssh-ed25519 AAAA...`). */

@@ -3,6 +3,7 @@ import { createHostingClient, HostingApiError, HostingClient, listAll, Schemas, 
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
 import { startTestApp, TestApp } from './support/test-app';
+import { waitFor } from './support/wait-for';
 
 /**
  * A customer's automation, end to end through the SDK (sdk/) against the running API: every call
@@ -143,11 +144,11 @@ describe('SDK: a customer scenario through the typed client', () => {
 
   it('reads notifications: the list, the unread count, read-all', async () => {
     // Notifications are made after the emitting transaction commits: wait (bounded) for both actions'.
-    let notifications = await listAll(api, '/api/notifications');
-    for (let deadline = Date.now() + 10_000; countOf(notifications, 'instance_action_succeeded') < 2 && Date.now() < deadline;) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      notifications = await listAll(api, '/api/notifications');
-    }
+    const notifications = await waitFor(
+      () => listAll(api, '/api/notifications'),
+      (list) => countOf(list, 'instance_action_succeeded') >= 2,
+      10_000,
+    );
     expect(countOf(notifications, 'instance_action_succeeded')).toBe(2);
     expect(notifications).toContainEqual(expect.objectContaining({ type: 'api_key_created', entity: { type: 'api_key', id: key.id } }));
     expect(notifications.filter((n) => n.type === 'instance_action_succeeded').every((n) => n.entity?.id === vps.id)).toBe(true);

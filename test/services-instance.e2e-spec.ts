@@ -7,6 +7,7 @@ import { InstanceController } from '../libs/services/src/instance/instance.contr
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
 import { startTestApp, TestApp } from './support/test-app';
+import { waitFor } from './support/wait-for';
 
 type Action = { id: string; serviceId: string; type: string; status: string; startedAt: string; finishedAt: string | null; error: unknown };
 
@@ -44,13 +45,12 @@ describe('Services: VPS instance actions and console', () => {
     events.on(name, listener);
     return {
       async about(actionId: string): Promise<any> {
-        const deadline = Date.now() + 5_000;
         try {
-          for (;;) {
-            const event = seen.find((e) => e.payload.actionId === actionId);
-            if (event || Date.now() > deadline) return event;
-            await new Promise((resolve) => setTimeout(resolve, 10));
-          }
+          return await waitFor(
+            async () => seen.find((e) => e.payload.actionId === actionId),
+            (event) => event !== undefined,
+            5_000,
+          );
         } finally {
           events.off(name, listener);
         }
@@ -69,14 +69,16 @@ describe('Services: VPS instance actions and console', () => {
   }
 
   /** Polls the action until it is no longer running (bounded). */
-  async function settle(serviceId: string, actionId: string, bearer = owner.bearer): Promise<Action> {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const res = await get(`/api/services/${serviceId}/instance/actions/${actionId}`, bearer);
-      expect(res.status).toBe(200);
-      if (res.body.status !== 'running' || Date.now() > deadline) return res.body;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+  function settle(serviceId: string, actionId: string, bearer = owner.bearer): Promise<Action> {
+    return waitFor(
+      async () => {
+        const res = await get(`/api/services/${serviceId}/instance/actions/${actionId}`, bearer);
+        expect(res.status).toBe(200);
+        return res.body as Action;
+      },
+      (action) => action.status !== 'running',
+      10_000,
+    );
   }
 
   describe('POST /api/services/{id}/instance/start|stop|reboot', () => {

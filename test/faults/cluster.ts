@@ -30,14 +30,3 @@ export async function admin(): Promise<Client> {
   await client.connect();
   return client;
 }
-
-export async function until<T>(probe: () => Promise<T>, ok: (value: T) => boolean, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T;
-  do {
-    last = await probe();
-    if (ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  } while (Date.now() < deadline);
-  throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
-}

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { startTestApp, TestApp } from '../support/test-app';
-import { admin, FAULTS_URL, startCluster, stopCluster, until } from './cluster';
+import { waitForOrFail } from '../support/wait-for';
+import { admin, FAULTS_URL, startCluster, stopCluster } from './cluster';
 
 describe('Database faults', () => {
   let t: TestApp;
@@ -40,10 +41,11 @@ describe('Database faults', () => {
     await request(t.http).get('/health/live').expect(200);
 
     startCluster();
-    await until(
+    await waitForOrFail(
       () => me().then((r) => r.status),
       (status) => status === 200,
       5000,
+      (status) => `GET /api/auth/me still answers ${status} after 5000 ms`,
     );
     await request(t.http).get('/health/ready').expect(200);
   });
@@ -59,10 +61,11 @@ describe('Database faults', () => {
     } finally {
       await db.end();
     }
-    await until(
+    await waitForOrFail(
       () => me().then((r) => r.status),
       (status) => status === 200,
       5000,
+      (status) => `GET /api/auth/me still answers ${status} after 5000 ms`,
     );
     await me().expect(200);
   });

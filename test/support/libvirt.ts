@@ -3,6 +3,7 @@ import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { waitForOrFail } from './wait-for';
 
 export const LIBVIRT_URI = 'qemu:///system';
 const VIRSH = '/usr/bin/virsh';
@@ -121,13 +122,12 @@ while true; do sleep 3600; done
     template: templateFile,
     consoleLog,
     async ready(domain, since = 0, timeoutMs = 60_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const log = existsSync(consoleLog(domain)) ? readFileSync(consoleLog(domain), 'utf8') : '';
-        if (log.split(READY).length - 1 > since) return;
-        if (Date.now() > deadline) throw new Error(`${domain} did not boot within ${timeoutMs} ms; console:\n${log.slice(-2000)}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await waitForOrFail(
+        async () => (existsSync(consoleLog(domain)) ? readFileSync(consoleLog(domain), 'utf8') : ''),
+        (log) => log.split(READY).length - 1 > since,
+        timeoutMs,
+        (log) => `${domain} did not boot within ${timeoutMs} ms; console:\n${log.slice(-2000)}`,
+      );
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };

@@ -1,5 +1,6 @@
 import { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { waitForOrFail } from './wait-for';
 
 export interface ReceivedMail {
   to: string[];
@@ -49,14 +50,13 @@ export class TestSmtpServer {
 
   /** Waits for a mail to this address whose subject matches. */
   async waitForMail(to: string, subject: RegExp, timeoutMs = 15_000): Promise<ReceivedMail> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const mail = this.received.find((m) => m.to.includes(to) && subject.test(m.subject));
-      if (mail) return mail;
-      if (Date.now() > deadline)
-        throw new Error(`no mail "${subject}" to ${to}; got: ${this.received.map((m) => `${m.to} ${m.subject}`).join('; ')}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const mail = await waitForOrFail(
+      async () => this.received.find((m) => m.to.includes(to) && subject.test(m.subject)),
+      (found) => found !== undefined,
+      timeoutMs,
+      () => `no mail "${subject}" to ${to}; got: ${this.received.map((m) => `${m.to} ${m.subject}`).join('; ')}`,
+    );
+    return mail!;
   }
 
   mailsTo(to: string): ReceivedMail[] {

@@ -7,3 +7,15 @@ export async function waitFor<T>(probe: () => Promise<T>, ok: (value: T) => bool
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** waitFor that fails with `message(last value)` when the time is up before `ok(value)` holds. */
+export async function waitForOrFail<T>(
+  probe: () => Promise<T>,
+  ok: (value: T) => boolean,
+  timeoutMs: number,
+  message: (last: T) => string,
+): Promise<T> {
+  const value = await waitFor(probe, ok, timeoutMs);
+  if (!ok(value)) throw new Error(message(value));
+  return value;
+}
