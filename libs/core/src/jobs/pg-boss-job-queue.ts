@@ -17,8 +17,11 @@ interface Pool {
 export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Jobs');
   private readonly handlers = new Map<string, { handler: JobHandler<object>; concurrency: number }>();
-  private readonly queues = new Set<string>();
+  /** Queues made (or being made) outside a transaction; concurrent first sends share one creation. */
+  private readonly queues = new Map<string, Promise<void>>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Statements pg-boss has issued through our pool and not yet seen answered. */
+  private statementsInFlight = 0;
   private boss?: Promise<PgBoss>;
   private stopped = false;
 
@@ -67,26 +70,46 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
       await this.ensureQueue(boss, name);
       // pg-boss 10 runs one fetch-and-handle loop per work() call: n calls, n jobs at once.
       for (let i = 0; i < concurrency; i++) {
-        await boss.work<object>(name, { pollingIntervalSeconds, batchSize: 1 }, (jobs) => this.track(this.run(boss, name, handler, jobs)));
+        const worker: { id?: string } = {};
+        worker.id = await boss.work<object>(name, { pollingIntervalSeconds, batchSize: 1 }, (jobs) =>
+          this.track(this.run(boss, name, handler, jobs, worker)),
+        );
       }
     }
   }
 
+  /**
+   * Stops the loops, then waits (5 s at most) until no handler runs and no statement of pg-boss's
+   * is unanswered: a fetch under way when the stop began, or pg-boss's own completion call after a
+   * handler, must not reach the pool after it closes.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (!this.boss) return;
     const boss = await this.boss;
     await boss.stop({ graceful: true, wait: true, timeout: 5000 });
-    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
-    // pg-boss's own completion call (a no-op after ours) is issued before the pool closes.
-    await new Promise((resolve) => setImmediate(resolve));
+    const deadline = Date.now() + 5000;
+    for (let quiet = 0; quiet < 2 && Date.now() < deadline;) {
+      quiet = this.inFlight.size === 0 && this.statementsInFlight === 0 ? quiet + 1 : 0;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
 
   /**
    * pg-boss 10 records a job's outcome without awaiting it, so a shutdown could close the pool
    * first and leave the job "active" until it expires. The outcome is recorded here, awaited.
+   * A loop that handled a job fetches again at once (pg-boss would otherwise wait its polling
+   * interval after every job); only an empty fetch waits. A job fetched after the stop began is
+   * failed back to the queue unhandled, to be retried by the next process.
    */
-  private async run(boss: PgBoss, name: string, handler: JobHandler<object>, jobs: PgBoss.Job<object>[]): Promise<void> {
+  private async run(
+    boss: PgBoss,
+    name: string,
+    handler: JobHandler<object>,
+    jobs: PgBoss.Job<object>[],
+    worker: { id?: string },
+  ): Promise<void> {
+    if (this.stopped && jobs.length) throw new Error('The job queue is stopping; the job will be retried');
     for (const job of jobs) {
       try {
         await handler(job.data);
@@ -97,6 +120,12 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
           .catch((failErr: Error) => this.logger.error(`Job ${name} ${job.id}: ${failErr.message}`));
       }
     }
+    if (jobs.length && !this.stopped && worker.id) boss.notifyWorker(worker.id);
+  }
+
+  private counted<T>(statement: Promise<T>): Promise<T> {
+    this.statementsInFlight++;
+    return statement.finally(() => this.statementsInFlight--);
   }
 
   private track(work: Promise<void>): Promise<void> {
@@ -113,7 +142,7 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
   private async start(): Promise<PgBoss> {
     const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
     const boss = new PgBoss({
-      db: { executeSql: (text, values) => pool.query(text, values?.length ? values : undefined) },
+      db: { executeSql: (text, values) => this.counted(pool.query(text, values?.length ? values : undefined)) },
       schedule: false,
       supervise: true,
     });
@@ -123,11 +152,17 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
   }
 
   private async ensureQueue(boss: PgBoss, name: string, db?: PgBoss.Db): Promise<void> {
-    if (this.queues.has(name)) return;
+    const made = this.queues.get(name);
+    if (made) return made;
     // pg-boss creates queues on its own connection; inside a transaction, the same function on it.
     // Remembered only when made outside a transaction, which cannot roll back under us.
     if (db) return void (await db.executeSql('SELECT pgboss.create_queue($1, $2::json)', [name, JSON.stringify({ policy: 'standard' })]));
-    await boss.createQueue(name);
-    this.queues.add(name);
+    // Two creations of one new queue at once deadlock in PostgreSQL (pg-boss makes a partition).
+    const making = boss.createQueue(name).catch((err: unknown) => {
+      this.queues.delete(name);
+      throw err;
+    });
+    this.queues.set(name, making);
+    return making;
   }
 }
