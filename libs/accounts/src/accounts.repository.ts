@@ -1,12 +1,25 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { Account } from './account.entity';
 
 /**
- * The raw statements on the accounts table, each inside the caller's transaction: a row lock and
- * the two conditional updates. Plain reads and saves go through TypeORM's `Repository<Account>`.
+ * The statements on the accounts table beyond plain reads and saves (which go through TypeORM's
+ * `Repository<Account>`): the password hash read, a row lock and the two conditional updates.
  */
 @Injectable()
 export class AccountsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The account with its password hash (a column never selected otherwise), or null. */
+  findWithPasswordHash(email: string): Promise<Account | null> {
+    return this.dataSource
+      .getRepository(Account)
+      .createQueryBuilder('a')
+      .addSelect('a.passwordHash')
+      .where('a.email = :email', { email })
+      .getOne();
+  }
+
   /** SELECT ... FOR UPDATE of the account row; false for an unknown id. */
   async lockForUpdate(manager: EntityManager, id: string): Promise<boolean> {
     const rows: unknown[] = await manager.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [id]);

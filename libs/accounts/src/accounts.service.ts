@@ -37,7 +37,7 @@ export class AccountsService {
 
   /** With a manager: inside that transaction (on the embedded database, the only way from one). */
   findById(id: string, manager?: EntityManager): Promise<Account | null> {
-    return (manager ? manager.getRepository(Account) : this.accounts).findOne({ where: { id } });
+    return manager ? manager.findOne(Account, { where: { id } }) : this.accounts.findOne({ where: { id } });
   }
 
   findByEmail(email: string): Promise<Account | null> {
@@ -64,11 +64,7 @@ export class AccountsService {
 
   /** The account if the password matches; the same work is done when the email is unknown. */
   async verifyPassword(email: string, password: string): Promise<Account | null> {
-    const row = await this.accounts
-      .createQueryBuilder('a')
-      .addSelect('a.passwordHash')
-      .where('a.email = :email', { email: normalEmail(email) })
-      .getOne();
+    const row = await this.repository.findWithPasswordHash(normalEmail(email));
     const ok = await this.hasher.verify(password, row?.passwordHash);
     return ok && row ? row : null;
   }

@@ -28,6 +28,7 @@ export * from './auth/principal';
 export * from './auth/decorators';
 export * from './pagination/page.query';
 export * from './pagination/paginated';
+export * from './pagination/page-of-rows';
 export * from './rate-limit/rate-limit.decorator';
 export * from './rate-limit/rate-limit.guard';
 export * from './rate-limit/rate-limit.store';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ActivityEntry, ActivityStatus, ActorType, PageQuery, pageOffset } from '@app/core';
+import { ActivityEntry, ActivityStatus, ActorType, PageQuery, pageOfRows } from '@app/core';
 
 /** An activity_events row as the driver returns it. */
 interface ActivityRow {
@@ -87,18 +87,12 @@ export class ActivityRepository {
     if (filter.entityType) add('entity_type = ?', filter.entityType);
     if (filter.entityId) add('entity_id = ?::uuid', filter.entityId);
     if (filter.since) add('created_at >= ?', filter.since);
-    const condition = where.join(' AND ');
-    const [rows, [{ total }]] = await Promise.all([
-      this.dataSource.query(
-        `SELECT ${COLUMNS} FROM activity_events WHERE ${condition}
-          ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}::bigint`,
-        [...params, query.pageSize, pageOffset(query)],
-      ) as Promise<ActivityRow[]>,
-      this.dataSource.query(`SELECT count(*)::int AS total FROM activity_events WHERE ${condition}`, params) as Promise<
-        { total: number }[]
-      >,
-    ]);
-    return { entries: rows.map(toEntry), total: Number(total) };
+    const { rows, total } = await pageOfRows<ActivityRow>(
+      this.dataSource,
+      { table: 'activity_events', columns: COLUMNS, where: where.join(' AND '), params },
+      query,
+    );
+    return { entries: rows.map(toEntry), total };
   }
 
   async findOneForAccount(accountId: string, id: string): Promise<ActivityEntry | null> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PageQuery, pageOffset, poolQuery } from '@app/core';
+import { PageQuery, pageOfRows, poolQuery, RowsPage } from '@app/core';
 import { NotificationResponse } from './dto/notification.response';
 import { NewNotification } from './notification.types';
 
@@ -43,19 +43,14 @@ export class NotificationsRepository {
     return rows[0] ? NotificationResponse.fromRow(rows[0]) : null;
   }
 
-  async page(accountId: string, query: PageQuery, unread?: boolean): Promise<{ rows: NotificationResponse[]; total: number }> {
-    const filter = unread === undefined ? '' : unread ? 'AND read_at IS NULL' : 'AND read_at IS NOT NULL';
-    const [rows, [{ total }]] = await Promise.all([
-      this.dataSource.query(
-        `SELECT ${COLUMNS} FROM notifications WHERE account_id = $1 ${filter}
-          ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3::bigint`,
-        [accountId, query.pageSize, pageOffset(query)],
-      ) as Promise<NotificationRow[]>,
-      this.dataSource.query(`SELECT count(*)::int AS total FROM notifications WHERE account_id = $1 ${filter}`, [accountId]) as Promise<
-        { total: number }[]
-      >,
-    ]);
-    return { rows: rows.map(NotificationResponse.fromRow), total: Number(total) };
+  async page(accountId: string, query: PageQuery, unread?: boolean): Promise<RowsPage<NotificationResponse>> {
+    const filter = unread === undefined ? '' : unread ? ' AND read_at IS NULL' : ' AND read_at IS NOT NULL';
+    const { rows, total } = await pageOfRows<NotificationRow>(
+      this.dataSource,
+      { table: 'notifications', columns: COLUMNS, where: `account_id = $1${filter}`, params: [accountId] },
+      query,
+    );
+    return { rows: rows.map(NotificationResponse.fromRow), total };
   }
 
   async findOne(accountId: string, id: string): Promise<NotificationResponse | null> {

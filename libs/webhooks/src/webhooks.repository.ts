@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PageQuery, pageOffset } from '@app/core';
+import { PageQuery, pageOfRows, RowsPage } from '@app/core';
 
 /** A webhook_endpoints row as the driver returns it. */
 export interface EndpointRow {
@@ -54,15 +54,12 @@ export class WebhooksRepository {
     return rows[0];
   }
 
-  async page(accountId: string, query: PageQuery): Promise<{ rows: EndpointRow[]; total: number }> {
-    const rows: EndpointRow[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM webhook_endpoints WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3::bigint`,
-      [accountId, query.pageSize, pageOffset(query)],
+  page(accountId: string, query: PageQuery): Promise<RowsPage<EndpointRow>> {
+    return pageOfRows(
+      this.dataSource,
+      { table: 'webhook_endpoints', columns: COLUMNS, where: 'account_id = $1', params: [accountId] },
+      query,
     );
-    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM webhook_endpoints WHERE account_id = $1`, [
-      accountId,
-    ]);
-    return { rows, total: Number(total) };
   }
 
   async findOneForAccount(accountId: string, id: string, manager?: EntityManager): Promise<EndpointRow | null> {

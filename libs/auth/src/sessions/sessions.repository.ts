@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText, pageOffset, PageQuery, poolQuery } from '@app/core';
+import { isoText, PageQuery, pageOfRows, poolQuery, RowsPage } from '@app/core';
+import { RefreshToken } from './refresh-token.entity';
+import { Session } from './session.entity';
 
 export interface SessionRow {
   id: string;
@@ -17,16 +19,21 @@ const LIVE = 'account_id = $1 AND revoked_at IS NULL AND expires_at > now()';
 export class SessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async listLive(accountId: string, query: PageQuery): Promise<{ rows: SessionRow[]; total: number }> {
-    const rows: SessionRow[] = await this.dataSource.query(
-      `SELECT id, ${isoText('created_at')} AS created_at, ${isoText('last_used_at')} AS last_used_at, ip, user_agent
-         FROM sessions WHERE ${LIVE} ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-      [accountId, query.pageSize, pageOffset(query)],
-    );
-    const [{ count }]: { count: string }[] = await this.dataSource.query(`SELECT count(*) AS count FROM sessions WHERE ${LIVE}`, [
-      accountId,
-    ]);
-    return { rows, total: Number(count) };
+  listLive(accountId: string, query: PageQuery): Promise<RowsPage<SessionRow>> {
+    const columns = `id, ${isoText('created_at')} AS created_at, ${isoText('last_used_at')} AS last_used_at, ip, user_agent`;
+    return pageOfRows(this.dataSource, { table: 'sessions', columns, where: LIVE, params: [accountId] }, query);
+  }
+
+  /** The refresh token with this hash and its session, both locked for the rotation; null if either is missing. */
+  async lockForRotation(manager: EntityManager, tokenHash: string): Promise<{ token: RefreshToken; session: Session } | null> {
+    const token = await manager
+      .createQueryBuilder(RefreshToken, 't')
+      .setLock('pessimistic_write')
+      .where('t.token_hash = :tokenHash', { tokenHash })
+      .getOne();
+    if (!token) return null;
+    const session = await manager.findOne(Session, { where: { id: token.sessionId }, lock: { mode: 'pessimistic_write' } });
+    return session ? { token, session } : null;
   }
 
   /** Ends one of the account's live sessions; false if there is none with this id. */

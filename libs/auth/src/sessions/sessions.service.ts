@@ -58,14 +58,10 @@ export class SessionsService {
   /** Rotates a refresh token; a spent token presented again ends its whole session. */
   async refresh(token: string): Promise<IssuedTokens> {
     const outcome = await this.tx.run(async (m, publish) => {
-      const stored = await m
-        .createQueryBuilder(RefreshToken, 't')
-        .setLock('pessimistic_write')
-        .where('t.token_hash = :hash', { hash: hashRefreshToken(token) })
-        .getOne();
-      if (!stored) return null;
-      const session = await m.findOne(Session, { where: { id: stored.sessionId }, lock: { mode: 'pessimistic_write' } });
-      if (!session || session.revokedAt || session.expiresAt <= new Date()) return null;
+      const locked = await this.repository.lockForRotation(m, hashRefreshToken(token));
+      if (!locked) return null;
+      const { token: stored, session } = locked;
+      if (session.revokedAt || session.expiresAt <= new Date()) return null;
       if (stored.usedAt) {
         await m.update(Session, { id: session.id }, { revokedAt: new Date() });
         publish(revoked(session.accountId));

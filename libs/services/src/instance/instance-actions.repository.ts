@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText, PageQuery, pageOffset } from '@app/core';
+import { isoText, PageQuery, pageOfRows, RowsPage } from '@app/core';
 import type { ActionStatus, ActionType, PowerState } from '../service.types';
 import type { ActionNote } from './compute/compute-provider';
 
@@ -57,17 +57,18 @@ export class InstanceActionsRepository {
     return action;
   }
 
-  async page(serviceId: string, page: PageQuery): Promise<{ rows: ActionRow[]; total: number }> {
-    const [{ total }]: { total: number }[] = await this.dataSource.query(
-      `SELECT count(*)::int AS total FROM instance_actions WHERE service_id = $1`,
-      [serviceId],
+  page(serviceId: string, page: PageQuery): Promise<RowsPage<ActionRow>> {
+    return pageOfRows(
+      this.dataSource,
+      {
+        table: 'instance_actions',
+        columns: ACTION_COLUMNS,
+        where: 'service_id = $1',
+        params: [serviceId],
+        orderBy: 'started_at DESC, id DESC',
+      },
+      page,
     );
-    const rows: ActionRow[] = await this.dataSource.query(
-      `SELECT ${ACTION_COLUMNS} FROM instance_actions WHERE service_id = $1
-        ORDER BY started_at DESC, id DESC LIMIT $2 OFFSET $3::bigint`,
-      [serviceId, page.pageSize, pageOffset(page)],
-    );
-    return { rows, total };
   }
 
   async findForService(serviceId: string, id: string): Promise<ActionRow | null> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PageQuery, pageOffset } from '@app/core';
+import { PageQuery, pageOfRows, RowsPage } from '@app/core';
 import { firstReturned } from '../webhooks.repository';
 
 /** A webhook_deliveries row as the driver returns it. */
@@ -49,15 +49,12 @@ export class DeliveriesRepository {
   }
 
   /** The deliveries of one endpoint (the caller has checked the endpoint is the account's), newest first. */
-  async page(endpointId: string, query: PageQuery): Promise<{ rows: DeliveryRow[]; total: number }> {
-    const rows: DeliveryRow[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3::bigint`,
-      [endpointId, query.pageSize, pageOffset(query)],
+  page(endpointId: string, query: PageQuery): Promise<RowsPage<DeliveryRow>> {
+    return pageOfRows(
+      this.dataSource,
+      { table: 'webhook_deliveries', columns: COLUMNS, where: 'endpoint_id = $1', params: [endpointId] },
+      query,
     );
-    const [{ total }] = await this.dataSource.query(`SELECT count(*)::int AS total FROM webhook_deliveries WHERE endpoint_id = $1`, [
-      endpointId,
-    ]);
-    return { rows, total: Number(total) };
   }
 
   async findForEndpoint(endpointId: string, id: string): Promise<DeliveryRow | null> {
