@@ -1,18 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import request from 'supertest';
 import { InstanceActionRunner } from '@app/services';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
+import { freshDataDir } from './support/test-database';
 import { startTestApp, TestApp } from './support/test-app';
+import { waitFor } from './support/wait-for';
 
 /** Actions are rows, not timers: a process that stops mid-action leaves them for the next one. */
 describe('Services: instance actions across a restart', () => {
   let dataDir: string;
   let t: TestApp | undefined;
   let owner: TestAccount;
-  beforeAll(() => (dataDir = mkdtempSync(join(tmpdir(), 'services-restart-'))));
+  // One DATA_DIR across the restarts; on PGlite it starts as a copy of the run's migrated database.
+  beforeAll(() => (dataDir = freshDataDir('services-restart-')));
   afterEach(async () => {
     await t?.close();
     t = undefined;
@@ -31,14 +32,7 @@ describe('Services: instance actions across a restart', () => {
   const powerState = async (id: string) =>
     (await t!.db.query('SELECT power_state FROM vps_instances WHERE service_id = $1', [id]))[0].power_state;
 
-  async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const value = await probe();
-      if (done(value) || Date.now() > deadline) return value;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
+  const until = <T>(probe: () => Promise<T>, done: (value: T) => boolean) => waitFor(probe, done, 10_000);
 
   it('finishes an action the previous process left running, without asking the hypervisor twice', async () => {
     await start(60_000);
