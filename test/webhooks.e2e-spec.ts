@@ -1,4 +1,6 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import sshpk from 'sshpk';
 import request from 'supertest';
 import { JobQueue } from '@app/core';
@@ -275,6 +277,57 @@ describe('Webhooks', () => {
       const again = await api(account).post(`/api/webhooks/${endpoint.id}/deliveries/${test.body.id}/redeliver`).expect(202);
       expect(again.body).toMatchObject({ id: test.body.id, messageId: test.body.messageId, status: 'pending' });
       expect(await received(isOurs, 3)).toHaveLength(3);
+    });
+
+    it('reads at most 64 KiB of an answer (an endless 2xx body is a success) and gives up on silence after 10 s', async () => {
+      const account = await createAccount(t);
+      const chunk = Buffer.alloc(16 * 1024, 'x');
+      let endlessClosedAfter = 0;
+      const endless = createServer((req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        let sent = 0;
+        const pump = () => {
+          for (let more = true; more && !res.destroyed; sent += chunk.length) more = res.write(chunk);
+          if (!res.destroyed) res.once('drain', pump);
+        };
+        res.on('close', () => (endlessClosedAfter = sent));
+        req.resume().on('end', pump);
+      });
+      const silent = createServer(() => undefined);
+      const made: string[] = [];
+      const listen = async (server: Server) => {
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+      };
+      try {
+        const [endlessUrl, silentUrl] = [await listen(endless), await listen(silent)];
+        const capped = await createEndpoint(account, ['webhook.test'], endlessUrl);
+        const hung = await createEndpoint(account, ['webhook.test'], silentUrl);
+        made.push(capped.id, hung.id);
+        await api(account).post(`/api/webhooks/${capped.id}/test`).expect(202);
+        await api(account).post(`/api/webhooks/${hung.id}/test`).expect(202);
+        const latest = (id: string) => async () => (await api(account).get(`/api/webhooks/${id}/deliveries`)).body.data[0];
+        const ok = await waitFor(latest(capped.id), (d) => d.attempts >= 1 && d.lastResponseCode !== null, 15_000);
+        expect(ok).toMatchObject({ status: 'succeeded', attempts: 1, lastResponseCode: 200, lastError: null });
+        expect(ok.lastDurationMs).toBeLessThan(10_000);
+        // The API hung up once it had read its fill; the receiver had written at least that much.
+        expect(
+          await waitFor(
+            async () => endlessClosedAfter,
+            (n) => n > 0,
+            5_000,
+          ),
+        ).toBeGreaterThanOrEqual(64 * 1024);
+        const timedOut = await waitFor(latest(hung.id), (d) => d.attempts >= 1 && d.lastError !== null, 30_000);
+        expect(timedOut).toMatchObject({ status: 'pending', lastResponseCode: null, lastError: 'no complete answer within 10 s' });
+        expect(timedOut.lastDurationMs).toBeGreaterThanOrEqual(10_000);
+        expect(timedOut.nextAttemptAt).not.toBeNull();
+      } finally {
+        for (const id of made) await api(account).delete(`/api/webhooks/${id}`).expect(204);
+        endless.closeAllConnections();
+        silent.closeAllConnections();
+        await Promise.all([endless, silent].map((server) => new Promise((resolve) => server.close(resolve))));
+      }
     });
 
     it('does not follow a redirect: a 3xx is a failed attempt', async () => {
