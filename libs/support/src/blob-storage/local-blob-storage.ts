@@ -1,5 +1,6 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { link, mkdir, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { link, mkdir, open, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -69,7 +70,7 @@ export class LocalBlobStorage extends BlobStorage {
     const target = this.path(key);
     if ((await this.size(key)) !== null) return 'exists';
     await mkdir(dirname(target), { recursive: true });
-    const temp = `${target}.${process.pid}.${Date.now()}.part`;
+    const temp = `${target}.${randomUUID()}.part`;
     let received = 0;
     let tooLarge = false;
     const counter = async function* (source: Readable) {
@@ -82,9 +83,13 @@ export class LocalBlobStorage extends BlobStorage {
         yield chunk as Buffer;
       }
     };
+    // Opened before streaming: a write stream opening the file itself could create it after the
+    // cleanup below, when the limit is hit before its open completes.
+    const file = await open(temp, 'wx');
     try {
-      await pipeline(body, counter, createWriteStream(temp));
+      await pipeline(body, counter, file.createWriteStream());
     } catch (err) {
+      await file.close().catch(() => undefined);
       await rm(temp, { force: true });
       if (tooLarge) return 'too_large';
       throw err;
