@@ -28,4 +28,6 @@ export abstract class JobQueue {
   abstract work<T extends object>(name: string, handler: JobHandler<T>, options?: WorkOptions): void;
   /** Starts polling for the registered jobs (the API server does; operator commands do not). */
   abstract startWorkers(): Promise<void>;
+  /** True once shutdown has begun: a handler that loops should end after its current step. */
+  abstract get stopping(): boolean;
 }

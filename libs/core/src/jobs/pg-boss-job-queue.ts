@@ -63,6 +63,10 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
     this.handlers.set(name, { handler: handler as JobHandler<object>, concurrency: options.concurrency ?? 1 });
   }
 
+  get stopping(): boolean {
+    return this.stopped;
+  }
+
   async startWorkers(): Promise<void> {
     const boss = await this.started();
     const pollingIntervalSeconds = this.config.jobs.pollIntervalMs / 1000;

@@ -98,6 +98,21 @@ export class DeliveriesRepository {
     return firstReturned(rows);
   }
 
+  /**
+   * Claims the endpoint's next due delivery (the oldest whose attempt time has come), for the process
+   * that holds the endpoint's lease. That delivery's own job, when it runs, finds it claimed.
+   */
+  async claimNextDue(endpointId: string): Promise<DeliveryRow | null> {
+    const rows = await this.dataSource.query(
+      `UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = now(), next_attempt_at = NULL
+       WHERE id = (SELECT id FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending' AND next_attempt_at <= now()
+                    ORDER BY next_attempt_at, created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+       RETURNING ${COLUMNS}`,
+      [endpointId],
+    );
+    return firstReturned(rows);
+  }
+
   async recordOutcome(manager: EntityManager, id: string, o: AttemptOutcome): Promise<void> {
     const status = o.ok ? 'succeeded' : o.retryInSeconds === null ? 'failed' : 'pending';
     await manager.query(

@@ -23,12 +23,14 @@ import { EndpointRow, WebhooksRepository } from '../webhooks.repository';
 import { WebhooksService } from '../webhooks.service';
 import { DeliveriesRepository, DeliveryRow } from './deliveries.repository';
 import { retryDelaySeconds } from './retry-schedule';
-import { SendResult, WebhookSender } from './webhook-sender';
+import { SEND_TIMEOUT_MS, SendResult, WebhookSender } from './webhook-sender';
 import { signatureHeader } from './webhook-signature';
 
 export const DELIVERY_JOB = 'webhook-delivery';
 /** Longer than an attempt can last (10 s) plus recording it; a crashed holder's slot frees itself. */
 const LEASE_SECONDS = 30;
+/** The lease holder starts further attempts only while a whole one (and 5 s to record it) still fits in the lease. */
+const DRAIN_MS = LEASE_SECONDS * 1000 - SEND_TIMEOUT_MS - 5_000;
 /** A job for a busy endpoint comes back this much later. */
 const BUSY_DELAY_SECONDS = 1;
 /** pg-boss retries a job whose handler threw (a database error), not a failed attempt: those are ours. */
@@ -128,24 +130,31 @@ export class DeliveriesService implements OnModuleInit {
   /**
    * One attempt: at most one in flight per endpoint (a lease on its row; a busy endpoint's job
    * comes back a second later while other endpoints' jobs proceed), and each attempt claimed by a
-   * guarded UPDATE, so two processes never send the same attempt.
+   * guarded UPDATE, so two processes never send the same attempt. After a success the lease holder
+   * goes on with the endpoint's other due deliveries, one at a time, so a burst to one endpoint is
+   * not paced by the busy jobs coming back; those find their delivery done.
    */
   async attempt(job: DeliveryJob): Promise<void> {
     const delivery = await this.deliveries.findById(job.deliveryId);
     if (!delivery || delivery.status !== 'pending' || (delivery.attempts !== job.attempt && delivery.attempts !== job.attempt + 1)) return;
-    const endpoint = await this.endpoints.findById(delivery.endpoint_id);
+    let endpoint = await this.endpoints.findById(delivery.endpoint_id);
     if (!endpoint) return;
     if (!endpoint.enabled) return this.deliveries.fail(delivery.id, 'the endpoint is disabled');
     if (!(await this.endpoints.lease(endpoint.id, LEASE_SECONDS))) {
       return this.jobs.send<DeliveryJob>(DELIVERY_JOB, job, { ...JOB_OPTIONS, startAfterSeconds: BUSY_DELAY_SECONDS });
     }
+    const leased = Date.now();
     try {
-      const claimed = await this.deliveries.claimAttempt(delivery.id, job.attempt, LEASE_SECONDS);
-      if (!claimed) return;
-      const result = await this.sender.send(endpoint.url, this.headers(endpoint, claimed), claimed.body);
-      await this.recordOutcome(endpoint, claimed, result);
+      let claimed = await this.deliveries.claimAttempt(delivery.id, job.attempt, LEASE_SECONDS);
+      while (claimed && endpoint?.enabled) {
+        const result = await this.sender.send(endpoint.url, this.headers(endpoint, claimed), claimed.body);
+        await this.recordOutcome(endpoint, claimed, result);
+        if (!result.ok || this.jobs.stopping || Date.now() - leased > DRAIN_MS) break;
+        endpoint = await this.endpoints.findById(endpoint.id);
+        claimed = endpoint?.enabled ? await this.deliveries.claimNextDue(endpoint.id) : null;
+      }
     } finally {
-      await this.endpoints.release(endpoint.id);
+      await this.endpoints.release(delivery.endpoint_id);
     }
   }
 
