@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import pino from 'pino';
 import request from 'supertest';
-import { requestLogging } from './configure-app';
+import { requestLogging } from './request-logging';
 
 type Line = Record<string, any>;
 
