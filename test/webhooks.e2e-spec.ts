@@ -6,7 +6,7 @@ import request from 'supertest';
 import { JobQueue } from '@app/core';
 import { createAccount, TestAccount } from './factories/accounts';
 import { startAppWithAccounts, TestAppWithAccounts } from './support/test-app';
-import { waitFor } from './support/wait-for';
+import { waitFor, waitForOrFail } from './support/wait-for';
 import { ReceivedWebhook, WebhookReceiver } from './support/webhook-receiver';
 
 /** Endpoints that must exist but never receive: nothing listens on port 9 of loopback, so attempts end at once. */
@@ -421,6 +421,13 @@ describe('Webhooks', () => {
       try {
         test = (await api(account).post(`/api/webhooks/${endpoint.id}/test`).expect(202)).body;
         await received((r) => r.headers['webhook-id'] === test.messageId);
+        // The 503 is recorded after the receiver has answered: staged before that, it would be overwritten.
+        await waitForOrFail(
+          async () => (await api(account).get(`/api/webhooks/${endpoint.id}/deliveries`)).body.data[0],
+          (d) => d?.lastResponseCode === 503,
+          10_000,
+          (d) => `the first attempt's 503 was not recorded: ${JSON.stringify(d)}`,
+        );
       } finally {
         receiver.respond = undefined;
       }
