@@ -137,7 +137,7 @@ export class DeliveriesService implements OnModuleInit {
   async attempt(job: DeliveryJob): Promise<void> {
     const delivery = await this.deliveries.findById(job.deliveryId);
     if (!delivery || delivery.status !== 'pending' || (delivery.attempts !== job.attempt && delivery.attempts !== job.attempt + 1)) return;
-    let endpoint = await this.endpoints.findById(delivery.endpoint_id);
+    const endpoint = await this.endpoints.findById(delivery.endpoint_id);
     if (!endpoint) return;
     if (!endpoint.enabled) return this.deliveries.fail(delivery.id, 'the endpoint is disabled');
     if (!(await this.endpoints.lease(endpoint.id, LEASE_SECONDS))) {
@@ -146,15 +146,19 @@ export class DeliveriesService implements OnModuleInit {
     const leased = Date.now();
     try {
       let claimed = await this.deliveries.claimAttempt(delivery.id, job.attempt, LEASE_SECONDS);
-      while (claimed && endpoint?.enabled) {
-        const result = await this.sender.send(endpoint.url, this.headers(endpoint, claimed), claimed.body);
-        await this.recordOutcome(endpoint, claimed, result);
+      let current = endpoint;
+      while (claimed) {
+        const result = await this.sender.send(current.url, this.headers(current, claimed), claimed.body);
+        await this.recordOutcome(current, claimed, result);
         if (!result.ok || this.jobs.stopping || Date.now() - leased > DRAIN_MS) break;
-        endpoint = await this.endpoints.findById(endpoint.id);
-        claimed = endpoint?.enabled ? await this.deliveries.claimNextDue(endpoint.id) : null;
+        // Read again: a change to its URL, secret or state applies from the next delivery on.
+        const reloaded = await this.endpoints.findById(endpoint.id);
+        if (!reloaded?.enabled) break;
+        current = reloaded;
+        claimed = await this.deliveries.claimNextDue(endpoint.id);
       }
     } finally {
-      await this.endpoints.release(delivery.endpoint_id);
+      await this.endpoints.release(endpoint.id);
     }
   }
 
