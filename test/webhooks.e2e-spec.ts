@@ -45,6 +45,9 @@ describe('Webhooks', () => {
     expect(res.status).toBe(201);
     return res.body as { id: string; secret: string };
   };
+  /** The endpoint's newest delivery, as its owner reads it. */
+  const latestDelivery = async (account: TestAccount, endpointId: string) =>
+    (await api(account).get(`/api/webhooks/${endpointId}/deliveries`)).body.data[0];
   /** Waits for the deliveries the receiver got that `match`, at least `count` of them. */
   const received = async (match: (r: ReceivedWebhook) => boolean, count = 1, timeoutMs = 15_000) =>
     (
@@ -270,7 +273,7 @@ describe('Webhooks', () => {
       expect(hooks[0].body).toBe(hooks[1].body);
       hooks.forEach((hook) => WebhookReceiver.verify(endpoint.secret, hook));
       const done = await waitFor(
-        async () => (await api(account).get(`/api/webhooks/${endpoint.id}/deliveries`)).body.data[0],
+        () => latestDelivery(account, endpoint.id),
         (d) => d.status === 'succeeded',
       );
       expect(done).toMatchObject({ attempts: 2, lastResponseCode: 204, lastError: null });
@@ -306,8 +309,11 @@ describe('Webhooks', () => {
         made.push(capped.id, hung.id);
         await api(account).post(`/api/webhooks/${capped.id}/test`).expect(202);
         await api(account).post(`/api/webhooks/${hung.id}/test`).expect(202);
-        const latest = (id: string) => async () => (await api(account).get(`/api/webhooks/${id}/deliveries`)).body.data[0];
-        const ok = await waitFor(latest(capped.id), (d) => d.attempts >= 1 && d.lastResponseCode !== null, 15_000);
+        const ok = await waitFor(
+          () => latestDelivery(account, capped.id),
+          (d) => d.attempts >= 1 && d.lastResponseCode !== null,
+          15_000,
+        );
         expect(ok).toMatchObject({ status: 'succeeded', attempts: 1, lastResponseCode: 200, lastError: null });
         expect(ok.lastDurationMs).toBeLessThan(10_000);
         // The API hung up once it had read its fill; the receiver had written at least that much.
@@ -318,7 +324,11 @@ describe('Webhooks', () => {
             5_000,
           ),
         ).toBeGreaterThanOrEqual(64 * 1024);
-        const timedOut = await waitFor(latest(hung.id), (d) => d.attempts >= 1 && d.lastError !== null, 30_000);
+        const timedOut = await waitFor(
+          () => latestDelivery(account, hung.id),
+          (d) => d.attempts >= 1 && d.lastError !== null,
+          30_000,
+        );
         expect(timedOut).toMatchObject({ status: 'pending', lastResponseCode: null, lastError: 'no complete answer within 10 s' });
         expect(timedOut.lastDurationMs).toBeGreaterThanOrEqual(10_000);
         expect(timedOut.nextAttemptAt).not.toBeNull();
@@ -337,7 +347,7 @@ describe('Webhooks', () => {
       try {
         await api(account).post(`/api/webhooks/${endpoint.id}/test`).expect(202);
         const failed = await waitFor(
-          async () => (await api(account).get(`/api/webhooks/${endpoint.id}/deliveries`)).body.data[0],
+          () => latestDelivery(account, endpoint.id),
           (d) => d.attempts >= 1 && d.lastResponseCode !== null,
         );
         expect(failed).toMatchObject({
@@ -423,7 +433,7 @@ describe('Webhooks', () => {
         await received((r) => r.headers['webhook-id'] === test.messageId);
         // The 503 is recorded after the receiver has answered: staged before that, it would be overwritten.
         await waitForOrFail(
-          async () => (await api(account).get(`/api/webhooks/${endpoint.id}/deliveries`)).body.data[0],
+          () => latestDelivery(account, endpoint.id),
           (d) => d?.lastResponseCode === 503,
           10_000,
           (d) => `the first attempt's 503 was not recorded: ${JSON.stringify(d)}`,
@@ -439,7 +449,7 @@ describe('Webhooks', () => {
       );
       await t.app.get(JobQueue).send('webhook-delivery', { deliveryId: test.id, attempt: 4 });
       const done = await waitFor(
-        async () => (await api(account).get(`/api/webhooks/${endpoint.id}/deliveries`)).body.data[0],
+        () => latestDelivery(account, endpoint.id),
         (d) => d.status === 'succeeded',
         15_000,
       );
