@@ -1,4 +1,6 @@
 import request from 'supertest';
+import { PasswordHasher } from '../libs/accounts/src/password-hasher';
+import { AppConfig } from '@app/core';
 import { createAccount } from './factories/accounts';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -7,6 +9,8 @@ describe('Auth', () => {
   beforeAll(async () => (t = await startTestApp()));
   afterAll(() => t.close());
 
+  const storedHash = async (id: string): Promise<string> =>
+    (await t.db.query('SELECT password_hash FROM accounts WHERE id = $1', [id]))[0].password_hash;
   const email = () => `reg-${Math.random().toString(36).slice(2)}@example.test`;
 
   describe('POST /api/auth/register', () => {
@@ -62,6 +66,17 @@ describe('Auth', () => {
       const res = await request(t.http).post('/api/auth/login').send({ email: account.email, password: account.password });
       expect(res.status).toBe(200);
       expect(res.body.account.id).toBe(account.id);
+    });
+
+    it('stores the hash again with the current cost when the password was hashed with another', async () => {
+      const account = await createAccount(t);
+      const older = await new PasswordHasher({ passwordHashCost: 11 } as AppConfig).hash(account.password);
+      await t.db.query('UPDATE accounts SET password_hash = $2 WHERE id = $1', [account.id, older]);
+      await request(t.http).post('/api/auth/login').send({ email: account.email, password: 'wrong password!' }).expect(401);
+      expect(await storedHash(account.id)).toBe(older);
+      await request(t.http).post('/api/auth/login').send({ email: account.email, password: account.password }).expect(200);
+      expect(await storedHash(account.id)).toMatch(new RegExp(`^scrypt\\$${2 ** t.config.passwordHashCost}\\$8\\$1\\$`));
+      await request(t.http).post('/api/auth/login').send({ email: account.email, password: account.password }).expect(200);
     });
 
     it('gives the same 401 body for a wrong password and an unknown email', async () => {

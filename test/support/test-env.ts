@@ -15,7 +15,7 @@ export function workerDatabaseUrl(url: string, worker: number): string {
 /** The database this test process uses (see workerDatabaseUrl); undefined on PGlite. */
 export const TEST_DATABASE_URL = RUN_DATABASE_URL && workerDatabaseUrl(RUN_DATABASE_URL, Number(process.env.JEST_WORKER_ID ?? 1));
 
-/** The configuration every e2e app starts with: fixed secrets, generous limits, no delays. */
+/** The configuration every e2e app starts with: fixed secrets, generous limits, no delays, cheap password hashes. */
 
 export function testEnv(overrides: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   return {
@@ -43,6 +43,7 @@ export function testEnv(overrides: Record<string, string | undefined> = {}): Rec
     MAIL_RETRY_DELAY_SECONDS: '1',
     COMPUTE_TRANSITION_DELAY_MS: '0',
     DB_POOL_SIZE: '5',
+    PASSWORD_HASH_COST: '10',
     ...overrides,
   };
 }

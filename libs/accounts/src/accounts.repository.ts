@@ -4,7 +4,7 @@ import { Account } from './account.entity';
 
 /**
  * The statements on the accounts table beyond plain reads and saves (which go through TypeORM's
- * `Repository<Account>`): the password hash read, a row lock and the two conditional updates.
+ * `Repository<Account>`): the password hash read and its upgrade, a row lock and the conditional updates.
  */
 @Injectable()
 export class AccountsRepository {
@@ -24,6 +24,11 @@ export class AccountsRepository {
   async lockForUpdate(manager: EntityManager, id: string): Promise<boolean> {
     const rows: unknown[] = await manager.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [id]);
     return rows.length > 0;
+  }
+
+  /** Swaps in a hash made with the current parameters, unless the password changed meanwhile. */
+  async replacePasswordHash(id: string, previous: string, next: string): Promise<void> {
+    await this.dataSource.query('UPDATE accounts SET password_hash = $3 WHERE id = $1 AND password_hash = $2', [id, previous, next]);
   }
 
   /** Marks the address confirmed only while it is still the account's address. */

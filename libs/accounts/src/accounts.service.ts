@@ -66,7 +66,11 @@ export class AccountsService {
   async verifyPassword(email: string, password: string): Promise<Account | null> {
     const row = await this.repository.findWithPasswordHash(normalEmail(email));
     const ok = await this.hasher.verify(password, row?.passwordHash);
-    return ok && row ? row : null;
+    if (!ok || !row) return null;
+    if (this.hasher.needsRehash(row.passwordHash)) {
+      await this.repository.replacePasswordHash(row.id, row.passwordHash, await this.hasher.hash(password));
+    }
+    return row;
   }
 
   async rename(manager: EntityManager, accountId: string, name: string): Promise<void> {

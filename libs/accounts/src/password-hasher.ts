@@ -1,29 +1,37 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '@app/core';
 
-const N = 2 ** 15;
 const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
-const MAX_MEMORY = 64 * 1024 * 1024;
 
 function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
+  const maxmem = 2 * 128 * n * r * p;
   return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, { N: n, r, p, maxmem: MAX_MEMORY }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
+    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, { N: n, r, p, maxmem }, (err, key) => (err ? reject(err) : resolve(key))),
   );
 }
 
-/** scrypt (memory-hard, 32 MiB per hash), encoded as `scrypt$N$r$p$salt$hash`. */
+/**
+ * scrypt, encoded as `scrypt$N$r$p$salt$hash`. New hashes use N = 2^PASSWORD_HASH_COST (15 by
+ * default: 32 MiB per hash; production refuses less); a stored hash is checked with its own
+ * parameters, and `needsRehash` tells when it was made with others.
+ */
 @Injectable()
 export class PasswordHasher {
-  private readonly dummy = this.hash('not-a-real-password-only-for-timing');
+  private readonly n: number;
+  private readonly dummy: Promise<string>;
+
+  constructor(config: AppConfig) {
+    this.n = 2 ** config.passwordHashCost;
+    this.dummy = this.hash('not-a-real-password-only-for-timing');
+  }
 
   async hash(password: string): Promise<string> {
     const salt = randomBytes(16);
-    const key = await derive(password, salt, N, R, P);
-    return ['scrypt', N, R, P, salt.toString('base64'), key.toString('base64')].join('$');
+    const key = await derive(password, salt, this.n, R, P);
+    return ['scrypt', this.n, R, P, salt.toString('base64'), key.toString('base64')].join('$');
   }
 
   async verify(password: string, encoded: string | undefined): Promise<boolean> {
@@ -37,5 +45,11 @@ export class PasswordHasher {
     const expected = Buffer.from(hash, 'base64');
     const actual = await derive(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
     return expected.length === actual.length && timingSafeEqual(expected, actual);
+  }
+
+  /** True when the hash was made with other parameters than new hashes get now. */
+  needsRehash(encoded: string): boolean {
+    const [scheme, n, r, p] = encoded.split('$');
+    return scheme !== 'scrypt' || Number(n) !== this.n || Number(r) !== R || Number(p) !== P;
   }
 }

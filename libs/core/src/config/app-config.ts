@@ -87,6 +87,8 @@ export class AppConfig {
   httpHeadersTimeoutMs: number;
   /** Port of the Prometheus endpoint; undefined: no metrics endpoint (never on the API port). */
   metricsPort?: number;
+  /** log2 of scrypt's N for new password hashes (15: 32 MiB and about 0.1 s per hash). */
+  passwordHashCost: number;
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   mail: MailConfig;

@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       blobStorage: 'local',
       rateLimit: { perMinute: 600, ticketCreatePerMinute: 2 },
       notificationsHeartbeatMs: 15_000,
+      passwordHashCost: 15,
     });
     expect(config.encryptionKey).toHaveLength(32);
   });
@@ -118,6 +119,13 @@ describe('loadConfig', () => {
       'ENCRYPTION_KEY is required when NODE_ENV=production',
     ]);
     expect(loadConfig({ NODE_ENV: 'production', DATA_DIR: dataDir(), ...secrets }).demoData).toBe(false);
+  });
+
+  it('takes a cheaper password hash outside production only', () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), PASSWORD_HASH_COST: '10' }).passwordHashCost).toBe(10);
+    expect(problems({ NODE_ENV: 'production', DATA_DIR: dataDir(), ...secrets, PASSWORD_HASH_COST: '10' })).toEqual([
+      'PASSWORD_HASH_COST must be a whole number from 15 to 17 (got "10")',
+    ]);
   });
 
   it('generates missing secrets once outside production and keeps them in DATA_DIR', () => {

@@ -223,6 +223,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
     httpKeepAliveTimeoutMs: env.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 75_000, 1000, 3_600_000),
     httpHeadersTimeoutMs: env.int('HTTP_HEADERS_TIMEOUT_MS', 76_000, 1000, 3_600_000),
     metricsPort: env.string('METRICS_PORT') === undefined ? undefined : env.int('METRICS_PORT', 0, 0, 65535),
+    passwordHashCost: env.int('PASSWORD_HASH_COST', 15, production ? 15 : 10, 17),
     accessTokenTtlSeconds: env.int('ACCESS_TOKEN_TTL_SECONDS', 900, 30),
     refreshTokenTtlSeconds: env.int('REFRESH_TOKEN_TTL_SECONDS', 30 * 24 * 3600, 60),
     mail: {
