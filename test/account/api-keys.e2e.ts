@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { ApiKeyVerifier } from '@app/api-keys';
-import { createAccount, TestAccount } from './factories/accounts';
-import { startAppWithAccounts, TestAppWithAccounts } from './support/test-app';
+import { createAccount, TestAccount } from '../factories/accounts';
+import { startAppWithAccounts, TestAppWithAccounts } from '../support/test-app';
 
 describe('API keys', () => {
   let t: TestAppWithAccounts;

@@ -1,15 +1,15 @@
 import request from 'supertest';
 import { SessionActivity } from '@app/auth';
-import { createAccount } from './factories/accounts';
-import { startTestApp, TestApp, startTwoApps, TwoApps } from './support/test-app';
-import { TEST_DATABASE_URL } from './support/test-env';
+import { createAccount } from '../factories/accounts';
+import { sharedTestApp, TestApp, startTwoApps, TwoApps } from '../support/test-app';
+import { TEST_DATABASE_URL } from '../support/test-env';
 
 const login = (t: TestApp, email: string, password: string, userAgent = 'jest-agent/1.0') =>
   request(t.http).post('/api/auth/login').set('User-Agent', userAgent).send({ email, password }).expect(200);
 
 describe('Sessions (GET/DELETE /api/auth/sessions)', () => {
   let t: TestApp;
-  beforeAll(async () => (t = await startTestApp()));
+  beforeAll(async () => (t = await sharedTestApp()));
   afterAll(() => t.close());
 
   it('lists live sessions newest first, marks the current one, and records ip and user agent', async () => {

@@ -1,12 +1,12 @@
 import request from 'supertest';
-import { PasswordHasher } from '../libs/accounts/src/password-hasher';
+import { PasswordHasher } from '../../libs/accounts/src/password-hasher';
 import { AppConfig } from '@app/core';
-import { createAccount } from './factories/accounts';
-import { startTestApp, TestApp } from './support/test-app';
+import { createAccount } from '../factories/accounts';
+import { sharedTestApp, TestApp } from '../support/test-app';
 
 describe('Auth', () => {
   let t: TestApp;
-  beforeAll(async () => (t = await startTestApp()));
+  beforeAll(async () => (t = await sharedTestApp()));
   afterAll(() => t.close());
 
   const storedHash = async (id: string): Promise<string> =>

@@ -1,11 +1,11 @@
 import { sign } from 'jsonwebtoken';
 import request from 'supertest';
-import { createAccount } from './factories/accounts';
-import { startTestApp, TestApp } from './support/test-app';
+import { createAccount } from '../factories/accounts';
+import { sharedTestApp, TestApp } from '../support/test-app';
 
 describe('Bearer authentication', () => {
   let t: TestApp;
-  beforeAll(async () => (t = await startTestApp()));
+  beforeAll(async () => (t = await sharedTestApp()));
   afterAll(() => t.close());
 
   it('answers 401 problem with WWW-Authenticate when the header is missing', async () => {

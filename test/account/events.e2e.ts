@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { ActivityLog, TransactionRunner } from '@app/core';
-import { createAccount, TestAccount } from './factories/accounts';
-import { startAppWithAccounts, TestAppWithAccounts } from './support/test-app';
+import { createAccount, TestAccount } from '../factories/accounts';
+import { startAppWithAccounts, TestAppWithAccounts } from '../support/test-app';
 
 describe('Activity log routes', () => {
   let t: TestAppWithAccounts;

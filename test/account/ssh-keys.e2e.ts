@@ -5,10 +5,10 @@ import sshpk from 'sshpk';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { SshKeysDemoSeeder } from '@app/ssh-keys';
-import { createAccount, TestAccount } from './factories/accounts';
-import { startAppWithAccounts, TestAppWithAccounts } from './support/test-app';
+import { createAccount, TestAccount } from '../factories/accounts';
+import { startAppWithAccounts, TestAppWithAccounts } from '../support/test-app';
 
-const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures/ssh', name), 'utf8');
+const fixture = (name: string) => readFileSync(join(__dirname, '../fixtures/ssh', name), 'utf8');
 const fingerprintOf = (file: string) => new RegExp(`^${file.replace('.', '\\.')} \\d+ (\\S+)$`, 'm').exec(fixture('fingerprints.txt'))![1];
 /** A fresh ed25519 public key line, for tests that need many distinct keys. */
 const freshKey = (comment = 'fresh') => {

@@ -4,8 +4,8 @@ import { DataSource } from 'typeorm';
 import { ApiKeyExpiryScanner } from '@app/api-keys';
 import { domainEvent } from '@app/core';
 import { NotificationsDemoSeeder } from '@app/notifications';
-import { createService } from './factories/services';
-import { TestAccount } from './factories/accounts';
+import { createService } from '../factories/services';
+import { TestAccount } from '../factories/accounts';
 import {
   createSettledAccount,
   emitEvent,
@@ -14,8 +14,8 @@ import {
   notificationsOf,
   unreadCountOf,
   waitFor,
-} from './factories/notifications';
-import { startTestApp, TestApp } from './support/test-app';
+} from '../factories/notifications';
+import { sharedTestApp, TestApp } from '../support/test-app';
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
@@ -23,7 +23,7 @@ describe('Notifications', () => {
   let t: TestApp;
   let stranger: TestAccount;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await sharedTestApp();
     stranger = await createSettledAccount(t);
   });
   afterAll(() => t.close());

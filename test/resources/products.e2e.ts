@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { createAccount, TestAccount } from './factories/accounts';
-import { startTestApp, TestApp } from './support/test-app';
+import { createAccount, TestAccount } from '../factories/accounts';
+import { sharedTestApp, TestApp } from '../support/test-app';
 
 describe('Products', () => {
   let t: TestApp;
   let account: TestAccount;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await sharedTestApp();
     account = await createAccount(t);
   });
   afterAll(() => t.close());

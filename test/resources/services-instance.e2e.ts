@@ -3,11 +3,11 @@ import request from 'supertest';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { RATE_LIMIT_BUCKET, REQUIRED_SCOPE } from '@app/core';
 import { ComputeProvider, ConsoleConnections, ConsoleService } from '@app/services';
-import { InstanceController } from '../libs/services/src/instance/instance.controller';
-import { createAccount, TestAccount } from './factories/accounts';
-import { createService } from './factories/services';
-import { startTestApp, TestApp } from './support/test-app';
-import { waitFor } from './support/wait-for';
+import { InstanceController } from '../../libs/services/src/instance/instance.controller';
+import { createAccount, TestAccount } from '../factories/accounts';
+import { createService } from '../factories/services';
+import { sharedTestApp, TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
 
 type Action = { id: string; serviceId: string; type: string; status: string; startedAt: string; finishedAt: string | null; error: unknown };
 
@@ -16,7 +16,7 @@ describe('Services: VPS instance actions and console', () => {
   let owner: TestAccount;
   let stranger: TestAccount;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await sharedTestApp();
     owner = await createAccount(t);
     stranger = await createAccount(t);
   });

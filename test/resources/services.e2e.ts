@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ServicesDemoSeeder } from '../libs/services/src/demo/services-demo.seeder';
-import { createAccount, TestAccount } from './factories/accounts';
-import { createService, createServices } from './factories/services';
-import { startAppWithAccounts, TestAppWithAccounts } from './support/test-app';
+import { ServicesDemoSeeder } from '../../libs/services/src/demo/services-demo.seeder';
+import { createAccount, TestAccount } from '../factories/accounts';
+import { createService, createServices } from '../factories/services';
+import { startAppWithAccounts, TestAppWithAccounts } from '../support/test-app';
 
 const BAD_PAGES: [string, string][] = [
   ['page', '0'],

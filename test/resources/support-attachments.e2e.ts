@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import request from 'supertest';
 import { AttachmentsService } from '@app/support';
-import { createAccount, TestAccount } from './factories/accounts';
-import { createTicket, presign, uploadedAttachment, uploadTo } from './factories/support';
-import { startTestApp, TestApp } from './support/test-app';
+import { createAccount, TestAccount } from '../factories/accounts';
+import { createTicket, presign, uploadedAttachment, uploadTo } from '../factories/support';
+import { sharedTestApp, TestApp } from '../support/test-app';
 
 const MiB = 1024 * 1024;
 
@@ -14,7 +14,7 @@ describe('Ticket attachments (local storage)', () => {
   let t: TestApp;
   let owner: TestAccount;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await sharedTestApp();
     owner = await createAccount(t);
   });
   afterAll(() => t.close());

@@ -1,10 +1,10 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import request from 'supertest';
 import { TicketsService } from '@app/support';
-import { createAccount, TestAccount } from './factories/accounts';
-import { createService } from './factories/services';
-import { createTicket, uploadedAttachment } from './factories/support';
-import { startAppWithAccounts, startTestApp, TestAppWithAccounts } from './support/test-app';
+import { createAccount, TestAccount } from '../factories/accounts';
+import { createService } from '../factories/services';
+import { createTicket, uploadedAttachment } from '../factories/support';
+import { startAppWithAccounts, startTestApp, TestAppWithAccounts } from '../support/test-app';
 
 describe('Support tickets', () => {
   let t: TestAppWithAccounts;

@@ -62,11 +62,35 @@ function openApiDocument(app: NestExpressApplication): unknown {
   return document;
 }
 
-/** An app with two accounts: `owner` acts, `stranger` checks that nothing of the owner's is visible. */
+const sharedApps = new Map<string, Promise<TestApp>>();
+
+/**
+ * The app of this configuration that every suite of the Jest file asking for it shares (a start
+ * and the module graph are most of a small suite's time, so related suites are grouped into one
+ * file, see test/accounts.e2e-spec.ts). Its `close` does nothing: the apps close, with the
+ * contract check, after the file's last test. A suite that stops its app, spies on the app's
+ * providers or counts rows of its own configuration starts one with `startTestApp`.
+ */
+export async function sharedTestApp(overrides: Record<string, string | undefined> = {}): Promise<TestApp> {
+  const key = JSON.stringify(Object.entries(overrides).sort());
+  if (!sharedApps.has(key)) sharedApps.set(key, startTestApp(overrides));
+  const t = await sharedApps.get(key)!;
+  return { ...t, close: async () => undefined };
+}
+
+if (typeof afterAll === 'function') {
+  afterAll(async () => {
+    const apps = await Promise.all(sharedApps.values());
+    sharedApps.clear();
+    for (const app of apps) await app.close();
+  });
+}
+
+/** A shared app with two new accounts: `owner` acts, `stranger` checks that nothing of the owner's is visible. */
 export type TestAppWithAccounts = TestApp & { owner: TestAccount; stranger: TestAccount };
 
 export async function startAppWithAccounts(overrides: Record<string, string | undefined> = {}): Promise<TestAppWithAccounts> {
-  const t = await startTestApp(overrides);
+  const t = await sharedTestApp(overrides);
   return Object.assign(t, { owner: await createAccount(t), stranger: await createAccount(t) });
 }
 
