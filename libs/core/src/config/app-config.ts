@@ -109,6 +109,8 @@ export interface WebhooksConfig {
   retryWindowSeconds: number;
   /** An endpoint whose deliveries have all failed for this long is disabled. */
   disableAfterSeconds: number;
+  /** An attempt without a complete answer in this many seconds fails (at most 15: it must fit the endpoint's 30 s lease). */
+  timeoutSeconds: number;
   /** Attempts in parallel in one process (across endpoints; one at a time per endpoint). */
   concurrency: number;
 }

@@ -207,13 +207,14 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('defaults webhooks to https, public addresses only, 24 h of retries and disabling after 3 days', () => {
+  it('defaults webhooks to https, public addresses only, 10 s an attempt, 24 h of retries and disabling after 3 days', () => {
     expect(loadConfig({ DATA_DIR: dataDir(), ...secrets }).webhooks).toEqual({
       allowHttp: false,
       allowPrivate: false,
       retryBaseSeconds: 30,
       retryWindowSeconds: 86_400,
       disableAfterSeconds: 259_200,
+      timeoutSeconds: 10,
       concurrency: 4,
     });
     expect(
@@ -222,11 +223,13 @@ describe('loadConfig', () => {
         ...secrets,
         WEBHOOKS_ALLOW_PRIVATE: 'maybe',
         WEBHOOKS_RETRY_BASE_SECONDS: '0',
+        WEBHOOKS_TIMEOUT_SECONDS: '30',
         WEBHOOKS_CONCURRENCY: '100',
       }),
     ).toEqual([
       'WEBHOOKS_ALLOW_PRIVATE must be true or false (got "maybe")',
       'WEBHOOKS_RETRY_BASE_SECONDS must be a whole number from 1 to 3600 (got "0")',
+      'WEBHOOKS_TIMEOUT_SECONDS must be a whole number from 1 to 15 (got "30")',
       'WEBHOOKS_CONCURRENCY must be a whole number from 1 to 64 (got "100")',
     ]);
   });

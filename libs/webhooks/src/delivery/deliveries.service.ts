@@ -23,14 +23,14 @@ import { EndpointRow, WebhooksRepository } from '../webhooks.repository';
 import { WebhooksService } from '../webhooks.service';
 import { DeliveriesRepository, DeliveryRow } from './deliveries.repository';
 import { retryDelaySeconds } from './retry-schedule';
-import { SEND_TIMEOUT_MS, SendResult, WebhookSender } from './webhook-sender';
+import { SendResult, WebhookSender } from './webhook-sender';
 import { signatureHeader } from './webhook-signature';
 
 export const DELIVERY_JOB = 'webhook-delivery';
-/** Longer than an attempt can last (10 s) plus recording it; a crashed holder's slot frees itself. */
+/** Longer than an attempt can last (WEBHOOKS_TIMEOUT_SECONDS, at most 15) plus recording it; a crashed holder's slot frees itself. */
 const LEASE_SECONDS = 30;
-/** The lease holder starts further attempts only while a whole one (and 5 s to record it) still fits in the lease. */
-const DRAIN_MS = LEASE_SECONDS * 1000 - SEND_TIMEOUT_MS - 5_000;
+/** Time to record an attempt's outcome, kept free at the end of the lease. */
+const RECORD_MS = 5_000;
 /** A job for a busy endpoint comes back this much later. */
 const BUSY_DELAY_SECONDS = 1;
 /** pg-boss retries a job whose handler threw (a database error), not a failed attempt: those are ours. */
@@ -57,6 +57,11 @@ export class DeliveriesService implements OnModuleInit {
     private readonly tx: TransactionRunner,
     private readonly config: AppConfig,
   ) {}
+
+  /** The lease holder starts further attempts only while a whole one still fits in the lease. */
+  private get drainMs(): number {
+    return LEASE_SECONDS * 1000 - this.config.webhooks.timeoutSeconds * 1000 - RECORD_MS;
+  }
 
   onModuleInit(): void {
     this.activity.onRecorded((manager, entry) => this.fanOut(manager, entry));
@@ -150,7 +155,7 @@ export class DeliveriesService implements OnModuleInit {
       while (claimed) {
         const result = await this.sender.send(current.url, this.headers(current, claimed), claimed.body);
         await this.recordOutcome(current, claimed, result);
-        if (!result.ok || this.jobs.stopping || Date.now() - leased > DRAIN_MS) break;
+        if (!result.ok || this.jobs.stopping || Date.now() - leased > this.drainMs) break;
         // Read again: a change to its URL, secret or state applies from the next delivery on.
         const reloaded = await this.endpoints.findById(endpoint.id);
         if (!reloaded?.enabled) break;

@@ -6,7 +6,6 @@ import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/core';
 import { addressClass, isIpLiteral, isPublicAddress } from './address-policy';
 
-export const SEND_TIMEOUT_MS = 10_000;
 export const RESPONSE_BODY_CAP = 64 * 1024;
 const EXCERPT_LENGTH = 200;
 export const USER_AGENT = 'HostingAccount-Webhooks/1.0 (+https://www.standardwebhooks.com)';
@@ -24,7 +23,7 @@ class Refused extends Error {}
  * One POST to an endpoint. The host is resolved once, every address checked, and the socket
  * connects to the checked address (a pinned `lookup`), so a DNS answer that changes between check
  * and connect (rebinding) cannot reach an internal address. Redirects are not followed; the
- * response body is read up to 64 KiB; the whole exchange has 10 seconds.
+ * response body is read up to 64 KiB; the whole exchange has WEBHOOKS_TIMEOUT_SECONDS (10).
  */
 @Injectable()
 export class WebhookSender implements BeforeApplicationShutdown {
@@ -32,7 +31,7 @@ export class WebhookSender implements BeforeApplicationShutdown {
 
   constructor(private readonly config: AppConfig) {}
 
-  /** Attempts under way end at once (recorded as failed and retried), so shutdown is not held 10 s. */
+  /** Attempts under way end at once (recorded as failed and retried), so shutdown is not held by a slow endpoint. */
   beforeApplicationShutdown(): void {
     for (const controller of this.inFlight) controller.abort(new Error('interrupted by shutdown; will be retried'));
   }
@@ -46,7 +45,8 @@ export class WebhookSender implements BeforeApplicationShutdown {
       error: error && error.slice(0, 500),
     });
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error(`no complete answer within ${SEND_TIMEOUT_MS / 1000} s`)), SEND_TIMEOUT_MS);
+    const { timeoutSeconds } = this.config.webhooks;
+    const timer = setTimeout(() => controller.abort(new Error(`no complete answer within ${timeoutSeconds} s`)), timeoutSeconds * 1000);
     this.inFlight.add(controller);
     try {
       const url = new URL(rawUrl);
