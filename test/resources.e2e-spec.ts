@@ -6,3 +6,4 @@ import './resources/services-instance.e2e';
 import './resources/support-tickets.e2e';
 import './resources/support-attachments.e2e';
 import './resources/notifications.e2e';
+import './resources/idempotency.e2e';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import request from 'supertest';
-import { createAccount, TestAccount } from './factories/accounts';
-import { createService } from './factories/services';
-import { startTestApp, TestApp } from './support/test-app';
+import { createAccount, TestAccount } from '../factories/accounts';
+import { createService } from '../factories/services';
+import { startTestApp, TestApp } from '../support/test-app';
 
 describe('Idempotency-Key', () => {
   let t: TestApp;

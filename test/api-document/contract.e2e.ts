@@ -1,13 +1,13 @@
-import { buildOpenApiDocument } from '../apps/api/src/http/openapi';
-import { contractViolations } from './support/contract';
-import { startTestApp, TestApp } from './support/test-app';
+import { buildOpenApiDocument } from '../../apps/api/src/http/openapi';
+import { contractViolations } from '../support/contract';
+import { sharedTestApp, TestApp } from '../support/test-app';
 
 /** The response check that runs after every e2e file must itself catch drift. */
 describe('Contract check of recorded responses', () => {
   let t: TestApp;
   let doc: unknown;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await sharedTestApp();
     doc = buildOpenApiDocument(t.app);
   });
   afterAll(() => t.close());

@@ -1,7 +1,7 @@
 import { generate } from 'otplib';
 import request from 'supertest';
-import { createAccount, TestAccount } from './factories/accounts';
-import { startTestApp, TestApp } from './support/test-app';
+import { createAccount, TestAccount } from '../factories/accounts';
+import { startTestApp, TestApp } from '../support/test-app';
 
 /** The code of the time step `offset` steps from now (30 s each), computed from the secret. */
 const codeAt = (secret: string, offset = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + offset * 30 });

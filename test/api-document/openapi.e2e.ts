@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { RequestMethod } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { startTestApp, TestApp } from './support/test-app';
+import { sharedTestApp, startTestApp, TestApp } from '../support/test-app';
 
 const PATH_METADATA = 'path';
 const METHOD_METADATA = 'method';
@@ -10,7 +10,7 @@ describe('OpenAPI document and Swagger UI', () => {
   let t: TestApp;
   let doc: Record<string, any>;
   beforeAll(async () => {
-    t = await startTestApp({ DOCS_ENABLED: 'true' });
+    t = await sharedTestApp({ DOCS_ENABLED: 'true' });
     doc = (await request(t.http).get('/openapi.json').expect(200)).body;
   });
   afterAll(() => t.close());

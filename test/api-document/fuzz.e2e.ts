@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { createAccount, TestAccount } from './factories/accounts';
-import { startTestApp, TestApp } from './support/test-app';
+import { createAccount, TestAccount } from '../factories/accounts';
+import { sharedTestApp, TestApp } from '../support/test-app';
 
 /**
  * Contract fuzzing: every operation in the OpenAPI document is called with hostile variations of
@@ -59,7 +59,7 @@ describe('Contract fuzzing (no 5xx)', () => {
   let account: TestAccount;
   let doc: any;
   beforeAll(async () => {
-    t = await startTestApp({ DOCS_ENABLED: 'true' });
+    t = await sharedTestApp({ DOCS_ENABLED: 'true' });
     account = await createAccount(t);
     doc = (await request(t.http).get('/openapi.json')).body;
   });
