@@ -12,7 +12,7 @@ const pluginSuffixes = [...swaggerPlugin.options.dtoFileNameSuffix, '.controller
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const transform = {
   [`^.+(${pluginSuffixes.map(escape).join('|')})$`]: [
-    'ts-jest',
+    '<rootDir>/test/support/swagger-ts-jest.js',
     {
       tsconfig: 'tsconfig.json',
       astTransformers: {
