@@ -78,6 +78,7 @@ module.exports = {
       moduleNameMapper,
       testEnvironment: 'node',
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
     // The middle tier: an area's services in a TestingModule on the real test database, no HTTP.
     {
@@ -89,6 +90,7 @@ module.exports = {
       moduleNameMapper,
       testEnvironment: 'node',
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
     // Fault scenarios stop and start a PostgreSQL cluster of their own: `npm run test:faults`.
     {
