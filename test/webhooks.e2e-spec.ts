@@ -30,10 +30,7 @@ describe('Webhooks', () => {
       WEBHOOKS_TIMEOUT_SECONDS: '3',
     }));
   });
-  afterAll(async () => {
-    await t.close();
-    await receiver.stop();
-  });
+  afterAll(() => receiver.stop());
 
   const api = (account: TestAccount, bearer = account.keyBearer) => ({
     post: (path: string, body?: object) => request(t.http).post(path).set('Authorization', bearer).send(body),

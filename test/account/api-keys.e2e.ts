@@ -10,7 +10,6 @@ describe('API keys', () => {
   beforeAll(async () => {
     ({ owner, stranger } = t = await startAppWithAccounts());
   });
-  afterAll(() => t.close());
 
   const create = (bearer: string, body: object) => request(t.http).post('/api/auth/api-keys').set('Authorization', bearer).send(body);
 

@@ -10,7 +10,6 @@ const login = (t: TestApp, email: string, password: string, userAgent = 'jest-ag
 describe('Sessions (GET/DELETE /api/auth/sessions)', () => {
   let t: TestApp;
   beforeAll(async () => (t = await sharedTestApp()));
-  afterAll(() => t.close());
 
   it('lists live sessions newest first, marks the current one, and records ip and user agent', async () => {
     const owner = await createAccount(t);

@@ -7,7 +7,6 @@ import { sharedTestApp, TestApp } from '../support/test-app';
 describe('Auth', () => {
   let t: TestApp;
   beforeAll(async () => (t = await sharedTestApp()));
-  afterAll(() => t.close());
 
   const storedHash = async (id: string): Promise<string> =>
     (await t.db.query('SELECT password_hash FROM accounts WHERE id = $1', [id]))[0].password_hash;

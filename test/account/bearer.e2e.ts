@@ -6,7 +6,6 @@ import { sharedTestApp, TestApp } from '../support/test-app';
 describe('Bearer authentication', () => {
   let t: TestApp;
   beforeAll(async () => (t = await sharedTestApp()));
-  afterAll(() => t.close());
 
   it('answers 401 problem with WWW-Authenticate when the header is missing', async () => {
     const res = await request(t.http).get('/api/auth/me');

@@ -10,7 +10,6 @@ describe('Activity log routes', () => {
   beforeAll(async () => {
     ({ owner, stranger } = t = await startAppWithAccounts());
   });
-  afterAll(() => t.close());
 
   const record = (accountId: string, action: string, entity: { type: string; id: string } | null = null) =>
     t.app.get(TransactionRunner).run((m) => t.app.get(ActivityLog).record(m, { accountId, action, entity, details: { n: 1 } }));

@@ -23,7 +23,6 @@ describe('SSH keys', () => {
   beforeAll(async () => {
     ({ owner, stranger } = t = await startAppWithAccounts());
   });
-  afterAll(() => t.close());
 
   const add = (account: TestAccount, body: object, bearer = account.keyBearer) =>
     request(t.http).post('/api/ssh-keys').set('Authorization', bearer).send(body);

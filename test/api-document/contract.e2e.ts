@@ -10,7 +10,6 @@ describe('Contract check of recorded responses', () => {
     t = await sharedTestApp();
     doc = buildOpenApiDocument(t.app);
   });
-  afterAll(() => t.close());
 
   const me = {
     id: '8c5e7c8e-2a51-4f7b-9d2c-1d6c5f9b8a10',

@@ -63,7 +63,6 @@ describe('Contract fuzzing (no 5xx)', () => {
     account = await createAccount(t);
     doc = (await request(t.http).get('/openapi.json')).body;
   });
-  afterAll(() => t.close());
 
   const resolve = (schema: Schema): Schema => (schema?.$ref ? resolve(doc.components.schemas[schema.$ref.split('/').pop()!]) : schema);
 

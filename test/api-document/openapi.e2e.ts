@@ -13,7 +13,6 @@ describe('OpenAPI document and Swagger UI', () => {
     t = await sharedTestApp({ DOCS_ENABLED: 'true' });
     doc = (await request(t.http).get('/openapi.json').expect(200)).body;
   });
-  afterAll(() => t.close());
 
   it('is OpenAPI 3 at version 0.1.0 with the bearer scheme, empty top-level security and the nine tags', () => {
     expect(doc.openapi).toMatch(/^3\./);

@@ -26,7 +26,6 @@ describe('Notifications', () => {
     t = await sharedTestApp();
     stranger = await createSettledAccount(t);
   });
-  afterAll(() => t.close());
 
   const list = (account: TestAccount, query = '', bearer = account.keyBearer) =>
     request(t.http).get(`/api/notifications${query}`).set('Authorization', bearer);

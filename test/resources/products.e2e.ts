@@ -9,7 +9,6 @@ describe('Products', () => {
     t = await sharedTestApp();
     account = await createAccount(t);
   });
-  afterAll(() => t.close());
 
   const get = (path: string, bearer?: string) => t.get(path, bearer);
 

@@ -20,7 +20,6 @@ describe('Services: VPS instance actions and console', () => {
     owner = await createAccount(t);
     stranger = await createAccount(t);
   });
-  afterAll(() => t.close());
   afterEach(() => jest.restoreAllMocks());
 
   const post = (path: string, bearer?: string) => {

@@ -29,7 +29,6 @@ describe('Services', () => {
   beforeAll(async () => {
     ({ owner, stranger } = t = await startAppWithAccounts());
   });
-  afterAll(() => t.close());
 
   const get = (path: string, bearer?: string) => t.get(path, bearer);
 

@@ -17,7 +17,6 @@ describe('Ticket attachments (local storage)', () => {
     t = await sharedTestApp();
     owner = await createAccount(t);
   });
-  afterAll(() => t.close());
 
   const presignRaw = (body: unknown, account = owner) =>
     request(t.http)

@@ -13,7 +13,6 @@ describe('Support tickets', () => {
   beforeAll(async () => {
     ({ owner, stranger } = t = await startAppWithAccounts());
   });
-  afterAll(() => t.close());
 
   const get = (account: TestAccount, id: string) =>
     request(t.http).get(`/api/support/tickets/${id}`).set('Authorization', account.keyBearer);
