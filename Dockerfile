@@ -1,12 +1,12 @@
 # Multi-stage build: compile with dev dependencies, run with production ones only.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 # The heap sized for the 512 MiB the compose file gives a replica (Node would otherwise size it
 # from the host's memory and grow it lazily); raise both together. bench/run.js uses this value.
 ENV NODE_ENV=production PORT=3000 DATA_DIR=/data NODE_OPTIONS=--max-old-space-size=256

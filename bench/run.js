@@ -12,6 +12,7 @@
 //          --admin-url=<postgres URL of the maintenance database>
 //          --api=<main.js of another build of the API> (to compare builds; default: the built dist/)
 //          --api-node-options=<NODE_OPTIONS for the API process only> (default: the Dockerfile's, as in production)
+//          --node=<node binary for both servers> (default: the one running this script; bench/node-versions.js compares two)
 // Exit code: 1 if a body differs, a server fails, or a run has non-2xx responses or errors
 // (with --strict also if a target fails).
 const { spawn, execSync } = require('node:child_process');
@@ -58,6 +59,7 @@ function parseArgs(argv) {
     out: path.resolve(ROOT, String(flags.out ?? (smoke ? 'bench/results/smoke.json' : 'bench/results/latest.json'))),
     api: path.resolve(ROOT, String(flags.api ?? BUILT_API)),
     apiNodeOptions: flags['api-node-options'] === undefined ? productionNodeOptions() : String(flags['api-node-options']),
+    node: flags.node ? String(flags.node) : process.execPath,
   };
 }
 
@@ -156,8 +158,10 @@ function freePort() {
   });
 }
 
+let serverNode = process.execPath;
+
 function startProcess(name, script, env) {
-  const child = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(serverNode, [script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
   const keep = (chunk) => {
     tail = (tail + chunk.toString()).slice(-8000);
@@ -398,6 +402,7 @@ function machine() {
     memory: sh('free -h | sed -n 2p'),
     loadAverageAtStart: os.loadavg().map((l) => Math.round(l * 100) / 100),
     node: process.version,
+    serverNode: execSync(`"${serverNode}" --version`, { encoding: 'utf8' }).trim(),
     platform: `${os.type()} ${os.release()}`,
     gitCommit: sh('git rev-parse --short HEAD'),
   };
@@ -496,6 +501,7 @@ function targetChecks(rows, rss, opts, hostile) {
 // ---- main --------------------------------------------------------------------------------------
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
+  serverNode = opts.node;
   const API_MAIN = opts.api;
   if (!fs.existsSync(API_MAIN)) throw new Error(`${API_MAIN} is missing: run npm run build first`);
   const dbUrl = databaseUrl(opts.adminUrl, opts.db);
