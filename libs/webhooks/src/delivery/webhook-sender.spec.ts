@@ -44,6 +44,15 @@ describe('WebhookSender', () => {
     expect(sender.lookups).toBe(1);
   });
 
+  it('reports a connection failure without the address it went to', async () => {
+    const closed = createServer();
+    const closedPort = await listen(closed, '127.0.0.2', 0);
+    await new Promise((resolve) => closed.close(resolve));
+    const config = { webhooks: { allowHttp: true, allowPrivate: true, timeoutSeconds: 5 } } as AppConfig;
+    const result = await new RebindingSender(config).send(`http://localhost:${closedPort}/hook`, {}, '{}');
+    expect(result).toMatchObject({ ok: false, responseCode: null, error: 'connect ECONNREFUSED' });
+  });
+
   it('refuses a name resolving to an internal address without naming the address', async () => {
     const config = { webhooks: { allowHttp: true, allowPrivate: false, timeoutSeconds: 5 } } as AppConfig;
     const result = await new RebindingSender(config).send(`http://localhost:${port}/hook`, {}, '{}');

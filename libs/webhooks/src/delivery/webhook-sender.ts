@@ -62,7 +62,7 @@ export class WebhookSender implements BeforeApplicationShutdown {
       return result(false, status, `HTTP ${status}${excerpt ? `: ${excerpt}` : ''}`);
     } catch (err) {
       const reason = controller.signal.aborted ? (controller.signal.reason as Error) : (err as Error);
-      return result(false, null, err instanceof Refused ? `refused: ${err.message}` : reason.message || String(reason));
+      return result(false, null, err instanceof Refused ? `refused: ${err.message}` : describe(reason));
     } finally {
       clearTimeout(timer);
       this.inFlight.delete(controller);
@@ -131,6 +131,12 @@ export class WebhookSender implements BeforeApplicationShutdown {
       req.end(body);
     });
   }
+}
+
+/** An error as the customer reads it; a socket's leaves out the address it names, as ADDRESS_REFUSED does. */
+function describe(err: Error): string {
+  const { syscall, code } = err as NodeJS.ErrnoException;
+  return syscall === 'connect' && code ? `connect ${code}` : err.message || String(err);
 }
 
 /** The promise, or a rejection as soon as the signal aborts (a DNS lookup cannot be cancelled, only left). */
