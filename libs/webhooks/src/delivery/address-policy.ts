@@ -1,12 +1,12 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-interface Refused<A> {
+interface RefusedRange<A> {
   range: [A, number];
   kind: string;
 }
-const v4 = (cidr: string, kind: string): Refused<ipaddr.IPv4> => ({ range: ipaddr.IPv4.parseCIDR(cidr), kind });
-const v6 = (cidr: string, kind: string): Refused<ipaddr.IPv6> => ({ range: ipaddr.IPv6.parseCIDR(cidr), kind });
+const v4 = (cidr: string, kind: string): RefusedRange<ipaddr.IPv4> => ({ range: ipaddr.IPv4.parseCIDR(cidr), kind });
+const v6 = (cidr: string, kind: string): RefusedRange<ipaddr.IPv6> => ({ range: ipaddr.IPv6.parseCIDR(cidr), kind });
 
 /**
  * Every entry of IANA's IPv4 special-purpose registry, and multicast, whatever its "globally
