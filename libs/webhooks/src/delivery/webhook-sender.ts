@@ -1,14 +1,17 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/core';
-import { addressClass, isIpLiteral, isPublicAddress } from './address-policy';
+import { isPublicAddress } from './address-policy';
 
 export const RESPONSE_BODY_CAP = 64 * 1024;
 const EXCERPT_LENGTH = 200;
 export const USER_AGENT = 'HostingAccount-Webhooks/1.0 (+https://www.standardwebhooks.com)';
+
+/** All a customer learns of a refused address: what a name resolves to would map the provider's internal DNS. */
+export const ADDRESS_REFUSED = 'the address is not allowed';
 
 export interface SendResult {
   ok: boolean;
@@ -59,7 +62,7 @@ export class WebhookSender implements BeforeApplicationShutdown {
       return result(false, status, `HTTP ${status}${excerpt ? `: ${excerpt}` : ''}`);
     } catch (err) {
       const reason = controller.signal.aborted ? (controller.signal.reason as Error) : (err as Error);
-      return result(false, null, err instanceof Refused ? `refused: ${err.message}` : reason.message || String(reason));
+      return result(false, null, err instanceof Refused ? `refused: ${err.message}` : describe(reason));
     } finally {
       clearTimeout(timer);
       this.inFlight.delete(controller);
@@ -67,17 +70,20 @@ export class WebhookSender implements BeforeApplicationShutdown {
   }
 
   private async resolve(host: string, allowPrivate: boolean): Promise<{ address: string; family: number }> {
-    const addresses = isIpLiteral(host)
-      ? [{ address: host, family: host.includes(':') ? 6 : 4 }]
-      : await dnsLookup(host, { all: true, verbatim: true }).catch((err: NodeJS.ErrnoException) => {
+    const family = isIP(host);
+    const addresses = family
+      ? [{ address: host, family }]
+      : await this.lookup(host).catch((err: NodeJS.ErrnoException) => {
           throw new Error(`cannot resolve ${host}: ${err.code ?? err.message}`);
         });
     if (!addresses.length) throw new Error(`cannot resolve ${host}`);
-    if (!allowPrivate) {
-      const internal = addresses.find((a) => !isPublicAddress(a.address));
-      if (internal) throw new Refused(`${host} resolves to ${internal.address}, a ${addressClass(internal.address)} address`);
-    }
+    if (!allowPrivate && !addresses.every((a) => isPublicAddress(a.address))) throw new Refused(ADDRESS_REFUSED);
     return addresses[0];
+  }
+
+  /** The one DNS lookup of an attempt (a seam for the rebinding test). */
+  protected lookup(host: string): Promise<{ address: string; family: number }[]> {
+    return dnsLookup(host, { all: true, verbatim: true });
   }
 
   private post(
@@ -125,6 +131,12 @@ export class WebhookSender implements BeforeApplicationShutdown {
       req.end(body);
     });
   }
+}
+
+/** An error as the customer reads it; a socket's leaves out the address it names, as ADDRESS_REFUSED does. */
+function describe(err: Error): string {
+  const { syscall, code } = err as NodeJS.ErrnoException;
+  return syscall === 'connect' && code ? `connect ${code}` : err.message || String(err);
 }
 
 /** The promise, or a rejection as soon as the signal aborts (a DNS lookup cannot be cancelled, only left). */

@@ -1,5 +1,5 @@
 import { WebhooksConfig } from '@app/core';
-import { addressClass, isIpLiteral, isPublicAddress } from './address-policy';
+import { isIpLiteral, nonPublicKind } from './address-policy';
 
 export const URL_MAX_LENGTH = 2048;
 
@@ -22,8 +22,6 @@ export function urlProblem(value: string, config: Pick<WebhooksConfig, 'allowHtt
   if (!url.hostname) return 'must name a host';
   if (url.hash) return 'may not have a fragment';
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!config.allowPrivate && isIpLiteral(host) && !isPublicAddress(host)) {
-    return `may not point at a ${addressClass(host)} address`;
-  }
-  return null;
+  const kind = !config.allowPrivate && isIpLiteral(host) ? nonPublicKind(host) : null;
+  return kind && `may not point at a non-public address (${kind})`;
 }
