@@ -205,7 +205,7 @@ describe('Activity log: every operation records one entry', () => {
       async () => {
         const code = await codeAt(totpSecret);
         secrets.push(code);
-        const res = await auth(api().post('/api/auth/2fa/enable')).send({ code }).expect(200);
+        const res = await auth(api().post('/api/auth/2fa/enable')).send({ password, code }).expect(200);
         recoveryCodes = res.body.recoveryCodes;
         secrets.push(...recoveryCodes);
         return { action: 'two_factor.enable', entity: account(), actor: { type: 'account', id: accountId } };
