@@ -24,6 +24,8 @@ describe('Account mail through a real SMTP server: verification, password reset,
       RATE_LIMIT_PASSWORD_RESET_PER_HOUR: '4',
       WEBHOOKS_ALLOW_HTTP: 'true',
       WEBHOOKS_ALLOW_PRIVATE: 'true',
+      // The reset suites below each play a client of their own (X-Forwarded-For): the reset bucket is per IP.
+      TRUST_PROXY: '127.0.0.1',
     });
   });
   afterAll(async () => {
@@ -134,8 +136,11 @@ describe('Account mail through a real SMTP server: verification, password reset,
     await request(t.http).patch('/api/auth/me').set('Authorization', owner.bearer).send({ email: null }).expect(400);
   });
 
+  let clientIp = '';
+  let clients = 0;
+  beforeEach(() => (clientIp = `198.51.100.${++clients}`));
   const forgot = async (email: string, nth = 1) => {
-    await request(t.http).post('/api/auth/password/forgot').send({ email }).expect(202);
+    await request(t.http).post('/api/auth/password/forgot').set('X-Forwarded-For', clientIp).send({ email }).expect(202);
     await waitForCount(smtp, email, nth, /Reset your password/);
     return linkToken(smtp.mailsTo(email).filter((m) => /Reset your password/.test(m.subject))[nth - 1], '/reset-password');
   };
@@ -143,7 +148,7 @@ describe('Account mail through a real SMTP server: verification, password reset,
     request(t.http).patch('/api/auth/me').set('Authorization', owner.bearer).send({ email, currentPassword: owner.password }).expect(200);
   const confirmLink = async (to: string) => linkToken(await smtp.waitForMail(to, /Confirm your new email/), '/verify-email');
   const refused = async (path: string, body: object) => {
-    const res = await request(t.http).post(path).send(body).expect(400);
+    const res = await request(t.http).post(path).set('X-Forwarded-For', clientIp).send(body).expect(400);
     expect(res.body.code).toBe('invalid_token');
   };
 
@@ -166,6 +171,7 @@ describe('Account mail through a real SMTP server: verification, password reset,
     const second = await confirmLink(again);
     await request(t.http)
       .post('/api/auth/password/reset')
+      .set('X-Forwarded-For', clientIp)
       .send({ token: await forgot(owner.email), newPassword: 'reset by the owner' })
       .expect(204);
     await refused('/api/auth/email/verify', { token: second });
@@ -196,7 +202,11 @@ describe('Account mail through a real SMTP server: verification, password reset,
     const older = await forgot(moved, 1);
     const newer = await forgot(moved, 2);
     await refused('/api/auth/password/reset', { token: older, newPassword: 'an attacker password' });
-    await request(t.http).post('/api/auth/password/reset').send({ token: newer, newPassword: 'the newest link works' }).expect(204);
+    await request(t.http)
+      .post('/api/auth/password/reset')
+      .set('X-Forwarded-For', clientIp)
+      .send({ token: newer, newPassword: 'the newest link works' })
+      .expect(204);
     await request(t.http).post('/api/auth/login').send({ email: moved, password: 'the newest link works' }).expect(200);
   });
 
@@ -211,6 +221,7 @@ describe('Account mail through a real SMTP server: verification, password reset,
     const second = await request(t.http).post('/api/auth/api-keys').set('Authorization', owner.bearer).send({ name: 'second' }).expect(201);
     await request(t.http)
       .post('/api/auth/password/reset')
+      .set('X-Forwarded-For', clientIp)
       .send({ token: await forgot(owner.email), newPassword: 'the real owner is back' })
       .expect(204);
     for (const key of [owner.apiKey, second.body.key])
@@ -256,6 +267,7 @@ describe('Account mail through a real SMTP server: verification, password reset,
     expect(hook.status).toBe(403);
     await request(t.http)
       .post('/api/auth/password/reset')
+      .set('X-Forwarded-For', clientIp)
       .send({ token: await forgot(email), newPassword: 'the owner of the address' })
       .expect(204);
     await request(t.http).get('/api/auth/me').set('Authorization', squatterBearer).expect(401);
