@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { generate } from 'otplib';
 import request from 'supertest';
 import { createAccount } from './factories/accounts';
-import { TestSmtpServer, linkToken } from './support/smtp';
+import { ReceivedMail, TestSmtpServer, linkToken } from './support/smtp';
 import { startTestApp, TestApp } from './support/test-app';
 import { TEST_DATABASE_URL } from './support/test-env';
 import { waitFor } from './support/wait-for';
+import { WebhookReceiver } from './support/webhook-receiver';
 
 const PASSWORD = 'correct horse battery staple';
 const newEmail = () => `mail-${randomUUID()}@example.test`;
@@ -13,13 +14,24 @@ const newEmail = () => `mail-${randomUUID()}@example.test`;
 describe('Account mail through a real SMTP server: verification, password reset, email change', () => {
   let t: TestApp;
   const smtp = new TestSmtpServer();
+  const receiver = new WebhookReceiver();
   beforeAll(async () => {
     await smtp.start();
-    t = await startTestApp({ SMTP_URL: smtp.url, MAIL_FROM: 'Hosting <no-reply@hosting.test>', RATE_LIMIT_PASSWORD_RESET_PER_HOUR: '4' });
+    await receiver.start();
+    t = await startTestApp({
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Hosting <no-reply@hosting.test>',
+      RATE_LIMIT_PASSWORD_RESET_PER_HOUR: '4',
+      WEBHOOKS_ALLOW_HTTP: 'true',
+      WEBHOOKS_ALLOW_PRIVATE: 'true',
+      // The reset suites below each play a client of their own (X-Forwarded-For): the reset bucket is per IP.
+      TRUST_PROXY: '127.0.0.1',
+    });
   });
   afterAll(async () => {
     await t.close();
     await smtp.stop();
+    await receiver.stop();
   });
 
   const register = (email: string) =>
@@ -107,12 +119,6 @@ describe('Account mail through a real SMTP server: verification, password reset,
       .set('Authorization', owner.bearer)
       .send({ email: target, currentPassword: 'wrong password' })
       .expect(400);
-    const taken = await createAccount(t);
-    await request(t.http)
-      .patch('/api/auth/me')
-      .set('Authorization', owner.bearer)
-      .send({ email: taken.email, currentPassword: owner.password })
-      .expect(409);
     const pending = await request(t.http)
       .patch('/api/auth/me')
       .set('Authorization', owner.bearer)
@@ -130,13 +136,191 @@ describe('Account mail through a real SMTP server: verification, password reset,
     await request(t.http).patch('/api/auth/me').set('Authorization', owner.bearer).send({ email: null }).expect(400);
   });
 
+  let clientIp = '';
+  let clients = 0;
+  beforeEach(() => (clientIp = `198.51.100.${++clients}`));
+  const forgot = async (email: string, nth = 1) => {
+    await request(t.http).post('/api/auth/password/forgot').set('X-Forwarded-For', clientIp).send({ email }).expect(202);
+    await waitForCount(smtp, email, nth, /Reset your password/);
+    return linkToken(smtp.mailsTo(email).filter((m) => /Reset your password/.test(m.subject))[nth - 1], '/reset-password');
+  };
+  const requestEmailChange = (owner: { bearer: string; password: string }, email: string) =>
+    request(t.http).patch('/api/auth/me').set('Authorization', owner.bearer).send({ email, currentPassword: owner.password }).expect(200);
+  const confirmLink = async (to: string) => linkToken(await smtp.waitForMail(to, /Confirm your new email/), '/verify-email');
+  const refused = async (path: string, body: object) => {
+    const res = await request(t.http).post(path).set('X-Forwarded-For', clientIp).send(body).expect(400);
+    expect(res.body.code).toBe('invalid_token');
+  };
+
+  // Issue 26, finding 1: someone who once knew the password cannot take the account with a pending email change.
+  it('a password change, and a password reset, cancel a pending email change: its link is refused after', async () => {
+    const owner = await createAccount(t);
+    const attacker = newEmail();
+    await requestEmailChange(owner, attacker);
+    const link = await confirmLink(attacker);
+    await request(t.http)
+      .post('/api/auth/password')
+      .set('Authorization', owner.bearer)
+      .send({ currentPassword: owner.password, newPassword: 'the owner reacted quickly' })
+      .expect(204);
+    await refused('/api/auth/email/verify', { token: link });
+    expect((await request(t.http).get('/api/auth/me').set('Authorization', owner.bearer).expect(200)).body.email).toBe(owner.email);
+
+    const again = newEmail();
+    await requestEmailChange({ bearer: owner.bearer, password: 'the owner reacted quickly' }, again);
+    const second = await confirmLink(again);
+    await request(t.http)
+      .post('/api/auth/password/reset')
+      .set('X-Forwarded-For', clientIp)
+      .send({ token: await forgot(owner.email), newPassword: 'reset by the owner' })
+      .expect(204);
+    await refused('/api/auth/email/verify', { token: second });
+    await request(t.http).post('/api/auth/login').send({ email: owner.email, password: 'reset by the owner' }).expect(200);
+    await request(t.http).post('/api/auth/login').send({ email: again, password: 'reset by the owner' }).expect(401);
+  });
+
+  // Issue 26, finding 2.
+  it('reset links issued before a password change, before a confirmed email change, or before a newer reset are refused', async () => {
+    const owner = await createAccount(t);
+    const beforeChange = await forgot(owner.email, 1);
+    await request(t.http)
+      .post('/api/auth/password')
+      .set('Authorization', owner.bearer)
+      .send({ currentPassword: owner.password, newPassword: 'changed by the owner' })
+      .expect(204);
+    await refused('/api/auth/password/reset', { token: beforeChange, newPassword: 'an attacker password' });
+
+    const beforeMove = await forgot(owner.email, 2);
+    const moved = newEmail();
+    await requestEmailChange({ bearer: owner.bearer, password: 'changed by the owner' }, moved);
+    await request(t.http)
+      .post('/api/auth/email/verify')
+      .send({ token: await confirmLink(moved) })
+      .expect(204);
+    await refused('/api/auth/password/reset', { token: beforeMove, newPassword: 'an attacker password' });
+
+    const older = await forgot(moved, 1);
+    const newer = await forgot(moved, 2);
+    await refused('/api/auth/password/reset', { token: older, newPassword: 'an attacker password' });
+    await request(t.http)
+      .post('/api/auth/password/reset')
+      .set('X-Forwarded-For', clientIp)
+      .send({ token: newer, newPassword: 'the newest link works' })
+      .expect(204);
+    await request(t.http).post('/api/auth/login').send({ email: moved, password: 'the newest link works' }).expect(200);
+  });
+
+  // Issue 26, finding 5: pre-hijacking. Whoever registered the address first keeps no key and no webhook.
+  it('a reset through the mailed link revokes every API key, disables every webhook (nothing reaches it) and says so', async () => {
+    const owner = await createAccount(t);
+    const hook = await request(t.http)
+      .post('/api/webhooks')
+      .set('Authorization', owner.keyBearer)
+      .send({ url: receiver.url, events: ['*'] })
+      .expect(201);
+    const second = await request(t.http).post('/api/auth/api-keys').set('Authorization', owner.bearer).send({ name: 'second' }).expect(201);
+    await request(t.http)
+      .post('/api/auth/password/reset')
+      .set('X-Forwarded-For', clientIp)
+      .send({ token: await forgot(owner.email), newPassword: 'the real owner is back' })
+      .expect(204);
+    for (const key of [owner.apiKey, second.body.key])
+      await request(t.http).get('/api/auth/me').set('Authorization', `Bearer ${key}`).expect(401);
+    const login = await request(t.http)
+      .post('/api/auth/login')
+      .send({ email: owner.email, password: 'the real owner is back' })
+      .expect(200);
+    const bearer = `Bearer ${login.body.accessToken}`;
+    expect((await request(t.http).get('/api/auth/api-keys').set('Authorization', bearer).expect(200)).body.total).toBe(0);
+    expect((await request(t.http).get(`/api/webhooks/${hook.body.id}`).set('Authorization', bearer).expect(200)).body.enabled).toBe(false);
+    const notice = await smtp.waitForMail(owner.email, /Your password was reset/);
+    expect(notice.body).toContain('2 API keys were revoked, and every webhook endpoint was disabled');
+    // The reset and what it ended were recorded; none of it was queued for the endpoint.
+    const recorded = await t.db.query(
+      `SELECT action, details FROM activity_events WHERE account_id = $1 AND action IN ('auth.password_reset', 'api_key.revoke', 'webhook.disable') ORDER BY action`,
+      [owner.id],
+    );
+    expect(recorded.map((r: { action: string; details: { reason?: string } }) => [r.action, r.details.reason ?? null])).toEqual([
+      ['api_key.revoke', 'password_reset'],
+      ['api_key.revoke', 'password_reset'],
+      ['auth.password_reset', null],
+      ['webhook.disable', 'password_reset'],
+    ]);
+    const queued = await t.db.query('SELECT event_type FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY event_type', [hook.body.id]);
+    expect(queued.map((r: { event_type: string }) => r.event_type)).toEqual([
+      'api_key.create',
+      'auth.password_reset_request',
+      'webhook.create',
+    ]);
+  });
+
+  it("an account someone else registered is the owner's after a reset through the link: confirmed, and the stranger is out", async () => {
+    const email = newEmail();
+    const squatter = await register(email);
+    const squatterBearer = `Bearer ${squatter.body.accessToken}`;
+    const early = await request(t.http).post('/api/auth/api-keys').set('Authorization', squatterBearer).send({ name: 'kept' }).expect(403);
+    expect(early.body.code).toBe('email_unverified');
+    const hook = await request(t.http)
+      .post('/api/webhooks')
+      .set('Authorization', squatterBearer)
+      .send({ url: receiver.url, events: ['*'] });
+    expect(hook.status).toBe(403);
+    await request(t.http)
+      .post('/api/auth/password/reset')
+      .set('X-Forwarded-For', clientIp)
+      .send({ token: await forgot(email), newPassword: 'the owner of the address' })
+      .expect(204);
+    await request(t.http).get('/api/auth/me').set('Authorization', squatterBearer).expect(401);
+    const login = await request(t.http).post('/api/auth/login').send({ email, password: 'the owner of the address' }).expect(200);
+    expect(login.body.account.emailVerifiedAt).toEqual(expect.any(String));
+    await request(t.http)
+      .post('/api/auth/api-keys')
+      .set('Authorization', `Bearer ${login.body.accessToken}`)
+      .send({ name: 'mine' })
+      .expect(201);
+  });
+
+  // Issue 26, finding 7: PATCH /me does not tell whether an address has an account.
+  it('an email change to a taken address answers as for a free one; the owner of the address is told, with no link', async () => {
+    const owner = await createAccount(t);
+    const holder = await createAccount(t);
+    const free = newEmail();
+    const toFree = await requestEmailChange(owner, free);
+    const toTaken = await requestEmailChange(owner, holder.email);
+    expect(toTaken.body).toEqual(toFree.body);
+    expect(toTaken.body.email).toBe(owner.email);
+    const told = await smtp.waitForMail(holder.email, /Someone tried to use your email address/);
+    expect(told.body).not.toMatch(/token=/);
+    expect(told.body).toContain('Nothing was changed');
+    await waitForCount(smtp, owner.email, 2, /email is being changed/);
+    // The request to the taken address replaced the pending one, as a request to a free one would.
+    await refused('/api/auth/email/verify', { token: await confirmLink(free) });
+    const tokens = await t.db.query(`SELECT email FROM account_tokens WHERE account_id = $1 AND purpose = 'change_email'`, [owner.id]);
+    expect(tokens.map((r: { email: string }) => r.email)).toEqual([free]);
+    expect((await request(t.http).get('/api/auth/me').set('Authorization', holder.bearer).expect(200)).body.email).toBe(holder.email);
+  });
+
+  // Issue 26, finding 10: the name is the customer's text; a mail never turns it into a link.
+  it('a name that looks like a URL is mailed as text no client links, in the text and the HTML part', async () => {
+    const email = newEmail();
+    await request(t.http)
+      .post('/api/auth/register')
+      .send({ email, password: PASSWORD, name: 'Ada - urgent, visit https://evil.example/unlock or www.evil.example' })
+      .expect(201);
+    const mail = await smtp.waitForMail(email, /Confirm your email address/);
+    expect(mail.body).toContain('Hello Ada - urgent, visit https[:]//evil[.]example/unlock or www[.]evil[.]example,');
+    expect(mail.body).not.toContain('evil.example');
+    expect(mail.body).not.toContain('https://evil');
+    expect(htmlLinks(mail)).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.1:3000\/verify-email\?token=/)]);
+  });
+
   it('turning two-factor sign-in on sends a notice', async () => {
     const owner = await createAccount(t);
     const setup = await request(t.http).post('/api/auth/2fa/setup').set('Authorization', owner.bearer).expect(200);
     await request(t.http)
       .post('/api/auth/2fa/enable')
       .set('Authorization', owner.bearer)
-      .send({ code: await generate({ secret: setup.body.secret }) })
+      .send({ password: owner.password, code: await generate({ secret: setup.body.secret }) })
       .expect(200);
     await smtp.waitForMail(owner.email, /Two-factor sign-in is on/);
   });
@@ -179,10 +363,16 @@ describe('Account mail through a real SMTP server: verification, password reset,
   });
 });
 
-async function waitForCount(smtp: TestSmtpServer, to: string, count: number): Promise<void> {
+async function waitForCount(smtp: TestSmtpServer, to: string, count: number, subject = /./): Promise<void> {
   await waitFor(
-    async () => smtp.mailsTo(to).length,
+    async () => smtp.mailsTo(to).filter((m) => subject.test(m.subject)).length,
     (n) => n >= count,
     15_000,
   );
+}
+
+/** The href of every link in the HTML part. */
+function htmlLinks(mail: ReceivedMail): string[] {
+  const html = mail.body.slice(mail.body.indexOf('Content-Type: text/html'));
+  return [...html.matchAll(/<a\s[^>]*href="([^"]*)"/g)].map((m) => m[1].replace(/&amp;/g, '&'));
 }

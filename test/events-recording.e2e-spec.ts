@@ -133,6 +133,14 @@ describe('Activity log: every operation records one entry', () => {
       },
     ],
     [
+      'email verification (before the webhook: an unconfirmed account may not add one)',
+      async () => {
+        const token = await mailToken(email, /Confirm your email address/, '/verify-email', 1);
+        await api().post('/api/auth/email/verify').send({ token }).expect(204);
+        return { action: 'account.email_verify', entity: account(), actor: { type: 'account', id: accountId } };
+      },
+    ],
+    [
       'webhook for every event type, to a receiver on loopback',
       async () => {
         const res = await auth(api().post('/api/webhooks'))
@@ -149,14 +157,6 @@ describe('Activity log: every operation records one entry', () => {
       async () => {
         await api().post('/api/auth/login').send({ email, password: 'not the password at all' }).expect(401);
         return { action: 'auth.login_failed', entity: account(), actor: { type: 'account', id: accountId }, status: 'failed' };
-      },
-    ],
-    [
-      'email verification',
-      async () => {
-        const token = await mailToken(email, /Confirm your email address/, '/verify-email', 1);
-        await api().post('/api/auth/email/verify').send({ token }).expect(204);
-        return { action: 'account.email_verify', entity: account(), actor: { type: 'account', id: accountId } };
       },
     ],
     [
@@ -179,6 +179,15 @@ describe('Activity log: every operation records one entry', () => {
           .send({ token: await mailToken(email, /Confirm your new/i, '/verify-email', 1) })
           .expect(204);
         return { action: 'account.email_change', entity: account(), actor: { type: 'account', id: accountId }, entries: 4 };
+      },
+    ],
+    [
+      'wrong current password on a password change',
+      async () => {
+        await auth(api().post('/api/auth/password'))
+          .send({ currentPassword: 'not the password either', newPassword: 'x'.repeat(12) })
+          .expect(400);
+        return { action: 'auth.password_check_failed', entity: account(), actor: { type: 'account', id: accountId }, status: 'failed' };
       },
     ],
     [
@@ -205,7 +214,7 @@ describe('Activity log: every operation records one entry', () => {
       async () => {
         const code = await codeAt(totpSecret);
         secrets.push(code);
-        const res = await auth(api().post('/api/auth/2fa/enable')).send({ code }).expect(200);
+        const res = await auth(api().post('/api/auth/2fa/enable')).send({ password, code }).expect(200);
         recoveryCodes = res.body.recoveryCodes;
         secrets.push(...recoveryCodes);
         return { action: 'two_factor.enable', entity: account(), actor: { type: 'account', id: accountId } };
@@ -458,14 +467,21 @@ describe('Activity log: every operation records one entry', () => {
         password = next;
         bearer = `Bearer ${(await login()).accessToken}`;
         await newest('auth.login');
-        return { action: 'auth.password_reset', entity: account(), actor: { type: 'account', id: accountId }, entries: 3 };
+        // The reset took the account back: the webhook was disabled and the two live keys (the child
+        // key and the operator's) revoked, each recorded.
+        expect(await newest('webhook.disable')).toMatchObject({
+          entity: { type: 'webhook', id: webhook.id },
+          details: { reason: 'password_reset' },
+        });
+        expect(await newest('api_key.revoke')).toMatchObject({ details: { reason: 'password_reset' } });
+        return { action: 'auth.password_reset', entity: account(), actor: { type: 'account', id: accountId }, entries: 6 };
       },
     ],
     [
-      'webhook update',
+      'webhook update (turned on again after the reset)',
       async () => {
         await auth(api().patch(`/api/webhooks/${webhook.id}`))
-          .send({ description: 'every event' })
+          .send({ description: 'every event', enabled: true })
           .expect(200);
         return { action: 'webhook.update', entity: { type: 'webhook', id: webhook.id }, actor: { type: 'account', id: accountId } };
       },
@@ -551,10 +567,16 @@ describe('Activity log: every operation records one entry', () => {
 
   it('delivers every entry recorded after the webhook existed to it: each event type, signed, once, without secrets', async () => {
     const created = await newest('webhook.create');
-    const entries: { id: string; action: string }[] = await t.db.query(
-      'SELECT id, action FROM activity_events WHERE account_id = $1 AND created_at >= $2 ORDER BY created_at',
+    const recorded: { id: string; action: string; created_at: Date }[] = await t.db.query(
+      'SELECT id, action, created_at FROM activity_events WHERE account_id = $1 AND created_at >= $2 ORDER BY created_at',
       [accountId, created.createdAt],
     );
+    // Nothing recorded while the reset had the endpoint disabled (its own transaction, up to the update
+    // that turned it on again) goes to it.
+    const time = (e?: { created_at: Date }) => new Date(e!.created_at).getTime();
+    const resetAt = time(recorded.find((e) => e.action === 'auth.password_reset'));
+    const enabledAt = time(recorded.find((e) => e.action === 'webhook.update' && time(e) > resetAt));
+    const entries = recorded.filter((e) => time(e) < resetAt || time(e) >= enabledAt);
     await waitFor(
       async () => new Set(receiver.received.map((r) => r.json.data.id)).size,
       (n) => n >= entries.length,
@@ -581,11 +603,15 @@ describe('Activity log: every operation records one entry', () => {
     );
     expect(byEntry.size).toBe(entries.length);
     // Every event type reached the endpoint but those this account cannot cause once its webhook
-    // exists (registering, deleting the webhook) or that this walk does not cause (a hypervisor
-    // failure, an endpoint disabled for failing: both delivered in their own suites' scenarios).
+    // exists (registering and confirming the address come first, deleting the webhook ends it), a
+    // reset (it disables the endpoint first, and what it disables), or that this walk does not cause
+    // (a hypervisor failure, the summary of a flood of failed sign-ins: in their own suites).
     const delivered = new Set(entries.map((e) => e.action));
     expect(ACTIVITY_ACTIONS.filter((a) => !delivered.has(a))).toEqual([
       'account.register',
+      'account.email_verify',
+      'auth.failures_summary',
+      'auth.password_reset',
       'instance.action_failed',
       'webhook.delete',
       'webhook.disable',

@@ -180,7 +180,7 @@ describe('hostctl: the command line against the API', () => {
     const enabled = await request(t.http)
       .post('/api/auth/2fa/enable')
       .set('Authorization', other.bearer)
-      .send({ code: await code() })
+      .send({ password: other.password, code: await code() })
       .expect(200);
     const login = (extra: string[]) =>
       hostctl(['--context', 'mfa', 'auth', 'login', '--url', url, '--email', other.email, '--password-stdin', ...extra], {

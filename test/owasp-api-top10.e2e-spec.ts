@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { sign } from 'jsonwebtoken';
 import { createAccount, TestAccount } from './factories/accounts';
+import { confirmEmailInDatabase } from './support/confirm-email';
 import { ServerProcess, startServerProcess } from './support/server-process';
 import { startTestApp, TestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
@@ -237,6 +238,7 @@ describe('OWASP API Security Top 10', () => {
     const email = `logs-${Date.now()}@example.test`;
     const password = 'a very secret passphrase 123';
     const reg = await request(server.url).post('/api/auth/register').send({ email, password, name: 'Logs' }).expect(201);
+    await confirmEmailInDatabase(TEST_DATABASE_URL!, email);
     const refreshed = await request(server.url).post('/api/auth/refresh').send({ refreshToken: reg.body.refreshToken }).expect(200);
     const key = await request(server.url)
       .post('/api/auth/api-keys')

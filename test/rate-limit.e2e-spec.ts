@@ -77,6 +77,66 @@ describe('Rate limits', () => {
     expect(third.body.code).toBe('rate_limited');
   });
 
+  // Issue 26, finding 6: no route that checks a password is a way around the sign-in budget.
+  it('shares one failure budget per account and IP between sign-in and every route that checks the current password', async () => {
+    const account = await createAccount(t);
+    const from = (ip: string) => ({
+      updateMe: (currentPassword: string) =>
+        request(t.http)
+          .patch('/api/auth/me')
+          .set('X-Forwarded-For', ip)
+          .set('Authorization', account.bearer)
+          .send({ email: `moved-${account.email}`, currentPassword }),
+      changePassword: (currentPassword: string) =>
+        request(t.http)
+          .post('/api/auth/password')
+          .set('X-Forwarded-For', ip)
+          .set('Authorization', account.bearer)
+          .send({ currentPassword, newPassword: 'a brand new passphrase' }),
+      disable2fa: (password: string) =>
+        request(t.http)
+          .post('/api/auth/2fa/disable')
+          .set('X-Forwarded-For', ip)
+          .set('Authorization', account.bearer)
+          .send({ password, code: '123456' }),
+      login: (password: string) =>
+        request(t.http).post('/api/auth/login').set('X-Forwarded-For', ip).send({ email: account.email, password }),
+    });
+    const guesser = from('198.51.100.66');
+    expect((await guesser.updateMe('guess number one')).status).toBe(400);
+    expect((await guesser.changePassword('guess number two')).status).toBe(400);
+    // The budget (2 here) is spent: every check from this address is refused, the right password too...
+    for (const res of [
+      await guesser.updateMe(account.password),
+      await guesser.disable2fa(account.password),
+      await guesser.login(account.password),
+    ]) {
+      expect(res.status).toBe(429);
+      expect(res.body.code).toBe('rate_limited');
+    }
+    // ...while the owner on another address is not locked out.
+    expect((await from('203.0.113.66').login(account.password)).status).toBe(200);
+    // Each wrong password is a failed auth.* entry of the account, naming where it was tried.
+    const entries = await t.db.query(
+      `SELECT action, status, ip, details FROM activity_events WHERE account_id = $1 AND status = 'failed' ORDER BY created_at`,
+      [account.id],
+    );
+    expect(entries).toEqual([
+      {
+        action: 'auth.password_check_failed',
+        status: 'failed',
+        ip: '198.51.100.66',
+        details: { reason: 'wrong_password', operation: 'email_change' },
+      },
+      {
+        action: 'auth.password_check_failed',
+        status: 'failed',
+        ip: '198.51.100.66',
+        details: { reason: 'wrong_password', operation: 'password_change' },
+      },
+    ]);
+  });
+
   it('answers 429 to an address after too many failed authentications, before looking the key up (issue 17, finding 9)', async () => {
     const account = await createAccount(t);
     const me = (authorization: string, ip: string) =>

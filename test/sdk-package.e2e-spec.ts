@@ -4,6 +4,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import request from 'supertest';
+import { confirmEmailFromOutbox } from './support/confirm-email';
 import { ServerProcess, startServerProcess } from './support/server-process';
 import { freshDataDir } from './support/test-database';
 
@@ -23,6 +25,16 @@ describe('The packed SDK and CLI, installed in an empty folder', () => {
 
   const node = (file: string, env: Record<string, string> = {}) =>
     run(process.execPath, [file], { cwd: folder, env: { PATH: process.env.PATH, API_URL: server.url, ...env } as NodeJS.ProcessEnv });
+  /** A signed-up account whose owner followed the mailed link (only those may create API keys). */
+  const confirmedAccount = async (prefix: string) => {
+    const account = { EMAIL: `${prefix}-${Date.now()}@example.test`, PASSWORD: 'correct horse battery' };
+    await request(server.url)
+      .post('/api/auth/register')
+      .send({ email: account.EMAIL, password: account.PASSWORD, name: prefix })
+      .expect(201);
+    await confirmEmailFromOutbox(server.url, dataDir, account.EMAIL);
+    return account;
+  };
 
   beforeAll(async () => {
     dataDir = freshDataDir('sdk-package-api-');
@@ -51,9 +63,9 @@ describe('The packed SDK and CLI, installed in an empty folder', () => {
     }
   });
 
-  it('scripts the account from an ES module: register, API key, lists, an Idempotency-Key per POST, problems', async () => {
+  it('scripts the account from an ES module: login, API key, lists, an Idempotency-Key per POST, problems', async () => {
     writeFileSync(join(folder, 'script.mjs'), ESM_SCRIPT);
-    const { stdout } = await node('script.mjs', { PUBLIC_KEY: openSshEd25519() });
+    const { stdout } = await node('script.mjs', { PUBLIC_KEY: openSshEd25519(), ...(await confirmedAccount('esm')) });
     expect(JSON.parse(stdout)).toEqual({
       me: true,
       keyPrefix: 'hpk_',
@@ -66,7 +78,7 @@ describe('The packed SDK and CLI, installed in an empty folder', () => {
 
   it('scripts the account from CommonJS, including the notification stream', async () => {
     writeFileSync(join(folder, 'script.cjs'), CJS_SCRIPT);
-    const { stdout } = await node('script.cjs');
+    const { stdout } = await node('script.cjs', await confirmedAccount('cjs'));
     expect(JSON.parse(stdout)).toEqual({ firstEvent: 'unread-count', unread: 1, pages: 1, unauthorized: 'unauthorized' });
   });
 
@@ -131,10 +143,10 @@ function openSshEd25519(): string {
 const ESM_SCRIPT = `
 import { createHostingClient, HostingApiError, listAll, unwrap } from '@hosting-account/sdk';
 const baseUrl = process.env.API_URL;
-const email = 'esm-' + Date.now() + '@example.test';
+const email = process.env.EMAIL;
 const anonymous = createHostingClient({ baseUrl });
-const registered = await unwrap(anonymous.POST('/api/auth/register', { body: { email, password: 'correct horse battery', name: 'ESM' } }));
-const session = createHostingClient({ baseUrl, token: registered.accessToken });
+const signedIn = await unwrap(anonymous.POST('/api/auth/login', { body: { email, password: process.env.PASSWORD } }));
+const session = createHostingClient({ baseUrl, token: signedIn.accessToken });
 const { key } = await unwrap(session.POST('/api/auth/api-keys', { body: { name: 'esm' } }));
 const sent = [];
 const recording = (request, init) => { if (request.method === 'POST') sent.push(request.headers.get('idempotency-key')); return fetch(request, init); };
@@ -163,8 +175,8 @@ const { createHostingClient, notificationEvents, pages, unwrap, HostingApiError 
 (async () => {
   const baseUrl = process.env.API_URL;
   const anonymous = createHostingClient({ baseUrl });
-  const registered = await unwrap(anonymous.POST('/api/auth/register', { body: { email: 'cjs-' + Date.now() + '@example.test', password: 'correct horse battery', name: 'CJS' } }));
-  const api = createHostingClient({ baseUrl, token: registered.accessToken });
+  const signedIn = await unwrap(anonymous.POST('/api/auth/login', { body: { email: process.env.EMAIL, password: process.env.PASSWORD } }));
+  const api = createHostingClient({ baseUrl, token: signedIn.accessToken });
   await unwrap(api.POST('/api/auth/api-keys', { body: { name: 'makes a notification' } }));
   // The key's notification is made just after its transaction commits: the stream starts with the
   // count as it is, and pushes the new notification and count when it lands.

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import sshpk from 'sshpk';
 import request from 'supertest';
+import { confirmEmailInDatabase } from './support/confirm-email';
 import { ServerProcess, startServerProcess } from './support/server-process';
 import { TEST_DATABASE_URL } from './support/test-env';
 import { waitFor } from './support/wait-for';
@@ -13,10 +14,12 @@ const freshKey = () => {
 };
 
 async function register(server: ServerProcess): Promise<string> {
+  const email = `hooks-${randomUUID()}@example.test`;
   const res = await request(server.url)
     .post('/api/auth/register')
-    .send({ email: `hooks-${randomUUID()}@example.test`, password: 'correct horse battery staple', name: 'Hooks' })
+    .send({ email, password: 'correct horse battery staple', name: 'Hooks' })
     .expect(201);
+  await confirmEmailInDatabase(TEST_DATABASE_URL!, email); // unconfirmed accounts may not add webhooks
   return `Bearer ${res.body.accessToken}`;
 }
 

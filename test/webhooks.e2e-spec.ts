@@ -125,6 +125,17 @@ describe('Webhooks', () => {
       }
     });
 
+    // Issue 26, finding 5: an account whose address nobody confirmed may not listen to its events.
+    it('refuses an account whose email nobody confirmed (403 email_unverified)', async () => {
+      const early = await createAccount(t, { verified: false });
+      for (const bearer of [early.bearer, early.keyBearer]) {
+        const res = await api(early, bearer).post('/api/webhooks', { url: receiver.url, events: ['*'] });
+        expect(res.status).toBe(403);
+        expect(res.body.code).toBe('email_unverified');
+      }
+      expect((await api(early).get('/api/webhooks')).body.total).toBe(0);
+    });
+
     it('allows at most 10 endpoints per account (409 quota_exceeded)', async () => {
       const account = await createAccount(t);
       await Promise.all(

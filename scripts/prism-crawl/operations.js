@@ -267,7 +267,7 @@ async function accountSecurity({ call }, outbox) {
 
   const setup = await call('post /api/auth/2fa/setup', { token: bearer });
   const code = await generate({ secret: setup.body.secret, epoch: Math.floor(Date.now() / 1000) });
-  const enabled = await call('post /api/auth/2fa/enable', { token: bearer, body: { code } });
+  const enabled = await call('post /api/auth/2fa/enable', { token: bearer, body: { password, code } });
   const challenge = await call('post /api/auth/login', { body: { email, password } });
   await call('post /api/auth/login/2fa', { body: { mfaToken: challenge.body.mfaToken, recoveryCode: enabled.body.recoveryCodes[0] } });
   await call('post /api/auth/2fa/disable', { token: bearer, body: { password, code: enabled.body.recoveryCodes[1] }, expect: 204 });

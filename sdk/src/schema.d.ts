@@ -103,7 +103,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change the name, or the email (confirmed through a link before it applies) */
+        /** Change the name, or the email (confirmed through a link before it applies; the same answer whether or not the address is taken) */
         patch: operations["updateMe"];
         trace?: never;
     };
@@ -168,7 +168,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start two-factor setup: a new TOTP secret, its otpauth:// URI and QR code */
+        /** Start two-factor setup: a new TOTP secret, its otpauth:// URI and QR code (needs a confirmed email address) */
         post: operations["setupTwoFactor"];
         delete?: never;
         options?: never;
@@ -185,7 +185,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Turn two-factor sign-in on with a first code; returns recovery codes once */
+        /** Turn two-factor sign-in on (password and a first code); returns recovery codes once */
         post: operations["enableTwoFactor"];
         delete?: never;
         options?: never;
@@ -932,7 +932,7 @@ export interface components {
              */
             password: string;
             /**
-             * @description Display name.
+             * @description Display name: one line, no control characters.
              * @example Ada Lovelace
              */
             name: string;
@@ -1132,12 +1132,17 @@ export interface components {
              */
             qrCodeDataUrl: string;
         };
-        TotpCodeRequest: {
+        EnableMfaRequest: {
             /**
              * @description The 6-digit code shown by the authenticator app.
              * @example 123456
              */
             code: string;
+            /**
+             * @description The account password: a stolen access token alone cannot turn two-factor sign-in on and lock the owner out.
+             * @example correct horse battery staple
+             */
+            password: string;
         };
         RecoveryCodesResponse: {
             /**
@@ -1196,7 +1201,7 @@ export interface components {
         };
         UpdateMeRequest: {
             /**
-             * @description New display name.
+             * @description New display name: one line, no control characters.
              * @example Ada Lovelace
              */
             name?: string;
@@ -2249,7 +2254,7 @@ export interface components {
              * @example instance.stop
              * @enum {string}
              */
-            action: "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "object_storage.credentials_view" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable";
+            action: "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "object_storage.credentials_view" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable";
             /** @description The resource it is about; null if none. */
             entity: components["schemas"]["EventEntityRef"] | null;
             /** @description Who did it. */
@@ -2323,7 +2328,7 @@ export interface components {
              *       "ssh_key.create"
              *     ]
              */
-            events: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "object_storage.credentials_view" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
+            events: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "object_storage.credentials_view" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
             /**
              * @description A note to recognise the endpoint by.
              * @example CI notifier
@@ -2456,7 +2461,7 @@ export interface components {
              */
             url?: string;
             /** @description Event types to deliver: activity actions such as `ssh_key.create` or `ticket.reply`, or `*` for every type (also those added later). */
-            events?: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "object_storage.credentials_view" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
+            events?: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "object_storage.credentials_view" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
             /** @description false stops deliveries; true resumes them (and clears the failure streak). */
             enabled?: boolean;
             /** @description A new note; an empty string clears it. */
@@ -3347,23 +3352,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemResponse"];
                 };
             };
-            /** @description The resource is in a state that does not allow this operation. */
-            409: {
-                headers: {
-                    /** @description Id of this request; quote it to support. */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed in the current window of the most restrictive bucket. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in that window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until that window resets. */
-                    "RateLimit-Reset"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemResponse"];
-                };
-            };
             /** @description Rate limit exceeded (rate_limited); see Retry-After. */
             429: {
                 headers: {
@@ -4073,7 +4061,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TotpCodeRequest"];
+                "application/json": components["schemas"]["EnableMfaRequest"];
             };
         };
         responses: {

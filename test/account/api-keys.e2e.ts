@@ -62,6 +62,22 @@ describe('API keys', () => {
       await request(t.http).post('/api/auth/api-keys').send({ name: 'x' }).expect(401);
     });
 
+    // Issue 26, finding 5: whoever registers someone else's address gets no lasting access before it is confirmed.
+    it('refuses an account whose email nobody confirmed (403 email_unverified), then allows it once confirmed', async () => {
+      const address = `keys-${Math.random().toString(36).slice(2)}@example.test`;
+      const registered = await request(t.http)
+        .post('/api/auth/register')
+        .send({ email: address, password: 'long enough pw', name: 'Early' })
+        .expect(201);
+      const bearer = `Bearer ${registered.body.accessToken}`;
+      const refused = await create(bearer, { name: 'too early' });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ code: 'email_unverified', detail: expect.stringContaining('Confirm the account') });
+      expect((await request(t.http).get('/api/auth/api-keys').set('Authorization', bearer).expect(200)).body.total).toBe(0);
+      await t.db.query('UPDATE accounts SET email_verified_at = now() WHERE id = $1', [registered.body.account.id]);
+      expect((await create(bearer, { name: 'in time' })).status).toBe(201);
+    });
+
     it('refuses a read-only key (403 insufficient_scope)', async () => {
       const readOnly = await create(owner.bearer, { name: 'ro', scopes: ['read'] });
       const res = await create(`Bearer ${readOnly.body.key}`, { name: 'escalate' });

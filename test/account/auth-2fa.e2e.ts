@@ -1,6 +1,7 @@
 import { generate } from 'otplib';
 import request from 'supertest';
 import { createAccount, TestAccount } from '../factories/accounts';
+import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** The code of the time step `offset` steps from now (30 s each), computed from the secret. */
@@ -24,7 +25,7 @@ describe('Two-factor sign-in (TOTP)', () => {
     const enabled = await request(t.http)
       .post('/api/auth/2fa/enable')
       .set('Authorization', owner.bearer)
-      .send({ code: await codeAt(setup.body.secret) })
+      .send({ password: owner.password, code: await codeAt(setup.body.secret) })
       .expect(200);
     expect(enabled.headers['cache-control']).toBe('no-store');
     return { secret: setup.body.secret, recoveryCodes: enabled.body.recoveryCodes };
@@ -61,6 +62,55 @@ describe('Two-factor sign-in (TOTP)', () => {
     expect(replay.body.code).toBe('invalid_code');
     // API keys are the automation path: unaffected.
     await request(t.http).get('/api/auth/me').set('Authorization', owner.keyBearer).expect(200);
+  });
+
+  // Issue 26, finding 4: a stolen access token alone cannot turn 2FA on with someone else's authenticator.
+  it('enable needs the password too: without it or with a wrong one 2FA stays off', async () => {
+    const owner = await createAccount(t);
+    const setup = await request(t.http).post('/api/auth/2fa/setup').set('Authorization', owner.bearer).expect(200);
+    const enable = (body: object) => request(t.http).post('/api/auth/2fa/enable').set('Authorization', owner.bearer).send(body);
+    const missing = await enable({ code: await codeAt(setup.body.secret) });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors.map((e: { field: string }) => e.field)).toContain('password');
+    const wrong = await enable({ password: 'a guessed password', code: await codeAt(setup.body.secret) });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.errors).toEqual([{ field: 'password', message: 'is incorrect' }]);
+    const [failed] = await t.db.query(
+      `SELECT status, details FROM activity_events WHERE account_id = $1 AND action = 'auth.password_check_failed'`,
+      [owner.id],
+    );
+    expect(failed).toEqual({ status: 'failed', details: { reason: 'wrong_password', operation: 'two_factor_enable' } });
+    const plain = await login(owner);
+    expect(plain.body.accessToken).toEqual(expect.any(String));
+    await enable({ password: owner.password, code: await codeAt(setup.body.secret) }).expect(200);
+    expect((await login(owner)).body.mfaRequired).toBe(true);
+  });
+
+  it('an account whose email nobody confirmed cannot set 2FA up (403 email_unverified)', async () => {
+    const owner = await createAccount(t, { verified: false });
+    const res = await request(t.http).post('/api/auth/2fa/setup').set('Authorization', owner.bearer).expect(403);
+    expect(res.body.code).toBe('email_unverified');
+  });
+
+  it('the operator turns 2FA off for a locked-out owner with account:disable-2fa, ending every session', async () => {
+    const owner = await createAccount(t);
+    await enableFor(owner);
+    const done = await runCliIn(t.app, ['account:disable-2fa', '--email', owner.email.toUpperCase()]);
+    expect(done).toMatchObject({ code: 0, stderr: '' });
+    expect(done.lines).toEqual([{ id: owner.id, email: owner.email, twoFactor: 'off', changed: true, sessionsEnded: true }]);
+    await request(t.http).get('/api/auth/me').set('Authorization', owner.bearer).expect(401);
+    const plain = await login(owner);
+    expect(plain.body.accessToken).toEqual(expect.any(String));
+    const [entry] = await t.db.query(
+      `SELECT actor_type, details FROM activity_events WHERE account_id = $1 AND action = 'two_factor.disable'`,
+      [owner.id],
+    );
+    expect(entry).toEqual({ actor_type: 'staff', details: { byOperator: true } });
+    const again = await runCliIn(t.app, ['account:disable-2fa', '--email', owner.email]);
+    expect(again.lines).toEqual([{ id: owner.id, email: owner.email, twoFactor: 'off', changed: false, sessionsEnded: false }]);
+    const unknown = await runCliIn(t.app, ['account:disable-2fa', '--email', 'nobody@example.test']);
+    expect(unknown.code).toBe(64);
+    expect(unknown.stderr).toContain('No account with email');
   });
 
   it('a recovery code works once', async () => {
@@ -126,15 +176,23 @@ describe('Two-factor sign-in (TOTP)', () => {
 
   it('refuses bad input, wrong first codes, API keys and missing tokens', async () => {
     const owner = await createAccount(t);
-    await request(t.http).post('/api/auth/2fa/enable').set('Authorization', owner.bearer).send({ code: '123456' }).expect(409);
+    await request(t.http)
+      .post('/api/auth/2fa/enable')
+      .set('Authorization', owner.bearer)
+      .send({ password: owner.password, code: '123456' })
+      .expect(409);
     const setup = await request(t.http).post('/api/auth/2fa/setup').set('Authorization', owner.bearer).expect(200);
     const good = await codeAt(setup.body.secret);
     await request(t.http)
       .post('/api/auth/2fa/enable')
       .set('Authorization', owner.bearer)
-      .send({ code: good === '000000' ? '111111' : '000000' })
+      .send({ password: owner.password, code: good === '000000' ? '111111' : '000000' })
       .expect(400);
-    await request(t.http).post('/api/auth/2fa/enable').set('Authorization', owner.bearer).send({ code: 'abc' }).expect(400);
+    await request(t.http)
+      .post('/api/auth/2fa/enable')
+      .set('Authorization', owner.bearer)
+      .send({ password: owner.password, code: 'abc' })
+      .expect(400);
     await request(t.http).post('/api/auth/2fa/setup').set('Authorization', owner.keyBearer).expect(403);
     await request(t.http).post('/api/auth/2fa/setup').expect(401);
     await request(t.http).post('/api/auth/login/2fa').send({ mfaToken: 'hmf_nope', code: '123456' }).expect(401);
@@ -150,12 +208,24 @@ describe('Two-factor sign-in (TOTP)', () => {
     const setup = await request(t.http).post('/api/auth/2fa/setup').set('Authorization', owner.bearer).expect(200);
     const wrong = (await codeAt(setup.body.secret)) === '000000' ? '111111' : '000000';
     for (let i = 0; i < MFA_LIMIT; i++) {
-      await request(t.http).post('/api/auth/2fa/enable').set('Authorization', owner.bearer).send({ code: wrong }).expect(400);
+      await request(t.http)
+        .post('/api/auth/2fa/enable')
+        .set('Authorization', owner.bearer)
+        .send({ password: owner.password, code: wrong })
+        .expect(400);
     }
-    const limited = await request(t.http).post('/api/auth/2fa/enable').set('Authorization', owner.bearer).send({ code: wrong }).expect(429);
+    const limited = await request(t.http)
+      .post('/api/auth/2fa/enable')
+      .set('Authorization', owner.bearer)
+      .send({ password: owner.password, code: wrong })
+      .expect(429);
     expect(limited.body.code).toBe('rate_limited');
     // Another account is not affected.
     const other = await createAccount(t);
-    await request(t.http).post('/api/auth/2fa/enable').set('Authorization', other.bearer).send({ code: wrong }).expect(409);
+    await request(t.http)
+      .post('/api/auth/2fa/enable')
+      .set('Authorization', other.bearer)
+      .send({ password: other.password, code: wrong })
+      .expect(409);
   });
 });

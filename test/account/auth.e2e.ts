@@ -2,6 +2,7 @@ import request from 'supertest';
 import { PasswordHasher } from '../../libs/accounts/src/password-hasher';
 import { AppConfig } from '@app/core';
 import { createAccount } from '../factories/accounts';
+import { runCliIn } from '../support/run-cli-in-app';
 import { sharedTestApp, TestApp } from '../support/test-app';
 
 describe('Auth', () => {
@@ -56,6 +57,28 @@ describe('Auth', () => {
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('invalid_input');
       expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    });
+
+    // Issue 26, finding 10: a name is one line of text, never a forged paragraph in the mails that carry it.
+    it.each([
+      ['a line break and a URL', 'Ada\n\nYour account is locked, visit https://evil.example'],
+      ['a carriage return', 'Ada\rLovelace'],
+      ['a tab', 'Ada\tLovelace'],
+      ['a line separator', 'Ada\u2028Lovelace'],
+      ['a right-to-left override', 'Ada\u202Eecalevol'],
+    ])('refuses a name with %s (400, field name), at sign-up, in PATCH /me and in account:create', async (_, name) => {
+      const address = email();
+      const res = await request(t.http).post('/api/auth/register').send({ email: address, password: 'long enough pw', name });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toContainEqual({ field: 'name', message: 'name must not contain control characters or line breaks' });
+      expect(await t.db.query('SELECT 1 FROM accounts WHERE email = $1', [address])).toEqual([]);
+      const account = await createAccount(t);
+      const patched = await request(t.http).patch('/api/auth/me').set('Authorization', account.bearer).send({ name }).expect(400);
+      expect(patched.body.errors.map((e: { field: string }) => e.field)).toEqual(['name']);
+      expect((await request(t.http).get('/api/auth/me').set('Authorization', account.bearer)).body.name).toBe('Test User');
+      const cli = await runCliIn(t.app, ['account:create', '--email', email(), '--password', 'long enough pw', '--name', name]);
+      expect(cli.code).toBe(65);
+      expect(cli.stderr).toContain('name must not contain control characters');
     });
   });
 
@@ -176,7 +199,7 @@ describe('Auth', () => {
           id: account.id,
           email: account.email,
           name: 'Test User',
-          emailVerifiedAt: null,
+          emailVerifiedAt: expect.any(String),
           createdAt: expect.any(String),
         });
       }

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { ActivityLog, TransactionRunner } from '@app/core';
 import { createAccount, TestAccount } from '../factories/accounts';
-import { startAppWithAccounts, TestAppWithAccounts } from '../support/test-app';
+import { sharedTestApp, startAppWithAccounts, TestAppWithAccounts } from '../support/test-app';
+import { waitFor } from '../support/wait-for';
 
 describe('Activity log routes', () => {
   let t: TestAppWithAccounts;
@@ -81,5 +82,46 @@ describe('Activity log routes', () => {
     const res = await t.get('/api/events', account.keyBearer);
     expect(res.status).toBe(200);
     expect(res.body.total).toBeGreaterThanOrEqual(1);
+  });
+});
+
+// Issue 26, finding 12: past the cap of 10 entries a minute, the other addresses still show.
+describe('Activity log: refused sign-ins past the cap', () => {
+  it('keeps one summary entry per minute with the count and the distinct addresses', async () => {
+    // Requests come through a trusted proxy, so the test plays clients on several addresses.
+    const t = await sharedTestApp({ TRUST_PROXY: '127.0.0.1' });
+    const account = await createAccount(t);
+    const fail = (ip: string) =>
+      request(t.http)
+        .post('/api/auth/login')
+        .set('X-Forwarded-For', ip)
+        .send({ email: account.email, password: 'a wrong guess' })
+        .expect(401);
+    for (let i = 0; i < 12; i++) await fail('198.51.100.1');
+    for (let i = 0; i < 3; i++) await fail('203.0.113.2');
+    await fail('192.0.2.3');
+    const entries = (action: string) =>
+      t.db.query('SELECT ip, status, details FROM activity_events WHERE account_id = $1 AND action = $2', [account.id, action]);
+    const [summary] = await waitFor(
+      () => entries('auth.failures_summary'),
+      (rows) => rows[0]?.details.failures === 6,
+    );
+    expect(summary).toEqual({
+      ip: null,
+      status: 'failed',
+      details: {
+        failures: 6,
+        distinctIps: 3,
+        ips: expect.arrayContaining(['198.51.100.1', '203.0.113.2', '192.0.2.3']),
+        windowStart: expect.any(String),
+        windowEnd: expect.any(String),
+      },
+    });
+    const single = await entries('auth.login_failed');
+    expect(single).toHaveLength(10);
+    expect(new Set(single.map((e: { ip: string }) => e.ip))).toEqual(new Set(['198.51.100.1']));
+    // The customer reads it through the API as any other entry.
+    const listed = await t.get('/api/events?action=auth.failures_summary', account.bearer).expect(200);
+    expect(listed.body.data).toEqual([expect.objectContaining({ status: 'failed', details: expect.objectContaining({ distinctIps: 3 }) })]);
   });
 });

@@ -19,12 +19,18 @@ export interface TestAccount {
   keyBearer: string;
 }
 
-/** A fresh account with a logged-in session and a read+write API key, made through the services. */
-export async function createAccount(t: TestApp, options: { scopes?: Scope[] } = {}): Promise<TestAccount> {
+/**
+ * A fresh account with a logged-in session and a read+write API key, made through the services.
+ * Its address is confirmed (as the owner would by the mailed link) unless `verified: false`:
+ * unconfirmed accounts may not create API keys or webhooks.
+ */
+export async function createAccount(t: TestApp, options: { scopes?: Scope[]; verified?: boolean } = {}): Promise<TestAccount> {
   const email = `user-${randomUUID()}@example.test`;
   const password = 'correct horse battery staple';
   const { account, session } = await t.app.get(TransactionRunner).run(async (m) => {
-    const account = await t.app.get(AccountsService).create(m, { email, password, name: 'Test User' });
+    const accounts = t.app.get(AccountsService);
+    const account = await accounts.create(m, { email, password, name: 'Test User' });
+    if (options.verified !== false) await accounts.markEmailVerified(m, account.id, account.email);
     return { account, session: await t.app.get(SessionsService).start(m, account.id) };
   });
   const key = await t.app.get(ApiKeysService).create(account.id, { name: 'test key', scopes: options.scopes });

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { confirmEmailInDatabase } from '../support/confirm-email';
 import { ServerProcess, startServerProcess } from '../support/server-process';
 import { openSse } from '../support/sse';
 import { admin, FAULTS_URL } from './cluster';
@@ -8,6 +9,7 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 async function register(url: string) {
   const email = `proc-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`;
   const res = await request(url).post('/api/auth/register').send({ email, password: 'long enough pw', name: 'P' }).expect(201);
+  await confirmEmailInDatabase(FAULTS_URL, email); // unconfirmed accounts may not create API keys
   return res.body.accessToken as string;
 }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { poolQuery, Scope } from '@app/core';
 
 /** A key as the per-request lookup returns it; `live` is false for a revoked or expired key. */
@@ -44,5 +44,16 @@ export class ApiKeysRepository {
         WHERE id = ANY($1::uuid[]) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
       [ids],
     );
+  }
+
+  /** In the caller's transaction: revokes every live key of the account and returns them. */
+  async revokeAllForAccount(manager: EntityManager, accountId: string): Promise<{ id: string; name: string; prefix: string }[]> {
+    const result: unknown = await manager.query(
+      `UPDATE api_keys SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL RETURNING id, name, prefix`,
+      [accountId],
+    );
+    // PostgreSQL gives [rows, count] for UPDATE ... RETURNING, some drivers the rows alone.
+    const rows = Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result;
+    return rows as { id: string; name: string; prefix: string }[];
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import { AccountsService } from '@app/accounts';
 import {
   ActivityLog,
@@ -15,11 +15,13 @@ import {
   pageOffset,
   Principal,
   Problem,
+  Publish,
   RecordedBy,
   TransactionRunner,
 } from '@app/core';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key-format';
 import { ApiKey } from './api-key.entity';
+import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeyResponse, CreatedApiKeyResponse } from './dto/api-key.response';
 import { CreateApiKeyRequest } from './dto/create-api-key.request';
 
@@ -38,10 +40,17 @@ export class ApiKeysService {
     private readonly tx: TransactionRunner,
     private readonly accounts: AccountsService,
     private readonly activity: ActivityLog,
+    private readonly repository: ApiKeysRepository,
   ) {}
 
-  /** Called with the request's principal: a key never mints a key stronger or longer-lived than itself. */
-  createFor(principal: Principal, input: CreateApiKeyRequest): Promise<CreatedApiKeyResponse> {
+  /**
+   * Called with the request's principal: a key never mints a key stronger or longer-lived than
+   * itself, and an account whose address nobody confirmed gets none (pre-hijacking: whoever
+   * registered someone else's address must not keep access after the owner takes it back).
+   */
+  async createFor(principal: Principal, input: CreateApiKeyRequest): Promise<CreatedApiKeyResponse> {
+    const account = await this.accounts.findById(principal.accountId);
+    if (!account?.emailVerifiedAt) throw Problem.emailUnverified('creating API keys');
     return this.createFromRequest(principal.accountId, input, principal);
   }
 
@@ -126,6 +135,27 @@ export class ApiKeysService {
       return true;
     });
     if (!done) throw Problem.notFound('API key');
+  }
+
+  /**
+   * In the caller's transaction (a password reset through the mailed link): revokes every live key
+   * of the account, records each, and announces the revocation so open streams and consoles
+   * check their credential again. Returns how many keys went.
+   */
+  async revokeAllIn(manager: EntityManager, publish: Publish, accountId: string, by: RecordedBy, reason: string): Promise<number> {
+    const revoked = await this.repository.revokeAllForAccount(manager, accountId);
+    if (!revoked.length) return 0;
+    publish(domainEvent<CredentialsRevokedEvent>('credentials.revoked', accountId, {}));
+    for (const key of revoked) {
+      await this.activity.record(manager, {
+        accountId,
+        action: 'api_key.revoke',
+        entity: { type: 'api_key', id: key.id },
+        ...by,
+        details: { name: key.name, prefix: key.prefix, reason },
+      });
+    }
+    return revoked.length;
   }
 
   private async findOneForAccount(accountId: string, id: string): Promise<ApiKey> {

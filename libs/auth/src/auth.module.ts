@@ -6,6 +6,7 @@ import { ApiKeysModule } from '@app/api-keys';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { AccountCreateCommand } from './cli/account-create.command';
+import { AccountDisable2faCommand } from './cli/account-disable-2fa.command';
 import { BearerAuthGuard } from './bearer/bearer-auth.guard';
 import { BearerStrategy } from './bearer/bearer.strategy';
 import { CredentialVerifier } from './bearer/credential-verifier';
@@ -13,6 +14,7 @@ import { AccountEmailController } from './email/account-email.controller';
 import { AccountMail } from './email/account-mail';
 import { AccountTokensRepository } from './email/account-tokens.repository';
 import { EmailVerificationService } from './email/email-verification.service';
+import { PasswordCheck } from './password/password-check';
 import { PasswordResetService } from './password/password-reset.service';
 import { MfaController } from './mfa/mfa.controller';
 import { MfaRepository } from './mfa/mfa.repository';
@@ -45,7 +47,9 @@ import { LoginActivity } from './login-activity';
     BearerStrategy,
     BearerAuthGuard,
     AccountCreateCommand,
+    AccountDisable2faCommand,
     LoginActivity,
+    PasswordCheck,
   ],
   exports: [AccountsModule, SessionsService, CredentialVerifier, BearerAuthGuard],
 })

@@ -3,11 +3,13 @@ import { accountActor, ActivityLog, Principal, Problem, RequestFacts, Transactio
 import { Account, AccountsService } from '@app/accounts';
 import { AccountResponse, AuthTokensResponse } from './dto/auth.response';
 import { ChangePasswordRequest, LoginRequest, RegisterRequest } from './dto/auth.request';
+import { AccountTokensRepository } from './email/account-tokens.repository';
 import { EmailVerificationService } from './email/email-verification.service';
 import { LoginActivity } from './login-activity';
 import { MfaLoginRequest } from './mfa/dto/mfa.request';
 import { MfaRequiredResponse } from './mfa/dto/mfa.response';
 import { MfaService } from './mfa/mfa.service';
+import { PasswordCheck } from './password/password-check';
 import { IssuedTokens, SessionsService } from './sessions/sessions.service';
 
 const INVALID_CREDENTIALS = () => new Problem(401, 'invalid_credentials', 'The email or password is incorrect.');
@@ -22,6 +24,8 @@ export class AuthService {
     private readonly verification: EmailVerificationService,
     private readonly activity: ActivityLog,
     private readonly logins: LoginActivity,
+    private readonly passwordCheck: PasswordCheck,
+    private readonly tokens: AccountTokensRepository,
   ) {}
 
   async register(input: RegisterRequest, client?: RequestFacts): Promise<AuthTokensResponse> {
@@ -44,7 +48,7 @@ export class AuthService {
     const account = await this.accounts.verifyPassword(input.email, input.password);
     if (!account) {
       // Not awaited: a known email's answer must take no longer than an unknown one's (no enumeration by timing).
-      void this.logins.failed({ email: input.email }, 'wrong_password', client);
+      void this.logins.failed({ email: input.email }, { action: 'auth.login_failed', reason: 'wrong_password' }, client);
       throw INVALID_CREDENTIALS();
     }
     if (await this.mfa.isEnabled(account.id)) return this.mfa.challenge(account.id, client);
@@ -86,11 +90,13 @@ export class AuthService {
 
   async changePassword(principal: Principal, input: ChangePasswordRequest): Promise<void> {
     const sessionId = this.sessionOf(principal);
-    const account = await this.me(principal);
-    const verified = await this.accounts.verifyPassword(account.email, input.currentPassword);
-    if (!verified) throw Problem.invalidInput('currentPassword is incorrect.', [{ field: 'currentPassword', message: 'is incorrect' }]);
+    const account = await this.accounts.findById(principal.accountId);
+    if (!account) throw Problem.unauthorized();
+    await this.passwordCheck.confirm(principal, account, input.currentPassword, 'password_change', 'currentPassword');
     await this.tx.run(async (m, publish) => {
       await this.accounts.setPassword(m, account.id, input.newPassword);
+      // Links mailed before (reset, pending email change, verification) belong to the old credential.
+      await this.tokens.retireAll(m, account.id);
       await this.sessions.endAllExcept(m, publish, account.id, sessionId);
       await this.activity.record(m, {
         accountId: account.id,

@@ -17,6 +17,7 @@ import { SmtpMailer } from './mail/smtp-mailer';
 import { MemoryRateLimitStore } from './rate-limit/memory-rate-limit.store';
 import { RedisRateLimitStore } from './rate-limit/redis-rate-limit.store';
 import { RateLimitStore } from './rate-limit/rate-limit.store';
+import { PasswordFailures } from './rate-limit/password-failures';
 
 @Global()
 @Module({
@@ -27,6 +28,7 @@ import { RateLimitStore } from './rate-limit/rate-limit.store';
     IdempotencyStore,
     JobLock,
     AuthFailureLimiter,
+    PasswordFailures,
     ActivityThrottle,
     OutboundMail,
     { provide: JobQueue, useClass: PgBossJobQueue },
@@ -52,6 +54,7 @@ import { RateLimitStore } from './rate-limit/rate-limit.store';
     IdempotencyStore,
     JobLock,
     AuthFailureLimiter,
+    PasswordFailures,
     ActivityThrottle,
     JobQueue,
     Mailer,

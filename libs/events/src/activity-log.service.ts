@@ -42,6 +42,11 @@ export class ActivityLogService extends ActivityLog {
     return entry;
   }
 
+  async amendDetails(manager: EntityManager, accountId: string, entryId: string, details: Record<string, unknown>): Promise<void> {
+    assertNoSecrets('amended entry', details);
+    await this.repository.replaceDetails(manager, accountId, entryId, details);
+  }
+
   onRecorded(hook: ActivityHook): void {
     this.hooks.push(hook);
   }

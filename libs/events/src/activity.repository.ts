@@ -76,6 +76,14 @@ export class ActivityRepository {
     return toEntry(rows[0]);
   }
 
+  async replaceDetails(manager: EntityManager, accountId: string, id: string, details: Record<string, unknown>): Promise<void> {
+    await manager.query(`UPDATE activity_events SET details = $3::jsonb WHERE id = $1 AND account_id = $2`, [
+      id,
+      accountId,
+      JSON.stringify(details),
+    ]);
+  }
+
   async page(accountId: string, query: PageQuery, filter: ActivityFilter): Promise<{ entries: ActivityEntry[]; total: number }> {
     const params: unknown[] = [accountId];
     const where = ['account_id = $1'];

@@ -117,6 +117,15 @@ export class WebhooksRepository {
     return firstReturned(rows);
   }
 
+  /** Disables every enabled endpoint of the account; returns those it disabled. */
+  async disableAllForAccount(manager: EntityManager, accountId: string): Promise<EndpointRow[]> {
+    const result: unknown = await manager.query(
+      `UPDATE webhook_endpoints SET enabled = false, updated_at = now() WHERE account_id = $1 AND enabled RETURNING ${COLUMNS}`,
+      [accountId],
+    );
+    return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as EndpointRow[];
+  }
+
   /** The enabled endpoints of the account subscribed to `eventType` (or to everything). */
   async subscribed(manager: EntityManager, accountId: string, eventType: string): Promise<string[]> {
     const rows: { id: string }[] = await manager.query(

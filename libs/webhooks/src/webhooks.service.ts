@@ -25,6 +25,8 @@ export class WebhooksService {
 
   async create(caller: Principal, input: CreateWebhookRequest): Promise<WebhookWithSecretResponse> {
     const { accountId } = caller;
+    // Pre-hijacking: whoever registered someone else's address must not keep listening once the owner takes it back.
+    if (!(await this.accounts.findById(accountId))?.emailVerifiedAt) throw Problem.emailUnverified('adding webhooks');
     this.checkUrl(input.url);
     const secret = newSigningSecret();
     const row = await this.tx.run(async (m) => {
@@ -102,6 +104,23 @@ export class WebhooksService {
       return rotated;
     });
     return WebhookWithSecretResponse.withSecret(row, secret);
+  }
+
+  /**
+   * In the caller's transaction: disables every endpoint of the account, each recorded as done by
+   * the system with the reason; the owner turns back on those they trust (PATCH enabled).
+   */
+  async disableAllIn(m: EntityManager, accountId: string, reason: string): Promise<number> {
+    const disabled = await this.endpoints.disableAllForAccount(m, accountId);
+    for (const row of disabled) {
+      await this.activity.record(m, {
+        accountId,
+        action: 'webhook.disable',
+        entity: { type: 'webhook', id: row.id },
+        details: { url: row.url, reason },
+      });
+    }
+    return disabled.length;
   }
 
   async findOneForAccount(accountId: string, id: string): Promise<EndpointRow> {

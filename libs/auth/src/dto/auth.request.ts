@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsString, Length, MaxLength, MinLength } from 'class-validator';
+import { IsSingleLineText } from '@app/core';
 
 export const trimLower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 export const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -47,10 +48,11 @@ export class RegisterRequest {
   @MaxLength(1024)
   password: string;
 
-  @ApiProperty({ example: 'Ada Lovelace', minLength: 1, maxLength: 100, description: 'Display name.' })
+  @ApiProperty({ example: 'Ada Lovelace', minLength: 1, maxLength: 100, description: 'Display name: one line, no control characters.' })
   @Transform(trim)
   @IsString()
   @Length(1, 100)
+  @IsSingleLineText()
   name: string;
 }
 

@@ -65,8 +65,12 @@ export class AccountEmailController {
 
   @ApiBearerAuth()
   @Patch('me')
-  @ApiOperation({ summary: 'Change the name, or the email (confirmed through a link before it applies)', operationId: 'updateMe' })
-  @ApiProblems(400, 401, 403, 409, 429)
+  @ApiOperation({
+    summary:
+      'Change the name, or the email (confirmed through a link before it applies; the same answer whether or not the address is taken)',
+    operationId: 'updateMe',
+  })
+  @ApiProblems(400, 401, 403, 429)
   updateMe(@CurrentPrincipal() principal: Principal, @Body() body: UpdateMeRequest): Promise<AccountResponse> {
     return this.verification.updateMe(principal, body);
   }

@@ -1,9 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AppConfig, MailMessage, OutboundMail } from '@app/core';
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+import { AppConfig, escapeHtml, MailMessage, OutboundMail, unlinkable } from '@app/core';
 
 interface Template {
   subject: string;
@@ -12,8 +9,9 @@ interface Template {
   action?: { label: string; url: string };
 }
 
+/** The name is the customer's own text: it never forges a line or becomes a link (issue 26, finding 10). */
 function render(to: string, name: string, template: Template): MailMessage {
-  const greeting = `Hello ${name},`;
+  const greeting = `Hello ${unlinkable(name)},`;
   const action = template.action;
   const text = [
     greeting,
@@ -77,12 +75,35 @@ export class AccountMail {
     });
   }
 
-  notice(m: EntityManager, to: string, name: string, what: 'password_reset' | 'mfa_enabled' | 'mfa_disabled'): Promise<void> {
+  /** After a reset through the mailed link: what it ended, so the owner knows what to set up again. */
+  passwordResetNotice(m: EntityManager, to: string, name: string, revokedKeys: number): Promise<void> {
+    const keys =
+      revokedKeys === 0
+        ? 'The account had no API keys to revoke'
+        : `${revokedKeys} API key${revokedKeys === 1 ? ' was' : 's were'} revoked`;
+    return this.send(m, to, name, {
+      subject: 'Your password was reset',
+      lines: [
+        'The password of your account was reset and every session was signed out.',
+        `In case someone else had access to the account: ${keys}, and every webhook endpoint was disabled. Create new keys where you need them, and turn on again only the webhooks you recognise.`,
+        'If this was not you, reset your password and contact support.',
+      ],
+    });
+  }
+
+  /** To the owner of an address another account asked to move to: no link, nothing changes for them. */
+  emailInUseNotice(m: EntityManager, to: string, name: string): Promise<void> {
+    return this.send(m, to, name, {
+      subject: 'Someone tried to use your email address',
+      lines: [
+        `Someone signed in to another account asked to change its email to ${to}, which is the address of your account. Nothing was changed: the address stays with your account.`,
+        'If it was you, sign in with this address instead. If not, you need not do anything.',
+      ],
+    });
+  }
+
+  notice(m: EntityManager, to: string, name: string, what: 'mfa_enabled' | 'mfa_disabled'): Promise<void> {
     const notices = {
-      password_reset: {
-        subject: 'Your password was reset',
-        line: 'The password of your account was reset and every session was signed out.',
-      },
       mfa_enabled: {
         subject: 'Two-factor sign-in is on',
         line: 'Two-factor sign-in was turned on for your account; other sessions were signed out.',

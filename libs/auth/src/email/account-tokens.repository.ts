@@ -46,4 +46,12 @@ export class AccountTokensRepository {
       purpose,
     ]);
   }
+
+  /**
+   * Every unused token of the account, whatever its purpose: a password change or reset, and a
+   * confirmed email change, end the links mailed under the old credential or address.
+   */
+  async retireAll(m: EntityManager, accountId: string): Promise<void> {
+    await m.query('UPDATE account_tokens SET used_at = now() WHERE account_id = $1 AND used_at IS NULL', [accountId]);
+  }
 }

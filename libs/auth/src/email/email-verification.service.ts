@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { Account, AccountsService } from '@app/accounts';
 import { accountActor, ActivityLog, AppConfig, Principal, Problem, RateLimitStore, RequestFacts, TransactionRunner } from '@app/core';
 import { spendAccountBudget } from '../account-rate-limit';
+import { PasswordCheck } from '../password/password-check';
 import { AccountResponse } from '../dto/auth.response';
 import { hashSecretToken, newSecretToken } from '../mfa/secret-tokens';
 import { AccountMail } from './account-mail';
@@ -26,6 +27,7 @@ export class EmailVerificationService {
     private readonly rateLimits: RateLimitStore,
     private readonly config: AppConfig,
     private readonly activity: ActivityLog,
+    private readonly passwordCheck: PasswordCheck,
   ) {}
 
   /** Queues the verification mail in the caller's transaction (registration). */
@@ -61,17 +63,22 @@ export class EmailVerificationService {
         return recordAs('account.email_verify');
       }
       await this.accounts.changeEmail(m, used.account_id, used.email);
-      await this.tokens.retire(m, used.account_id, 'change_email');
-      await this.tokens.retire(m, used.account_id, 'verify_email');
+      // Reset links went to the old address, as did any other pending link: none survives the move.
+      await this.tokens.retireAll(m, used.account_id);
       await recordAs('account.email_change');
     });
   }
 
-  /** A new name applies at once; a new email only after it is confirmed, and the old address is told. */
+  /**
+   * A new name applies at once; a new email only after it is confirmed, and the old address is
+   * told. An address another account has gets the same answer (issue 26, finding 7): its owner
+   * is told by mail, with no link, and nothing changes.
+   */
   async updateMe(principal: Principal, input: UpdateMeRequest): Promise<AccountResponse> {
     const account = await this.existingAccount(principal.accountId);
     const newEmail = input.email && input.email !== account.email ? input.email : undefined;
-    if (newEmail) await this.checkEmailChange(account, newEmail, input.currentPassword);
+    if (newEmail) await this.checkEmailChange(principal, account, input.currentPassword);
+    const holder = newEmail ? await this.accounts.findByEmail(newEmail) : null;
     const token = newSecretToken('hev_');
     await this.tx.run(async (m) => {
       if (input.name !== undefined) await this.accounts.rename(m, account.id, input.name);
@@ -85,25 +92,27 @@ export class EmailVerificationService {
         });
       }
       if (!newEmail) return;
+      // Either way the request replaces an earlier pending change, so that the two answers cannot be told apart.
       await this.tokens.retire(m, account.id, 'change_email');
-      await this.tokens.create(m, account.id, 'change_email', newEmail, token.hash, VERIFY_TTL_SECONDS);
       const name = input.name ?? account.name;
-      await this.mail.confirmNewEmail(m, newEmail, name, token.token);
+      if (holder) {
+        await this.mail.emailInUseNotice(m, holder.email, holder.name);
+      } else {
+        await this.tokens.create(m, account.id, 'change_email', newEmail, token.hash, VERIFY_TTL_SECONDS);
+        await this.mail.confirmNewEmail(m, newEmail, name, token.token);
+      }
       await this.mail.emailChangeRequested(m, account.email, name, newEmail);
     });
     return AccountResponse.from((await this.accounts.findById(account.id))!);
   }
 
-  private async checkEmailChange(account: Account, newEmail: string, currentPassword: string | undefined): Promise<void> {
+  private async checkEmailChange(principal: Principal, account: Account, currentPassword: string | undefined): Promise<void> {
     if (!currentPassword) {
       throw Problem.invalidInput('currentPassword is required to change the email.', [
         { field: 'currentPassword', message: 'is required to change the email' },
       ]);
     }
-    if (!(await this.accounts.verifyPassword(account.email, currentPassword))) {
-      throw Problem.invalidInput('currentPassword is incorrect.', [{ field: 'currentPassword', message: 'is incorrect' }]);
-    }
-    if (await this.accounts.findByEmail(newEmail)) throw Problem.conflict('email_taken', 'An account with this email already exists.');
+    await this.passwordCheck.confirm(principal, account, currentPassword, 'email_change', 'currentPassword');
     await this.spendMailBudget(account.id);
   }
 

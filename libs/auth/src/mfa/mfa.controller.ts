@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiProblems, CurrentClient, CurrentPrincipal, Principal, Public, RateLimit, RequestFacts } from '@app/core';
 import { AuthService } from '../auth.service';
 import { AuthTokensResponse } from '../dto/auth.response';
-import { DisableMfaRequest, MfaLoginRequest, TotpCodeRequest } from './dto/mfa.request';
+import { DisableMfaRequest, EnableMfaRequest, MfaLoginRequest } from './dto/mfa.request';
 import { MfaSetupResponse, RecoveryCodesResponse } from './dto/mfa.response';
 import { MfaService } from './mfa.service';
 
@@ -30,7 +30,10 @@ export class MfaController {
   @Post('2fa/setup')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Start two-factor setup: a new TOTP secret, its otpauth:// URI and QR code', operationId: 'setupTwoFactor' })
+  @ApiOperation({
+    summary: 'Start two-factor setup: a new TOTP secret, its otpauth:// URI and QR code (needs a confirmed email address)',
+    operationId: 'setupTwoFactor',
+  })
   @ApiProblems(401, 403, 409, 429)
   setup(@CurrentPrincipal() principal: Principal): Promise<MfaSetupResponse> {
     return this.mfa.setup(principal);
@@ -40,10 +43,13 @@ export class MfaController {
   @Post('2fa/enable')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
-  @ApiOperation({ summary: 'Turn two-factor sign-in on with a first code; returns recovery codes once', operationId: 'enableTwoFactor' })
+  @ApiOperation({
+    summary: 'Turn two-factor sign-in on (password and a first code); returns recovery codes once',
+    operationId: 'enableTwoFactor',
+  })
   @ApiProblems(400, 401, 403, 409, 429)
-  enable(@CurrentPrincipal() principal: Principal, @Body() body: TotpCodeRequest): Promise<RecoveryCodesResponse> {
-    return this.mfa.enable(principal, body.code);
+  enable(@CurrentPrincipal() principal: Principal, @Body() body: EnableMfaRequest): Promise<RecoveryCodesResponse> {
+    return this.mfa.enable(principal, body);
   }
 
   @ApiBearerAuth()

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import {
   ActivityLog,
+  Actor,
   AppConfig,
   ClientInfo,
   Principal,
@@ -15,9 +16,10 @@ import { AccountsService } from '@app/accounts';
 import { spendAccountBudget } from '../account-rate-limit';
 import { AccountMail } from '../email/account-mail';
 import { LoginActivity } from '../login-activity';
+import { PasswordCheck } from '../password/password-check';
 import { currentSessionOf } from '../sessions/current-session';
 import { IssuedTokens, SessionsService } from '../sessions/sessions.service';
-import { DisableMfaRequest, MfaLoginRequest } from './dto/mfa.request';
+import { DisableMfaRequest, EnableMfaRequest, MfaLoginRequest } from './dto/mfa.request';
 import { MfaRequiredResponse, MfaSetupResponse, RecoveryCodesResponse } from './dto/mfa.response';
 import { MfaRepository } from './mfa.repository';
 import { hashRecoveryCode, hashSecretToken, newRecoveryCode, newSecretToken } from './secret-tokens';
@@ -47,6 +49,7 @@ export class MfaService {
     private readonly mail: AccountMail,
     private readonly activity: ActivityLog,
     private readonly logins: LoginActivity,
+    private readonly passwordCheck: PasswordCheck,
   ) {}
 
   isEnabled(accountId: string): Promise<boolean> {
@@ -56,6 +59,8 @@ export class MfaService {
   async setup(principal: Principal): Promise<MfaSetupResponse> {
     currentSessionOf(principal);
     const account = await this.existingAccount(principal.accountId);
+    // Pre-hijacking: a second factor on someone else's address would outlast the owner's password reset.
+    if (!account.emailVerifiedAt) throw Problem.emailUnverified('turning on two-factor sign-in');
     if (await this.isEnabled(account.id)) throw Problem.conflict('mfa_enabled', 'Two-factor sign-in is already on; disable it first.');
     const enrolment = await totp.enrol(account.email);
     await this.tx.run(async (m) => {
@@ -70,11 +75,17 @@ export class MfaService {
     return enrolment;
   }
 
-  /** Turns 2FA on with a first code; ends every other session. */
-  async enable(principal: Principal, code: string): Promise<RecoveryCodesResponse> {
+  /**
+   * Turns 2FA on with the password and a first code; ends every other session. The password, as
+   * for disable (issue 26, finding 4): a password reset does not turn 2FA off, so an access token
+   * alone must not be able to turn it on with someone else's authenticator.
+   */
+  async enable(principal: Principal, input: EnableMfaRequest): Promise<RecoveryCodesResponse> {
     const current = currentSessionOf(principal);
     await this.countAttempt(principal.accountId);
     const account = await this.existingAccount(principal.accountId);
+    await this.passwordCheck.confirm(principal, account, input.password, 'two_factor_enable', 'password');
+    const code = input.code;
     const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
     const outcome = await this.tx.run(async (m, publish) => {
       const mfa = await this.repository.find(m, principal.accountId, true);
@@ -102,9 +113,7 @@ export class MfaService {
     const current = currentSessionOf(principal);
     await this.countAttempt(principal.accountId);
     const account = await this.existingAccount(principal.accountId);
-    if (!(await this.accounts.verifyPassword(account.email, input.password))) {
-      throw Problem.invalidInput('password is incorrect.', [{ field: 'password', message: 'is incorrect' }]);
-    }
+    await this.passwordCheck.confirm(principal, account, input.password, 'two_factor_disable', 'password');
     const outcome = await this.tx.run(async (m, publish) => {
       const mfa = await this.repository.find(m, account.id, true);
       if (!mfa?.enabled_at) return 'not_enabled' as const;
@@ -122,6 +131,31 @@ export class MfaService {
     });
     if (outcome === 'not_enabled') throw Problem.conflict('mfa_not_enabled', 'Two-factor sign-in is not on.');
     if (outcome === 'bad_code') throw invalidCode();
+  }
+
+  /**
+   * The operator's way back for an owner locked out by a second factor they do not hold (set up
+   * with a stolen access token, or a lost phone without recovery codes): turns 2FA off and ends
+   * every session, recorded as staff; the owner then resets the password through the mail.
+   * False if 2FA was not on.
+   */
+  async disableByOperator(accountId: string, actor: Actor): Promise<boolean> {
+    const account = await this.existingAccount(accountId);
+    return this.tx.run(async (m, publish) => {
+      const mfa = await this.repository.find(m, account.id, true);
+      if (!mfa?.enabled_at) return false;
+      await this.repository.disable(m, account.id);
+      await this.sessions.endAllExcept(m, publish, account.id, null);
+      await this.mail.notice(m, account.email, account.name, 'mfa_disabled');
+      await this.activity.record(m, {
+        accountId: account.id,
+        action: 'two_factor.disable',
+        entity: { type: 'account', id: account.id },
+        actor,
+        details: { byOperator: true },
+      });
+      return true;
+    });
   }
 
   /** The first login step for an account with 2FA: a short-lived token that gives no access. */
@@ -158,7 +192,7 @@ export class MfaService {
     });
     if (outcome === 'ended') throw invalidMfaToken();
     if (outcome === 'bad_code') {
-      await this.logins.failed({ accountId: peek.account_id }, 'wrong_two_factor_code', client);
+      await this.logins.failed({ accountId: peek.account_id }, { action: 'auth.login_failed', reason: 'wrong_two_factor_code' }, client);
       throw new Problem(401, 'invalid_code', 'The code is incorrect or was already used.');
     }
     return outcome;

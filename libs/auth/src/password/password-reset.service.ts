@@ -1,6 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { accountActor, ActivityLog, JobQueue, Problem, RequestFacts, TransactionRunner } from '@app/core';
 import { AccountsService } from '@app/accounts';
+import { ApiKeysService } from '@app/api-keys';
 import { AccountMail } from '../email/account-mail';
 import { AccountTokensRepository } from '../email/account-tokens.repository';
 import { AcceptedResponse } from '../email/dto/account-email.request';
@@ -25,6 +26,7 @@ export class PasswordResetService implements OnModuleInit {
     private readonly mail: AccountMail,
     private readonly tx: TransactionRunner,
     private readonly activity: ActivityLog,
+    private readonly apiKeys: ApiKeysService,
   ) {}
 
   onModuleInit(): void {
@@ -44,16 +46,24 @@ export class PasswordResetService implements OnModuleInit {
       const account = await this.accounts.findById(used.account_id, m);
       if (!account) return false;
       await this.accounts.setPassword(m, account.id, newPassword);
-      await this.tokens.retire(m, account.id, 'reset_password');
+      // The link came to the address, which proves it as a verification link would.
+      await this.accounts.markEmailVerified(m, account.id, used.email);
+      // Every link mailed before (other resets, a pending email change, verification) belongs to the old credential.
+      await this.tokens.retireAll(m, account.id);
       await this.sessions.endAllExcept(m, publish, account.id, null);
-      await this.mail.notice(m, account.email, account.name, 'password_reset');
+      // Recorded first: the webhooks area disables the account's endpoints on this entry, before
+      // it (or the revocations below) could be delivered to one someone else added.
+      const actor = accountActor(account);
       await this.activity.record(m, {
         accountId: account.id,
         action: 'auth.password_reset',
         entity: { type: 'account', id: account.id },
-        actor: accountActor(account),
+        actor,
         request,
       });
+      // Whoever held the account before the owner proved the address keeps no key (issue 26, finding 5).
+      const revokedKeys = await this.apiKeys.revokeAllIn(m, publish, account.id, { actor }, 'password_reset');
+      await this.mail.passwordResetNotice(m, account.email, account.name, revokedKeys);
       return true;
     });
     if (!done)
@@ -67,6 +77,8 @@ export class PasswordResetService implements OnModuleInit {
     if (!account) return;
     const token = newSecretToken('hpr_');
     await this.tx.run(async (m) => {
+      // The newest link is the one that works: an older reset mail, perhaps read by someone else, ends.
+      await this.tokens.retire(m, account.id, 'reset_password');
       await this.tokens.create(m, account.id, 'reset_password', account.email, token.hash, RESET_TTL_SECONDS);
       await this.mail.passwordReset(m, account.email, account.name, token.token);
       await this.activity.record(m, {

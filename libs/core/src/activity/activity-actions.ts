@@ -9,6 +9,8 @@ export const ACTIVITY_ACTIONS = [
   'account.email_change',
   'auth.login',
   'auth.login_failed',
+  'auth.password_check_failed',
+  'auth.failures_summary',
   'auth.logout',
   'auth.password_change',
   'auth.password_reset_request',

@@ -61,6 +61,11 @@ export type ActivityHook = (manager: EntityManager, entry: ActivityEntry) => Pro
  */
 export abstract class ActivityLog {
   abstract record(manager: EntityManager, input: ActivityInput): Promise<ActivityEntry>;
+  /**
+   * Replaces the details of an entry that stands for a running count (the per-minute summary of
+   * refused sign-ins); hooks are not run again, so webhooks get the entry as first recorded.
+   */
+  abstract amendDetails(manager: EntityManager, accountId: string, entryId: string, details: Record<string, unknown>): Promise<void>;
   /** Registers work done for every recorded entry in its transaction (the webhook fan-out). */
   abstract onRecorded(hook: ActivityHook): void;
 }

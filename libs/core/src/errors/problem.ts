@@ -30,7 +30,8 @@ export type ProblemCode =
   | 'mfa_not_enabled'
   | 'mfa_not_set_up'
   | 'invalid_token'
-  | 'already_verified';
+  | 'already_verified'
+  | 'email_unverified';
 
 export interface FieldError {
   field: string;
@@ -76,6 +77,15 @@ export class Problem extends HttpException {
     return new Problem(403, 'insufficient_scope', `This operation needs an API key with the "${scope}" scope.`, undefined, {
       'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
     });
+  }
+
+  /** Pre-hijacking (issue 26, finding 5): an address nobody has confirmed may not hand out lasting access. */
+  static emailUnverified(what: string): Problem {
+    return new Problem(
+      403,
+      'email_unverified',
+      `Confirm the account's email address before ${what} (POST /api/auth/email/resend mails a new link).`,
+    );
   }
 
   static notFound(resource = 'Resource'): Problem {

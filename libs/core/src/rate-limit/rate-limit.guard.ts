@@ -5,17 +5,14 @@ import { AppConfig } from '../config/app-config';
 import { Problem } from '../errors/problem';
 import { RATE_LIMIT_BUCKET, RateLimitBucket } from './rate-limit.decorator';
 import { RateLimitStore } from './rate-limit.store';
+import { PasswordFailures } from './password-failures';
 
 interface Rule {
   key: string;
   limit: number;
   windowSeconds: number;
-  /** Counted only when the answer is a 401 (failed logins), and checked before: see loginFailures(). */
-  failuresOnly?: boolean;
-  /** For a failure rule: refused at this count even though below `limit` (set by the per-email ceiling). */
-  refuseAt?: number;
-  /** More keys a failure counts against (60-second windows). */
-  alsoCounts?: string[];
+  /** Failed logins of this email from the request's IP: counted only when the answer is a 401 (PasswordFailures). */
+  failuresOf?: { email: string; ip: string | undefined };
 }
 
 interface Outcome {
@@ -38,6 +35,7 @@ export class RateLimitGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly store: RateLimitStore,
     private readonly config: AppConfig,
+    private readonly passwordFailures: PasswordFailures,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -46,17 +44,15 @@ export class RateLimitGuard implements CanActivate {
     if (!bucket && this.config.rateLimit.perMinute <= 0) return true;
     const req = context.switchToHttp().getRequest<Request>();
     const res = context.switchToHttp().getResponse<Response>();
-    const rules = (await this.rules(req, bucket)).filter((rule) => rule.limit > 0);
+    const rules = this.rules(req, bucket).filter((rule) => rule.limit > 0);
     if (!rules.length) return true;
 
     const outcomes = await Promise.all(rules.map((rule) => this.apply(rule)));
-    const failures = rules.filter((rule) => rule.failuresOnly);
+    const failures = rules.flatMap((rule) => (rule.failuresOf ? [rule.failuresOf] : []));
     if (failures.length) {
       res.once('finish', () => {
         if (res.statusCode !== 401) return;
-        for (const rule of failures) {
-          for (const key of [rule.key, ...(rule.alsoCounts ?? [])]) void this.store.hit(key, rule.windowSeconds);
-        }
+        for (const { email, ip } of failures) void this.passwordFailures.failed(email, ip);
       });
     }
     const tightest = outcomes.reduce((a, b) => (b.remaining < a.remaining ? b : a));
@@ -69,33 +65,16 @@ export class RateLimitGuard implements CanActivate {
   }
 
   private async apply(rule: Rule): Promise<Outcome> {
-    if (rule.failuresOnly) {
+    if (rule.failuresOf) {
       // This attempt is not counted yet: it is refused if the failures so far already reach the limit.
-      const seen = await this.store.peek(rule.key, rule.windowSeconds);
-      const limit = Math.min(rule.limit, rule.refuseAt ?? rule.limit);
-      return { limit, remaining: limit - seen.count - 1, resetSeconds: seen.resetSeconds };
+      const budget = await this.passwordFailures.remaining(rule.failuresOf.email, rule.failuresOf.ip);
+      return { limit: budget.limit, remaining: budget.remaining - 1, resetSeconds: budget.resetSeconds };
     }
     const hit = await this.store.hit(rule.key, rule.windowSeconds);
     return { limit: rule.limit, remaining: rule.limit - hit.count, resetSeconds: hit.resetSeconds };
   }
 
-  /** Failed logins for an email from this IP; past the email's ceiling, one per IP and window. */
-  private async loginFailures(email: string, ip: string | undefined): Promise<Rule[]> {
-    const limits = this.config.rateLimit;
-    const emailKey = `login-failed:email:${email}`;
-    const pair: Rule = {
-      key: `login-failed:pair:${email}:${ip}`,
-      limit: limits.loginPerMinute,
-      windowSeconds: 60,
-      failuresOnly: true,
-      alsoCounts: [emailKey],
-    };
-    const ceiling = limits.loginEmailFailuresPerMinute;
-    if (ceiling > 0 && (await this.store.peek(emailKey, 60)).count >= ceiling) pair.refuseAt = 1;
-    return [pair];
-  }
-
-  private async rules(req: Request, bucket?: RateLimitBucket): Promise<Rule[]> {
+  private rules(req: Request, bucket?: RateLimitBucket): Rule[] {
     const limits = this.config.rateLimit;
     const who = req.principal ? `cred:${req.principal.credentialId}` : `ip:${req.ip}`;
     const rules: Rule[] = [{ key: `all:${who}`, limit: limits.perMinute, windowSeconds: 60 }];
@@ -104,7 +83,7 @@ export class RateLimitGuard implements CanActivate {
     switch (bucket) {
       case 'login':
         rules.push({ key: `login:ip:${req.ip}`, limit: limits.loginPerMinute * 5, windowSeconds: 60 });
-        if (email) rules.push(...(await this.loginFailures(email, req.ip)));
+        if (email) rules.push({ key: 'login-failed', limit: limits.loginPerMinute, windowSeconds: 60, failuresOf: { email, ip: req.ip } });
         break;
       case 'password':
         // currentPassword is a password guess: the login budget, per account (issue 17, finding 7).

@@ -64,7 +64,12 @@ export class DeliveriesService implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    this.activity.onRecorded((manager, entry) => this.fanOut(manager, entry));
+    this.activity.onRecorded(async (manager, entry) => {
+      // A reset through the mailed link takes the account back: endpoints someone else may have
+      // added stop first, so not even the reset itself reaches them (issue 26, finding 5).
+      if (entry.action === 'auth.password_reset') await this.webhooks.disableAllIn(manager, entry.accountId, 'password_reset');
+      await this.fanOut(manager, entry);
+    });
     this.jobs.work<DeliveryJob>(DELIVERY_JOB, (job) => this.attempt(job), { concurrency: this.config.webhooks.concurrency });
   }
 

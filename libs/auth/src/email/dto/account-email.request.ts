@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
+import { IsSingleLineText } from '@app/core';
 import { NewPassword, trim, trimLower } from '../../dto/auth.request';
 
 export class ForgotPasswordRequest {
@@ -29,12 +30,18 @@ export class VerifyEmailRequest {
 }
 
 export class UpdateMeRequest {
-  @ApiPropertyOptional({ example: 'Ada Lovelace', minLength: 1, maxLength: 100, description: 'New display name.' })
+  @ApiPropertyOptional({
+    example: 'Ada Lovelace',
+    minLength: 1,
+    maxLength: 100,
+    description: 'New display name: one line, no control characters.',
+  })
   // Absent means unchanged; null is not a name.
   @ValidateIf((body: UpdateMeRequest) => body.name !== undefined)
   @Transform(trim)
   @IsString()
   @Length(1, 100)
+  @IsSingleLineText()
   name?: string;
 
   @ApiPropertyOptional({

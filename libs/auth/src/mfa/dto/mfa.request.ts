@@ -8,6 +8,16 @@ export class TotpCodeRequest {
   code: string;
 }
 
+export class EnableMfaRequest extends TotpCodeRequest {
+  @ApiProperty({
+    description: 'The account password: a stolen access token alone cannot turn two-factor sign-in on and lock the owner out.',
+    example: 'correct horse battery staple',
+  })
+  @IsString()
+  @Length(1, 1024)
+  password: string;
+}
+
 export class DisableMfaRequest {
   @ApiProperty({ description: 'The account password.', example: 'correct horse battery staple' })
   @IsString()

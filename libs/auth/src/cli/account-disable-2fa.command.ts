@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import { AccountsService } from '@app/accounts';
+import { CliArgs, CliCommand, CliUsageError, requireArg, staffActor } from '@app/core';
+import { MfaService } from '../mfa/mfa.service';
+
+/** Recovery for an owner locked out by a second factor they do not hold (README, "Account security"). */
+@Injectable()
+export class AccountDisable2faCommand extends CliCommand {
+  readonly name = 'account:disable-2fa';
+  readonly usage = 'account:disable-2fa --email <account>';
+  readonly options = ['email'];
+
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly mfa: MfaService,
+  ) {
+    super();
+  }
+
+  async run(args: CliArgs): Promise<unknown[]> {
+    const email = requireArg(args, 'email');
+    const account = await this.accounts.findByEmail(email);
+    if (!account) throw new CliUsageError(`No account with email ${email}`);
+    const disabled = await this.mfa.disableByOperator(account.id, staffActor());
+    return [{ id: account.id, email: account.email, twoFactor: 'off', changed: disabled, sessionsEnded: disabled }];
+  }
+}
