@@ -10,7 +10,6 @@ import { waitForOrFail } from './support/wait-for';
 /** What a person sees: colours and carriage returns taken out, one entry a line. */
 const screenLines = (raw: string) =>
   raw
-    // eslint-disable-next-line no-control-regex
     .replace(/\u001b\[[0-9;]*m/g, '')
     .replace(/\r/g, '')
     .split('\n');
