@@ -81,11 +81,9 @@ import { waitForOrFail } from './support/wait-for';
         });
       expect(await page.title()).toBe('web-1 - hostctl console');
       expect(await page.locator('#screen canvas').count()).toBe(1);
-      const icon = await page.evaluate(async () => {
-        const href = document.querySelector<HTMLLinkElement>('link[rel="icon"]')!.href;
-        const res = await fetch(href);
-        return { status: res.status, type: res.headers.get('content-type') };
-      });
+      const href = await page.locator('link[rel="icon"]').getAttribute('href');
+      const iconAnswer = await page.request.get(new URL(href!, address).href);
+      const icon = { status: iconAnswer.status(), type: iconAnswer.headers()['content-type'] };
       expect(icon).toEqual({ status: 200, type: 'image/svg+xml' });
 
       // The machine stops: the proxy ends the console, and the page says how to get another.
