@@ -7,10 +7,11 @@ import type { Schemas } from '@hosting-account/sdk';
 
 type ConsoleSession = Schemas['ConsoleSessionResponse'];
 
-/** The VPS a console page is for: its id names the command that gives a new session. */
+/** The VPS a console page is for, and the command that gives a new session. */
 export interface ConsoleService {
   id: string;
   name?: string;
+  again: string;
 }
 
 const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="1" y="2" width="14" height="10" rx="1" fill="#222" stroke="#e88d1e"/><path d="M4 6l2 1.5L4 9M7.5 9.5H11" stroke="#ddd" fill="none"/><path d="M5 14h6" stroke="#e88d1e" stroke-width="2"/></svg>`;
@@ -29,7 +30,7 @@ export async function openConsolePage(session: ConsoleSession, service: ConsoleS
     return;
   }
   const secret = randomBytes(16).toString('hex');
-  const again = `hostctl vps console ${service.id} --open`;
+  const { again } = service;
   let served = false;
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://localhost').pathname);

@@ -50,7 +50,8 @@ export function vpsCommand(): Command {
         );
       if (options.open) {
         const service = await unwrap(api.GET('/api/services/{id}', { params: { path: { id } } })).catch(() => undefined);
-        await openConsolePage(consoleSession, { id, name: service?.name });
+        const again = `hostctl${out.context ? ` --context ${out.context}` : ''} vps console ${id} --open`;
+        await openConsolePage(consoleSession, { id, name: service?.name, again });
       }
     });
   return vps;
