@@ -104,5 +104,5 @@ import { waitForOrFail } from './support/wait-for';
       hostctl.child.kill('SIGINT');
     }
     expect(await exited).toBe(0);
-  });
+  }, 150_000);
 });
