@@ -12,18 +12,12 @@ import { NotificationHub } from '@app/notifications';
 import { createProgram } from '../cli/src/program';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
+import { HOSTCTL, HostctlOptions, HostctlRun, runHostctl } from './support/hostctl';
 import { freePort } from './support/server-process';
 import { startTestApp, TestApp } from './support/test-app';
 import { waitFor, waitForOrFail } from './support/wait-for';
 
-const HOSTCTL = join(__dirname, '../cli/bin/hostctl.js');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
+type Run = HostctlRun;
 
 /**
  * hostctl (cli/, built by `npm test`) as a customer runs it: a child process with its own HOME and
@@ -41,36 +35,8 @@ describe('hostctl: the command line against the API', () => {
 
   const configFile = () => join(home, 'config', 'hostctl', 'config.json');
 
-  /** `tty`: run it on a pseudo-terminal (util-linux `script`), where stdout and stderr both land in `stdout`. */
-  function hostctl(
-    args: string[],
-    options: { env?: Record<string, string | undefined>; input?: string; tty?: boolean } = {},
-  ): Promise<Run> {
-    return new Promise((resolve, reject) => {
-      const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), HOSTCTL_URL: url, ...options.env };
-      const argv = [process.execPath, HOSTCTL, ...args];
-      const [file, ...rest] = options.tty
-        ? ['script', '-qec', argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' '), '/dev/null']
-        : argv;
-      const child = spawn(file, rest, {
-        env: Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv,
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('error', reject);
-      child.stdin.end(options.input ?? '');
-      child.on('close', (code) => {
-        let json: any;
-        try {
-          json = JSON.parse(stdout);
-        } catch {
-          json = undefined;
-        }
-        resolve({ code, stdout, stderr, json });
-      });
-    });
+  function hostctl(args: string[], options: Omit<HostctlOptions, 'home'> = {}): Promise<Run> {
+    return runHostctl(args, { ...options, home, env: { HOSTCTL_URL: url, ...options.env } });
   }
 
   /** Runs hostctl and fails the test with its stderr unless it exited 0. */
@@ -139,6 +105,40 @@ describe('hostctl: the command line against the API', () => {
     expect(help.stdout).toContain('Examples:');
   });
 
+  it('prints the help of hostctl, and of a command group called without a subcommand, on stdout with exit code 0', async () => {
+    for (const args of [[], ['services'], ['auth'], ['auth', 'token'], ['tickets'], ['context']]) {
+      const run = await hostctl(args);
+      expect({ args, code: run.code, stderr: run.stderr }).toEqual({ args, code: 0, stderr: '' });
+      expect(run.stdout).toMatch(new RegExp(`^Usage: ${['hostctl', ...args].join(' ')} \\[options\\] \\[command\\]\n`));
+      expect(run.stdout).toContain('\nCommands:\n');
+    }
+    expect((await hostctl([])).stdout).toContain('--no-wait-rate-limit');
+  });
+
+  it('says which URL it cannot reach, where that URL came from, and how to use another', async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const howTo = /To use another: set HOSTCTL_URL=<url>, log in with "hostctl auth login --url <url>"[\s\S]*"hostctl --context <name>"/;
+
+    const fromEnv = await hostctl(['services', 'list'], { env: { HOSTCTL_URL: closed, HOSTCTL_TOKEN: 'hpk_anything' } });
+    expect(fromEnv.code).toBe(1);
+    expect(fromEnv.stdout).toBe('');
+    expect(fromEnv.stderr).toContain(`Error: cannot reach the API at ${closed} (ECONNREFUSED)\n  The address comes from HOSTCTL_URL.\n`);
+    expect(fromEnv.stderr).toMatch(howTo);
+
+    await ok(['context', 'create', 'gone', '--url', closed, '--token-stdin'], { input: 'hpk_anything' });
+    const fromContext = await hostctl(['services', 'list'], { env: { HOSTCTL_URL: undefined } });
+    expect(fromContext.code).toBe(1);
+    expect(fromContext.stderr).toContain(`cannot reach the API at ${closed} (ECONNREFUSED)\n  The address comes from context "gone".`);
+    await ok(['context', 'delete', 'gone']);
+
+    const login = await hostctl(['auth', 'login', '--url', closed, '--email', 'someone@example.test', '--password-stdin'], {
+      input: 'a password',
+    });
+    expect(login.code).toBe(1);
+    expect(login.stderr).toContain(`cannot reach the API at ${closed} (ECONNREFUSED)\n  The address comes from the --url option.`);
+    expect(login.stderr).toMatch(howTo);
+  });
+
   it('logs in with email and password into a config file of mode 0600, and refreshes the session', async () => {
     const wrong = await hostctl(['auth', 'login', '--url', url, '--email', account.email, '--password-stdin'], {
       input: 'not the password',
@@ -189,7 +189,13 @@ describe('hostctl: the command line against the API', () => {
 
     const unasked = await login([]);
     expect(unasked.code).toBe(2);
-    expect(unasked.stderr).toMatch(/Two-factor code is needed/);
+    expect(unasked.stderr).toBe(
+      'Error: this account has two-factor sign-in, and standard input is not a terminal to ask for the code: ' +
+        'give it with --code <6 digits> (or a recovery code with --recovery-code <code>)\n',
+    );
+    const noPassword = await hostctl(['auth', 'login', '--url', url, '--email', other.email]);
+    expect(noPassword.code).toBe(2);
+    expect(noPassword.stderr).toContain('Password is needed and standard input is not a terminal: pipe it in with --password-stdin');
     const wrong = await login(['--code', '000000']);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/code: /);
@@ -295,11 +301,31 @@ describe('hostctl: the command line against the API', () => {
     expect(printed).toMatch(/^Password:\s+\S+$/m);
 
     // --open serves a noVNC page on loopback and hands its address to $BROWSER; a stand-in browser
-    // fetches the page and the noVNC module it imports, then hostctl runs until Ctrl-C.
+    // fetches the page, the noVNC module and the icon it links, then reloads the page; hostctl runs until Ctrl-C.
     const browser = join(home, 'browser.js');
+    const standIn = async (page: string, report: string) => {
+      const first = await fetch(page);
+      const html = await first.text();
+      const rfb = await fetch(new URL(/import RFB from "([^"]+)"/.exec(html)![1], page));
+      const icon = await fetch(new URL(/<link rel="icon" href="([^"]+)"/.exec(html)![1], page));
+      const ico = await fetch(new URL('/favicon.ico', page));
+      const reload = await fetch(page);
+      const seen = {
+        page,
+        html,
+        rfb: rfb.status,
+        type: rfb.headers.get('content-type'),
+        icon: [icon.status, icon.headers.get('content-type'), (await icon.text()).slice(0, 4)],
+        ico: [ico.status, ico.headers.get('content-type')],
+        reload: [reload.status, await reload.text()],
+      };
+      // It runs as a script of its own (its source is written to a file), where require is at hand.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      require('node:fs').writeFileSync(report, JSON.stringify(seen));
+    };
     writeFileSync(
       browser,
-      `#!${process.execPath}\nconst page = process.argv[2];\n(async () => {\n  const html = await (await fetch(page)).text();\n  const rfb = /import RFB from "([^"]+)"/.exec(html)[1];\n  const module = await fetch(new URL(rfb, page));\n  require('fs').writeFileSync(${JSON.stringify(join(home, 'browser.json'))}, JSON.stringify({ page, html, rfb: module.status, type: module.headers.get('content-type') }));\n})();\n`,
+      `#!${process.execPath}\n(${standIn.toString()})(process.argv[2], ${JSON.stringify(join(home, 'browser.json'))});\n`,
       { mode: 0o755 },
     );
     const opened = spawn(process.execPath, [HOSTCTL, 'vps', 'console', vpsId, '--open'], {
@@ -313,9 +339,21 @@ describe('hostctl: the command line against the API', () => {
       page: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\/$/),
       rfb: 200,
       type: 'text/javascript',
+      icon: [200, 'image/svg+xml', '<svg'],
+      ico: [200, 'image/svg+xml'],
     });
     expect(seen.html).toMatch(/new RFB\(/);
     expect(seen.html).toMatch(/"url":"wss?:\/\/127\.0\.0\.1:\d+\/console\?token=[^"]+","password":"[^"]+"/);
+    expect(seen.html).toContain('<title>web-1 - hostctl console</title>');
+    // A lost or ended connection names the command that gives a new link.
+    expect(seen.html).toContain(`"again":"hostctl vps console ${vpsId} --open"`);
+    expect(seen.html).toContain("'. A console link connects once: run \"' + again + '\" for a new one.'");
+    // The session connects once, so a reload is told so, and how to get another.
+    const [reloadStatus, reloadHtml] = seen.reload;
+    expect(reloadStatus).toBe(410);
+    expect(reloadHtml).toContain('<h1>This console link has been used</h1>');
+    expect(reloadHtml).toContain(`<code>hostctl vps console ${vpsId} --open</code>`);
+    expect(reloadHtml).not.toContain('password');
 
     const credentials = (await ok(['storage', 'credentials', storageId, '-o', 'json'])).json;
     expect(credentials).toMatchObject({ bucket: expect.any(String), accessKeyId: expect.any(String), secretAccessKey: expect.any(String) });

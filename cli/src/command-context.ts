@@ -5,9 +5,11 @@ import { apiClient } from './session';
 
 export interface GlobalOptions extends OutputOptions {
   context?: string;
+  /** false with `--no-wait-rate-limit`. */
+  waitRateLimit?: boolean;
 }
 
-/** The program-wide options (`-o`, `--no-header`, `--context`) as seen from any subcommand. */
+/** The program-wide options (`-o`, `--no-header`, `--context`, `--no-wait-rate-limit`) as seen from any subcommand. */
 export function globals(command: Command): GlobalOptions {
   return command.optsWithGlobals<GlobalOptions>();
 }
@@ -15,7 +17,7 @@ export function globals(command: Command): GlobalOptions {
 /** The client for a subcommand's context, and its output options. */
 export function session(command: Command): { api: HostingClient; out: GlobalOptions } {
   const out = globals(command);
-  return { api: apiClient(out.context), out };
+  return { api: apiClient(out), out };
 }
 
 /** A help section of examples, as `hcloud` and `doctl` print them. */

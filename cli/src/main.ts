@@ -3,6 +3,7 @@ import { ActionTimeoutError, HostingApiError } from '@hosting-account/sdk';
 import { EXIT_API_ERROR, EXIT_OK, EXIT_USAGE, UsageError } from './errors';
 import { paint } from './output';
 import { createProgram } from './program';
+import { ApiUnreachableError } from './unreachable';
 
 /** Runs hostctl and returns its exit code: 0 ok, 1 an error answer of the API (or the network), 2 usage. */
 export async function main(argv: string[]): Promise<number> {
@@ -26,6 +27,10 @@ function report(error: unknown): number {
     process.stderr.write(
       `${label} ${error.problem.detail}${fields}\n  status: ${error.status}\n  code: ${error.code}\n  request id: ${error.requestId ?? '-'}\n`,
     );
+    return EXIT_API_ERROR;
+  }
+  if (error instanceof ApiUnreachableError) {
+    process.stderr.write(`${label} ${error.message}\n${error.hint}\n`);
     return EXIT_API_ERROR;
   }
   if (error instanceof ActionTimeoutError) {

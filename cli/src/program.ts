@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command, HelpContext, Option } from 'commander';
 import { authCommand } from './commands/auth';
 import { completionCommand } from './commands/completion';
 import { contextCommand } from './commands/context';
@@ -19,6 +19,7 @@ export function createProgram(): Command {
     .addOption(new Option('-o, --output <format>', 'output format').choices(FORMATS).default('table'))
     .option('--no-header', 'leave out the header line of tables')
     .option('--context <name>', 'use this context instead of the current one (or HOSTCTL_CONTEXT)')
+    .option('--no-wait-rate-limit', 'when rate limited (429), fail at once (exit 1) instead of waiting out Retry-After')
     .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .showHelpAfterError('(add --help for usage)')
@@ -31,7 +32,8 @@ Environment:
   HOSTCTL_CONTEXT  the context to use
   NO_COLOR         no colours, even on a terminal
 
-Exit codes: 0 success, 1 the API answered with an error (code and request id on stderr), 2 usage error.
+Exit codes: 0 success, 1 the API answered with an error (code and request id on stderr) or could
+not be reached, 2 usage error.
 `,
     );
   for (const command of [
@@ -47,6 +49,7 @@ Exit codes: 0 success, 1 the API answered with an error (code and request id on 
     program.addCommand(inheritSettings(command, program));
   }
   program.addCommand(inheritSettings(completionCommand(program), program));
+  helpWhenBare(program);
   return program;
 }
 
@@ -54,5 +57,17 @@ Exit codes: 0 success, 1 the API answered with an error (code and request id on 
 function inheritSettings(command: Command, parent: Command): Command {
   command.copyInheritedSettings(parent);
   for (const child of command.commands) inheritSettings(child, command);
+  helpWhenBare(command);
   return command;
+}
+
+/**
+ * A group called without a subcommand (`hostctl`, `hostctl services`) prints its help on stdout
+ * and exits 0, as hcloud does; commander prints it as an error (stderr, exit 1). Only that case:
+ * an unknown subcommand or option is still a usage error.
+ */
+function helpWhenBare(command: Command): void {
+  if (command.commands.length === 0) return;
+  const help = command.help.bind(command) as (context?: HelpContext) => never;
+  command.help = ((context?: HelpContext) => help(context?.error && command.args.length === 0 ? undefined : context)) as Command['help'];
 }

@@ -1,9 +1,21 @@
 import { createInterface } from 'node:readline';
 import { UsageError } from './errors';
 
-/** Asks on the terminal; `hidden` echoes nothing (passwords, codes). Refuses when stdin is not a terminal. */
-export function ask(question: string, options: { hidden?: boolean } = {}): Promise<string> {
-  if (!process.stdin.isTTY) throw new UsageError(`${question.replace(/:\s*$/, '')} is needed and standard input is not a terminal`);
+export interface AskOptions {
+  /** Echo nothing (passwords, codes). */
+  hidden?: boolean;
+  /** How to give the answer without a terminal, e.g. "give it with --email". */
+  hint?: string;
+  /** The whole refusal, instead of "<question> is needed and standard input is not a terminal: <hint>". */
+  refusal?: string;
+}
+
+/** Asks on the terminal. Refuses when stdin is not a terminal, saying which option gives the answer instead. */
+export function ask(question: string, options: AskOptions = {}): Promise<string> {
+  if (!process.stdin.isTTY) {
+    const needed = `${question.replace(/:\s*$/, '')} is needed and standard input is not a terminal`;
+    throw new UsageError(options.refusal ?? `${needed}${options.hint ? `: ${options.hint}` : ''}`);
+  }
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   if (options.hidden) {
     // readline echoes through _writeToOutput; muting it hides what is typed.

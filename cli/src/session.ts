@@ -1,6 +1,8 @@
 import { createHostingClient, HostingApiError, HostingClient, Schemas } from '@hosting-account/sdk';
 import { Context, contextName, DEFAULT_URL, readConfig, updateConfig } from './config';
 import { UsageError } from './errors';
+import { retryNotices } from './retry-notices';
+import { reportingUnreachable } from './unreachable';
 import { VERSION } from './version';
 
 export const USER_AGENT = `hostctl/${VERSION}`;
@@ -9,8 +11,17 @@ const REFRESH_MARGIN_MS = 30_000;
 
 export interface Target {
   url: string;
+  /** Where `url` came from, for messages: `HOSTCTL_URL`, `context "work"`, `the default`. */
+  urlSource: string;
   contextName: string;
   context?: Context;
+}
+
+/** The program-wide options a client depends on. */
+export interface ClientOptions {
+  context?: string;
+  /** false with `--no-wait-rate-limit`: a 429 is answered at once instead of waited out. */
+  waitRateLimit?: boolean;
 }
 
 /** Where the API is and which context is in use; `HOSTCTL_URL` wins over the context's URL. */
@@ -18,20 +29,31 @@ export function target(contextFlag?: string): Target {
   const config = readConfig();
   const name = contextName(config, contextFlag);
   const context = config.contexts[name];
-  return { url: trimUrl(process.env.HOSTCTL_URL || context?.url || DEFAULT_URL), contextName: name, context };
+  const [url, urlSource] = process.env.HOSTCTL_URL
+    ? [process.env.HOSTCTL_URL, 'HOSTCTL_URL']
+    : context?.url
+      ? [context.url, `context "${name}"`]
+      : [DEFAULT_URL, `the default: HOSTCTL_URL is not set and context "${name}" has no URL`];
+  return { url: trimUrl(url), urlSource, contextName: name, context };
 }
 
 /** A client with this context's credentials; `HOSTCTL_TOKEN` (an API key or access token) wins. */
-export function apiClient(contextFlag?: string): HostingClient {
-  const { url, contextName: name, context } = target(contextFlag);
-  const token = process.env.HOSTCTL_TOKEN || context?.apiKey || (context?.refreshToken ? sessionToken(url, name) : undefined);
+export function apiClient(options: ClientOptions = {}): HostingClient {
+  const { url, urlSource, contextName: name, context } = target(options.context);
+  const token = process.env.HOSTCTL_TOKEN || context?.apiKey || (context?.refreshToken ? sessionToken(url, urlSource, name) : undefined);
   if (!token) throw new UsageError(`not logged in (context "${name}"): run "hostctl auth login" or set HOSTCTL_TOKEN`);
-  return createHostingClient({ baseUrl: url, token, headers: { 'User-Agent': USER_AGENT } });
+  return client(url, urlSource, options, token);
 }
 
-/** A client without credentials, for login and refresh. */
-export function anonymousClient(url: string): HostingClient {
-  return createHostingClient({ baseUrl: url, headers: { 'User-Agent': USER_AGENT } });
+/** A client without credentials (login), or with a token of its own. */
+export function client(url: string, urlSource: string, options: ClientOptions, token?: string | (() => Promise<string>)): HostingClient {
+  return createHostingClient({
+    baseUrl: url,
+    ...(token ? { token } : {}),
+    headers: { 'User-Agent': USER_AGENT },
+    fetch: reportingUnreachable((request, init) => fetch(request, init), url, urlSource),
+    retry: { onRetry: retryNotices(options) },
+  });
 }
 
 export function sessionFields(
@@ -44,17 +66,20 @@ export function sessionFields(
   };
 }
 
-function sessionToken(url: string, name: string): () => Promise<string> {
+function sessionToken(url: string, urlSource: string, name: string): () => Promise<string> {
+  const post = reportingUnreachable((request, init) => fetch(request, init), url, urlSource);
   return async () => {
     const context = readConfig().contexts[name];
     if (!context?.refreshToken) throw new UsageError(`not logged in (context "${name}"): run "hostctl auth login"`);
     const expiresAt = Date.parse(context.accessTokenExpiresAt ?? '');
     if (context.accessToken && expiresAt - REFRESH_MARGIN_MS > Date.now()) return context.accessToken;
-    const response = await fetch(`${url}/api/auth/refresh`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'User-Agent': USER_AGENT },
-      body: JSON.stringify({ refreshToken: context.refreshToken }),
-    });
+    const response = await post(
+      new Request(`${url}/api/auth/refresh`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'User-Agent': USER_AGENT },
+        body: JSON.stringify({ refreshToken: context.refreshToken }),
+      }),
+    );
     const body = await response.json().catch(() => undefined);
     if (!response.ok) throw new HostingApiError(response, body);
     const fields = sessionFields(body as Schemas['AuthTokensResponse']);

@@ -10,7 +10,7 @@ export { waitForAction, ActionTimeoutError } from './actions';
 export { notificationEvents } from './events';
 export type { NotificationEvent } from './events';
 export { retryingFetch, idempotencyKeys, retryAfterMs } from './retry';
-export type { RetryOptions, FetchLike } from './retry';
+export type { RetryOptions, RetryNotice, FetchLike } from './retry';
 export type { InstanceAction, WaitOptions } from './actions';
 export type { paths, components, operations } from './schema';
 

@@ -62,6 +62,47 @@ describe('retryingFetch', () => {
     expect(sent).toHaveLength(1);
   });
 
+  it('tells onRetry of each retry before waiting: the attempt, the delay, and the answer or the error', async () => {
+    const { fetch } = scripted(status(429, { 'Retry-After': '0' }), new TypeError('fetch failed'), status(200));
+    const notices: { attempt: number; delayMs: number; status?: number; error?: string; url: string }[] = [];
+    const response = await retryingFetch(fetch, {
+      ...options,
+      onRetry: ({ attempt, delayMs, response, error, request }) =>
+        void notices.push({ attempt, delayMs, status: response?.status, error: (error as Error | undefined)?.message, url: request.url }),
+    })(new Request('http://api.test/api/services'));
+    expect(response.status).toBe(200);
+    expect(notices).toEqual([
+      { attempt: 1, delayMs: 0, status: 429, error: undefined, url: 'http://api.test/api/services' },
+      { attempt: 2, delayMs: 2, status: undefined, error: 'fetch failed', url: 'http://api.test/api/services' },
+    ]);
+  });
+
+  it('gives up when onRetry answers false: the 429 comes back with its body, a network error is thrown', async () => {
+    const limited = scripted(new Response('{"code":"rate_limited"}', { status: 429, headers: { 'Retry-After': '30' } }), status(200));
+    const answer = await retryingFetch(limited.fetch, { ...options, onRetry: async ({ response }) => response?.status !== 429 })(
+      new Request('http://api.test/api/support/tickets', { method: 'POST', body: '{}', headers: { 'Idempotency-Key': 'k' } }),
+    );
+    expect(answer.status).toBe(429);
+    expect(await answer.json()).toEqual({ code: 'rate_limited' });
+    expect(limited.sent).toHaveLength(1);
+
+    const down = scripted(new TypeError('fetch failed'), status(200));
+    await expect(retryingFetch(down.fetch, { ...options, onRetry: () => false })(new Request('http://api.test/x'))).rejects.toThrow(
+      'fetch failed',
+    );
+    expect(down.sent).toHaveLength(1);
+  });
+
+  it('does not call onRetry when no retry follows (the last attempt, or a Retry-After beyond maxDelayMs)', async () => {
+    const onRetry = jest.fn();
+    const { fetch } = scripted(status(503), status(503));
+    expect((await retryingFetch(fetch, { ...options, retries: 1, onRetry })(new Request('http://api.test/x'))).status).toBe(503);
+    expect(onRetry).toHaveBeenCalledTimes(1);
+    const far = scripted(status(429, { 'Retry-After': '120' }));
+    await retryingFetch(far.fetch, { ...options, maxDelayMs: 1000, onRetry })(new Request('http://api.test/x'));
+    expect(onRetry).toHaveBeenCalledTimes(1);
+  });
+
   it('reads Retry-After as seconds or as an HTTP date', () => {
     expect(retryAfterMs(status(429, { 'Retry-After': '3' }))).toBe(3000);
     const date = retryAfterMs(status(429, { 'Retry-After': new Date(Date.now() + 5000).toUTCString() }))!;
@@ -85,6 +126,19 @@ describe('idempotencyKeys and the client', () => {
     expect(keys[2]).not.toBe(keys[0]);
     expect(keys[3]).toBeNull();
     expect(sent.every((r) => r.headers.get('authorization') === 'Bearer hpk_x')).toBe(true);
+  });
+
+  it('passes retry.onRetry through createHostingClient', async () => {
+    const { fetch } = scripted(status(429, { 'Retry-After': '0' }), new Response('[]', { status: 200 }));
+    const seen: number[] = [];
+    const api = createHostingClient({
+      baseUrl: 'http://api.test',
+      token: 'hpk_x',
+      fetch,
+      retry: { ...options, onRetry: (r) => void seen.push(r.response!.status) },
+    });
+    await api.GET('/api/ssh-keys');
+    expect(seen).toEqual([429]);
   });
 
   it('keeps a key the caller set', async () => {

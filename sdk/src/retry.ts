@@ -8,6 +8,25 @@ export interface RetryOptions {
   baseDelayMs?: number;
   /** A `Retry-After` longer than this is not waited out: the answer is returned (default 60 s). */
   maxDelayMs?: number;
+  /**
+   * Called before each retry's wait, e.g. to say "rate limited, retrying in 12 s". Returning
+   * `false` gives up instead: the answer is returned (or the network error thrown) as it came.
+   */
+  onRetry?: (retry: RetryNotice) => void | boolean | Promise<void | boolean>;
+}
+
+/** What `onRetry` is told about a retry about to happen. */
+export interface RetryNotice {
+  /** The request that will be sent again. */
+  request: Request;
+  /** 1 for the first retry, 2 for the second... */
+  attempt: number;
+  /** How long the client waits before sending it again (from `Retry-After` when the answer has one). */
+  delayMs: number;
+  /** The answer being retried (a 429, 502, 503 or 504); undefined after a network error. */
+  response?: Response;
+  /** The network error, when there was no answer. */
+  error?: unknown;
 }
 
 export type FetchLike = (input: Request, init?: RequestInit) => Promise<Response>;
@@ -36,10 +55,10 @@ export function idempotencyKeys(): Middleware {
  * A fetch that retries what is safe to retry: reads, PUT and DELETE, and POSTs carrying an
  * `Idempotency-Key`, after a network error or a 429/502/503/504; any request after a 429 (the
  * rate limiter answers before anything runs). `Retry-After` is honoured; otherwise the delay
- * doubles from `baseDelayMs`.
+ * doubles from `baseDelayMs`. `onRetry` hears of each retry first, and may call it off.
  */
 export function retryingFetch(fetchImpl: FetchLike, options: RetryOptions = {}): FetchLike {
-  const { retries = 2, baseDelayMs = 250, maxDelayMs = 60_000 } = options;
+  const { retries = 2, baseDelayMs = 250, maxDelayMs = 60_000, onRetry } = options;
   return async (request, init) => {
     const replayable = SAFE_METHODS.has(request.method) || request.headers.has('Idempotency-Key');
     for (let attempt = 0; ; attempt++) {
@@ -50,14 +69,17 @@ export function retryingFetch(fetchImpl: FetchLike, options: RetryOptions = {}):
         response = await fetchImpl(sent, init);
       } catch (error) {
         if (last || !replayable || request.signal?.aborted) throw error;
-        await sleep(baseDelayMs * 2 ** attempt, request.signal);
+        const delayMs = baseDelayMs * 2 ** attempt;
+        if ((await onRetry?.({ request, attempt: attempt + 1, delayMs, error })) === false) throw error;
+        await sleep(delayMs, request.signal);
         continue;
       }
       if (last || !RETRYABLE_STATUS.has(response.status) || (!replayable && response.status !== 429)) return response;
-      const delay = retryAfterMs(response) ?? baseDelayMs * 2 ** attempt;
-      if (delay > maxDelayMs) return response;
+      const delayMs = retryAfterMs(response) ?? baseDelayMs * 2 ** attempt;
+      if (delayMs > maxDelayMs) return response;
+      if ((await onRetry?.({ request, attempt: attempt + 1, delayMs, response })) === false) return response;
       await response.body?.cancel().catch(() => undefined);
-      await sleep(delay, request.signal);
+      await sleep(delayMs, request.signal);
     }
   };
 }

@@ -3,6 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { ConfigError, createRootLogger, DataDirLockedError, loadConfig, prettyLogs } from '@app/core';
 import { DemoDataService } from './demo/demo-data.service';
+import { demoNotice } from './demo/demo-notice';
 import { createApp } from './http/create-app';
 
 const DRAIN_TIMEOUT_MS = 25_000;
@@ -41,11 +42,18 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createRootLogger(config.logLevel, 1, prettyLogs(config.nodeEnv));
+  const pretty = prettyLogs(config.nodeEnv);
+  const logger = createRootLogger(config.logLevel, 1, pretty);
   try {
-    const app = await createApp(config, logger);
-    if (config.demoData) await app.get(DemoDataService).ensure();
+    const app = await createApp(config, { logger, oneLineRequests: pretty });
+    const demo = config.demoData ? await app.get(DemoDataService).ensure() : null;
     await app.listen(config.port);
+    // Last before "listening", so that a terminal shows the credentials when start-up is done.
+    const notice = demoNotice(demo, config);
+    if (notice) {
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
+      process.stdout.write(notice);
+    }
     logger.info(`API listening on ${config.publicUrl}${config.docsEnabled ? ` (docs: ${config.publicUrl}/docs)` : ''}`);
     drainOnSignals(app, logger);
   } catch (err) {

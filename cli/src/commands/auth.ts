@@ -1,12 +1,12 @@
 import { hostname } from 'node:os';
 import { Command, Option } from 'commander';
-import { createHostingClient, HostingClient, listAll, Schemas, unwrap } from '@hosting-account/sdk';
+import { HostingClient, listAll, Schemas, unwrap } from '@hosting-account/sdk';
 import { examples, globals, session } from '../command-context';
 import { Context, updateConfig } from '../config';
 import { UsageError } from '../errors';
 import { asFields, Column, paint, printDone, printList, printObject } from '../output';
 import { ask, readStdin } from '../prompt';
-import { anonymousClient, apiClient, sessionFields, target, trimUrl } from '../session';
+import { apiClient, client, sessionFields, target, trimUrl } from '../session';
 
 type ApiKey = Schemas['ApiKeyResponse'];
 
@@ -43,19 +43,23 @@ export function authCommand(): Command {
         ),
     )
     .action(async (options: LoginOptions, command: Command) => {
-      const { contextName: name, url: defaultUrl } = target(globals(command).context);
+      const global = globals(command);
+      const { contextName: name, url: defaultUrl, urlSource: defaultSource } = target(global.context);
       const url = trimUrl(options.url ?? defaultUrl);
-      const email = options.email ?? (await ask('Email: '));
-      const password = options.passwordStdin ? await readStdin() : await ask('Password: ', { hidden: true });
+      const urlSource = options.url ? 'the --url option' : defaultSource;
+      const email = options.email ?? (await ask('Email: ', { hint: 'give it with --email' }));
+      const password = options.passwordStdin
+        ? await readStdin()
+        : await ask('Password: ', { hidden: true, hint: 'pipe it in with --password-stdin' });
       if (!email || !password) throw new UsageError('email and password are required');
-      const anonymous = anonymousClient(url);
+      const anonymous = client(url, urlSource, global);
       const tokens = await withSecondFactor(
         anonymous,
         await unwrap(anonymous.POST('/api/auth/login', { body: { email, password } })),
         options,
       );
       let context: Context = { url, email, ...sessionFields(tokens) };
-      if (options.apiKey) context = { url, email, apiKey: await keyFromSession(url, tokens.accessToken) };
+      if (options.apiKey) context = { url, email, apiKey: await keyFromSession(client(url, urlSource, global, tokens.accessToken)) };
       updateConfig((config) => {
         config.contexts[name] = context;
         config.currentContext = name;
@@ -68,9 +72,10 @@ export function authCommand(): Command {
     .description('End the session and forget the credentials of the current context')
     .addHelpText('after', examples('hostctl auth logout', 'hostctl --context work auth logout'))
     .action(async (_options: unknown, command: Command) => {
-      const { contextName: name, context } = target(globals(command).context);
+      const global = globals(command);
+      const { contextName: name, context } = target(global.context);
       if (!context?.apiKey && !context?.refreshToken) throw new UsageError(`context "${name}" holds no credentials`);
-      if (context.refreshToken) await unwrap(apiClient(name).POST('/api/auth/logout')).catch(() => undefined);
+      if (context.refreshToken) await unwrap(apiClient({ ...global, context: name }).POST('/api/auth/logout')).catch(() => undefined);
       updateConfig((config) => {
         config.contexts[name] = { url: context.url };
       });
@@ -172,12 +177,21 @@ async function withSecondFactor(api: HostingClient, answer: LoginAnswer, options
   if (!('mfaRequired' in answer)) return answer;
   const second = options.recoveryCode
     ? { mfaToken: answer.mfaToken, recoveryCode: options.recoveryCode }
-    : { mfaToken: answer.mfaToken, code: options.code ?? (await ask('Two-factor code: ', { hidden: true })) };
+    : {
+        mfaToken: answer.mfaToken,
+        code:
+          options.code ??
+          (await ask('Two-factor code: ', {
+            hidden: true,
+            refusal:
+              'this account has two-factor sign-in, and standard input is not a terminal to ask for the code: ' +
+              'give it with --code <6 digits> (or a recovery code with --recovery-code <code>)',
+          })),
+      };
   return unwrap(api.POST('/api/auth/login/2fa', { body: second }));
 }
 
-async function keyFromSession(url: string, accessToken: string): Promise<string> {
-  const api = createHostingClient({ baseUrl: url, token: accessToken });
+async function keyFromSession(api: HostingClient): Promise<string> {
   const created = await unwrap(api.POST('/api/auth/api-keys', { body: { name: `hostctl on ${hostname()}`.slice(0, 100) } }));
   await unwrap(api.POST('/api/auth/logout')).catch(() => undefined);
   return created.key;

@@ -31,7 +31,7 @@ export function vpsCommand(): Command {
     .option('--open', 'open the console in your browser (noVNC, served on 127.0.0.1 until you press Ctrl-C)')
     .addHelpText(
       'after',
-      '\nThe URL is valid for 60 seconds and for one connection.\n' +
+      '\nThe URL is valid for 60 seconds and for one connection: run the command again for a new one.\n' +
         examples('hostctl vps console 4f0c2a8e-...', 'hostctl vps console 4f0c2a8e-... --open'),
     )
     .action(async (id: string, options: { open?: boolean }, command: Command) => {
@@ -48,7 +48,11 @@ export function vpsCommand(): Command {
           ],
           out,
         );
-      if (options.open) await openConsolePage(consoleSession);
+      if (options.open) {
+        const service = await unwrap(api.GET('/api/services/{id}', { params: { path: { id } } })).catch(() => undefined);
+        const again = `hostctl${out.context ? ` --context ${out.context}` : ''} vps console ${id} --open`;
+        await openConsolePage(consoleSession, { id, name: service?.name, again });
+      }
     });
   return vps;
 }

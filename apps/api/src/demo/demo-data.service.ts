@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { ApiKeysService } from '@app/api-keys';
 import { AccountsService } from '@app/accounts';
-import { AppConfig, DemoSeeder, TransactionRunner } from '@app/core';
+import { DemoSeeder, TransactionRunner } from '@app/core';
 
 export const DEMO_EMAIL = 'demo@example.com';
 
@@ -13,6 +13,9 @@ export interface DemoCredentials {
   apiKey: string;
 }
 
+/** What a start found: demo data made now (its one-time credentials), made on an earlier start, or none. */
+export type DemoStart = { created: DemoCredentials } | { existing: string } | null;
+
 /** On the first start of an empty database: a demo account, a key, and each area's demo data. */
 @Injectable()
 export class DemoDataService {
@@ -21,24 +24,11 @@ export class DemoDataService {
     private readonly accounts: AccountsService,
     private readonly apiKeys: ApiKeysService,
     private readonly discovery: DiscoveryService,
-    private readonly config: AppConfig,
   ) {}
 
-  async ensure(): Promise<DemoCredentials | null> {
-    if (await this.accounts.exists()) return null;
-    const credentials = await this.create();
-    process.stdout.write(
-      [
-        '',
-        'Demo data created. These credentials are shown only now:',
-        `  account:  ${credentials.email}`,
-        `  password: ${credentials.password}`,
-        `  API key:  ${credentials.apiKey}`,
-        `  docs:     ${this.config.publicUrl}/docs  (Authorize with the API key)`,
-        '',
-      ].join('\n') + '\n',
-    );
-    return credentials;
+  async ensure(): Promise<DemoStart> {
+    if (!(await this.accounts.exists())) return { created: await this.create() };
+    return (await this.accounts.findByEmail(DEMO_EMAIL)) ? { existing: DEMO_EMAIL } : null;
   }
 
   async create(): Promise<DemoCredentials> {

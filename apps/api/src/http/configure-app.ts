@@ -28,8 +28,14 @@ function securityHeaders(_req: Request, res: Response, next: NextFunction): void
   next();
 }
 
+/** Where the app logs; `oneLineRequests` for a person at a terminal (see requestLogging). */
+export interface AppLogging {
+  logger: Logger;
+  oneLineRequests?: boolean;
+}
+
 /** Everything the HTTP app needs beyond its modules; the server and the e2e tests share it. */
-export function configureApp(app: NestExpressApplication, config: AppConfig, logger?: Logger): void {
+export function configureApp(app: NestExpressApplication, config: AppConfig, logging?: AppLogging): void {
   app.disable('x-powered-by');
   // Idle connections outlive the load balancer's keep-alive, so it never reuses one Node is closing.
   const server = app.getHttpServer() as Server;
@@ -42,7 +48,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
   app.set('query parser', 'simple');
   app.use(requestId);
   app.use(app.get(MetricsService).middleware);
-  if (logger) app.use(requestLogging(logger));
+  if (logging) app.use(requestLogging(logging.logger, { oneLine: logging.oneLineRequests }));
   app.use(securityHeaders);
   app.use(app.get(AuthFailureLimiter).middleware);
   app.use(requireJsonBodies);

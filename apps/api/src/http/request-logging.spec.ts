@@ -7,7 +7,11 @@ import { requestLogging } from './request-logging';
 type Line = Record<string, any>;
 
 /** An app with the request logger at `level`; returns the log lines its requests produced. */
-async function linesFor(level: string, calls: (app: express.Express) => Promise<unknown>): Promise<Line[]> {
+async function linesFor(
+  level: string,
+  calls: (app: express.Express) => Promise<unknown>,
+  options: { oneLine?: boolean } = {},
+): Promise<Line[]> {
   const lines: Line[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -22,7 +26,7 @@ async function linesFor(level: string, calls: (app: express.Express) => Promise<
     (req as unknown as { id: string }).id = `req-${++n}`;
     next();
   });
-  app.use(requestLogging(logger));
+  app.use(requestLogging(logger, options));
   app.get('/ok', (_req, res) => void res.json({ ok: true }));
   app.get('/missing', (_req, res) => void res.status(404).json({ code: 'not_found' }));
   app.put('/blobs/uploads/:token', (_req, res) => void res.status(204).end());
@@ -105,5 +109,18 @@ describe('request logging', () => {
     });
     expect(lines.map((l) => l.req.url)).toEqual(['/blobs/uploads/[redacted]', '/BLOBS/downloads/[redacted]']);
     expect(JSON.stringify(lines)).not.toContain(token);
+  });
+
+  it('on a terminal (oneLine), writes one message a request: method, path without query, status, duration, request id', async () => {
+    const lines = await linesFor('info', requests, { oneLine: true });
+    expect(lines.map(({ level, msg, ...rest }) => ({ level, msg, keys: Object.keys(rest) }))).toEqual([
+      { level: 30, msg: expect.stringMatching(/^GET \/ok 200 \d+(\.\d)? ms {2}req-1$/), keys: ['time', 'service'] },
+      { level: 40, msg: expect.stringMatching(/^GET \/missing 404 \d+(\.\d)? ms {2}req-2$/), keys: ['time', 'service'] },
+      { level: 50, msg: expect.stringMatching(/^GET \/broken 500 \d+(\.\d)? ms {2}req-3$/), keys: ['time', 'service'] },
+    ]);
+    expect((await linesFor('warn', requests, { oneLine: true })).map((l) => l.level)).toEqual([40, 50]);
+    expect(await linesFor('silent', requests, { oneLine: true })).toEqual([]);
+    const blob = await linesFor('info', (app) => request(app).put('/blobs/uploads/secret-token'), { oneLine: true });
+    expect(blob[0].msg).toMatch(/^PUT \/blobs\/uploads\/\[redacted\] 204 /);
   });
 });

@@ -17,7 +17,11 @@ const levelOf = (res: Response, err?: unknown): Level => (err || res.statusCode 
  * is logged and pino-http runs as is; otherwise (LOG_LEVEL=warn in production) a request only gets
  * a completion listener, and the same pino-http logger writes the line only if its level is enabled.
  */
-export function requestLogging(logger: Logger): (req: Request, res: Response, next: NextFunction) => void {
+export function requestLogging(
+  logger: Logger,
+  options: { oneLine?: boolean } = {},
+): (req: Request, res: Response, next: NextFunction) => void {
+  if (options.oneLine) return oneLineRequests(logger);
   const http: HttpLogger = pinoHttp({
     logger,
     genReqId: (req) => (req as Request).id,
@@ -44,6 +48,27 @@ export function requestLogging(logger: Logger): (req: Request, res: Response, ne
       } else {
         log[level]({ res, responseTime }, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
       }
+    });
+    next();
+  };
+}
+
+/**
+ * For a person at a terminal (pretty logs): one line a request, `GET /api/services 200 12 ms <request id>`,
+ * at the same levels as the JSON lines; a 5xx's cause is logged by the exception filter on its own line.
+ */
+function oneLineRequests(logger: Logger): (req: Request, res: Response, next: NextFunction) => void {
+  if (!logger.isLevelEnabled('error')) return (_req, _res, next) => next();
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.once('close', () => {
+      const level = levelOf(res, (res as { err?: unknown }).err);
+      if (!logger.isLevelEnabled(level)) return;
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const status = !req.readableAborted && res.writableEnded ? String(res.statusCode) : `${res.statusCode} (aborted)`;
+      logger[level](
+        `${req.method} ${loggedUrl(req.originalUrl || req.url)} ${status} ${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms  ${req.id}`,
+      );
     });
     next();
   };

@@ -31,21 +31,32 @@ export function createRootLogger(level: string, destination: 1 | 2 = 1, pretty =
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  // Redaction happens before the stream: the pretty printer never sees a secret either.
+  // Redaction happens before the stream: the pretty printer never sees a secret either. Written
+  // synchronously, so that what main() prints itself (the demo credentials) lands in order.
   if (pretty)
     return pino(
       options,
-      pinoPretty({ destination, sync: destination === 2, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }),
+      pinoPretty({
+        destination,
+        sync: true,
+        colorize: true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname,service,context',
+        messageFormat: '{if context}[{context}] {end}{msg}',
+      }),
     );
   return pino(options, pino.destination({ fd: destination, sync: destination === 2 }));
 }
+
+/** Nest's start-up report, a line per module and per route (about 100): debug, not info. */
+const NEST_START_UP = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
 
 /** Nest's logger interface on top of pino, so framework and app logs are the same JSON lines. */
 export class PinoNestLogger implements LoggerService {
   constructor(readonly pino: Logger) {}
 
   log(message: unknown, context?: string): void {
-    this.pino.info({ context }, String(message));
+    this.pino[context && NEST_START_UP.has(context) ? 'debug' : 'info']({ context }, String(message));
   }
   error(message: unknown, trace?: string, context?: string): void {
     this.pino.error({ context, trace }, String(message));

@@ -32,7 +32,7 @@ export class VpsLookup {
       serviceId,
       status: service.status,
       powerState: (await this.sync.refresh(service)) ?? service.powerState,
-      ref: instanceRef(serviceId, service),
+      ref: { ...instanceRef(serviceId, service), name: service.name },
     };
   }
 }

@@ -5,6 +5,8 @@ export interface InstanceRef {
   serviceId: string;
   providerRef: string | null;
   region: string;
+  /** The service's name, where the caller has it: for display only (the simulator's console screen). */
+  name?: string;
 }
 
 /** The machine of a recorded VPS (a region unknown to the record is the empty string). */

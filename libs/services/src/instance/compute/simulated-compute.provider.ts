@@ -45,7 +45,7 @@ export class SimulatedComputeProvider extends ComputeProvider {
     // Classic VNC authentication uses at most 8 characters of the password.
     let password = '';
     for (let i = 0; i < 8; i++) password += VNC_ALPHABET[randomInt(VNC_ALPHABET.length)];
-    const { host, port } = await this.displays.addPassword(refOf(instance), password);
+    const { host, port } = await this.displays.addPassword(refOf(instance), password, instance.name);
     return { protocol: 'vnc', host, port, password };
   }
 

@@ -10,7 +10,9 @@ const PASSWORD_VALID_MS = 60_000;
 interface SimulatedDisplay {
   server: Server;
   port: number;
+  /** Redrawn when the service's name changes; a connection draws the screen of its time. */
   screen: Screen;
+  text: string;
   passwords: Map<string, number>;
   sockets: Set<Socket>;
 }
@@ -24,7 +26,8 @@ interface SimulatedDisplay {
 export class SimulatedVncServers implements OnModuleDestroy {
   private readonly displays = new Map<string, Promise<SimulatedDisplay>>();
 
-  async addPassword(name: string, password: string): Promise<{ host: string; port: number }> {
+  /** `serviceName`, when given, is written on the screen beside the machine's name. */
+  async addPassword(name: string, password: string, serviceName?: string): Promise<{ host: string; port: number }> {
     let display = this.displays.get(name);
     if (!display) {
       display = this.listen(name);
@@ -32,6 +35,8 @@ export class SimulatedVncServers implements OnModuleDestroy {
       display.catch(() => this.displays.delete(name));
     }
     const ready = await display;
+    const text = screenText(name, serviceName);
+    if (ready.text !== text) Object.assign(ready, { text, screen: stillScreen(text) });
     const now = Date.now();
     for (const [old, validUntil] of ready.passwords) if (validUntil <= now) ready.passwords.delete(old);
     ready.passwords.set(password, now + PASSWORD_VALID_MS);
@@ -45,24 +50,31 @@ export class SimulatedVncServers implements OnModuleDestroy {
   }
 
   private listen(name: string): Promise<SimulatedDisplay> {
-    const sockets = new Set<Socket>();
-    const passwords = new Map<string, number>();
-    const screen = stillScreen(name);
+    const display: Omit<SimulatedDisplay, 'server' | 'port'> = {
+      text: name,
+      screen: stillScreen(name),
+      passwords: new Map<string, number>(),
+      sockets: new Set<Socket>(),
+    };
     const authenticate = (challenge: Buffer, response: Buffer) =>
-      [...passwords].some(([password, validUntil]) => validUntil > Date.now() && vncResponseMatches(password, challenge, response));
+      [...display.passwords].some(([password, validUntil]) => validUntil > Date.now() && vncResponseMatches(password, challenge, response));
     const server = createServer((socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
+      display.sockets.add(socket);
+      socket.on('close', () => display.sockets.delete(socket));
       socket.on('error', () => socket.destroy());
-      void serveRfbSession(socket, { name, screen, authenticate });
+      void serveRfbSession(socket, { name, screen: display.screen, authenticate });
     });
     return new Promise((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () =>
-        resolve({ server, port: (server.address() as { port: number }).port, screen, passwords, sockets }),
-      );
+      // The same object the connections read, so a later redraw reaches them.
+      server.listen(0, '127.0.0.1', () => resolve(Object.assign(display, { server, port: (server.address() as { port: number }).port })));
     });
   }
+}
+
+/** What the screen says: the service's name first (what its owner calls it), then the machine's. */
+function screenText(machine: string, serviceName?: string): string {
+  return serviceName ? `${serviceName}  ${machine}` : machine;
 }
 
 function close(display: SimulatedDisplay): Promise<void> {
