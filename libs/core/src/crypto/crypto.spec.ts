@@ -34,7 +34,8 @@ describe('UrlSigner', () => {
     const [body, mac] = signer.sign('upload', { id: 'a' }, inAMinute()).split('.');
     const forged = Buffer.from(JSON.stringify({ id: 'b', exp: 9999999999 })).toString('base64url');
     expect(signer.verify('upload', `${forged}.${mac}`)).toBeNull();
-    expect(signer.verify('upload', `${body}.x${mac.slice(1)}`)).toBeNull();
+    const otherFirst = mac.startsWith('x') ? 'y' : 'x';
+    expect(signer.verify('upload', `${body}.${otherFirst}${mac.slice(1)}`)).toBeNull();
     expect(new UrlSigner({ ...config, signingSecret: 'y'.repeat(40) } as AppConfig).verify('upload', `${body}.${mac}`)).toBeNull();
     expect(signer.verify('upload', 'garbage')).toBeNull();
   });
