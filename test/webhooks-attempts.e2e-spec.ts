@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { DeliveriesRetentionJob } from '@app/webhooks';
 import { createAccount, TestAccount } from './factories/accounts';
 import { startAppWithAccounts, TestAppWithAccounts } from './support/test-app';
 import { waitFor } from './support/wait-for';
@@ -170,6 +171,32 @@ describe('Webhook delivery attempts', () => {
       silent.closeAllConnections();
       await new Promise((resolve) => silent.close(resolve));
     }
+  });
+
+  it('keeps deliveries and their attempts as long as the activity log keeps entries (EVENTS_RETENTION_DAYS)', async () => {
+    const account = await createAccount(t);
+    const endpoint = await createEndpoint(account);
+    const old = await sendTest(account, endpoint.id);
+    const recent = await sendTest(account, endpoint.id);
+    await deliveryAfter(account, endpoint.id, old.id, 1);
+    await deliveryAfter(account, endpoint.id, recent.id, 1);
+    const days = t.config.eventsRetentionDays;
+    await t.db.query(
+      `UPDATE webhook_deliveries SET created_at = created_at - make_interval(days => $2), last_attempt_at = last_attempt_at - make_interval(days => $2)
+       WHERE id = $1`,
+      [old.id, days + 1],
+    );
+    // Queued long ago but redelivered within the window: kept.
+    await t.db.query(`UPDATE webhook_deliveries SET created_at = created_at - make_interval(days => $2) WHERE id = $1`, [
+      recent.id,
+      days + 1,
+    ]);
+    expect(await t.app.get(DeliveriesRetentionJob).purge()).toBeGreaterThanOrEqual(1);
+    const listed = (await get(`/api/webhooks/${endpoint.id}/deliveries`, account).expect(200)).body.data.map((d: { id: string }) => d.id);
+    expect(listed).toEqual([recent.id]);
+    await get(attemptsPath(endpoint.id, old.id), account).expect(404);
+    expect(await t.db.query('SELECT 1 FROM webhook_delivery_attempts WHERE delivery_id = $1', [old.id])).toEqual([]);
+    expect((await get(attemptsPath(endpoint.id, recent.id), account).expect(200)).body.total).toBe(1);
   });
 
   describe('access', () => {

@@ -24,9 +24,14 @@ export class CreateWebhookDeliveryAttempts1764000002400 implements MigrationInte
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
     await db.query(`CREATE INDEX webhook_delivery_attempts_list_idx ON webhook_delivery_attempts (delivery_id, created_at DESC, id DESC)`);
+    // The retention purge (finished deliveries by their last attempt).
+    await db.query(
+      `CREATE INDEX webhook_deliveries_retention_idx ON webhook_deliveries ((coalesce(last_attempt_at, created_at))) WHERE status <> 'pending'`,
+    );
   }
 
   async down(db: QueryRunner): Promise<void> {
+    await db.query(`DROP INDEX webhook_deliveries_retention_idx`);
     await db.query(`DROP TABLE webhook_delivery_attempts`);
   }
 }
