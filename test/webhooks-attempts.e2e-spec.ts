@@ -109,17 +109,20 @@ describe('Webhook delivery attempts', () => {
     }
   });
 
-  it('shows a body that is not text in base64', async () => {
+  it('shows a body that is not text in base64 (and a 500 with one still records its attempt)', async () => {
     const account = await createAccount(t);
     const endpoint = await createEndpoint(account);
     const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0xff, 0xfe]);
-    receiver.respond = () => ({ status: 200, headers: { 'content-type': 'image/png' }, body: bytes });
+    const answers = [{ status: 500, headers: { 'content-type': 'image/png' }, body: bytes }];
+    receiver.respond = () => answers.shift() ?? 204;
     try {
       const delivery = await sendTest(account, endpoint.id);
-      await deliveryAfter(account, endpoint.id, delivery.id, 1);
+      const failed = await deliveryAfter(account, endpoint.id, delivery.id, 1);
+      expect(failed).toMatchObject({ status: 'pending', lastResponseCode: 500, lastError: expect.stringContaining('PNG') });
       const [attempt] = (await get(attemptsPath(endpoint.id, delivery.id), account).expect(200)).body.data;
       expect(attempt).toMatchObject({
-        result: 'succeeded',
+        attempt: 1,
+        result: 'http_error',
         responseBody: bytes.toString('base64'),
         responseBodyEncoding: 'base64',
         responseBodyTruncated: false,

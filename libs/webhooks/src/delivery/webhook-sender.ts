@@ -125,7 +125,11 @@ export class WebhookSender implements BeforeApplicationShutdown {
           let size = 0;
           const done = () => {
             const bytes = Buffer.concat(chunks);
-            const text = bytes.toString('utf8').replace(/\s+/g, ' ').trim();
+            // One line, without control characters (PostgreSQL's text cannot hold NUL).
+            const text = bytes
+              .toString('utf8')
+              .replace(/[\s\u0000-\u001f\u007f]+/g, ' ')
+              .trim();
             const { headers: kept, truncated: headersTruncated } = captureHeaders(res.rawHeaders);
             resolve({
               status: res.statusCode ?? 0,
