@@ -104,10 +104,23 @@ describe('Webhooks SSRF defences (allow flags off)', () => {
     const delivery = await testAndWait(res.body.id, owner);
     expect(delivery.lastError).toBe('refused: the address is not allowed');
     expect(receiver.received).toHaveLength(0);
-    // Nowhere in what the customer can read: the delivery list, the endpoint, the details of the
-    // account's activity (whose `ip` is the test client's own, on loopback).
+    const attempts = await request(t.http)
+      .get(`/api/webhooks/${res.body.id}/deliveries/${delivery.id}/attempts`)
+      .set('Authorization', owner.keyBearer)
+      .expect(200);
+    expect(attempts.body.data[0]).toMatchObject({
+      attempt: 1,
+      result: 'refused',
+      responseCode: null,
+      error: 'refused: the address is not allowed',
+      responseHeaders: null,
+      responseBody: null,
+    });
+    // Nowhere in what the customer can read: the deliveries and their attempts, the endpoint, the
+    // details of the account's activity (whose `ip` is the test client's own, on loopback).
     const seen = JSON.stringify([
       (await lastDelivery(res.body.id, owner).expect(200)).body,
+      attempts.body,
       (await request(t.http).get(`/api/webhooks/${res.body.id}`).set('Authorization', owner.keyBearer).expect(200)).body,
       (await request(t.http).get('/api/events').set('Authorization', owner.keyBearer).expect(200)).body.data.map(
         (e: { details: object }) => e.details,

@@ -851,6 +851,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/{id}/deliveries/{deliveryId}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a delivery's attempts, newest first (status or error, duration, the answer's headers and first 4 KiB) */
+        get: operations["listWebhookDeliveryAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
         parameters: {
             query?: never;
@@ -2495,7 +2512,7 @@ export interface components {
             status: "pending" | "succeeded" | "failed";
             /**
              * Format: int32
-             * @description Attempts made so far.
+             * @description Attempts made so far (each listed at `.../deliveries/{deliveryId}/attempts`).
              */
             attempts: number;
             /**
@@ -2524,6 +2541,94 @@ export interface components {
         PaginatedWebhookDeliveries: {
             /** @description One page of items. */
             data: components["schemas"]["WebhookDeliveryResponse"][];
+            /**
+             * Format: int64
+             * @description Page number.
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int32
+             * @description Page size.
+             * @example 10
+             */
+            pageSize: number;
+            /**
+             * Format: int32
+             * @description Number of items on all pages.
+             * @example 42
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description Number of pages.
+             * @example 5
+             */
+            totalPages: number;
+        };
+        WebhookDeliveryAttemptResponse: {
+            /**
+             * Format: uuid
+             * @description Attempt id.
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The delivery it belongs to.
+             */
+            deliveryId: string;
+            /**
+             * Format: int32
+             * @description The attempt's number within the delivery (redeliveries go on counting).
+             */
+            attempt: number;
+            /**
+             * @description succeeded: a 2xx answer; http_error: any other answer (a 3xx too); network_error: no answer (DNS, connection, TLS); timeout: no complete answer within the time limit; refused: the address or scheme is not allowed.
+             * @enum {string}
+             */
+            result: "succeeded" | "http_error" | "network_error" | "timeout" | "refused";
+            /**
+             * Format: int32
+             * @description HTTP status of the answer; null if none came.
+             */
+            responseCode: number | null;
+            /**
+             * Format: int32
+             * @description From sending the request to the end of the answer, in milliseconds.
+             */
+            durationMs: number;
+            /** @description Why the attempt failed; null for a success. */
+            error: string | null;
+            /**
+             * @description The answer's headers (lower-case names, repeated ones joined with ", "), at most 8 KiB in all; null if no answer came.
+             * @example {
+             *       "content-type": "text/plain",
+             *       "x-request-id": "abc123"
+             *     }
+             */
+            responseHeaders: {
+                [key: string]: string;
+            } | null;
+            /** @description Headers beyond the 8 KiB were left out. */
+            responseHeadersTruncated: boolean;
+            /** @description The first 4 KiB of the answer body, as text, or in base64 if it is not UTF-8 text; null if no answer came. */
+            responseBody: string | null;
+            /**
+             * @description How `responseBody` is written; null if no answer came.
+             * @enum {string|null}
+             */
+            responseBodyEncoding: "utf8" | "base64" | null;
+            /** @description The body was longer than the 4 KiB kept. */
+            responseBodyTruncated: boolean;
+            /**
+             * Format: date-time
+             * @description When the request was sent.
+             */
+            attemptedAt: string;
+        };
+        PaginatedWebhookDeliveryAttempts: {
+            /** @description One page of items. */
+            data: components["schemas"]["WebhookDeliveryAttemptResponse"][];
             /**
              * Format: int64
              * @description Page number.
@@ -11181,6 +11286,145 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaginatedWebhookDeliveries"];
+                };
+            };
+            /** @description Invalid input (invalid_input). */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked bearer token (unauthorized). */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description No such resource in this account (not_found). */
+            404: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (rate_limited). */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description Unexpected error (internal_error); no internals are shown. */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description Temporarily unavailable (unavailable), for example while the database is unreachable. */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveryAttempts: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page. */
+                pageSize?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedWebhookDeliveryAttempts"];
                 };
             };
             /** @description Invalid input (invalid_input). */

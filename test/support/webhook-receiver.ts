@@ -24,7 +24,7 @@ export class WebhookReceiver {
   /** Most requests held open at once. */
   maxConcurrent = 0;
   private open = 0;
-  respond?: (body: string) => number | { status: number; headers?: Record<string, string> };
+  respond?: (body: string) => number | { status: number; headers?: Record<string, string>; body?: string | Buffer };
   private server?: Server;
 
   constructor(private port = 0) {}
@@ -44,9 +44,10 @@ export class WebhookReceiver {
         this.open--;
         const body = Buffer.concat(chunks).toString('utf8');
         const custom = this.respond?.(body);
-        const answer = typeof custom === 'number' ? { status: custom } : (custom ?? { status: this.responses.shift() ?? 204 });
+        const answer: { status: number; headers?: Record<string, string>; body?: string | Buffer } =
+          typeof custom === 'number' ? { status: custom } : (custom ?? { status: this.responses.shift() ?? 204 });
         this.received.push({ headers: req.headers, body, json: JSON.parse(body), answered: answer.status, at });
-        res.writeHead(answer.status, answer.headers ?? {}).end(answer.status >= 400 ? 'receiver says no' : '');
+        res.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? (answer.status >= 400 ? 'receiver says no' : ''));
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));

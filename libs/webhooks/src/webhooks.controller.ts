@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@ne
 import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiProblems, CurrentPrincipal, Idempotent, PageQuery, Paginated, PaginatedResponse, Principal, UuidParam } from '@app/core';
 import { DeliveriesService } from './delivery/deliveries.service';
+import { WebhookDeliveryAttemptResponse } from './dto/delivery-attempt.response';
 import { WebhookDeliveryResponse } from './dto/delivery.response';
 import { CreateWebhookRequest, UpdateWebhookRequest } from './dto/webhook.request';
 import { WebhookResponse, WebhookWithSecretResponse } from './dto/webhook.response';
@@ -9,6 +10,7 @@ import { WebhooksService } from './webhooks.service';
 
 const PaginatedWebhooks = PaginatedResponse(WebhookResponse, 'PaginatedWebhooks');
 const PaginatedDeliveries = PaginatedResponse(WebhookDeliveryResponse, 'PaginatedWebhookDeliveries');
+const PaginatedAttempts = PaginatedResponse(WebhookDeliveryAttemptResponse, 'PaginatedWebhookDeliveryAttempts');
 
 @ApiTags('Webhooks')
 @ApiBearerAuth()
@@ -91,6 +93,22 @@ export class WebhooksController {
     @Query() query: PageQuery,
   ): Promise<Paginated<WebhookDeliveryResponse>> {
     return this.deliveries.list(principal.accountId, id, query);
+  }
+
+  @Get(':id/deliveries/:deliveryId/attempts')
+  @ApiOperation({
+    summary: "List a delivery's attempts, newest first (status or error, duration, the answer's headers and first 4 KiB)",
+    operationId: 'listWebhookDeliveryAttempts',
+  })
+  @ApiOkResponse({ type: PaginatedAttempts })
+  @ApiProblems(400, 404)
+  attemptsOf(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam() id: string,
+    @UuidParam('deliveryId') deliveryId: string,
+    @Query() query: PageQuery,
+  ): Promise<Paginated<WebhookDeliveryAttemptResponse>> {
+    return this.deliveries.attempts(principal.accountId, id, deliveryId, query);
   }
 
   @Post(':id/deliveries/:deliveryId/redeliver')

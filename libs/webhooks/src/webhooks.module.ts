@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '@app/accounts';
+import { AttemptsRepository } from './delivery/attempts.repository';
+import { DeliveriesRetentionJob } from './delivery/deliveries-retention.job';
 import { DeliveriesRepository } from './delivery/deliveries.repository';
 import { DeliveriesService } from './delivery/deliveries.service';
 import { WebhookSender } from './delivery/webhook-sender';
@@ -11,6 +13,14 @@ import { WebhooksService } from './webhooks.service';
 @Module({
   imports: [AccountsModule],
   controllers: [WebhooksController],
-  providers: [WebhooksRepository, DeliveriesRepository, WebhooksService, DeliveriesService, WebhookSender],
+  providers: [
+    WebhooksRepository,
+    DeliveriesRepository,
+    AttemptsRepository,
+    WebhooksService,
+    DeliveriesService,
+    WebhookSender,
+    DeliveriesRetentionJob,
+  ],
 })
 export class WebhooksModule {}

@@ -23,6 +23,9 @@ export interface DeliveryRow {
 const COLUMNS = `id, endpoint_id, message_id, event_type, body, status, attempts, last_response_code, last_duration_ms,
   last_error, last_attempt_at, next_attempt_at, retry_until, created_at`;
 
+/** Deliveries deleted per statement by the retention purge. */
+export const PURGE_BATCH = 1000;
+
 export interface AttemptOutcome {
   ok: boolean;
   responseCode: number | null;
@@ -128,5 +131,15 @@ export class DeliveriesRepository {
       `UPDATE webhook_deliveries SET status = 'failed', last_error = $2, next_attempt_at = NULL WHERE id = $1 AND status = 'pending'`,
       [id, error],
     );
+  }
+
+  /** Operator side, every account: one batch of finished deliveries last tried before the cutoff; returns how many went. */
+  async purgeBatch(before: Date): Promise<number> {
+    const [, count] = await this.dataSource.query(
+      `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries
+         WHERE status <> 'pending' AND coalesce(last_attempt_at, created_at) < $1 LIMIT ${PURGE_BATCH})`,
+      [before],
+    );
+    return Number(count ?? 0);
   }
 }

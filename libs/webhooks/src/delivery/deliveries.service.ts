@@ -18,9 +18,11 @@ import {
   TransactionRunner,
   WebhookDisabledEvent,
 } from '@app/core';
+import { WebhookDeliveryAttemptResponse } from '../dto/delivery-attempt.response';
 import { WebhookDeliveryResponse } from '../dto/delivery.response';
 import { EndpointRow, WebhooksRepository } from '../webhooks.repository';
 import { WebhooksService } from '../webhooks.service';
+import { AttemptsRepository } from './attempts.repository';
 import { DeliveriesRepository, DeliveryRow } from './deliveries.repository';
 import { retryDelaySeconds } from './retry-schedule';
 import { SendResult, WebhookSender } from './webhook-sender';
@@ -48,6 +50,7 @@ export class DeliveriesService implements OnModuleInit {
 
   constructor(
     private readonly deliveries: DeliveriesRepository,
+    private readonly attemptsOf: AttemptsRepository,
     private readonly endpoints: WebhooksRepository,
     private readonly webhooks: WebhooksService,
     private readonly activity: ActivityLog,
@@ -85,6 +88,19 @@ export class DeliveriesService implements OnModuleInit {
     await this.webhooks.findOneForAccount(accountId, webhookId);
     const { rows, total } = await this.deliveries.page(webhookId, query);
     return paginated(rows.map(WebhookDeliveryResponse.fromRow), query, total);
+  }
+
+  /** Every attempt of one delivery, newest first: the delivery row keeps only the last one's outcome. */
+  async attempts(
+    accountId: string,
+    webhookId: string,
+    deliveryId: string,
+    query: PageQuery,
+  ): Promise<Paginated<WebhookDeliveryAttemptResponse>> {
+    await this.webhooks.findOneForAccount(accountId, webhookId);
+    if (!(await this.deliveries.findForEndpoint(webhookId, deliveryId))) throw Problem.notFound('Delivery');
+    const { rows, total } = await this.attemptsOf.page(deliveryId, query);
+    return paginated(rows.map(WebhookDeliveryAttemptResponse.fromRow), query, total);
   }
 
   async sendTest(caller: Principal, webhookId: string): Promise<WebhookDeliveryResponse> {
@@ -158,8 +174,9 @@ export class DeliveriesService implements OnModuleInit {
       let claimed = await this.deliveries.claimAttempt(delivery.id, job.attempt, LEASE_SECONDS);
       let current = endpoint;
       while (claimed) {
+        const startedAt = new Date();
         const result = await this.sender.send(current.url, this.headers(current, claimed), claimed.body);
-        await this.recordOutcome(current, claimed, result);
+        await this.recordOutcome(current, claimed, startedAt, result);
         if (!result.ok || this.jobs.stopping || Date.now() - leased > this.drainMs) break;
         // Read again: a change to its URL, secret or state applies from the next delivery on.
         const reloaded = await this.endpoints.findById(endpoint.id);
@@ -185,7 +202,7 @@ export class DeliveriesService implements OnModuleInit {
     };
   }
 
-  private async recordOutcome(endpoint: EndpointRow, delivery: DeliveryRow, result: SendResult): Promise<void> {
+  private async recordOutcome(endpoint: EndpointRow, delivery: DeliveryRow, startedAt: Date, result: SendResult): Promise<void> {
     const { retryBaseSeconds, disableAfterSeconds } = this.config.webhooks;
     let retryIn: number | null = null;
     if (!result.ok) {
@@ -195,6 +212,7 @@ export class DeliveriesService implements OnModuleInit {
     }
     await this.tx.run(async (m, publish) => {
       await this.deliveries.recordOutcome(m, delivery.id, { ...result, retryInSeconds: retryIn });
+      await this.attemptsOf.insert(m, delivery.id, delivery.attempts, startedAt, result);
       if (result.ok) return this.endpoints.markSucceeded(m, endpoint.id);
       if (retryIn !== null) {
         await this.jobs.send<DeliveryJob>(

@@ -39,7 +39,7 @@ describe('WebhookSender', () => {
     const config = { webhooks: { allowHttp: true, allowPrivate: true, timeoutSeconds: 5 } } as AppConfig;
     const sender = new RebindingSender(config);
     const result = await sender.send(`http://localhost:${port}/hook`, {}, '{}');
-    expect(result).toMatchObject({ ok: true, responseCode: 204, error: null });
+    expect(result).toMatchObject({ ok: true, result: 'succeeded', responseCode: 204, error: null });
     expect(hits).toEqual({ checked: 1 });
     expect(sender.lookups).toBe(1);
   });
@@ -50,13 +50,19 @@ describe('WebhookSender', () => {
     await new Promise((resolve) => closed.close(resolve));
     const config = { webhooks: { allowHttp: true, allowPrivate: true, timeoutSeconds: 5 } } as AppConfig;
     const result = await new RebindingSender(config).send(`http://localhost:${closedPort}/hook`, {}, '{}');
-    expect(result).toMatchObject({ ok: false, responseCode: null, error: 'connect ECONNREFUSED' });
+    expect(result).toMatchObject({ ok: false, result: 'network_error', responseCode: null, error: 'connect ECONNREFUSED', response: null });
   });
 
   it('refuses a name resolving to an internal address without naming the address', async () => {
     const config = { webhooks: { allowHttp: true, allowPrivate: false, timeoutSeconds: 5 } } as AppConfig;
     const result = await new RebindingSender(config).send(`http://localhost:${port}/hook`, {}, '{}');
-    expect(result).toMatchObject({ ok: false, responseCode: null, error: 'refused: the address is not allowed' });
+    expect(result).toMatchObject({
+      ok: false,
+      result: 'refused',
+      responseCode: null,
+      error: 'refused: the address is not allowed',
+      response: null,
+    });
     expect(hits).toEqual({ checked: 1 });
   });
 });

@@ -5,6 +5,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/core';
 import { isPublicAddress } from './address-policy';
+import { captureBody, captureHeaders, CapturedResponse } from './response-capture';
 
 export const RESPONSE_BODY_CAP = 64 * 1024;
 const EXCERPT_LENGTH = 200;
@@ -13,14 +14,21 @@ export const USER_AGENT = 'HostingAccount-Webhooks/1.0 (+https://www.standardweb
 /** All a customer learns of a refused address: what a name resolves to would map the provider's internal DNS. */
 export const ADDRESS_REFUSED = 'the address is not allowed';
 
+/** How an attempt ended: an answer (2xx or not), or none (no connection, no answer in time, an address refused). */
+export type AttemptResult = 'succeeded' | 'http_error' | 'network_error' | 'timeout' | 'refused';
+
 export interface SendResult {
   ok: boolean;
+  result: AttemptResult;
   responseCode: number | null;
   durationMs: number;
   error: string | null;
+  /** The answer's headers and the start of its body; null when none came. */
+  response: CapturedResponse | null;
 }
 
 class Refused extends Error {}
+class TimedOut extends Error {}
 
 /**
  * One POST to an endpoint. The host is resolved once, every address checked, and the socket
@@ -41,28 +49,32 @@ export class WebhookSender implements BeforeApplicationShutdown {
 
   async send(rawUrl: string, headers: Record<string, string>, body: string): Promise<SendResult> {
     const started = Date.now();
-    const result = (ok: boolean, responseCode: number | null, error: string | null): SendResult => ({
-      ok,
-      responseCode,
+    const result = (kind: AttemptResult, error: string | null, answer?: Answer): SendResult => ({
+      ok: kind === 'succeeded',
+      result: kind,
+      responseCode: answer?.status ?? null,
       durationMs: Date.now() - started,
       error: error && error.slice(0, 500),
+      response: answer?.response ?? null,
     });
     const controller = new AbortController();
     const { timeoutSeconds } = this.config.webhooks;
-    const timer = setTimeout(() => controller.abort(new Error(`no complete answer within ${timeoutSeconds} s`)), timeoutSeconds * 1000);
+    const timer = setTimeout(() => controller.abort(new TimedOut(`no complete answer within ${timeoutSeconds} s`)), timeoutSeconds * 1000);
     this.inFlight.add(controller);
     try {
       const url = new URL(rawUrl);
       const { allowHttp, allowPrivate } = this.config.webhooks;
       if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowHttp)) throw new Refused(`scheme ${url.protocol} is not allowed`);
       const target = await abortable(this.resolve(url.hostname.replace(/^\[|\]$/g, ''), allowPrivate), controller.signal);
-      const { status, excerpt } = await this.post(url, target, headers, body, controller.signal);
-      if (status >= 200 && status < 300) return result(true, status, null);
-      if (status >= 300 && status < 400) return result(false, status, `HTTP ${status}: redirects are not followed`);
-      return result(false, status, `HTTP ${status}${excerpt ? `: ${excerpt}` : ''}`);
+      const answer = await this.post(url, target, headers, body, controller.signal);
+      const { status, excerpt } = answer;
+      if (status >= 200 && status < 300) return result('succeeded', null, answer);
+      if (status >= 300 && status < 400) return result('http_error', `HTTP ${status}: redirects are not followed`, answer);
+      return result('http_error', `HTTP ${status}${excerpt ? `: ${excerpt}` : ''}`, answer);
     } catch (err) {
+      if (err instanceof Refused) return result('refused', `refused: ${err.message}`);
       const reason = controller.signal.aborted ? (controller.signal.reason as Error) : (err as Error);
-      return result(false, null, err instanceof Refused ? `refused: ${err.message}` : describe(reason));
+      return result(reason instanceof TimedOut ? 'timeout' : 'network_error', describe(reason));
     } finally {
       clearTimeout(timer);
       this.inFlight.delete(controller);
@@ -92,7 +104,7 @@ export class WebhookSender implements BeforeApplicationShutdown {
     headers: Record<string, string>,
     body: string,
     signal: AbortSignal,
-  ): Promise<{ status: number; excerpt: string }> {
+  ): Promise<Answer> {
     const pinned: LookupFunction = (_host, options, callback) => {
       if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [target]);
       else callback(null, target.address, target.family);
@@ -112,8 +124,18 @@ export class WebhookSender implements BeforeApplicationShutdown {
           const chunks: Buffer[] = [];
           let size = 0;
           const done = () => {
-            const text = Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').trim();
-            resolve({ status: res.statusCode ?? 0, excerpt: text.slice(0, EXCERPT_LENGTH) });
+            const bytes = Buffer.concat(chunks);
+            // One line, without control characters (PostgreSQL's text cannot hold NUL).
+            const text = bytes
+              .toString('utf8')
+              .replace(/[\s\u0000-\u001f\u007f]+/g, ' ')
+              .trim();
+            const { headers: kept, truncated: headersTruncated } = captureHeaders(res.rawHeaders);
+            resolve({
+              status: res.statusCode ?? 0,
+              excerpt: text.slice(0, EXCERPT_LENGTH),
+              response: { headers: kept, headersTruncated, ...captureBody(bytes, size) },
+            });
           };
           res.on('data', (chunk: Buffer) => {
             size += chunk.length;
@@ -131,6 +153,13 @@ export class WebhookSender implements BeforeApplicationShutdown {
       req.end(body);
     });
   }
+}
+
+interface Answer {
+  status: number;
+  /** For the delivery's lastError. */
+  excerpt: string;
+  response: CapturedResponse;
 }
 
 /** An error as the customer reads it; a socket's leaves out the address it names, as ADDRESS_REFUSED does. */

@@ -16,7 +16,7 @@ export class WebhookDeliveryResponse {
   eventType: string;
   @ApiProperty({ enum: ['pending', 'succeeded', 'failed'], description: 'pending: an attempt is due; failed: retries ran out.' })
   status: string;
-  @ApiProperty({ type: 'integer', description: 'Attempts made so far.' })
+  @ApiProperty({ type: 'integer', description: 'Attempts made so far (each listed at `.../deliveries/{deliveryId}/attempts`).' })
   attempts: number;
   @ApiProperty({ type: 'integer', format: 'int32', nullable: true, description: 'HTTP status of the last attempt; null if none answered.' })
   lastResponseCode: number | null;

@@ -1,3 +1,4 @@
 import { CreateWebhooks1764000001800 } from './1764000001800-create-webhooks';
+import { CreateWebhookDeliveryAttempts1764000002400 } from './1764000002400-create-webhook-delivery-attempts';
 
-export const webhooksMigrations = [CreateWebhooks1764000001800];
+export const webhooksMigrations = [CreateWebhooks1764000001800, CreateWebhookDeliveryAttempts1764000002400];

@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { Interval } from '@nestjs/schedule';
+import { AppConfig, JobLock } from '@app/core';
+import { DeliveriesRepository, PURGE_BATCH } from './deliveries.repository';
+
+/**
+ * Hourly, on one replica: finished deliveries whose last attempt is older than EVENTS_RETENTION_DAYS
+ * go, their attempts with them (ON DELETE CASCADE). A delivery carries an activity entry; it is not
+ * kept longer than the log keeps the entry.
+ */
+@Injectable()
+export class DeliveriesRetentionJob {
+  constructor(
+    private readonly deliveries: DeliveriesRepository,
+    private readonly config: AppConfig,
+    private readonly jobs: JobLock,
+  ) {}
+
+  @Interval('webhook-deliveries-retention', 3_600_000)
+  async tick(): Promise<void> {
+    await this.jobs.runExclusive('webhook-deliveries-retention', async () => {
+      await this.purge();
+    });
+  }
+
+  /** How many deliveries were deleted. */
+  async purge(now = new Date()): Promise<number> {
+    const before = new Date(now.getTime() - this.config.eventsRetentionDays * 86_400_000);
+    let total = 0;
+    for (;;) {
+      const deleted = await this.deliveries.purgeBatch(before);
+      total += deleted;
+      if (deleted < PURGE_BATCH) return total;
+    }
+  }
+}
