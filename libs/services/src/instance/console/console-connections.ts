@@ -57,6 +57,11 @@ export class ConsoleConnections implements OnModuleDestroy {
     return this.open.size;
   }
 
+  /** The account's consoles open on this replica. */
+  openFor(accountId: string): number {
+    return [...this.open.values()].filter((open) => open.credential.accountId === accountId).length;
+  }
+
   bridge(opened: Pick<OpenedConsole, 'sessionId' | 'credential' | 'validUntil'>, ws: WebSocket, upstream: Socket): void {
     const { sessionId, credential, validUntil } = opened;
     const limitAt = Date.now() + this.config.consoleMaxSeconds * 1000;
