@@ -16,10 +16,11 @@ import { startTestApp, TestApp } from './support/test-app';
   let page: Page;
   let base: string;
   beforeAll(async () => {
-    t = await startTestApp();
+    [browser, novnc] = await Promise.all([launchChromium(), serveNoVncPage()]);
+    // The dashboard's origin is allowed to open consoles (issue 26, finding 11).
+    t = await startTestApp({ CORS_ORIGINS: new URL(novnc.url).origin });
     owner = await createAccount(t);
     base = `ws://127.0.0.1:${(t.http.address() as AddressInfo).port}`;
-    [browser, novnc] = await Promise.all([launchChromium(), serveNoVncPage()]);
   });
   beforeEach(async () => {
     page = await browser.context.newPage();
@@ -74,5 +75,17 @@ import { startTestApp, TestApp } from './support/test-app';
     const crossed = await openInNoVnc(page, novnc.url, strangers.url, mine.password);
     expect(crossed.events).toEqual(expect.arrayContaining([expect.stringMatching(/^securityfailure/)]));
     expect(crossed.events.some((e) => e.startsWith('desktopname'))).toBe(false);
+  });
+
+  it('cannot open a console from a page of another origin, and the token stays unspent', async () => {
+    const vps = await createService(t, owner.id);
+    const session = await consoleFor(owner, vps.id);
+    // The same page from http://localhost: another origin than the allowed http://127.0.0.1.
+    const elsewhere = novnc.url.replace('127.0.0.1', 'localhost');
+    const refused = await openInNoVnc(page, elsewhere, session.url, session.password);
+    expect(refused.events).not.toContain('connect');
+    expect(refused.events.some((e) => e.startsWith('disconnect'))).toBe(true);
+    const allowed = await openInNoVnc(page, novnc.url, session.url, session.password);
+    expect(allowed.events).toEqual(expect.arrayContaining(['connect', `desktopname:sim-${vps.id}`]));
   });
 });

@@ -3,13 +3,18 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { startTestApp, TestApp } from './support/test-app';
 
-const nginx = readFileSync(join(__dirname, '../deploy/nginx.conf'), 'utf8');
+const deployed = (file: string) => readFileSync(join(__dirname, '../deploy', file), 'utf8');
+const locations = deployed('nginx-locations.conf');
 
-/** Seconds of nginx's upstream `keepalive_timeout` (nginx's default when absent: 60 s). */
+/** Seconds of nginx's upstream `keepalive_timeout` (nginx's default when absent: 60 s), the longest of both configurations. */
 function upstreamKeepAliveSeconds(): number {
-  const upstream = /upstream api \{([^}]*)\}/.exec(nginx)?.[1] ?? '';
-  const value = /keepalive_timeout\s+(\d+)(s?);/.exec(upstream);
-  return value ? Number(value[1]) : 60;
+  return Math.max(
+    ...['nginx.conf', 'nginx-tls.conf'].map((file) => {
+      const upstream = /upstream api \{([^}]*)\}/.exec(deployed(file))?.[1] ?? '';
+      const value = /keepalive_timeout\s+(\d+)(s?);/.exec(upstream);
+      return value ? Number(value[1]) : 60;
+    }),
+  );
 }
 
 describe('HTTP server behind the load balancer (issue 17)', () => {
@@ -25,7 +30,7 @@ describe('HTTP server behind the load balancer (issue 17)', () => {
   });
 
   it('denies /metrics at the load balancer in any letter case (finding 4)', () => {
-    const rule = /location\s+~\*\s+(\S+)\s*\{\s*deny all;\s*\}/.exec(nginx);
+    const rule = /location\s+~\*\s+(\S+)\s*\{\s*deny all;\s*\}/.exec(locations);
     expect(rule).not.toBeNull();
     const pattern = new RegExp(rule![1], 'i');
     for (const path of ['/metrics', '/METRICS', '/Metrics/x']) expect(pattern.test(path)).toBe(true);

@@ -41,8 +41,13 @@ import { startTestApp, TestApp } from './support/test-app';
     const page = await browser.context.newPage();
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
     page.on('requestfailed', (req) => problems.push(`request failed: ${req.method()} ${req.url()} ${req.failure()?.errorText}`));
+    // Chromium reports each Content-Security-Policy violation on the console (issue 26, finding 11).
+    page.on('console', (message) => {
+      if (message.type() === 'error' || /Content Security Policy/i.test(message.text())) problems.push(`console: ${message.text()}`);
+    });
     const docs = await page.goto(`${origin}/docs`);
     expect(docs?.status()).toBe(200);
+    expect(docs?.headers()['content-security-policy']).toMatch(/default-src 'none'.*script-src 'self'/);
     await page.locator('.swagger-ui .info .title').filter({ hasText: 'Hosting account API' }).waitFor();
     return page;
   }

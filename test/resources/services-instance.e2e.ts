@@ -298,10 +298,16 @@ describe('Services: VPS instance actions and console', () => {
         expect(JSON.stringify(row)).not.toContain(res.body.password);
         const consoles = t.app.get(ConsoleService);
         const redeemed = await consoles.redeem(token);
+        // Bound to the credential that asked (issue 26): the session of the access token, or the key.
+        const credential =
+          bearer === owner.bearer
+            ? { kind: 'access_token', credentialId: JSON.parse(Buffer.from(owner.accessToken.split('.')[1], 'base64url').toString()).sid }
+            : { kind: 'api_key', credentialId: owner.apiKeyId };
         expect(redeemed).toMatchObject({
           outcome: 'opened',
           serviceId: vps.id,
-          accountId: owner.id,
+          credential: { accountId: owner.id, ...credential },
+          validUntil: null,
           target: { protocol: 'vnc', password: res.body.password },
         });
         expect(await consoles.redeem(token)).toEqual({ outcome: 'refused' });

@@ -14,10 +14,13 @@ export interface RfbScreen {
 
 export type RfbResult = { ok: true; screen: RfbScreen } | { ok: false; reason: string };
 
-/** Opens the console URL as noVNC does (subprotocol "binary"); rejects with the HTTP status if refused. */
-export function openConsoleSocket(url: string): Promise<{ ws: WebSocket; stream: Duplex }> {
+/**
+ * Opens the console URL as noVNC does (subprotocol "binary"); rejects with the HTTP status if refused.
+ * Without `headers` no Origin is sent, as from a program (a browser always sends one).
+ */
+export function openConsoleSocket(url: string, headers?: Record<string, string>): Promise<{ ws: WebSocket; stream: Duplex }> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, ['binary']);
+    const ws = new WebSocket(url, ['binary'], { headers });
     ws.once('open', () => resolve({ ws, stream: createWebSocketStream(ws) }));
     ws.once('unexpected-response', (_req, res) => {
       let body = '';
@@ -35,6 +38,16 @@ export function openConsoleSocket(url: string): Promise<{ ws: WebSocket; stream:
     ws.once('error', reject);
   });
 }
+
+/** How a console closed, as its client saw it. */
+export interface Closed {
+  code: number;
+  reason: string;
+}
+
+/** Resolves with the close code and reason once the WebSocket closes (call it while the socket is open). */
+export const closeOf = (ws: WebSocket): Promise<Closed> =>
+  new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
 
 export const tcpStream = (port: number, host = '127.0.0.1'): Promise<Duplex> =>
   new Promise((resolve, reject) => {

@@ -6,6 +6,7 @@ import { Test, TestingModule } from '@nestjs/testing';
 import { AccountsModule, AccountsService } from '@app/accounts';
 import { AppConfig, ConfigModule, CoreModule, DatabaseModule, loadConfig, Principal, TransactionRunner } from '@app/core';
 import { EventsModule } from '@app/events';
+import { CredentialStatusModule } from '../../apps/api/src/credentials/credential-status.module';
 import { allMigrations } from '../../apps/api/src/migrations';
 import { freshDataDir } from './test-database';
 import { testEnv } from './test-env';
@@ -50,6 +51,8 @@ export async function startTestModule(
       AccountsModule,
       // Global: every area records its activity through it.
       EventsModule,
+      // Global: consoles check their opener's credential through it.
+      CredentialStatusModule,
       ...imports,
     ],
   });

@@ -15,6 +15,7 @@ import {
   RateLimitGuard,
 } from '@app/core';
 import { AREA_MODULES } from './area-modules';
+import { CredentialStatusModule } from './credentials/credential-status.module';
 import { DemoDataService } from './demo/demo-data.service';
 import { HealthController } from './health/health.controller';
 import { JobWorkers } from './jobs/job-workers';
@@ -36,6 +37,7 @@ export class AppModule {
         DiscoveryModule,
         TerminusModule.forRoot({ logger: false }),
         ...AREA_MODULES,
+        CredentialStatusModule,
       ],
       controllers: [HealthController],
       providers: [

@@ -3,6 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { AppConfig, ConfigModule, CoreModule, DatabaseModule } from '@app/core';
 import { AREA_MODULES } from './area-modules';
+import { CredentialStatusModule } from './credentials/credential-status.module';
 import { DemoDataService } from './demo/demo-data.service';
 import { allMigrations } from './migrations';
 
@@ -20,6 +21,7 @@ export class CliModule {
         EventEmitterModule.forRoot({ ignoreErrors: true }),
         DiscoveryModule,
         ...AREA_MODULES,
+        CredentialStatusModule,
       ],
       providers: [DemoDataService],
     };

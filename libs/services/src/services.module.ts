@@ -12,6 +12,7 @@ import { SimulatorTasksRepository } from './instance/compute/simulator-tasks.rep
 import { SimulatedVncServers } from './instance/compute/simulated-vnc-servers';
 import { ConsoleConnections } from './instance/console/console-connections';
 import { ConsoleProxy } from './instance/console/console-proxy';
+import { ConsoleRechecks } from './instance/console/console-rechecks';
 import { ConsoleSessionsRepository } from './instance/console/console-sessions.repository';
 import { ConsoleService } from './instance/console/console.service';
 import { InstanceActionRunner } from './instance/instance-action-runner';
@@ -54,6 +55,7 @@ import { ServicesService } from './services.service';
     ConsoleSessionsRepository,
     ConsoleConnections,
     ConsoleProxy,
+    ConsoleRechecks,
     SimulatedVncServers,
     SimulatorTasksRepository,
     ObjectStorageService,

@@ -1,9 +1,8 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
-import { AppConfig, Problem } from '@app/core';
+import { AppConfig, PgListener, pgNotify, Problem } from '@app/core';
 import { NotificationsRepository } from '../notifications.repository';
-import { PgListener } from './pg-listener';
 import { SseStream } from './sse-stream';
 import { STREAM_ENDINGS, StreamCredential } from './stream-credential';
 
@@ -47,10 +46,15 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.databaseUrl) return;
-    this.listener = new PgListener(this.config.databaseUrl, CHANNEL, {
-      message: (payload) => this.received(payload),
-      resumed: () => this.resync(),
-    });
+    this.listener = new PgListener(
+      this.config.databaseUrl,
+      CHANNEL,
+      {
+        message: (payload) => this.received(payload),
+        resumed: () => this.resync(),
+      },
+      'NotificationListener',
+    );
     await this.listener.start();
   }
 
@@ -110,7 +114,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
   async announce(accountId: string, notificationId: string | null): Promise<void> {
     const message: Announcement = { accountId, notificationId };
     try {
-      if (this.config.databaseUrl) await this.dataSource.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(message)]);
+      if (this.config.databaseUrl) await pgNotify(this.dataSource, CHANNEL, JSON.stringify(message));
       else await this.deliver(message);
     } catch (err) {
       this.logger.warn(`Could not announce a notification: ${(err as Error).message}`);
@@ -121,7 +125,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
   async announceRevocation(accountId: string): Promise<void> {
     const message: Announcement = { accountId, notificationId: null, recheck: true };
     try {
-      if (this.config.databaseUrl) await this.dataSource.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(message)]);
+      if (this.config.databaseUrl) await pgNotify(this.dataSource, CHANNEL, JSON.stringify(message));
       else await this.recheck(accountId);
     } catch (err) {
       this.logger.warn(`Could not announce a revocation: ${(err as Error).message}`);

@@ -1,24 +1,43 @@
 import type { Socket } from 'node:net';
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { WebSocket } from 'ws';
-import { AppConfig } from '@app/core';
+import { AppConfig, CredentialRef, CredentialStatus } from '@app/core';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
+import type { OpenedConsole } from './console.service';
 import { copyBothWays } from './copy-both-ways';
 
 /** How often this replica refreshes its open consoles and ends those whose machine stopped. */
 export const CONSOLE_CHECK_INTERVAL_MS = 5_000;
+/** A backstop to the announcements: every open console's credential is verified again this often. */
+export const CONSOLE_CREDENTIAL_RECHECK_MS = 60_000;
 const CLOSE_GRACE_MS = 2_000;
+
+/** Why the server ended a console: the WebSocket close code and reason the client sees. */
+export const CONSOLE_ENDINGS = {
+  timeLimit: { code: 1000, reason: 'The console session reached its time limit.' },
+  upstreamClosed: { code: 1000, reason: 'The console server closed the connection.' },
+  machineStopped: { code: 1000, reason: 'The machine stopped.' },
+  serviceInactive: { code: 1000, reason: 'The service is no longer active.' },
+  // 1008 (policy violation): the client must not reconnect with the same credential.
+  credentialEnded: { code: 1008, reason: 'The credential that opened this console was revoked or has expired.' },
+  shutdown: { code: 1001, reason: 'The server is shutting down.' },
+} as const;
+type Ending = (typeof CONSOLE_ENDINGS)[keyof typeof CONSOLE_ENDINGS];
 
 interface OpenConsole {
   ws: WebSocket;
   upstream: Socket;
+  credential: CredentialRef;
   deadline: NodeJS.Timeout;
+  verifiedAt: number;
 }
 
 /**
  * The consoles open on this replica: each copies bytes between a WebSocket and the upstream VNC
- * socket, with backpressure both ways, until either side closes, CONSOLE_MAX_SECONDS pass or the
- * machine stops. The database knows them too, for the per-account limit across replicas.
+ * socket, with backpressure both ways, until either side closes, CONSOLE_MAX_SECONDS pass, the
+ * machine stops, or the credential that opened it stops working (revoked: announced to every
+ * replica, see ConsoleRechecks; expired: a timer). The database knows them too, for the
+ * per-account limit across replicas.
  */
 @Injectable()
 export class ConsoleConnections implements OnModuleDestroy {
@@ -31,26 +50,37 @@ export class ConsoleConnections implements OnModuleDestroy {
   constructor(
     private readonly sessions: ConsoleSessionsRepository,
     private readonly config: AppConfig,
+    private readonly credentials: CredentialStatus,
   ) {}
 
   get openCount(): number {
     return this.open.size;
   }
 
-  bridge(sessionId: string, ws: WebSocket, upstream: Socket): void {
+  /** The account's consoles open on this replica. */
+  openFor(accountId: string): number {
+    return [...this.open.values()].filter((open) => open.credential.accountId === accountId).length;
+  }
+
+  bridge(opened: Pick<OpenedConsole, 'sessionId' | 'credential' | 'validUntil'>, ws: WebSocket, upstream: Socket): void {
+    const { sessionId, credential, validUntil } = opened;
+    const limitAt = Date.now() + this.config.consoleMaxSeconds * 1000;
+    const expires = validUntil !== null && validUntil.getTime() < limitAt;
     const deadline = setTimeout(
-      () => this.end(sessionId, 1000, 'The console session reached its time limit.'),
-      this.config.consoleMaxSeconds * 1000,
+      () => this.end(sessionId, expires ? CONSOLE_ENDINGS.credentialEnded : CONSOLE_ENDINGS.timeLimit),
+      Math.max(0, (expires ? validUntil.getTime() : limitAt) - Date.now()),
     );
-    this.open.set(sessionId, { ws, upstream, deadline });
+    this.open.set(sessionId, { ws, upstream, credential, deadline, verifiedAt: Date.now() });
     this.checker ??= setInterval(() => void this.check(), CONSOLE_CHECK_INTERVAL_MS).unref();
 
     copyBothWays(ws, upstream, (toClient, fromClient) => {
       this.bytesToClient += toClient;
       this.bytesFromClient += fromClient;
     });
-    upstream.on('close', () => this.end(sessionId, 1000, 'The console server closed the connection.'));
+    upstream.on('close', () => this.end(sessionId, CONSOLE_ENDINGS.upstreamClosed));
     ws.on('close', () => this.end(sessionId));
+    // A revocation announced between the redemption's check and now found nothing here to close.
+    void this.verify(sessionId);
   }
 
   /** A redeemed session that never became a connection (the upstream could not be reached). */
@@ -58,12 +88,25 @@ export class ConsoleConnections implements OnModuleDestroy {
     await this.sessions.close(sessionId).catch(() => undefined);
   }
 
-  /** Ends every console of this replica (shutdown): clients see "going away" and may reconnect elsewhere. */
-  async onModuleDestroy(): Promise<void> {
-    await Promise.all([...this.open.keys()].map((id) => this.end(id, 1001, 'The server is shutting down.')));
+  /** After an announcement: the account's consoles on this replica check their credential and machine now. */
+  async recheck(accountId: string): Promise<void> {
+    const ids = [...this.open].filter(([, open]) => open.credential.accountId === accountId).map(([id]) => id);
+    if (!ids.length) return;
+    await Promise.all([...ids.map((id) => this.verify(id)), this.refresh(ids)]);
   }
 
-  private async end(sessionId: string, code?: number, reason?: string): Promise<void> {
+  /** After missed announcements (the LISTEN connection was down): every console checks now. */
+  async recheckAll(): Promise<void> {
+    const ids = [...this.open.keys()];
+    await Promise.all([...ids.map((id) => this.verify(id)), this.refresh(ids)]);
+  }
+
+  /** Ends every console of this replica (shutdown): clients see "going away" and may reconnect elsewhere. */
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all([...this.open.keys()].map((id) => this.end(id, CONSOLE_ENDINGS.shutdown)));
+  }
+
+  private async end(sessionId: string, ending?: Ending): Promise<void> {
     const session = this.open.get(sessionId);
     if (!session) return;
     this.open.delete(sessionId);
@@ -74,21 +117,43 @@ export class ConsoleConnections implements OnModuleDestroy {
     }
     session.upstream.destroy();
     if (session.ws.readyState === WebSocket.OPEN) {
-      session.ws.close(code ?? 1000, reason);
+      session.ws.close(ending?.code ?? 1000, ending?.reason);
       // A client that never answers the close handshake must not hold the socket (or a shutdown).
       setTimeout(() => session.ws.terminate(), CLOSE_GRACE_MS).unref();
     } else session.ws.terminate();
     await this.sessions.close(sessionId).catch((err: Error) => this.logger.warn(`Console ${sessionId} not marked closed: ${err.message}`));
   }
 
-  private async check(): Promise<void> {
-    const ids = [...this.open.keys()];
-    if (!ids.length) return;
+  /** Ends the console if its credential no longer works; a check that fails keeps it (until the next one). */
+  private async verify(sessionId: string): Promise<void> {
+    const open = this.open.get(sessionId);
+    if (!open) return;
     try {
-      const running = await this.sessions.keepAlive(ids);
-      await Promise.all(ids.filter((id) => !running.has(id)).map((id) => this.end(id, 1000, 'The machine stopped.')));
+      const live = await this.credentials.check(open.credential);
+      open.verifiedAt = Date.now();
+      if (!live) await this.end(sessionId, CONSOLE_ENDINGS.credentialEnded);
+    } catch (err) {
+      this.logger.warn(`Console ${sessionId}: credential not checked: ${(err as Error).message}`);
+    }
+  }
+
+  /** Keeps the consoles counted in the database and ends those whose machine stopped or service was suspended. */
+  private async refresh(ids: string[]): Promise<void> {
+    try {
+      const ending = await this.sessions.keepAlive(ids);
+      await Promise.all(
+        [...ending].map(([id, why]) => this.end(id, why === 'inactive' ? CONSOLE_ENDINGS.serviceInactive : CONSOLE_ENDINGS.machineStopped)),
+      );
     } catch (err) {
       this.logger.warn(`Open consoles not checked: ${(err as Error).message}`);
     }
+  }
+
+  private async check(): Promise<void> {
+    const ids = [...this.open.keys()];
+    if (!ids.length) return;
+    const due = Date.now() - CONSOLE_CREDENTIAL_RECHECK_MS;
+    const stale = ids.filter((id) => (this.open.get(id)?.verifiedAt ?? Infinity) <= due);
+    await Promise.all([this.refresh(ids), ...stale.map((id) => this.verify(id))]);
   }
 }

@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { WebSocketServer } from 'ws';
-import { PROBLEM_TITLES, ProblemCode } from '@app/core';
+import { AppConfig, PROBLEM_TITLES, ProblemCode } from '@app/core';
 import type { ConsoleTarget } from '../compute/compute-provider';
 import { ConsoleConnections } from './console-connections';
 import { ConsoleService } from './console.service';
@@ -25,7 +25,9 @@ class Refusal {
 /**
  * The console WebSocket at /console?token=..., on the API's own HTTP server: redeems the token,
  * connects to the session's VNC target and hands both to ConsoleConnections. Anything wrong is
- * refused with a problem response before the upgrade, and before any upstream connection.
+ * refused with a problem response before the upgrade, and before any upstream connection. A
+ * browser page may open it only from an allowed origin (PUBLIC_URL's, or one of CORS_ORIGINS):
+ * a page elsewhere holding a stolen console URL gets a 403 and the token stays unspent.
  */
 @Injectable()
 export class ConsoleProxy implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -39,12 +41,16 @@ export class ConsoleProxy implements OnApplicationBootstrap, OnApplicationShutdo
     handleProtocols: (protocols) => (protocols.has('binary') ? 'binary' : false),
   });
   private server: Server | null = null;
+  private readonly allowedOrigins: ReadonlySet<string>;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly consoles: ConsoleService,
     private readonly connections: ConsoleConnections,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.allowedOrigins = new Set([config.publicUrl, ...config.corsOrigins].map(originOf).filter((o): o is string => o !== null));
+  }
 
   onApplicationBootstrap(): void {
     this.server = (this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined) ?? null;
@@ -78,12 +84,22 @@ export class ConsoleProxy implements OnApplicationBootstrap, OnApplicationShutdo
     ) {
       throw new Refusal(400, 'invalid_input', 'Expected a WebSocket (version 13) handshake.');
     }
+    const origin = req.headers.origin;
+    // No Origin: not a browser (noVNC in a page always sends one), so no page can ride on it.
+    if (origin !== undefined && !this.allowedOrigins.has(originOf(origin) ?? ''))
+      throw new Refusal(403, 'forbidden', 'The console cannot be opened from this origin.');
     const token = url.searchParams.get('token');
     if (!token)
       throw new Refusal(400, 'invalid_input', 'The console URL needs its token: GET /api/services/{id}/instance/console gives one.');
     const redemption = TOKEN.test(token) ? await this.consoles.redeem(token) : ({ outcome: 'refused' } as const);
     if (redemption.outcome === 'refused')
       throw new Refusal(401, 'unauthorized', 'The console token is unknown, already used or expired; ask for a new console.');
+    if (redemption.outcome === 'revoked')
+      throw new Refusal(
+        401,
+        'unauthorized',
+        'The credential this console token was issued to was revoked or has expired; sign in again and ask for a new console.',
+      );
     if (redemption.outcome === 'limit') throw new Refusal(409, 'quota_exceeded', this.consoles.limitReached().detail);
 
     const upstream = await connectUpstream(redemption.target).catch(() => null);
@@ -92,7 +108,7 @@ export class ConsoleProxy implements OnApplicationBootstrap, OnApplicationShutdo
       await this.connections.forget(redemption.sessionId);
       throw new Refusal(503, 'hypervisor_unavailable', "The machine's console could not be reached. Retry shortly.");
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.connections.bridge(redemption.sessionId, ws, upstream));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.connections.bridge(redemption, ws, upstream));
   }
 }
 
@@ -125,6 +141,16 @@ function refuse(socket: Duplex, refusal: Refusal): void {
   socket.end(
     `HTTP/1.1 ${refusal.status} ${PROBLEM_TITLES[refusal.status] ?? 'Error'}\r\n` +
       `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Cache-Control: no-store\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+      `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/** The serialised origin of a URL (`https://example.com`), as browsers send it in Origin; null if it has none. */
+function originOf(url: string): string | null {
+  try {
+    const origin = new URL(url).origin;
+    return origin === 'null' ? null : origin;
+  } catch {
+    return null;
+  }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import type { CredentialKind, CredentialRef } from '@app/core';
 
 /** An open connection whose replica has not refreshed it for this long no longer counts. */
 export const CONSOLE_STALE_SECONDS = 60;
@@ -7,7 +8,7 @@ export const CONSOLE_STALE_SECONDS = 60;
 const OPEN = `c.used_at IS NOT NULL AND c.closed_at IS NULL AND c.alive_at > now() - interval '${CONSOLE_STALE_SECONDS} seconds'`;
 
 export type Redemption =
-  | { outcome: 'opened'; sessionId: string; serviceId: string; accountId: string; targetSealed: string }
+  | { outcome: 'opened'; sessionId: string; serviceId: string; credential: CredentialRef; targetSealed: string }
   | { outcome: 'refused' }
   | { outcome: 'limit' };
 
@@ -16,18 +17,21 @@ export type Redemption =
 export class ConsoleSessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async insert(manager: EntityManager, serviceId: string, tokenHash: string, targetSealed: string, expiresAt: Date): Promise<void> {
+  async insert(
+    manager: EntityManager,
+    serviceId: string,
+    credential: CredentialRef,
+    session: { tokenHash: string; targetSealed: string; expiresAt: Date },
+  ): Promise<void> {
     await manager.query(
       `DELETE FROM console_sessions WHERE service_id = $1 AND expires_at < now() - interval '1 day'
           AND (used_at IS NULL OR closed_at IS NOT NULL OR alive_at < now() - interval '1 day')`,
       [serviceId],
     );
-    await manager.query(`INSERT INTO console_sessions (service_id, token_hash, target_sealed, expires_at) VALUES ($1, $2, $3, $4)`, [
-      serviceId,
-      tokenHash,
-      targetSealed,
-      expiresAt,
-    ]);
+    await manager.query(
+      `INSERT INTO console_sessions (service_id, token_hash, target_sealed, expires_at, credential_kind, credential_id) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [serviceId, session.tokenHash, session.targetSealed, session.expiresAt, credential.kind, credential.credentialId],
+    );
   }
 
   countOpen(accountId: string): Promise<number> {
@@ -42,6 +46,16 @@ export class ConsoleSessionsRepository {
     return count;
   }
 
+  /** The credential an unused, unexpired token was issued to; null if there is no such token. */
+  async credentialOf(tokenHash: string): Promise<CredentialRef | null> {
+    const [row]: CredentialRow[] = await this.dataSource.query(
+      `SELECT s.account_id, c.credential_kind, c.credential_id FROM console_sessions c JOIN services s ON s.id = c.service_id
+        WHERE c.token_hash = $1 AND c.used_at IS NULL AND c.expires_at > now() AND c.credential_id IS NOT NULL`,
+      [tokenHash],
+    );
+    return row ? credentialOf(row) : null;
+  }
+
   /**
    * Marks the token used and its connection open, once, while the session is unexpired and the
    * machine running, unless the account already has `maxOpen` connections. An advisory lock per
@@ -49,11 +63,12 @@ export class ConsoleSessionsRepository {
    */
   redeem(tokenHash: string, maxOpen: number): Promise<Redemption> {
     return this.dataSource.transaction(async (m) => {
-      const [session]: { id: string; service_id: string; account_id: string }[] = await m.query(
-        `SELECT c.id, c.service_id, s.account_id FROM console_sessions c
+      const [session]: (CredentialRow & { id: string; service_id: string })[] = await m.query(
+        `SELECT c.id, c.service_id, s.account_id, c.credential_kind, c.credential_id FROM console_sessions c
            JOIN services s ON s.id = c.service_id
            JOIN vps_instances v ON v.service_id = c.service_id
-          WHERE c.token_hash = $1 AND c.used_at IS NULL AND c.expires_at > now() AND s.status = 'active' AND v.power_state = 'running'
+          WHERE c.token_hash = $1 AND c.used_at IS NULL AND c.expires_at > now() AND c.credential_id IS NOT NULL
+            AND s.status = 'active' AND v.power_state = 'running'
           FOR UPDATE OF c`,
         [tokenHash],
       );
@@ -68,27 +83,46 @@ export class ConsoleSessionsRepository {
         outcome: 'opened',
         sessionId: session.id,
         serviceId: session.service_id,
-        accountId: session.account_id,
+        credential: credentialOf(session),
         targetSealed: opened.target_sealed,
       };
     });
   }
 
-  /** Refreshes this replica's open connections; returns those whose machine still runs (the rest must end). */
-  async keepAlive(sessionIds: string[]): Promise<Set<string>> {
-    const rows: { id: string }[] = await this.dataSource.query(
+  /**
+   * Refreshes this replica's open connections; returns those that must end, and why: the service is
+   * no longer active (suspended, cancelled) or its machine is not running.
+   */
+  async keepAlive(sessionIds: string[]): Promise<Map<string, 'inactive' | 'stopped'>> {
+    const rows: { id: string; active: boolean; running: boolean }[] = await this.dataSource.query(
       `WITH touched AS (
          UPDATE console_sessions SET alive_at = now() WHERE id = ANY($1::uuid[]) AND closed_at IS NULL RETURNING id, service_id
-       ) SELECT t.id FROM touched t
+       ) SELECT t.id, s.status = 'active' AS active, v.power_state = 'running' AS running FROM touched t
            JOIN services s ON s.id = t.service_id
-           JOIN vps_instances v ON v.service_id = t.service_id
-          WHERE s.status = 'active' AND v.power_state = 'running'`,
+           JOIN vps_instances v ON v.service_id = t.service_id`,
       [sessionIds],
     );
-    return new Set(rows.map((row) => row.id));
+    const ending = new Map<string, 'inactive' | 'stopped'>(sessionIds.map((id) => [id, 'stopped']));
+    for (const row of rows) {
+      if (!row.active) ending.set(row.id, 'inactive');
+      else if (row.running) ending.delete(row.id);
+    }
+    return ending;
   }
 
   async close(sessionId: string): Promise<void> {
     await this.dataSource.query(`UPDATE console_sessions SET closed_at = now() WHERE id = $1 AND closed_at IS NULL`, [sessionId]);
   }
 }
+
+interface CredentialRow {
+  account_id: string;
+  credential_kind: CredentialKind;
+  credential_id: string;
+}
+
+const credentialOf = (row: CredentialRow): CredentialRef => ({
+  accountId: row.account_id,
+  kind: row.credential_kind,
+  credentialId: row.credential_id,
+});

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { ActivityLog, AppConfig, Principal, Problem, SecretBox, TransactionRunner } from '@app/core';
+import { ActivityLog, AppConfig, CredentialRef, CredentialStatus, Principal, Problem, SecretBox, TransactionRunner } from '@app/core';
 import { ComputeProvider, ConsoleTarget } from '../compute/compute-provider';
 import { ConsoleSessionResponse } from '../dto/console-session.response';
 import { VpsLookup } from '../vps-lookup';
@@ -13,14 +13,23 @@ const hashToken = (token: string): string => createHash('sha256').update(token).
 /** The console is a WebSocket on the API's own address: wss:// behind https, ws:// otherwise. */
 export const consoleUrlBase = (publicUrl: string): string => publicUrl.replace(/^http/, 'ws');
 
+export interface OpenedConsole {
+  sessionId: string;
+  serviceId: string;
+  /** Who asked for it: the console ends when this session ends or this API key is revoked. */
+  credential: CredentialRef;
+  /** When that credential stops by itself (an API key's expiry); null: never. */
+  validUntil: Date | null;
+  target: ConsoleTarget;
+}
+
 export type ConsoleRedemption =
-  | { outcome: 'opened'; sessionId: string; serviceId: string; accountId: string; target: ConsoleTarget }
-  | { outcome: 'refused' }
-  | { outcome: 'limit' };
+  ({ outcome: 'opened' } & OpenedConsole) | { outcome: 'refused' } | { outcome: 'revoked' } | { outcome: 'limit' };
 
 /**
- * Console sessions: a single-use token in a ws(s) URL, valid 60 seconds. Only the token's hash and
- * the sealed upstream target are stored; the console proxy redeems the token once.
+ * Console sessions: a single-use token in a ws(s) URL, valid 60 seconds. Only the token's hash,
+ * the sealed upstream target and the id of the credential it was issued to are stored; the console
+ * proxy redeems the token once, while that credential still works.
  */
 @Injectable()
 export class ConsoleService {
@@ -32,6 +41,7 @@ export class ConsoleService {
     private readonly box: SecretBox,
     private readonly config: AppConfig,
     private readonly activity: ActivityLog,
+    private readonly credentials: CredentialStatus,
   ) {}
 
   async open(caller: Principal, serviceId: string): Promise<ConsoleSessionResponse> {
@@ -46,7 +56,11 @@ export class ConsoleService {
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + CONSOLE_SESSION_TTL_MS);
     await this.tx.run(async (m) => {
-      await this.sessions.insert(m, serviceId, hashToken(token), this.box.seal(JSON.stringify(target)), expiresAt);
+      await this.sessions.insert(m, serviceId, caller, {
+        tokenHash: hashToken(token),
+        targetSealed: this.box.seal(JSON.stringify(target)),
+        expiresAt,
+      });
       await this.activity.record(m, {
         accountId,
         caller,
@@ -63,12 +77,20 @@ export class ConsoleService {
     };
   }
 
-  /** For the console proxy: the session's target, once, within the account's limit of open consoles. */
+  /**
+   * For the console proxy: the session's target, once, within the account's limit of open consoles,
+   * while the credential it was issued to still works (checked before the token is spent).
+   */
   async redeem(token: string): Promise<ConsoleRedemption> {
-    const result = await this.sessions.redeem(hashToken(token), this.config.consoleMaxPerAccount);
+    const tokenHash = hashToken(token);
+    const credential = await this.sessions.credentialOf(tokenHash);
+    if (!credential) return { outcome: 'refused' };
+    const live = await this.credentials.check(credential);
+    if (!live) return { outcome: 'revoked' };
+    const result = await this.sessions.redeem(tokenHash, this.config.consoleMaxPerAccount);
     if (result.outcome !== 'opened') return result;
     const { targetSealed, ...session } = result;
-    return { ...session, target: JSON.parse(this.box.open(targetSealed)) as ConsoleTarget };
+    return { ...session, validUntil: live.validUntil, target: JSON.parse(this.box.open(targetSealed)) as ConsoleTarget };
   }
 
   limitReached(): Problem {

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
 
 const MIN_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
@@ -17,7 +18,7 @@ export interface PgListenerHandlers {
  * never thrown, so a database restart cannot crash the process.
  */
 export class PgListener {
-  private readonly logger = new Logger('NotificationListener');
+  private readonly logger: Logger;
   /** The connection in use or being opened; a late error from an older one is ignored. */
   private client: Client | null = null;
   private listening = false;
@@ -30,7 +31,10 @@ export class PgListener {
     private readonly connectionString: string,
     private readonly channel: string,
     private readonly handlers: PgListenerHandlers,
-  ) {}
+    loggerName = 'Listener',
+  ) {
+    this.logger = new Logger(loggerName);
+  }
 
   get connected(): boolean {
     return this.listening;
@@ -106,4 +110,9 @@ export class PgListener {
     await Promise.race([client.end().catch(() => undefined), giveUp]);
     clearTimeout(timer);
   }
+}
+
+/** Sends `payload` to every session LISTENing on `channel` (every API process), at once: not part of a transaction. */
+export async function pgNotify(dataSource: DataSource, channel: string, payload: string): Promise<void> {
+  await dataSource.query('SELECT pg_notify($1, $2)', [channel, payload]);
 }
