@@ -245,7 +245,8 @@ describe('Notification streams end with their credential, and are bounded (issue
     await stream.next('unread-count');
     const started = Date.now();
     expect((await lastEvent(stream)).data.code).toBe('unauthorized');
-    expect(Date.now() - started).toBeLessThan(2500);
+    // Generous: the bound only tells the token's expiry (2 s) from the stream's own lifetime (hours).
+    expect(Date.now() - started).toBeLessThan(60_000);
   });
 
   it('ends a stream after its maximum lifetime with a reconnect event', async () => {

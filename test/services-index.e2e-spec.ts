@@ -59,16 +59,14 @@ const SERVICES = 100_000;
     expect(text).not.toMatch(/Seq Scan on vps_instances/);
   });
 
-  it('answers the first and a deep page quickly, with the right total', async () => {
+  // How fast is npm run bench's (list-page-1000); here only that both pages answer, from the counters.
+  it('answers the first and a deep page with the right total', async () => {
     const account = { id: accountId };
     for (const page of [1, 9_000]) {
       const { text, values } = listServicesQuery(account.id, {}, { page, pageSize: 10 });
-      const began = process.hrtime.bigint();
       const rows = await t.db.query(text, values);
-      const ms = Number(process.hrtime.bigint() - began) / 1e6;
       expect(rows).toHaveLength(10);
       expect(rows[0].total).toBe(SERVICES);
-      expect(ms).toBeLessThan(500);
     }
   });
 });

@@ -142,6 +142,7 @@ describe('Services: instance actions across a restart', () => {
     const began = Date.now();
     await t!.close();
     t = undefined;
-    expect(Date.now() - began).toBeLessThan(5_000);
+    // Generous: only that close does not wait for the 60 s action (a hang would be the test's timeout).
+    expect(Date.now() - began).toBeLessThan(45_000);
   });
 });
