@@ -56,7 +56,7 @@ export function resetDonePage(email: string, revokedKeys: number, dashboardUrl: 
       : `${revokedKeys} API key${revokedKeys === 1 ? ' was' : 's were'} revoked: programs that used ${revokedKeys === 1 ? 'it' : 'them'} need a new key.`;
   const next = dashboardUrl
     ? markup`<p><a href="${dashboardUrl}">Sign in to the dashboard</a> with the new password.</p>`
-    : markup`<p>Sign in with the new password, for example with <code>hostctl login</code> or <code>POST /api/auth/login</code>.</p>`;
+    : markup`<p>Sign in with the new password (<code>hostctl auth login</code>, or <code>POST /api/auth/login</code>) and create the API keys you need again (<code>hostctl auth token create</code>).</p>`;
   return {
     status: 200,
     title: 'Your password was changed',
