@@ -149,7 +149,7 @@ describe('Account pages over HTTP', () => {
     await login(owner.email, owner.password).expect(200);
   });
 
-  it('the form is posted as a form: JSON is a 415 page; the API keeps its own JSON-only rule', async () => {
+  it('the form is posted as a form: JSON is a 415 page, an oversized form a 413 page; the API keeps its own JSON-only rule', async () => {
     const owner = await createAccount(t);
     const token = tokenOf(await resetLink(owner.email));
     const json = await request(t.http)
@@ -159,6 +159,10 @@ describe('Account pages over HTTP', () => {
       .expect(415);
     expect(json.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(json.text).toContain('application/x-www-form-urlencoded');
+    const huge = await postReset({ token, password: 'x'.repeat(40_000), confirmPassword: 'x' }).expect(413);
+    expect(huge.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(huge.headers['content-security-policy']).toMatch(CSP);
+    expect(huge.text).toContain('The form could not be read');
     const api = await request(t.http).post('/api/auth/password/reset').type('form').send({ token, newPassword: NEW_PASSWORD }).expect(415);
     expect(api.body.code).toBe('unsupported_media_type');
     await login(owner.email, owner.password).expect(200);
