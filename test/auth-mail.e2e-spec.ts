@@ -46,8 +46,8 @@ describe('Account mail through a real SMTP server: verification, password reset,
     expect(mail.body).toContain('Content-Type: text/plain');
     expect(mail.body).toContain('Content-Type: text/html');
     expect(mail.body).toContain('Mail &lt;Tester&gt;');
-    expect(mail.body).toContain(`${t.config.publicUrl}/verify-email?token=`);
-    const token = linkToken(mail, '/verify-email');
+    expect(mail.body).toContain(`${t.config.publicUrl}/account/confirm-email?token=`);
+    const token = linkToken(mail, '/confirm-email');
     await request(t.http).post('/api/auth/email/verify').send({ token }).expect(204);
     const me = await request(t.http).get('/api/auth/me').set('Authorization', `Bearer ${registered.body.accessToken}`).expect(200);
     expect(me.body.emailVerifiedAt).toEqual(expect.any(String));
@@ -61,10 +61,10 @@ describe('Account mail through a real SMTP server: verification, password reset,
   it('resend mails a new link and the earlier one stops working', async () => {
     const email = newEmail();
     const registered = await register(email);
-    const first = linkToken(await smtp.waitForMail(email, /Confirm your email/), '/verify-email');
+    const first = linkToken(await smtp.waitForMail(email, /Confirm your email/), '/confirm-email');
     await request(t.http).post('/api/auth/email/resend').set('Authorization', `Bearer ${registered.body.accessToken}`).expect(204);
     await smtp.waitForMail(email, /Confirm your email/).then(() => waitForCount(smtp, email, 2));
-    const second = linkToken(smtp.mailsTo(email)[1], '/verify-email');
+    const second = linkToken(smtp.mailsTo(email)[1], '/confirm-email');
     await request(t.http).post('/api/auth/email/verify').send({ token: first }).expect(400);
     await request(t.http).post('/api/auth/email/verify').send({ token: second }).expect(204);
   });
@@ -126,7 +126,7 @@ describe('Account mail through a real SMTP server: verification, password reset,
       .expect(200);
     expect(pending.body).toMatchObject({ email: owner.email, name: 'Renamed' });
     await smtp.waitForMail(owner.email, /email is being changed/);
-    const token = linkToken(await smtp.waitForMail(target, /Confirm your new email/), '/verify-email');
+    const token = linkToken(await smtp.waitForMail(target, /Confirm your new email/), '/confirm-email');
     await request(t.http).post('/api/auth/email/verify').send({ token }).expect(204);
     const me = await request(t.http).get('/api/auth/me').set('Authorization', owner.bearer).expect(200);
     expect(me.body).toMatchObject({ email: target, emailVerifiedAt: expect.any(String) });
@@ -146,7 +146,7 @@ describe('Account mail through a real SMTP server: verification, password reset,
   };
   const requestEmailChange = (owner: { bearer: string; password: string }, email: string) =>
     request(t.http).patch('/api/auth/me').set('Authorization', owner.bearer).send({ email, currentPassword: owner.password }).expect(200);
-  const confirmLink = async (to: string) => linkToken(await smtp.waitForMail(to, /Confirm your new email/), '/verify-email');
+  const confirmLink = async (to: string) => linkToken(await smtp.waitForMail(to, /Confirm your new email/), '/confirm-email');
   const refused = async (path: string, body: object) => {
     const res = await request(t.http).post(path).set('X-Forwarded-For', clientIp).send(body).expect(400);
     expect(res.body.code).toBe('invalid_token');
@@ -311,7 +311,7 @@ describe('Account mail through a real SMTP server: verification, password reset,
     expect(mail.body).toContain('Hello Ada - urgent, visit https[:]//evil[.]example/unlock or www[.]evil[.]example,');
     expect(mail.body).not.toContain('evil.example');
     expect(mail.body).not.toContain('https://evil');
-    expect(htmlLinks(mail)).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.1:3000\/verify-email\?token=/)]);
+    expect(htmlLinks(mail)).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.1:3000\/account\/confirm-email\?token=/)]);
   });
 
   it('turning two-factor sign-in on sends a notice', async () => {

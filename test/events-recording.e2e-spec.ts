@@ -135,7 +135,7 @@ describe('Activity log: every operation records one entry', () => {
     [
       'email verification (before the webhook: an unconfirmed account may not add one)',
       async () => {
-        const token = await mailToken(email, /Confirm your email address/, '/verify-email', 1);
+        const token = await mailToken(email, /Confirm your email address/, '/confirm-email', 1);
         await api().post('/api/auth/email/verify').send({ token }).expect(204);
         return { action: 'account.email_verify', entity: account(), actor: { type: 'account', id: accountId } };
       },
@@ -171,12 +171,12 @@ describe('Activity log: every operation records one entry', () => {
       async () => {
         const newEmail = `events-new-${randomUUID()}@example.test`;
         await auth(api().patch('/api/auth/me')).send({ email: newEmail, currentPassword: password }).expect(200);
-        const token = await mailToken(newEmail, /Confirm/, '/verify-email', 1);
+        const token = await mailToken(newEmail, /Confirm/, '/confirm-email', 1);
         await api().post('/api/auth/email/verify').send({ token }).expect(204);
         await auth(api().patch('/api/auth/me')).send({ email, currentPassword: password }).expect(200);
         await api()
           .post('/api/auth/email/verify')
-          .send({ token: await mailToken(email, /Confirm your new/i, '/verify-email', 1) })
+          .send({ token: await mailToken(email, /Confirm your new/i, '/confirm-email', 1) })
           .expect(204);
         return { action: 'account.email_change', entity: account(), actor: { type: 'account', id: accountId }, entries: 4 };
       },

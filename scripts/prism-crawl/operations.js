@@ -246,14 +246,14 @@ async function accountSecurity({ call }, outbox) {
   const registered = await call('post /api/auth/register', { body: { email, password, name: 'Crawl Account' }, expect: 201 });
   const bearer = `Bearer ${registered.body.accessToken}`;
 
-  await mailedToken(outbox, email, '/verify-email'); // registration's link, which the resend replaces
+  await mailedToken(outbox, email, '/confirm-email'); // registration's link, which the resend replaces
   await call('post /api/auth/email/resend', { token: bearer, expect: 204 });
   await until(
     () => mailCount(outbox, email),
     (n) => n >= 2,
     'the resent verification mail',
   );
-  await call('post /api/auth/email/verify', { body: { token: await mailedToken(outbox, email, '/verify-email') }, expect: 204 });
+  await call('post /api/auth/email/verify', { body: { token: await mailedToken(outbox, email, '/confirm-email') }, expect: 204 });
   await call('post /api/auth/email/verify', { body: { token: 'not-a-token' }, expect: 400 });
   await call('patch /api/auth/me', { token: bearer, body: { name: 'Crawl Renamed' } });
 

@@ -26,8 +26,8 @@ export interface HeadlessChromium {
   close(): Promise<void>;
 }
 
-/** Headless Debian Chromium with a fresh profile, no background traffic. */
-export async function launchChromium(): Promise<HeadlessChromium> {
+/** Headless Debian Chromium with a fresh profile, no background traffic; `javaScriptEnabled: false` for pages that must work without. */
+export async function launchChromium(options: { javaScriptEnabled?: boolean } = {}): Promise<HeadlessChromium> {
   if (!chromiumInstalled()) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
   try {
@@ -46,6 +46,7 @@ export async function launchChromium(): Promise<HeadlessChromium> {
         '--disable-sync',
       ],
       timeout: 60_000,
+      javaScriptEnabled: options.javaScriptEnabled ?? true,
     });
     return {
       context,

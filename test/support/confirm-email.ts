@@ -23,7 +23,7 @@ export async function confirmEmailFromOutbox(baseUrl: string, dataDir: string, e
         const eml = readFileSync(join(outbox, file), 'utf8')
           .replace(/=\r?\n/g, '')
           .replace(/=3D/g, '=');
-        const match = new RegExp(`^To: ${email.replace(/[.+]/g, '\\$&')}$[\\s\\S]*?/verify-email\\?token=([A-Za-z0-9_%-]+)`, 'mi').exec(
+        const match = new RegExp(`^To: ${email.replace(/[.+]/g, '\\$&')}$[\\s\\S]*?/confirm-email\\?token=([A-Za-z0-9_%-]+)`, 'mi').exec(
           eml,
         );
         if (match) return decodeURIComponent(match[1]);

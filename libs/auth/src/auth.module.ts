@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from '@app/accounts';
@@ -17,6 +17,9 @@ import { EmailVerificationService } from './email/email-verification.service';
 import { PasswordCheck } from './password/password-check';
 import { PasswordResetService } from './password/password-reset.service';
 import { MfaController } from './mfa/mfa.controller';
+import { AccountPagesController } from './pages/account-pages.controller';
+import { AccountPagesService } from './pages/account-pages.service';
+import { formBody } from './pages/form-body';
 import { MfaRepository } from './mfa/mfa.repository';
 import { MfaService } from './mfa/mfa.service';
 import { RefreshToken } from './sessions/refresh-token.entity';
@@ -30,7 +33,7 @@ import { LoginActivity } from './login-activity';
 
 @Module({
   imports: [PassportModule, AccountsModule, ApiKeysModule, TypeOrmModule.forFeature([Session, RefreshToken])],
-  controllers: [AuthController, SessionsController, MfaController, AccountEmailController],
+  controllers: [AuthController, SessionsController, MfaController, AccountEmailController, AccountPagesController],
   providers: [
     AuthService,
     SessionsService,
@@ -50,7 +53,12 @@ import { LoginActivity } from './login-activity';
     AccountDisable2faCommand,
     LoginActivity,
     PasswordCheck,
+    AccountPagesService,
   ],
   exports: [AccountsModule, SessionsService, CredentialVerifier, BearerAuthGuard],
 })
-export class AuthModule {}
+export class AuthModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(formBody).forRoutes(AccountPagesController);
+  }
+}

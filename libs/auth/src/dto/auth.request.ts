@@ -7,18 +7,22 @@ import { IsSingleLineText } from '@app/core';
 export const trimLower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 export const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
+/** The rule of a password being set; the reset page (pages/) checks the same bounds. */
+export const PASSWORD_MIN_LENGTH = 10;
+export const PASSWORD_MAX_LENGTH = 1024;
+
 /** A password being set (change, reset): the rule and its documentation in one place. */
 export function NewPassword(): PropertyDecorator {
   return applyDecorators(
     ApiProperty({
-      minLength: 10,
-      maxLength: 1024,
-      description: 'The new password, at least 10 characters.',
+      minLength: PASSWORD_MIN_LENGTH,
+      maxLength: PASSWORD_MAX_LENGTH,
+      description: `The new password, at least ${PASSWORD_MIN_LENGTH} characters.`,
       example: 'another long passphrase',
     }),
     IsString(),
-    MinLength(10, { message: 'newPassword must be at least 10 characters' }),
-    MaxLength(1024),
+    MinLength(PASSWORD_MIN_LENGTH, { message: `newPassword must be at least ${PASSWORD_MIN_LENGTH} characters` }),
+    MaxLength(PASSWORD_MAX_LENGTH),
   );
 }
 

@@ -40,8 +40,8 @@ export class AccountEmailController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Set a new password with the token of a reset link; ends every session', operationId: 'resetPassword' })
   @ApiProblems(400, 429)
-  reset(@Body() body: ResetPasswordRequest, @CurrentClient() client: RequestFacts): Promise<void> {
-    return this.passwordReset.reset(body.token, body.newPassword, client);
+  async reset(@Body() body: ResetPasswordRequest, @CurrentClient() client: RequestFacts): Promise<void> {
+    await this.passwordReset.reset(body.token, body.newPassword, client);
   }
 
   @Public()
@@ -50,8 +50,8 @@ export class AccountEmailController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Confirm an email address with the token of a verification link', operationId: 'verifyEmail' })
   @ApiProblems(400, 409, 429)
-  verify(@Body() body: VerifyEmailRequest, @CurrentClient() client: RequestFacts): Promise<void> {
-    return this.verification.verify(body.token, client);
+  async verify(@Body() body: VerifyEmailRequest, @CurrentClient() client: RequestFacts): Promise<void> {
+    await this.verification.verify(body.token, client);
   }
 
   @ApiBearerAuth()

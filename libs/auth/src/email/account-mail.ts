@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AppConfig, escapeHtml, MailMessage, OutboundMail, unlinkable } from '@app/core';
 
+type AccountPage = 'reset-password' | 'confirm-email';
+const DASHBOARD_PATHS: Record<AccountPage, string> = { 'reset-password': '/reset-password', 'confirm-email': '/verify-email' };
+
 interface Template {
   subject: string;
   /** Paragraphs of plain text. */
@@ -30,7 +33,7 @@ function render(to: string, name: string, template: Template): MailMessage {
   return { to, subject: template.subject, text, html };
 }
 
-/** The account mails (text and HTML), with links on PUBLIC_URL, queued through OutboundMail. */
+/** The account mails (text and HTML), with links to the account pages, queued through OutboundMail. */
 @Injectable()
 export class AccountMail {
   constructor(
@@ -42,7 +45,7 @@ export class AccountMail {
     return this.send(m, to, name, {
       subject: 'Confirm your email address',
       lines: [`Confirm that ${to} is your address. The link works once, for 24 hours.`],
-      action: { label: 'Confirm email address', url: this.link('/verify-email', token) },
+      action: { label: 'Confirm email address', url: this.link('confirm-email', token) },
     });
   }
 
@@ -50,7 +53,7 @@ export class AccountMail {
     return this.send(m, to, name, {
       subject: 'Confirm your new email address',
       lines: [`You asked to use ${to} for your account. It replaces the old address once you confirm. The link works once, for 24 hours.`],
-      action: { label: 'Confirm new address', url: this.link('/verify-email', token) },
+      action: { label: 'Confirm new address', url: this.link('confirm-email', token) },
     });
   }
 
@@ -71,7 +74,7 @@ export class AccountMail {
         'Someone asked to reset the password of your account. If it was not you, ignore this mail.',
         'The link works once, for 1 hour.',
       ],
-      action: { label: 'Choose a new password', url: this.link('/reset-password', token) },
+      action: { label: 'Choose a new password', url: this.link('reset-password', token) },
     });
   }
 
@@ -119,8 +122,14 @@ export class AccountMail {
     });
   }
 
-  private link(path: string, token: string): string {
-    return `${this.config.publicUrl}${path}?token=${encodeURIComponent(token)}`;
+  /**
+   * The dashboard's page when DASHBOARD_URL names one (it takes `/reset-password` and
+   * `/verify-email`), otherwise the API's own page under PUBLIC_URL/account (issue 29).
+   */
+  private link(page: AccountPage, token: string): string {
+    const dashboard = this.config.dashboardUrl;
+    const base = dashboard ? `${dashboard}${DASHBOARD_PATHS[page]}` : `${this.config.publicUrl}/account/${page}`;
+    return `${base}?token=${encodeURIComponent(token)}`;
   }
 
   private send(m: EntityManager, to: string, name: string, template: Template): Promise<void> {

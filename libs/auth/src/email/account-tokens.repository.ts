@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 
 export type AccountTokenPurpose = 'verify_email' | 'change_email' | 'reset_password';
 
@@ -12,6 +12,18 @@ export interface ConsumedToken {
 /** Single-use mailed tokens, stored as SHA-256 hashes. */
 @Injectable()
 export class AccountTokensRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** A live token of one of these purposes, left unused: a page that shows a mailed link's form reads it, never spends it. */
+  async findLive(tokenHash: string, purposes: AccountTokenPurpose[]): Promise<ConsumedToken | null> {
+    const rows: ConsumedToken[] = await this.dataSource.query(
+      `SELECT account_id, purpose, email FROM account_tokens
+        WHERE token_hash = $1 AND purpose = ANY($2::text[]) AND used_at IS NULL AND expires_at > now()`,
+      [tokenHash, purposes],
+    );
+    return rows[0] ?? null;
+  }
+
   async create(
     m: EntityManager,
     accountId: string,

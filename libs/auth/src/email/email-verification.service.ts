@@ -11,6 +11,13 @@ import { AccountTokensRepository } from './account-tokens.repository';
 import { UpdateMeRequest } from './dto/account-email.request';
 
 const VERIFY_TTL_SECONDS = 24 * 3600;
+
+/** A verification link: the address it confirms, and whether it moves the account to that address. */
+export interface EmailLink {
+  email: string;
+  change: boolean;
+}
+
 const invalidToken = () =>
   new Problem(400, 'invalid_token', 'The link is invalid, expired or already used.', [
     { field: 'token', message: 'is invalid, expired or already used' },
@@ -45,8 +52,14 @@ export class EmailVerificationService {
     await this.tx.run((m) => this.sendVerification(m, account));
   }
 
-  async verify(token: string, request?: RequestFacts): Promise<void> {
-    await this.tx.run(async (m) => {
+  /** What a verification link would confirm, while it still works; it stays unused (mail scanners open links). */
+  async pendingConfirmation(token: string): Promise<EmailLink | null> {
+    const live = await this.tokens.findLive(hashSecretToken(token), ['verify_email', 'change_email']);
+    return live && { email: live.email, change: live.purpose === 'change_email' };
+  }
+
+  async verify(token: string, request?: RequestFacts): Promise<EmailLink> {
+    return this.tx.run(async (m): Promise<EmailLink> => {
       const used = await this.tokens.consume(m, hashSecretToken(token), ['verify_email', 'change_email']);
       if (!used) throw invalidToken();
       const account = await this.accounts.findById(used.account_id, m);
@@ -60,12 +73,14 @@ export class EmailVerificationService {
         });
       if (used.purpose === 'verify_email') {
         await this.accounts.markEmailVerified(m, used.account_id, used.email);
-        return recordAs('account.email_verify');
+        await recordAs('account.email_verify');
+        return { email: used.email, change: false };
       }
       await this.accounts.changeEmail(m, used.account_id, used.email);
       // Reset links went to the old address, as did any other pending link: none survives the move.
       await this.tokens.retireAll(m, used.account_id);
       await recordAs('account.email_change');
+      return { email: used.email, change: true };
     });
   }
 

@@ -10,6 +10,13 @@ import { SessionsService } from '../sessions/sessions.service';
 
 const RESET_REQUESTED = 'auth.password-reset-requested';
 const RESET_TTL_SECONDS = 3600;
+
+/** What a reset through the mailed link did besides setting the password. */
+export interface ResetOutcome {
+  email: string;
+  revokedKeys: number;
+}
+
 const ACCEPTED: AcceptedResponse = { message: 'If an account has this email address, a reset link is on its way.' };
 
 /**
@@ -39,12 +46,17 @@ export class PasswordResetService implements OnModuleInit {
     return ACCEPTED;
   }
 
-  async reset(token: string, newPassword: string, request?: RequestFacts): Promise<void> {
-    const done = await this.tx.run(async (m, publish) => {
+  /** The address a reset link is for, while the link still works; it stays unused. */
+  async pendingReset(token: string): Promise<string | null> {
+    return (await this.tokens.findLive(hashSecretToken(token), ['reset_password']))?.email ?? null;
+  }
+
+  async reset(token: string, newPassword: string, request?: RequestFacts): Promise<ResetOutcome> {
+    const done = await this.tx.run(async (m, publish): Promise<ResetOutcome | null> => {
       const used = await this.tokens.consume(m, hashSecretToken(token), ['reset_password']);
-      if (!used) return false;
+      if (!used) return null;
       const account = await this.accounts.findById(used.account_id, m);
-      if (!account) return false;
+      if (!account) return null;
       await this.accounts.setPassword(m, account.id, newPassword);
       // The link came to the address, which proves it as a verification link would.
       await this.accounts.markEmailVerified(m, account.id, used.email);
@@ -64,12 +76,13 @@ export class PasswordResetService implements OnModuleInit {
       // Whoever held the account before the owner proved the address keeps no key (issue 26, finding 5).
       const revokedKeys = await this.apiKeys.revokeAllIn(m, publish, account.id, { actor }, 'password_reset');
       await this.mail.passwordResetNotice(m, account.email, account.name, revokedKeys);
-      return true;
+      return { email: account.email, revokedKeys };
     });
     if (!done)
       throw new Problem(400, 'invalid_token', 'The reset link is invalid, expired or already used.', [
         { field: 'token', message: 'is invalid, expired or already used' },
       ]);
+    return done;
   }
 
   private async mailResetLink(email: string, request: RequestFacts | undefined): Promise<void> {

@@ -54,6 +54,8 @@ export class AppConfig {
   production: boolean;
   port: number;
   publicUrl: string;
+  /** The customer dashboard that takes `/reset-password?token=` and `/verify-email?token=`; unset: the API's own pages. */
+  dashboardUrl?: string;
   databaseUrl?: string;
   dataDir: string;
   logLevel: string;

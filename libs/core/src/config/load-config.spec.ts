@@ -39,6 +39,22 @@ describe('loadConfig', () => {
     expect(config.encryptionKey).toHaveLength(32);
   });
 
+  it('takes DASHBOARD_URL as an http(s) base address without a trailing slash, and refuses anything else', () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), ...secrets }).dashboardUrl).toBeUndefined();
+    expect(loadConfig({ DATA_DIR: dataDir(), ...secrets, DASHBOARD_URL: 'https://my.hosting.example/app/' }).dashboardUrl).toBe(
+      'https://my.hosting.example/app',
+    );
+    expect(problems({ DATA_DIR: dataDir(), ...secrets, DASHBOARD_URL: 'javascript:alert(1)' })).toEqual([
+      'DASHBOARD_URL must be a URL (http: or https:)',
+    ]);
+    expect(problems({ DATA_DIR: dataDir(), ...secrets, DASHBOARD_URL: 'my.hosting.example' })).toEqual([
+      'DASHBOARD_URL must be a URL (http: or https:)',
+    ]);
+    expect(problems({ DATA_DIR: dataDir(), ...secrets, DASHBOARD_URL: 'https://my.hosting.example/?a=1' })).toEqual([
+      'DASHBOARD_URL must be the base address of the dashboard, without a query or fragment (the links add /reset-password?token=...)',
+    ]);
+  });
+
   it('refuses a heartbeat interval that is not a whole number of at least 10 ms', () => {
     expect(problems({ DATA_DIR: dataDir(), ...secrets, NOTIFICATIONS_HEARTBEAT_MS: '5' })).toEqual([
       `NOTIFICATIONS_HEARTBEAT_MS must be a whole number from 10 to ${Number.MAX_SAFE_INTEGER} (got "5")`,

@@ -169,6 +169,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
     production,
     port,
     publicUrl: (env.url('PUBLIC_URL', `http://localhost:${port}`, ['http:', 'https:']) ?? '').replace(/\/+$/, ''),
+    dashboardUrl: env.url('DASHBOARD_URL', undefined, ['http:', 'https:'])?.replace(/\/+$/, ''),
     databaseUrl: env.url('DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
     dataDir,
     logLevel: env.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
@@ -245,6 +246,11 @@ export function loadConfig(source: Env = process.env): AppConfig {
   };
   if (!/^[^<>@\s]+@[^<>@\s]+$|<[^<>@\s]+@[^<>@\s]+>$/.test(config.mail.from)) {
     env.problems.push('MAIL_FROM must be an address, e.g. "Hosting <no-reply@example.com>"');
+  }
+  if (config.dashboardUrl && /[?#]/.test(config.dashboardUrl)) {
+    env.problems.push(
+      'DASHBOARD_URL must be the base address of the dashboard, without a query or fragment (the links add /reset-password?token=...)',
+    );
   }
   if (config.blobStorage === 's3' && !config.s3.accessKeyId) {
     env.problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required when BLOB_STORAGE=s3');

@@ -63,7 +63,8 @@ export class ProblemFilter implements ExceptionFilter {
     res.status(body.status).type('application/problem+json').send(JSON.stringify(body));
   }
 
-  private toProblem(exception: unknown, req: Request): Problem {
+  /** Public for filters that answer in another format (the account pages): one mapping, one log. */
+  toProblem(exception: unknown, req: Request): Problem {
     if (exception instanceof Problem) return exception;
     const parserError = exception as { type?: string; status?: number };
     if (parserError && typeof parserError.type === 'string' && BODY_PARSER_ERRORS[parserError.type]) {
