@@ -8,12 +8,19 @@ import {
   ComputeProvider,
   ComputeProviderError,
   ConsoleTarget,
+  GuestBoot,
+  GuestNetwork,
   InstanceRef,
   MachineRecord,
   MachineSpec,
   TaskStatus,
 } from '../compute-provider';
+import { imageVolume } from '../../../images/image.types';
+import { seedFiles } from './cloud-init-seed';
 import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, templateProblems, vncGraphics, withVncPassword } from './domain-xml';
+import { rootVolumeOf, seedVolumeOf } from './volume-names';
+import { StoragePool } from './storage-pool';
+import { withSeedIso } from './seed-iso';
 import { DomainInfo, parseDominfo, parseDomainList, powerStateOf } from './domain-state';
 import { decodeTask, encodeTask } from './power-task';
 import { Virsh } from './virsh';
@@ -37,14 +44,17 @@ const CONSOLE_PASSWORD_VALID_MS = 120_000;
  */
 export class LibvirtComputeProvider extends ComputeProvider {
   override readonly observesExternalChanges = true;
+  override readonly leasesNetwork = true;
   private readonly logger = new Logger('LibvirtComputeProvider');
   private readonly template: string;
+  private readonly pool: StoragePool;
 
   constructor(
     private readonly config: AppConfig,
     private readonly virsh = new Virsh(),
   ) {
     super();
+    this.pool = new StoragePool(virsh, config.libvirt.storagePool);
     const { domainTemplate } = config.libvirt;
     this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
     const problems = templateProblems(this.template);
@@ -55,7 +65,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     // Asking twice is harmless: each branch first looks at the domain's state.
     const domain = await this.info(instance, CHANGE_TIMEOUT_MS);
     const state = powerStateOf(domain.state);
-    if (type === 'start') await this.powerOn(instance, domain);
+    if (type === 'start' || type === 'rebuild') await this.powerOn(instance, domain);
     else if (state === 'running') await this.run(instance, ['shutdown', domain.name, '--mode', 'acpi']);
     return encodeTask({ type, since: Date.now(), domainId: type === 'reboot' ? domain.id : null });
   }
@@ -64,7 +74,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     const task = decodeTask(taskId);
     const domain = await this.info(instance, CHANGE_TIMEOUT_MS);
     const state = powerStateOf(domain.state);
-    if (task.type === 'start') {
+    if (task.type === 'start' || task.type === 'rebuild') {
       if (state === 'running') return { state: 'succeeded' };
       return { state: 'failed', error: { code: 'start_failed', message: `The machine is ${domain.state} after it was started.` } };
     }
@@ -134,23 +144,36 @@ export class LibvirtComputeProvider extends ComputeProvider {
 
   override async createMachine(instance: InstanceRef, spec: MachineSpec): Promise<MachineRecord> {
     const name = `svc-${instance.serviceId}`;
-    const xml = renderDomain(this.template, {
-      name,
-      serviceId: instance.serviceId,
-      vcpus: spec.vcpus,
-      memoryMb: spec.memoryMb,
-      vncListen: this.config.libvirt.vncListen,
-      vncPassword: vncPassword(),
-    });
-    await withXmlFile(xml, (file) => this.run(instance, ['define', file]));
     const made = { ...instance, providerRef: name };
     try {
+      if (spec.boot) await this.writeDisks(instance, spec.boot, spec.network ?? null);
+      await this.define(made, { name, vcpus: spec.vcpus, memoryMb: spec.memoryMb, withDisks: !!spec.boot, network: spec.network ?? null });
       if (spec.powerOn) await this.run(made, ['start', name]);
     } catch (err) {
       await this.destroyMachine(made).catch(() => undefined);
       throw err;
     }
     return { providerRef: name, powerState: spec.powerOn ? 'running' : 'stopped' };
+  }
+
+  /**
+   * Powers the domain off, makes the root disk again from the image and a new seed, defines the
+   * domain again from the current template (same UUID, same size) and starts it.
+   */
+  override async rebuildMachine(instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null): Promise<string> {
+    const domain = await this.info(instance, CHANGE_TIMEOUT_MS);
+    if (domain.id) await this.run(instance, ['destroy', domain.name]);
+    await this.writeDisks(instance, boot, network);
+    await this.define(instance, {
+      name: domain.name,
+      uuid: domain.uuid,
+      vcpus: domain.vcpus,
+      memoryMb: Math.max(1, Math.round(domain.memoryKiB / 1024)),
+      withDisks: true,
+      network,
+    });
+    await this.run(instance, ['start', domain.name]);
+    return encodeTask({ type: 'rebuild', since: Date.now(), domainId: null });
   }
 
   override async adoptMachine(instance: InstanceRef, providerRef: string): Promise<MachineRecord> {
@@ -160,16 +183,51 @@ export class LibvirtComputeProvider extends ComputeProvider {
   }
 
   override async destroyMachine(instance: InstanceRef): Promise<void> {
-    let domain: DomainInfo;
+    let domain: DomainInfo | null = null;
     try {
       domain = await this.info(instance, CHANGE_TIMEOUT_MS);
     } catch (err) {
-      if (err instanceof ComputeProviderError && err.code === 'not_found') return;
-      throw err;
+      if (!(err instanceof ComputeProviderError && err.code === 'not_found')) throw err;
     }
-    if (domain.id) await this.run(instance, ['destroy', domain.name]);
-    await this.run(instance, ['undefine', domain.name, '--managed-save', '--snapshots-metadata']);
-    this.logger.log(`Domain ${domain.name} powered off and undefined`);
+    if (domain?.id) await this.run(instance, ['destroy', domain.name]);
+    if (domain) await this.run(instance, ['undefine', domain.name, '--managed-save', '--snapshots-metadata']);
+    const uri = this.uriOf(instance.region);
+    await this.pool.remove(uri, rootVolumeOf(instance.serviceId));
+    await this.pool.remove(uri, seedVolumeOf(instance.serviceId));
+    this.logger.log(`Domain ${domain?.name ?? this.domainOf(instance)} and its volumes removed`);
+  }
+
+  /** The root disk (a copy-on-write disk on the image) and the seed, made again if they exist. */
+  private async writeDisks(instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null): Promise<void> {
+    const uri = this.uriOf(instance.region);
+    const root = rootVolumeOf(instance.serviceId);
+    const seed = seedVolumeOf(instance.serviceId);
+    await this.pool.remove(uri, root);
+    await this.pool.createOverlay(uri, root, imageVolume(boot.imageId), boot.imageFormat, boot.diskGb);
+    await this.pool.remove(uri, seed);
+    await withSeedIso(seedFiles(boot.seed, network), (file, size) => this.pool.upload(uri, seed, file, 'raw', size));
+  }
+
+  private async define(
+    instance: InstanceRef,
+    d: { name: string; uuid?: string; vcpus: number; memoryMb: number; withDisks: boolean; network: GuestNetwork | null },
+  ): Promise<void> {
+    let xml = renderDomain(this.template, {
+      name: d.name,
+      serviceId: instance.serviceId,
+      vcpus: d.vcpus,
+      memoryMb: d.memoryMb,
+      vncListen: this.config.libvirt.vncListen,
+      vncPassword: vncPassword(),
+      pool: this.config.libvirt.storagePool,
+      rootVolume: d.withDisks ? rootVolumeOf(instance.serviceId) : '',
+      seedVolume: d.withDisks ? seedVolumeOf(instance.serviceId) : '',
+      macAddress: d.network?.mac ?? '',
+      network: d.network,
+    });
+    // Defining an existing domain again needs its UUID (libvirt would otherwise refuse the name).
+    if (d.uuid) xml = xml.replace(/<\/name>/, `</name>\n  <uuid>${d.uuid}</uuid>`);
+    await withXmlFile(xml, (file) => this.run(instance, ['define', file]));
   }
 
   private async powerOn(instance: InstanceRef, domain: DomainInfo): Promise<void> {

@@ -14,7 +14,8 @@ const UNREACHABLE = [
   /no route to host/i,
   /keepalive timeout/i,
 ];
-const NOT_FOUND = /(domain not found|failed to get domain|no domain with matching)/i;
+const NOT_FOUND =
+  /(domain not found|failed to get domain|no domain with matching|storage volume not found|no storage vol with matching|storage pool not found|no storage pool with matching)/i;
 
 export interface VirshOptions {
   timeoutMs: number;
