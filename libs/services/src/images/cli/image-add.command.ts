@@ -40,8 +40,8 @@ export class ImageAddCommand extends CliCommand {
   async run(args: CliArgs): Promise<unknown[]> {
     const slug = requireArg(args, 'slug');
     const file = requireArg(args, 'file');
-    // debian-12 -> family debian, version 12, unless given.
-    const [, family, version] = /^([a-z]+)-?(.*)$/.exec(slug) ?? [];
+    // debian-12 -> family debian, version 12; ubuntu-24.04-minimal -> ubuntu, 24.04; unless given.
+    const [, family, version] = /^([a-z]+)(?:-(\d+(?:\.\d+)*))?/.exec(slug) ?? [];
     const minDisk = args['min-disk-gb'];
     const input = await validateInput(AddImageInput, {
       slug,
