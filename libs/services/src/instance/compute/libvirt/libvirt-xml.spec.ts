@@ -1,6 +1,7 @@
 import { ComputeProviderError } from '../compute-provider';
 import { parseDominfo, parseDomainList, powerStateOf } from './domain-state';
 import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, templateProblems, vncGraphics, withVncPassword } from './domain-xml';
+import { decodeTask, encodeTask } from './power-task';
 import { virshError } from './virsh';
 
 const LIVE = `<domain type='qemu' id='3'>
@@ -104,6 +105,19 @@ describe('libvirt domain XML', () => {
     expect(device).toMatch(/<\/graphics>$/);
     expect(vncGraphics(`<graphics type='vnc' port='-1' autoport='yes'/>`)).toBeNull();
     expect(vncGraphics(`<graphics type='spice' port='5900'/>`)).toBeNull();
+  });
+});
+
+describe('libvirt task handles', () => {
+  it('round-trips every action type, rebuild included, and refuses anything else', () => {
+    for (const type of ['start', 'stop', 'reboot', 'rebuild'] as const) {
+      expect(decodeTask(encodeTask({ type, since: 5, domainId: type === 'reboot' ? '7' : null }))).toEqual({
+        type,
+        since: 5,
+        domainId: type === 'reboot' ? '7' : null,
+      });
+    }
+    expect(() => decodeTask('format:5:-')).toThrow(/no record of this task/);
   });
 });
 
