@@ -48,6 +48,10 @@ export interface LibvirtConfig {
   domainTemplate?: string;
   /** Storage pool of images, root disks and cloud-init seeds (a directory pool made when missing). */
   storagePool: string;
+  /** virsh gives a silent libvirtd this long (keepalive) before it drops the connection. */
+  keepaliveSeconds: number;
+  /** A virsh call that changes something is killed after this long (reads keep 2 s). */
+  commandTimeoutSeconds: number;
 }
 
 export interface Ipv4Pool {

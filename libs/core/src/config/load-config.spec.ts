@@ -119,6 +119,11 @@ describe('loadConfig', () => {
       sshPorts: { from: 22000, to: 22999 },
       ipv4Pools: [],
     });
+    expect(loadConfig({ DATA_DIR: dataDir(), ...secrets }).libvirt).toMatchObject({
+      storagePool: 'default',
+      keepaliveSeconds: 90,
+      commandTimeoutSeconds: 120,
+    });
     const { network } = loadConfig({
       DATA_DIR: dataDir(),
       ...secrets,
@@ -143,8 +148,18 @@ describe('loadConfig', () => {
       NETWORK_IPV6_POOL: '2001:db8::/48',
       NETWORK_DNS: 'dns.example',
       LIBVIRT_STORAGE_POOL: 'bad pool',
+      LIBVIRT_KEEPALIVE_SECONDS: '1',
+      LIBVIRT_COMMAND_TIMEOUT_SECONDS: 'soon',
     });
-    for (const name of ['NETWORK_IPV4_POOL is required', 'NETWORK_SSH_PORTS', 'NETWORK_IPV6_POOL', 'NETWORK_DNS', 'LIBVIRT_STORAGE_POOL']) {
+    for (const name of [
+      'NETWORK_IPV4_POOL is required',
+      'NETWORK_SSH_PORTS',
+      'NETWORK_IPV6_POOL',
+      'NETWORK_DNS',
+      'LIBVIRT_STORAGE_POOL',
+      'LIBVIRT_KEEPALIVE_SECONDS',
+      'LIBVIRT_COMMAND_TIMEOUT_SECONDS',
+    ]) {
       expect(found.some((problem) => problem.startsWith(name))).toBe(true);
     }
     expect(problems({ DATA_DIR: dataDir(), ...secrets, NETWORK_IPV4_POOL: '203.0.113.0/24@10.0.0.1' })[0]).toMatch(/^NETWORK_IPV4_POOL/);

@@ -95,7 +95,19 @@ function libvirtConfig(env: EnvReader): LibvirtConfig {
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(storagePool)) {
     env.problems.push(`LIBVIRT_STORAGE_POOL must be a storage pool name (letters, digits, _ . -) (got "${storagePool}")`);
   }
-  return { uri, regionUris, vncListen, domainTemplate: domainTemplate && resolve(domainTemplate), storagePool };
+  // Defaults outlast a 60 s stall of libvirtd (seen when it re-probes QEMU), so a step that is
+  // making progress is not abandoned half-done.
+  const keepaliveSeconds = env.int('LIBVIRT_KEEPALIVE_SECONDS', 90, 2, 3600);
+  const commandTimeoutSeconds = env.int('LIBVIRT_COMMAND_TIMEOUT_SECONDS', 120, 5, 3600);
+  return {
+    uri,
+    regionUris,
+    vncListen,
+    domainTemplate: domainTemplate && resolve(domainTemplate),
+    storagePool,
+    keepaliveSeconds,
+    commandTimeoutSeconds,
+  };
 }
 
 const PROXY_KEYWORDS = ['loopback', 'linklocal', 'uniquelocal'];

@@ -20,6 +20,7 @@ import { seedFiles } from './cloud-init-seed';
 import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, templateProblems, vncGraphics, withVncPassword } from './domain-xml';
 import { rootVolumeOf, seedVolumeOf } from './volume-names';
 import { StoragePool } from './storage-pool';
+import { lookBeforeRetry } from './look-before-retry';
 import { withSeedIso } from './seed-iso';
 import { DomainInfo, parseDominfo, parseDomainList, powerStateOf } from './domain-state';
 import { decodeTask, encodeTask } from './power-task';
@@ -28,7 +29,6 @@ import { withXmlFile } from './xml-file';
 
 /** Reads never keep a request waiting longer than this on the hypervisor. */
 const READ_TIMEOUT_MS = 2_000;
-const CHANGE_TIMEOUT_MS = 20_000;
 const POLL_MS = 500;
 /** Classic VNC authentication reads at most 8 characters. */
 const VNC_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
@@ -48,13 +48,15 @@ export class LibvirtComputeProvider extends ComputeProvider {
   private readonly logger = new Logger('LibvirtComputeProvider');
   private readonly template: string;
   private readonly pool: StoragePool;
+  private readonly changeTimeoutMs: number;
 
   constructor(
     private readonly config: AppConfig,
-    private readonly virsh = new Virsh(),
+    private readonly virsh = new Virsh(config.libvirt.keepaliveSeconds),
   ) {
     super();
-    this.pool = new StoragePool(virsh, config.libvirt.storagePool);
+    this.changeTimeoutMs = config.libvirt.commandTimeoutSeconds * 1000;
+    this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.changeTimeoutMs);
     const { domainTemplate } = config.libvirt;
     this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
     const problems = templateProblems(this.template);
@@ -63,7 +65,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
 
   async powerAction(instance: InstanceRef, type: ActionType, _idempotencyKey: string): Promise<string> {
     // Asking twice is harmless: each branch first looks at the domain's state.
-    const domain = await this.info(instance, CHANGE_TIMEOUT_MS);
+    const domain = await this.info(instance, this.changeTimeoutMs);
     const state = powerStateOf(domain.state);
     if (type === 'start' || type === 'rebuild') await this.powerOn(instance, domain);
     else if (state === 'running') await this.run(instance, ['shutdown', domain.name, '--mode', 'acpi']);
@@ -72,7 +74,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
 
   async taskStatus(instance: InstanceRef, taskId: string): Promise<TaskStatus> {
     const task = decodeTask(taskId);
-    const domain = await this.info(instance, CHANGE_TIMEOUT_MS);
+    const domain = await this.info(instance, this.changeTimeoutMs);
     const state = powerStateOf(domain.state);
     if (task.type === 'start' || task.type === 'rebuild') {
       if (state === 'running') return { state: 'succeeded' };
@@ -147,8 +149,12 @@ export class LibvirtComputeProvider extends ComputeProvider {
     const made = { ...instance, providerRef: name };
     try {
       if (spec.boot) await this.writeDisks(instance, spec.boot, spec.network ?? null);
-      await this.define(made, { name, vcpus: spec.vcpus, memoryMb: spec.memoryMb, withDisks: !!spec.boot, network: spec.network ?? null });
-      if (spec.powerOn) await this.run(made, ['start', name]);
+      const values = { name, vcpus: spec.vcpus, memoryMb: spec.memoryMb, withDisks: !!spec.boot, network: spec.network ?? null };
+      await lookBeforeRetry(
+        () => this.define(made, values),
+        () => this.exists(made),
+      );
+      if (spec.powerOn) await this.startOnce(made, name);
     } catch (err) {
       await this.destroyMachine(made).catch(() => undefined);
       throw err;
@@ -161,23 +167,27 @@ export class LibvirtComputeProvider extends ComputeProvider {
    * domain again from the current template (same UUID, same size) and starts it.
    */
   override async rebuildMachine(instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null): Promise<string> {
-    const domain = await this.info(instance, CHANGE_TIMEOUT_MS);
-    if (domain.id) await this.run(instance, ['destroy', domain.name]);
+    const domain = await this.info(instance, this.changeTimeoutMs);
+    if (domain.id) await this.powerOffOnce(instance, domain.name);
     await this.writeDisks(instance, boot, network);
-    await this.define(instance, {
+    const values = {
       name: domain.name,
       uuid: domain.uuid,
       vcpus: domain.vcpus,
       memoryMb: Math.max(1, Math.round(domain.memoryKiB / 1024)),
       withDisks: true,
       network,
-    });
-    await this.run(instance, ['start', domain.name]);
+    };
+    await lookBeforeRetry(
+      () => this.define(instance, values),
+      async () => (await this.run(instance, ['dumpxml', '--inactive', domain.name])).includes(rootVolumeOf(instance.serviceId)),
+    );
+    await this.startOnce(instance, domain.name);
     return encodeTask({ type: 'rebuild', since: Date.now(), domainId: null });
   }
 
   override async adoptMachine(instance: InstanceRef, providerRef: string): Promise<MachineRecord> {
-    const domain = await this.info({ ...instance, providerRef }, CHANGE_TIMEOUT_MS);
+    const domain = await this.info({ ...instance, providerRef }, this.changeTimeoutMs);
     const state = powerStateOf(domain.state);
     return { providerRef: domain.name, powerState: state === 'stopping' ? 'running' : state };
   }
@@ -185,16 +195,47 @@ export class LibvirtComputeProvider extends ComputeProvider {
   override async destroyMachine(instance: InstanceRef): Promise<void> {
     let domain: DomainInfo | null = null;
     try {
-      domain = await this.info(instance, CHANGE_TIMEOUT_MS);
+      domain = await this.info(instance, this.changeTimeoutMs);
     } catch (err) {
       if (!(err instanceof ComputeProviderError && err.code === 'not_found')) throw err;
     }
-    if (domain?.id) await this.run(instance, ['destroy', domain.name]);
-    if (domain) await this.run(instance, ['undefine', domain.name, '--managed-save', '--snapshots-metadata']);
+    if (domain?.id) await this.powerOffOnce(instance, domain.name);
+    if (domain) {
+      const name = domain.name;
+      await lookBeforeRetry(
+        () => this.run(instance, ['undefine', name, '--managed-save', '--snapshots-metadata']),
+        async () => !(await this.exists(instance)),
+      );
+    }
     const uri = this.uriOf(instance.region);
     await this.pool.remove(uri, rootVolumeOf(instance.serviceId));
     await this.pool.remove(uri, seedVolumeOf(instance.serviceId));
     this.logger.log(`Domain ${domain?.name ?? this.domainOf(instance)} and its volumes removed`);
+  }
+
+  private startOnce(instance: InstanceRef, name: string): Promise<void> {
+    return lookBeforeRetry(
+      () => this.run(instance, ['start', name]),
+      async () => powerStateOf((await this.info(instance, READ_TIMEOUT_MS)).state) === 'running',
+    );
+  }
+
+  private powerOffOnce(instance: InstanceRef, name: string): Promise<void> {
+    return lookBeforeRetry(
+      () => this.run(instance, ['destroy', name]),
+      async () => powerStateOf((await this.info(instance, READ_TIMEOUT_MS)).state) === 'stopped',
+    );
+  }
+
+  /** Whether the VPS's domain is defined (false only when libvirt says it is not). */
+  private async exists(instance: InstanceRef): Promise<boolean> {
+    try {
+      await this.info(instance, READ_TIMEOUT_MS * 5);
+      return true;
+    } catch (err) {
+      if (err instanceof ComputeProviderError && err.code === 'not_found') return false;
+      throw err;
+    }
   }
 
   /** The root disk (a copy-on-write disk on the image) and the seed, made again if they exist. */
@@ -241,8 +282,8 @@ export class LibvirtComputeProvider extends ComputeProvider {
     return parseDominfo(await this.run(instance, ['dominfo', this.domainOf(instance)], timeoutMs));
   }
 
-  private run(instance: InstanceRef, args: string[], timeoutMs = CHANGE_TIMEOUT_MS): Promise<string> {
-    return this.virsh.run(this.uriOf(instance.region), args, { timeoutMs });
+  private run(instance: InstanceRef, args: string[], timeoutMs?: number): Promise<string> {
+    return this.virsh.run(this.uriOf(instance.region), args, { timeoutMs: timeoutMs ?? this.changeTimeoutMs });
   }
 
   private domainOf(instance: InstanceRef): string {

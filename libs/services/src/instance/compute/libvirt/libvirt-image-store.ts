@@ -10,10 +10,10 @@ export class LibvirtImageStore extends ImageStore {
 
   constructor(
     private readonly config: AppConfig,
-    virsh = new Virsh(),
+    virsh = new Virsh(config.libvirt.keepaliveSeconds),
   ) {
     super();
-    this.pool = new StoragePool(virsh, config.libvirt.storagePool);
+    this.pool = new StoragePool(virsh, config.libvirt.storagePool, config.libvirt.commandTimeoutSeconds * 1000);
   }
 
   async upload(imageId: string, file: string, facts: { format: ImageFormat; sizeBytes: number }): Promise<void> {

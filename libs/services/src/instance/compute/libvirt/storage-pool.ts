@@ -1,7 +1,7 @@
 import { ComputeProviderError } from '../compute-provider';
+import { lookBeforeRetry } from './look-before-retry';
 import { Virsh } from './virsh';
 
-const CHANGE_TIMEOUT_MS = 20_000;
 /** An upload moves a whole image (hundreds of MB, maybe to a remote host). */
 const UPLOAD_TIMEOUT_MS = 60 * 60_000;
 
@@ -18,6 +18,7 @@ export class StoragePool {
   constructor(
     private readonly virsh: Virsh,
     readonly name: string,
+    private readonly changeTimeoutMs: number,
   ) {}
 
   /** Makes the pool a started directory pool when it is missing or stopped (once per URI and process). */
@@ -71,19 +72,28 @@ export class StoragePool {
   /** A volume holding exactly the file's bytes. */
   async upload(uri: string, volume: string, file: string, format: string, sizeBytes: number): Promise<void> {
     await this.ensure(uri);
-    await this.run(uri, ['vol-create-as', '--pool', this.name, '--name', volume, '--capacity', `${sizeBytes}b`, '--format', format]);
-    await this.run(uri, ['vol-upload', '--pool', this.name, '--vol', volume, '--file', file], UPLOAD_TIMEOUT_MS);
+    // A half-written volume is worth nothing: each try starts again from an empty one.
+    await lookBeforeRetry(
+      async () => {
+        await this.remove(uri, volume);
+        await this.run(uri, ['vol-create-as', '--pool', this.name, '--name', volume, '--capacity', `${sizeBytes}b`, '--format', format]);
+        await this.run(uri, ['vol-upload', '--pool', this.name, '--vol', volume, '--file', file], UPLOAD_TIMEOUT_MS);
+      },
+      () => Promise.resolve(false),
+    );
   }
 
   async remove(uri: string, volume: string): Promise<void> {
-    try {
-      await this.run(uri, ['vol-delete', '--pool', this.name, '--vol', volume]);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
+    await lookBeforeRetry(
+      () =>
+        this.run(uri, ['vol-delete', '--pool', this.name, '--vol', volume]).catch((err: unknown) =>
+          isNotFound(err) ? '' : Promise.reject(err),
+        ),
+      async () => !(await this.exists(uri, volume)),
+    );
   }
 
-  private run(uri: string, args: string[], timeoutMs = CHANGE_TIMEOUT_MS): Promise<string> {
+  private run(uri: string, args: string[], timeoutMs = this.changeTimeoutMs): Promise<string> {
     return this.virsh.run(uri, args, { timeoutMs });
   }
 }
