@@ -6,6 +6,9 @@ set -euo pipefail
 
 command -v virsh >/dev/null 2>&1 || { echo "virsh is missing: apt-get install libvirt-daemon-system libvirt-clients qemu-system-x86" >&2; exit 1; }
 
+# libvirtd re-probes QEMU on every call (30-50 s per define) once /dev/kvm has lost its group.
+if [ -e /dev/kvm ] && getent group kvm >/dev/null 2>&1 && [ "$(stat -c %G /dev/kvm)" != kvm ]; then chgrp kvm /dev/kvm || true; fi
+
 if ! pgrep -x virtlogd >/dev/null 2>&1; then virtlogd -d; fi
 if ! pgrep -x libvirtd >/dev/null 2>&1; then libvirtd -d; fi
 

@@ -5,6 +5,7 @@ import { generate } from 'otplib';
 import request from 'supertest';
 import { ACTIVITY_ACTIONS, CliArgs, CliCommand } from '@app/core';
 import { createAccount, TestAccount } from './factories/accounts';
+import { createImage } from './factories/images';
 import { createService } from './factories/services';
 import { linkToken, TestSmtpServer } from './support/smtp';
 import { startTestApp, TestApp } from './support/test-app';
@@ -358,6 +359,29 @@ describe('Activity log: every operation records one entry', () => {
         };
       },
     ]),
+    [
+      'instance rebuilt from an image, then finished by the system',
+      async () => {
+        const image = await createImage(t);
+        await auth(api().post(`/api/services/${serviceId}/instance/rebuild`), keyBearer)
+          .send({ image: image.slug })
+          .expect(202);
+        await actionDone(serviceId);
+        const finished = await waitFor(
+          () => newest('instance.action_succeeded'),
+          (e) => e?.details?.type === 'rebuild',
+        );
+        expect(finished).toMatchObject({ entity: { type: 'service', id: serviceId }, actor: { type: 'system', id: null } });
+        const entry = await newest('instance.rebuild');
+        expect(entry.details).toMatchObject({ image: image.slug, sshKeyIds: expect.any(Array) });
+        return {
+          action: 'instance.rebuild',
+          entity: { type: 'service', id: serviceId },
+          actor: { type: 'api_key', id: keyId },
+          entries: 2,
+        };
+      },
+    ],
     [
       'console opened',
       async () => {

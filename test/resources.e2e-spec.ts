@@ -3,6 +3,7 @@
 import './resources/products.e2e';
 import './resources/services.e2e';
 import './resources/services-instance.e2e';
+import './resources/images-rebuild.e2e';
 import './resources/support-tickets.e2e';
 import './resources/support-attachments.e2e';
 import './resources/notifications.e2e';

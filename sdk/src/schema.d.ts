@@ -433,6 +433,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{id}/instance/rebuild": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rebuild a VPS instance from an image (wipes its disk)
+         * @description Powers the machine off, makes its disk again from the image with a new cloud-init seed holding the chosen SSH keys (all of the account's when `sshKeyIds` is omitted) and boots it. Everything on the old disk is lost.
+         */
+        post: operations["rebuildInstance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/services/{id}/instance/actions": {
         parameters: {
             query?: never;
@@ -493,6 +513,40 @@ export interface paths {
         };
         /** Get the S3 credentials of an object storage service */
         get: operations["getObjectStorageCredentials"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the operating system images a VPS can be built from, newest first */
+        get: operations["listImages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/images/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an image */
+        get: operations["getImage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1483,6 +1537,18 @@ export interface components {
              */
             totalPages: number;
         };
+        SshEndpointResponse: {
+            /**
+             * @description Host to connect to: the public address, or the forwarded address in user networking.
+             * @example 203.0.113.17
+             */
+            host: string;
+            /**
+             * @description TCP port of the SSH server (22, or the forwarded port).
+             * @example 22
+             */
+            port: number;
+        };
         InstanceSummaryResponse: {
             /**
              * @description Power state of the virtual machine.
@@ -1505,6 +1571,8 @@ export interface components {
              * @example eu-central
              */
             region: string;
+            /** @description Where to reach the SSH server: `ssh -p <port> root@<host>` with one of the keys the machine was built with; null if unknown. */
+            ssh: components["schemas"]["SshEndpointResponse"] | null;
         };
         ServiceResponse: {
             /**
@@ -1608,7 +1676,7 @@ export interface components {
              * @example start
              * @enum {string}
              */
-            type: "start" | "stop" | "reboot";
+            type: "start" | "stop" | "reboot" | "rebuild";
             /**
              * @description running until the hypervisor reports the outcome.
              * @example running
@@ -1626,6 +1694,21 @@ export interface components {
             error: components["schemas"]["ActionErrorResponse"] | null;
             /** @description On success, how the hypervisor got there when it differs from what was asked (e.g. `forced_power_off`: the guest ignored the ACPI shutdown); null otherwise. */
             notice: components["schemas"]["ActionErrorResponse"] | null;
+        };
+        RebuildInstanceRequest: {
+            /**
+             * @description Slug or id of an available image (GET /api/images).
+             * @example debian-12
+             */
+            image: string;
+            /**
+             * @description Keys of the account root logs in with; omitted: all of the account's keys. Keys deleted from
+             *     the account later stay in the machine until it is rebuilt.
+             * @example [
+             *       "5b0c1f8e-2b7a-4c51-9d7e-0f2a6c3b9e11"
+             *     ]
+             */
+            sshKeyIds?: string[];
         };
         PaginatedInstanceActions: {
             /** @description One page of items. */
@@ -1709,6 +1792,62 @@ export interface components {
              * @description When the key was issued.
              */
             createdAt: string;
+        };
+        ImageResponse: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description What `image` takes when rebuilding a VPS (the id works too).
+             * @example debian-12
+             */
+            slug: string;
+            /** @example Debian 12 */
+            name: string;
+            /** @example debian */
+            osFamily: string;
+            /** @example 12 */
+            osVersion: string;
+            /**
+             * @description Smallest disk, in GB (GiB), the image fits on.
+             * @example 2
+             */
+            minDiskGb: number;
+            /**
+             * @description Only available images can be installed.
+             * @example available
+             * @enum {string}
+             */
+            status: "uploading" | "available";
+            /** Format: date-time */
+            createdAt: string;
+        };
+        PaginatedImages: {
+            /** @description One page of items. */
+            data: components["schemas"]["ImageResponse"][];
+            /**
+             * Format: int64
+             * @description Page number.
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int32
+             * @description Page size.
+             * @example 10
+             */
+            pageSize: number;
+            /**
+             * Format: int32
+             * @description Number of items on all pages.
+             * @example 42
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description Number of pages.
+             * @example 5
+             */
+            totalPages: number;
         };
         CreateSshKeyRequest: {
             /**
@@ -2271,7 +2410,7 @@ export interface components {
              * @example instance.stop
              * @enum {string}
              */
-            action: "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "object_storage.credentials_view" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable";
+            action: "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "object_storage.credentials_view" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable";
             /** @description The resource it is about; null if none. */
             entity: components["schemas"]["EventEntityRef"] | null;
             /** @description Who did it. */
@@ -2345,7 +2484,7 @@ export interface components {
              *       "ssh_key.create"
              *     ]
              */
-            events: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "object_storage.credentials_view" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
+            events: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "object_storage.credentials_view" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
             /**
              * @description A note to recognise the endpoint by.
              * @example CI notifier
@@ -2478,7 +2617,7 @@ export interface components {
              */
             url?: string;
             /** @description Event types to deliver: activity actions such as `ssh_key.create` or `ticket.reply`, or `*` for every type (also those added later). */
-            events?: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "object_storage.credentials_view" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
+            events?: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "object_storage.credentials_view" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
             /** @description false stops deliveries; true resumes them (and clears the failure streak). */
             enabled?: boolean;
             /** @description A new note; an empty string clears it. */
@@ -6674,6 +6813,212 @@ export interface operations {
             };
         };
     };
+    rebuildInstance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RebuildInstanceRequest"];
+            };
+        };
+        responses: {
+            /** @description The action began; follow Location to see it finish. */
+            202: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description URL of the action. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceActionResponse"];
+                };
+            };
+            /**
+             * @description Invalid input (invalid_input).
+             *
+             *     Invalid input (invalid_input).
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked bearer token (unauthorized). */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (insufficient_scope). */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description No such resource in this account (not_found). */
+            404: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /**
+             * @description The resource is in a state that does not allow this operation.
+             *
+             *     The resource is in a state that does not allow this operation.
+             */
+            409: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /**
+             * @description The Idempotency-Key was used with a different request (idempotency_key_reused).
+             *
+             *     The Idempotency-Key was used with a different request (idempotency_key_reused).
+             */
+            422: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (rate_limited); see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description Unexpected error (internal_error); no internals are shown. */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description Temporarily unavailable (unavailable), for example while the database is unreachable. */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+        };
+    };
     listInstanceActions: {
         parameters: {
             query?: {
@@ -7244,6 +7589,292 @@ export interface operations {
             };
             /** @description The resource is in a state that does not allow this operation. */
             409: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (rate_limited); see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description Unexpected error (internal_error); no internals are shown. */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description Temporarily unavailable (unavailable), for example while the database is unreachable. */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+        };
+    };
+    listImages: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page. */
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedImages"];
+                };
+            };
+            /** @description Invalid input (invalid_input). */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked bearer token (unauthorized). */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (insufficient_scope). */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description Rate limit exceeded (rate_limited); see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description Unexpected error (internal_error); no internals are shown. */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description Temporarily unavailable (unavailable), for example while the database is unreachable. */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+        };
+    };
+    getImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImageResponse"];
+                };
+            };
+            /** @description Invalid input (invalid_input). */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked bearer token (unauthorized). */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (insufficient_scope). */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /** @description No such resource in this account (not_found). */
+            404: {
                 headers: {
                     /** @description Id of this request; quote it to support. */
                     "X-Request-Id"?: string;

@@ -48,7 +48,11 @@ describe('Contract check of recorded responses', () => {
     createdAt: '2026-01-01T00:00:00.000Z',
     instance: null,
   };
-  const vps = { ...storage, type: 'vps', instance: { powerState: 'running', ipv4: '203.0.113.17', ipv6: null, region: 'eu-central' } };
+  const vps = {
+    ...storage,
+    type: 'vps',
+    instance: { powerState: 'running', ipv4: '203.0.113.17', ipv6: null, region: 'eu-central', ssh: { host: '203.0.113.17', port: 22 } },
+  };
   const service = (body: unknown) => recorded(200, body, '/api/services/{id}');
 
   it('takes null or the referenced object for a nullable reference, and nothing else', () => {

@@ -24,6 +24,7 @@ describe('OpenAPI document and Swagger UI', () => {
       'API Keys',
       'Products',
       'Services',
+      'Images',
       'SSH Keys',
       'Notifications',
       'Support',

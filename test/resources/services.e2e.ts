@@ -54,7 +54,13 @@ describe('Services', () => {
         productId: product.id,
         currency: 'EUR',
         createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-        instance: { powerState: 'running', ipv4: expect.any(String), ipv6: expect.any(String), region: 'eu-central' },
+        instance: {
+          powerState: 'running',
+          ipv4: expect.any(String),
+          ipv6: expect.any(String),
+          region: 'eu-central',
+          ssh: { host: res.body.data[2].instance.ipv4, port: 22 },
+        },
       });
       expect(typeof res.body.data[1].price).toBe('number');
       expect(res.body.data[1]).toMatchObject({ type: 'object_storage', price: 53.89, billingCycle: 'annually', instance: null });

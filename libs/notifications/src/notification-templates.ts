@@ -1,7 +1,7 @@
 import type { DomainEvent } from '@app/core';
 import { NewNotification } from './notification.types';
 
-const ACTION_VERB: Record<string, string> = { start: 'started', stop: 'stopped', reboot: 'rebooted' };
+const ACTION_VERB: Record<string, string> = { start: 'started', stop: 'stopped', reboot: 'rebooted', rebuild: 'rebuilt' };
 const STATUS_SEVERITY: Record<string, NewNotification['severity']> = {
   suspended: 'critical',
   terminated: 'critical',

@@ -13,3 +13,5 @@ export * from './object-storage/object-storage-provider';
 export * from './instance/console/console-connections';
 export * from './instance/console/rfb/vnc-auth';
 export * from './instance/power-state-sync';
+export * from './images/images.service';
+export * from './instance/network/network-allocator';

@@ -6,8 +6,9 @@ import { BillingCycle, CatalogProduct, ProductCatalog, VpsSpecs } from '@app/pro
 import { nextDueDate } from './billing';
 import { ServiceResponse } from './dto/service.response';
 import { InsertedService, ServicesRepository } from './services.repository';
-import type { MachineRecord } from './instance/compute/compute-provider';
-import { MachineProvisioning } from './instance/machine-provisioning';
+import type { GuestNetwork } from './instance/compute/compute-provider';
+import { GuestSetup } from './instance/guest-setup';
+import { MachineProvisioning, MadeMachine } from './instance/machine-provisioning';
 import { VpsInstancesRepository } from './instance/vps-instances.repository';
 import { PowerState, ServiceStatus, ServiceType, VPS_REGIONS } from './service.types';
 
@@ -36,13 +37,19 @@ export interface ProvisionSpec {
   providerRef?: string;
   /** Records each new service in the activity log as made by this actor (the operator's command); demo data and tests record nothing. */
   actor?: Actor;
+  /** VPS only: install this image (slug or id) on a root disk of the product's size, with a cloud-init seed. */
+  image?: string;
+  /** With `image`: the account's keys root logs in with; default all of them. */
+  sshKeys?: 'all' | string[];
 }
 
 interface InstanceSummary {
   powerState: PowerState;
-  ipv4: string;
-  ipv6: string;
+  ipv4: string | null;
+  ipv6: string | null;
   region: string;
+  sshHost: string | null;
+  sshPort: number | null;
 }
 
 export const MAX_PROVISION_COUNT = 100_000;
@@ -62,6 +69,7 @@ export class ServiceProvisioner {
     private readonly services: ServicesRepository,
     private readonly instances: VpsInstancesRepository,
     private readonly activity: ActivityLog,
+    private readonly guests: GuestSetup,
   ) {}
 
   provision(accountId: string, spec: ProvisionSpec, count = 1): Promise<ServiceResponse[]> {
@@ -78,7 +86,21 @@ export class ServiceProvisioner {
         { field: 'providerRef', message: 'needs type vps and count 1' },
       ]);
     }
+    if ((spec.image !== undefined || spec.sshKeys !== undefined) && (spec.type !== 'vps' || spec.providerRef !== undefined)) {
+      throw Problem.invalidInput('An image (and SSH keys) can be installed on a new VPS only, not on an adopted machine.', [
+        { field: 'image', message: 'needs type vps without providerRef' },
+      ]);
+    }
+    if (spec.sshKeys !== undefined && spec.image === undefined) {
+      throw Problem.invalidInput("SSH keys are written by the image's cloud-init: give an image too.", [
+        { field: 'sshKeys', message: 'needs image' },
+      ]);
+    }
     const product = await this.product(spec, manager);
+    const diskGb = spec.type === 'vps' ? (product.specs as VpsSpecs).diskGb : null;
+    const guest = spec.image
+      ? await this.guests.plan(manager, accountId, { image: spec.image, diskGb: diskGb!, sshKeyIds: spec.sshKeys ?? 'all' })
+      : undefined;
     const cycle =
       spec.billingCycle ?? (product.prices.some((p) => p.billingCycle === 'monthly') ? 'monthly' : product.prices[0]?.billingCycle);
     const price = product.prices.find((p) => p.billingCycle === cycle);
@@ -96,13 +118,13 @@ export class ServiceProvisioner {
     const powerState: PowerState = spec.powerState ?? (status === 'active' ? 'running' : 'stopped');
     const plan =
       spec.type === 'vps' && (spec.machines || spec.providerRef) && status !== 'cancelled' && status !== 'terminated'
-        ? { region, specs: product.specs as VpsSpecs, powerState, providerRef: spec.providerRef }
+        ? { region, specs: product.specs as VpsSpecs, powerState, providerRef: spec.providerRef, guest }
         : null;
     for (let start = 0; start < count; start += BATCH) {
       const ids = Array.from({ length: Math.min(BATCH, count - start) }, () => randomUUID());
       const names = ids.map((_, i) => (count > 1 ? `${prefix}-${start + i + 1}` : prefix));
       // Machines first: the inserts below lock the account's counters until COMMIT.
-      const machines = plan ? await this.machines.create(manager, ids, plan) : new Map<string, MachineRecord>();
+      const machines = plan ? await this.machines.create(manager, ids, names, plan) : new Map<string, MadeMachine>();
       let rows: InsertedService[];
       let instances = new Map<string, InstanceSummary>();
       try {
@@ -119,7 +141,9 @@ export class ServiceProvisioner {
           nextDueDate: due,
           createdAt: spec.createdAt ?? null,
         });
-        if (spec.type === 'vps') instances = await this.createInstances(manager, ids, { region, powerState }, machines);
+        if (spec.type === 'vps') {
+          instances = await this.createInstances(manager, ids, { region, powerState, imageId: guest?.image.id ?? null, diskGb }, machines);
+        }
       } catch (err) {
         if (plan) await this.machines.discard(machines, plan);
         throw err;
@@ -155,6 +179,8 @@ export class ServiceProvisioner {
             region: instance?.region ?? null,
             ipv4: instance?.ipv4 ?? null,
             ipv6: instance?.ipv6 ?? null,
+            ssh_host: instance?.sshHost ?? null,
+            ssh_port: instance?.sshPort ?? null,
           }),
         );
       });
@@ -172,18 +198,43 @@ export class ServiceProvisioner {
     return product;
   }
 
+  /**
+   * The VPS rows: addresses from the machine's network (user mode has no public address, only the
+   * forwarded SSH port); without one (the simulator) documentation addresses stand in.
+   */
   private async createInstances(
     manager: EntityManager,
     ids: string[],
-    defaults: { region: string; powerState: PowerState },
-    machines: Map<string, MachineRecord>,
+    defaults: { region: string; powerState: PowerState; imageId: string | null; diskGb: number | null },
+    machines: Map<string, MadeMachine>,
   ): Promise<Map<string, InstanceSummary>> {
     const { region } = defaults;
-    const powerStates = ids.map((id) => machines.get(id)?.powerState ?? defaults.powerState);
-    const refs = ids.map((id) => machines.get(id)?.providerRef ?? null);
-    const ipv4 = ids.map(() => `${DOC_V4_NETS[randomInt(DOC_V4_NETS.length)]}.${randomInt(1, 255)}`);
-    const ipv6 = ids.map(() => `2001:db8:${randomInt(0x10000).toString(16)}:${randomInt(0x10000).toString(16)}::1`);
-    await this.instances.insertMany(manager, { serviceIds: ids, region, powerStates, providerRefs: refs, ipv4, ipv6 });
-    return new Map(ids.map((id, i) => [id, { powerState: powerStates[i], ipv4: ipv4[i], ipv6: ipv6[i], region }]));
+    const summaries = ids.map((id): InstanceSummary & { network: GuestNetwork | null } => {
+      const machine = machines.get(id);
+      const network = machine?.network ?? null;
+      const powerState = machine?.powerState ?? defaults.powerState;
+      if (network?.mode === 'user') {
+        return { powerState, region, ipv4: null, ipv6: null, sshHost: network.sshHost, sshPort: network.sshPort, network };
+      }
+      const ipv4 = network ? network.ipv4.address : `${DOC_V4_NETS[randomInt(DOC_V4_NETS.length)]}.${randomInt(1, 255)}`;
+      const ipv6 = network
+        ? (network.ipv6?.address ?? null)
+        : `2001:db8:${randomInt(0x10000).toString(16)}:${randomInt(0x10000).toString(16)}::1`;
+      return { powerState, region, ipv4, ipv6, sshHost: ipv4, sshPort: 22, network };
+    });
+    await this.instances.insertMany(manager, {
+      serviceIds: ids,
+      region,
+      powerStates: summaries.map((s) => s.powerState),
+      providerRefs: ids.map((id) => machines.get(id)?.providerRef ?? null),
+      ipv4: summaries.map((s) => s.ipv4),
+      ipv6: summaries.map((s) => s.ipv6),
+      sshHosts: summaries.map((s) => s.sshHost),
+      sshPorts: summaries.map((s) => s.sshPort),
+      networks: summaries.map((s) => s.network),
+      imageId: defaults.imageId,
+      diskGb: defaults.diskGb,
+    });
+    return new Map(ids.map((id, i) => [id, summaries[i]]));
   }
 }

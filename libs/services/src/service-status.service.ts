@@ -3,6 +3,7 @@ import { ActivityLog, Actor, domainEvent, Problem, ServiceStatusChangedEvent, Tr
 import { nextDueDate } from './billing';
 import { computeProblem } from './instance/compute/compute-problem';
 import { ComputeProvider, instanceRef } from './instance/compute/compute-provider';
+import { NetworkAllocator } from './instance/network/network-allocator';
 import { VpsInstancesRepository } from './instance/vps-instances.repository';
 import { ServiceResponse } from './dto/service.response';
 import { ServicesRepository } from './services.repository';
@@ -10,7 +11,8 @@ import { ServiceStatus } from './service.types';
 
 /**
  * Billing status changes made by the operator (the customer API has none); each emits
- * service.status_changed. Terminating a VPS powers its machine off and deletes it.
+ * service.status_changed. Terminating a VPS powers its machine off and deletes it, with its disks,
+ * and gives its address or port back.
  */
 @Injectable()
 export class ServiceStatusService {
@@ -20,6 +22,7 @@ export class ServiceStatusService {
     private readonly tx: TransactionRunner,
     private readonly compute: ComputeProvider,
     private readonly activity: ActivityLog,
+    private readonly network: NetworkAllocator,
   ) {}
 
   /** `actor`: who to record (the operator's command passes the staff member). */
@@ -33,6 +36,8 @@ export class ServiceStatusService {
           // The machine goes first: if the hypervisor refuses, the service keeps its status.
           await this.compute.destroyMachine(instanceRef(serviceId, service)).catch((err: unknown) => Promise.reject(computeProblem(err)));
           await this.instances.setPowerState(m, serviceId, 'stopped');
+          // Its address or forwarded port goes back to the pool with the machine.
+          await this.network.release(m, serviceId);
         }
         const now = new Date();
         // Finished services owe nothing; a service (re)activated without a future due date renews from now.

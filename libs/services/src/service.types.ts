@@ -10,7 +10,7 @@ export type ServiceStatus = (typeof SERVICE_STATUSES)[number];
 export const POWER_STATES = ['running', 'stopped', 'starting', 'stopping'] as const;
 export type PowerState = (typeof POWER_STATES)[number];
 
-export const ACTION_TYPES = ['start', 'stop', 'reboot'] as const;
+export const ACTION_TYPES = ['start', 'stop', 'reboot', 'rebuild'] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
 
 export const ACTION_STATUSES = ['running', 'succeeded', 'failed'] as const;

@@ -2,6 +2,17 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '@app/accounts';
 import { AppConfig } from '@app/core';
 import { ProductsModule } from '@app/products';
+import { SshKeysModule } from '@app/ssh-keys';
+import { ImageAddCommand } from './images/cli/image-add.command';
+import { ImageRemoveCommand } from './images/cli/image-remove.command';
+import { ImageStore, SimulatedImageStore } from './images/image-store';
+import { ImagesController } from './images/images.controller';
+import { ImagesRepository } from './images/images.repository';
+import { ImagesService } from './images/images.service';
+import { LibvirtImageStore } from './instance/compute/libvirt/libvirt-image-store';
+import { GuestSetup } from './instance/guest-setup';
+import { NetworkAllocator } from './instance/network/network-allocator';
+import { NetworkLeasesRepository } from './instance/network/network-leases.repository';
 import { ServiceProvisionCommand } from './cli/service-provision.command';
 import { ServiceSetStatusCommand } from './cli/service-set-status.command';
 import { ServicesDemoSeeder } from './demo/services-demo.seeder';
@@ -36,8 +47,8 @@ import { ServicesRepository } from './services.repository';
 import { ServicesService } from './services.service';
 
 @Module({
-  imports: [AccountsModule, ProductsModule],
-  controllers: [ServicesController, InstanceController, ObjectStorageController],
+  imports: [AccountsModule, ProductsModule, SshKeysModule],
+  controllers: [ServicesController, InstanceController, ObjectStorageController, ImagesController],
   providers: [
     ServiceOwnership,
     ServicesRepository,
@@ -60,6 +71,17 @@ import { ServicesService } from './services.service';
     SimulatorTasksRepository,
     ObjectStorageService,
     ObjectStorageCredentialsRepository,
+    ImagesRepository,
+    ImagesService,
+    GuestSetup,
+    NetworkAllocator,
+    NetworkLeasesRepository,
+    {
+      provide: ImageStore,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): ImageStore =>
+        config.computeProvider === 'libvirt' ? new LibvirtImageStore(config) : new SimulatedImageStore(),
+    },
     // Adapters: the simulators by default; COMPUTE_PROVIDER=libvirt drives real KVM/QEMU hosts.
     {
       provide: ComputeProvider,
@@ -70,8 +92,18 @@ import { ServicesService } from './services.service';
     { provide: ObjectStorageProvider, useClass: SimulatedObjectStorageProvider },
     ServiceProvisionCommand,
     ServiceSetStatusCommand,
+    ImageAddCommand,
+    ImageRemoveCommand,
     ServicesDemoSeeder,
   ],
-  exports: [ServiceOwnership, ServiceProvisioner, ServiceStatusService, ConsoleService, ConsoleConnections],
+  exports: [
+    ServiceOwnership,
+    ServiceProvisioner,
+    ServiceStatusService,
+    ConsoleService,
+    ConsoleConnections,
+    ImagesService,
+    NetworkAllocator,
+  ],
 })
 export class ServicesModule {}

@@ -5,7 +5,7 @@ import type { PowerState, ServiceStatus, ServiceType } from './service.types';
 /** Exactly the columns a ServiceResponse needs. */
 export const SERVICE_COLUMNS = `s.id, s.product_id, s.name, s.type, s.status, s.price, s.currency, s.billing_cycle,
        ${isoText('s.next_due_date')} AS next_due_date, ${isoText('s.created_at')} AS created_at,
-       i.power_state, i.region, i.ipv4, i.ipv6`;
+       i.power_state, i.region, i.ipv4, i.ipv6, i.ssh_host, i.ssh_port`;
 
 export interface ServiceRow {
   id: string;
@@ -23,6 +23,8 @@ export interface ServiceRow {
   region: string | null;
   ipv4: string | null;
   ipv6: string | null;
+  ssh_host: string | null;
+  ssh_port: number | null;
 }
 
 export interface ServiceFilters {

@@ -2,3 +2,4 @@ export * from './ssh-keys.module';
 export * from './public-key-parser';
 export * from './migrations';
 export * from './ssh-keys.demo';
+export * from './account-ssh-keys';

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from '@app/accounts';
+import { AccountSshKeys } from './account-ssh-keys';
 import { SshKey } from './ssh-key.entity';
 import { SshKeysController } from './ssh-keys.controller';
 import { SshKeysDemoSeeder } from './ssh-keys.demo';
@@ -9,6 +10,7 @@ import { SshKeysService } from './ssh-keys.service';
 @Module({
   imports: [AccountsModule, TypeOrmModule.forFeature([SshKey])],
   controllers: [SshKeysController],
-  providers: [SshKeysService, SshKeysDemoSeeder],
+  providers: [SshKeysService, SshKeysDemoSeeder, AccountSshKeys],
+  exports: [AccountSshKeys],
 })
 export class SshKeysModule {}

@@ -8,6 +8,7 @@ export const API_TAGS: [string, string][] = [
   ['API Keys', 'Long-lived keys for automation, with read/write scopes.'],
   ['Products', 'The catalogue of plans and prices.'],
   ['Services', 'Services of the account: VPS instances and object storage.'],
+  ['Images', 'Operating system images a VPS is built from.'],
   ['SSH Keys', 'Public keys for access to new servers.'],
   ['Notifications', 'What happened in the account, with a live stream.'],
   ['Support', 'Support tickets, replies and attachments.'],

@@ -28,6 +28,7 @@ export const ACTIVITY_ACTIONS = [
   'instance.start',
   'instance.stop',
   'instance.reboot',
+  'instance.rebuild',
   'instance.action_succeeded',
   'instance.action_failed',
   'instance.console',

@@ -44,8 +44,45 @@ export interface LibvirtConfig {
   regionUris: Record<string, string>;
   /** Address the domains' VNC servers listen on: reachable from the API replicas, never from customers. */
   vncListen: string;
-  /** Domain XML template file; undefined: the built-in diskless guest. */
+  /** Domain XML template file; undefined: the built-in guest (a disk from the image, a seed, user networking). */
   domainTemplate?: string;
+  /** Storage pool of images, root disks and cloud-init seeds (a directory pool made when missing). */
+  storagePool: string;
+  /** virsh gives a silent libvirtd this long (keepalive) before it drops the connection. */
+  keepaliveSeconds: number;
+  /** A virsh call that changes something is killed after this long (reads keep 2 s). */
+  commandTimeoutSeconds: number;
+}
+
+export interface Ipv4Pool {
+  /** As configured, e.g. 203.0.113.0/24. */
+  cidr: string;
+  prefix: number;
+  gateway: string;
+  /** First and last address handed to VPSes, as 32-bit numbers (network, gateway and broadcast excluded). */
+  first: number;
+  last: number;
+}
+
+export interface Ipv6Pool {
+  cidr: string;
+  /** The first 64 bits, written as four groups (a /64 per pool). */
+  prefix64: string;
+  gateway: string;
+}
+
+/** How guests are reached (NETWORK_MODE): QEMU user networking with a forwarded SSH port, or a bridge with public addresses. */
+export interface NetworkConfig {
+  mode: 'user' | 'bridge';
+  /** user: the host address forwarded ports listen on, and what customers are shown. */
+  sshListen: string;
+  /** user: forwarded SSH ports are taken from this range, per hypervisor. */
+  sshPorts: { from: number; to: number };
+  /** bridge: the host bridge guests are attached to. */
+  bridge: string;
+  ipv4Pools: Ipv4Pool[];
+  ipv6Pool?: Ipv6Pool;
+  dns: string[];
 }
 
 /** Configuration read once at boot from the environment (names fixed by DESIGN.md). */
@@ -80,6 +117,7 @@ export class AppConfig {
   /** Tries of an action while the hypervisor cannot be reached, before it fails with hypervisor_unavailable. */
   computeRetryAttempts: number;
   libvirt: LibvirtConfig;
+  network: NetworkConfig;
   notificationsHeartbeatMs: number;
   notificationStreams: NotificationStreamLimits;
   /** Express `trust proxy`: false (trust no proxy), a hop count, or the proxies' addresses. */

@@ -128,6 +128,59 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the network settings: user mode by default, bridge pools with gateways', () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), ...secrets }).network).toMatchObject({
+      mode: 'user',
+      sshListen: '127.0.0.1',
+      sshPorts: { from: 22000, to: 22999 },
+      ipv4Pools: [],
+    });
+    expect(loadConfig({ DATA_DIR: dataDir(), ...secrets }).libvirt).toMatchObject({
+      storagePool: 'default',
+      keepaliveSeconds: 90,
+      commandTimeoutSeconds: 120,
+    });
+    const { network } = loadConfig({
+      DATA_DIR: dataDir(),
+      ...secrets,
+      COMPUTE_PROVIDER: 'libvirt',
+      NETWORK_MODE: 'bridge',
+      NETWORK_IPV4_POOL: '203.0.113.7/24, 198.51.100.0/25@198.51.100.126',
+      NETWORK_IPV6_POOL: '2001:0db8:0010::/64',
+      NETWORK_DNS: '192.0.2.53,2001:db8::53',
+    });
+    expect(network.ipv4Pools).toEqual([
+      { cidr: '203.0.113.0/24', prefix: 24, gateway: '203.0.113.1', first: 3405803777, last: 3405804030 },
+      { cidr: '198.51.100.0/25', prefix: 25, gateway: '198.51.100.126', first: 3325256705, last: 3325256830 },
+    ]);
+    expect(network.ipv6Pool).toEqual({ cidr: '2001:db8:10:0::/64', prefix64: '2001:db8:10:0', gateway: '2001:db8:10:0::1' });
+    expect(network.dns).toEqual(['192.0.2.53', '2001:db8::53']);
+    const found = problems({
+      DATA_DIR: dataDir(),
+      ...secrets,
+      COMPUTE_PROVIDER: 'libvirt',
+      NETWORK_MODE: 'bridge',
+      NETWORK_SSH_PORTS: '80-90',
+      NETWORK_IPV6_POOL: '2001:db8::/48',
+      NETWORK_DNS: 'dns.example',
+      LIBVIRT_STORAGE_POOL: 'bad pool',
+      LIBVIRT_KEEPALIVE_SECONDS: '1',
+      LIBVIRT_COMMAND_TIMEOUT_SECONDS: 'soon',
+    });
+    for (const name of [
+      'NETWORK_IPV4_POOL is required',
+      'NETWORK_SSH_PORTS',
+      'NETWORK_IPV6_POOL',
+      'NETWORK_DNS',
+      'LIBVIRT_STORAGE_POOL',
+      'LIBVIRT_KEEPALIVE_SECONDS',
+      'LIBVIRT_COMMAND_TIMEOUT_SECONDS',
+    ]) {
+      expect(found.some((problem) => problem.startsWith(name))).toBe(true);
+    }
+    expect(problems({ DATA_DIR: dataDir(), ...secrets, NETWORK_IPV4_POOL: '203.0.113.0/24@10.0.0.1' })[0]).toMatch(/^NETWORK_IPV4_POOL/);
+  });
+
   it('names every missing secret in production', () => {
     expect(problems({ NODE_ENV: 'production', DATA_DIR: dataDir() })).toEqual([
       'JWT_SECRET is required when NODE_ENV=production',

@@ -3,6 +3,7 @@ import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSy
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { AppConfig, LibvirtConfig } from './app-config';
+import { networkConfig } from './network-config';
 
 type Env = Record<string, string | undefined>;
 
@@ -12,7 +13,7 @@ export class ConfigError extends Error {
   }
 }
 
-class EnvReader {
+export class EnvReader {
   readonly problems: string[] = [];
   constructor(private readonly env: Env) {}
 
@@ -90,7 +91,23 @@ function libvirtConfig(env: EnvReader): LibvirtConfig {
       env.problems.push(`LIBVIRT_DOMAIN_TEMPLATE must name a readable file (got "${domainTemplate}")`);
     }
   }
-  return { uri, regionUris, vncListen, domainTemplate: domainTemplate && resolve(domainTemplate) };
+  const storagePool = env.string('LIBVIRT_STORAGE_POOL', 'default')!;
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(storagePool)) {
+    env.problems.push(`LIBVIRT_STORAGE_POOL must be a storage pool name (letters, digits, _ . -) (got "${storagePool}")`);
+  }
+  // Defaults outlast a 60 s stall of libvirtd (seen when it re-probes QEMU), so a step that is
+  // making progress is not abandoned half-done.
+  const keepaliveSeconds = env.int('LIBVIRT_KEEPALIVE_SECONDS', 90, 2, 3600);
+  const commandTimeoutSeconds = env.int('LIBVIRT_COMMAND_TIMEOUT_SECONDS', 120, 5, 3600);
+  return {
+    uri,
+    regionUris,
+    vncListen,
+    domainTemplate: domainTemplate && resolve(domainTemplate),
+    storagePool,
+    keepaliveSeconds,
+    commandTimeoutSeconds,
+  };
 }
 
 const PROXY_KEYWORDS = ['loopback', 'linklocal', 'uniquelocal'];
@@ -214,6 +231,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
     computeStopTimeoutSeconds: env.int('COMPUTE_STOP_TIMEOUT_SECONDS', 60, 1, 3600),
     computeRetryAttempts: env.int('COMPUTE_RETRY_ATTEMPTS', 6, 1, 20),
     libvirt: libvirtConfig(env),
+    network: networkConfig(env),
     notificationsHeartbeatMs: env.int('NOTIFICATIONS_HEARTBEAT_MS', 15_000, 10),
     notificationStreams: {
       perAccount: env.int('NOTIFICATIONS_MAX_STREAMS_PER_ACCOUNT', 5, 1, 1000),
@@ -257,6 +275,9 @@ export function loadConfig(source: Env = process.env): AppConfig {
   }
   if (config.httpHeadersTimeoutMs <= config.httpKeepAliveTimeoutMs) {
     env.problems.push('HTTP_HEADERS_TIMEOUT_MS must be greater than HTTP_KEEP_ALIVE_TIMEOUT_MS');
+  }
+  if (config.computeProvider === 'libvirt' && config.network.mode === 'bridge' && !config.network.ipv4Pools.length) {
+    env.problems.push('NETWORK_IPV4_POOL is required with NETWORK_MODE=bridge: the addresses handed to VPSes');
   }
   if (config.metricsPort !== undefined && config.metricsPort !== 0 && config.metricsPort === port) {
     env.problems.push('METRICS_PORT must differ from PORT: metrics stay off the public port');

@@ -49,6 +49,10 @@ class ProvisionServicesInput {
   @Transform(trimmed)
   @Matches(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/, { message: 'provider-ref must be a domain name or UUID (letters, digits, . _ : -)' })
   providerRef?: string;
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9][A-Za-z0-9.-]{0,99}$/, { message: 'image must be an image slug or id (image:add lists it)' })
+  image?: string;
 }
 
 @Injectable()
@@ -56,8 +60,22 @@ export class ServiceProvisionCommand extends CliCommand {
   readonly name = 'service:provision';
   readonly usage =
     'service:provision --email <account> --type vps|object_storage [--count N] [--status pending|active|suspended|cancelled|terminated] ' +
-    '[--product <slug>] [--billing-cycle <cycle>] [--name <name>] [--power-state running|stopped] [--region <region>] [--provider-ref <domain name or uuid>]';
-  readonly options = ['email', 'type', 'count', 'status', 'product', 'billing-cycle', 'name', 'power-state', 'region', 'provider-ref'];
+    '[--product <slug>] [--billing-cycle <cycle>] [--name <name>] [--power-state running|stopped] [--region <region>] [--provider-ref <domain name or uuid>] ' +
+    '[--image <slug> [--ssh-keys all|<id,...>]]';
+  readonly options = [
+    'email',
+    'type',
+    'count',
+    'status',
+    'product',
+    'billing-cycle',
+    'name',
+    'power-state',
+    'region',
+    'provider-ref',
+    'image',
+    'ssh-keys',
+  ];
 
   constructor(
     private readonly provisioner: ServiceProvisioner,
@@ -79,8 +97,15 @@ export class ServiceProvisionCommand extends CliCommand {
       powerState: args['power-state'],
       region: args.region,
       providerRef: args['provider-ref'],
+      image: args.image,
     });
     const { type, count, providerRef } = input;
+    const sshKeys = sshKeysOf(args['ssh-keys']);
+    if (sshKeys !== undefined && input.image === undefined)
+      throw new CliUsageError('--ssh-keys needs --image: the keys are written by its cloud-init');
+    if (input.image !== undefined && (type !== 'vps' || providerRef !== undefined)) {
+      throw new CliUsageError('--image installs a new VPS: it needs --type vps and no --provider-ref');
+    }
     if (type !== 'vps' && (input.powerState || input.region)) throw new CliUsageError('--power-state and --region apply to a vps only');
     if (providerRef !== undefined && (type !== 'vps' || count !== 1)) {
       throw new CliUsageError('--provider-ref adopts one existing machine: it needs --type vps and a count of 1');
@@ -100,9 +125,22 @@ export class ServiceProvisionCommand extends CliCommand {
         // Machines on the hypervisor come with each VPS (nothing to make on the simulator).
         machines: true,
         providerRef,
+        image: input.image,
+        sshKeys,
         actor: staffActor(),
       },
       count,
     );
   }
+}
+
+/** `all` or comma-separated key ids (of the account: another's is refused like an unknown one). */
+function sshKeysOf(value: string | boolean | undefined): 'all' | string[] | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'all') return 'all';
+  const ids = typeof value === 'string' ? value.split(',').map((id) => id.trim().toLowerCase()) : [];
+  if (!ids.length || ids.some((id) => !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id))) {
+    throw new CliUsageError('--ssh-keys must be all or SSH key ids (UUIDs) separated by commas');
+  }
+  return [...new Set(ids)];
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DemoContext, DemoSeeder } from '@app/core';
+import { AppConfig, DemoContext, DemoSeeder } from '@app/core';
+import { seedDemoImages } from '../images/images.demo';
 import { InstanceActionsRepository } from '../instance/instance-actions.repository';
 import { ProvisionSpec, ServiceProvisioner } from '../service-provisioner';
 
@@ -14,17 +15,32 @@ export class ServicesDemoSeeder extends DemoSeeder {
   constructor(
     private readonly provisioner: ServiceProvisioner,
     private readonly actions: InstanceActionsRepository,
+    private readonly config: AppConfig,
   ) {
     super();
   }
 
+  /** The simulator's demo images; with libvirt, demo VPSes have none (no machines are made for them). */
+  private image(slug: string): Pick<ProvisionSpec, 'image'> {
+    return this.config.computeProvider === 'simulator' ? { image: slug } : {};
+  }
+
   async seed({ accountId, manager }: DemoContext): Promise<void> {
+    if (this.config.computeProvider === 'simulator') await seedDemoImages(manager);
     const specs: ProvisionSpec[] = [
       { type: 'vps', name: 'legacy-shop', productSlug: 'vps-xxl-2023', status: 'terminated', region: 'eu-west', createdAt: daysAgo(420) },
       { type: 'object_storage', name: 'old-archive', productSlug: 'storage-5000', status: 'cancelled', createdAt: daysAgo(300) },
-      { type: 'vps', name: 'web-01', productSlug: 'vps-m', status: 'active', createdAt: daysAgo(190) },
+      { type: 'vps', name: 'web-01', productSlug: 'vps-m', status: 'active', createdAt: daysAgo(190), ...this.image('debian-12') },
       { type: 'object_storage', name: 'backups', productSlug: 'storage-1000', status: 'active', createdAt: daysAgo(150) },
-      { type: 'vps', name: 'db-primary', productSlug: 'vps-l', billingCycle: 'annually', status: 'active', createdAt: daysAgo(120) },
+      {
+        type: 'vps',
+        name: 'db-primary',
+        productSlug: 'vps-l',
+        billingCycle: 'annually',
+        status: 'active',
+        createdAt: daysAgo(120),
+        ...this.image('ubuntu-24.04'),
+      },
       { type: 'vps', name: 'ci-runner', productSlug: 'vps-xl', status: 'suspended', region: 'us-east', createdAt: daysAgo(95) },
       {
         type: 'object_storage',

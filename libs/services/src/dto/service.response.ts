@@ -4,6 +4,16 @@ import { BILLING_CYCLES, BillingCycle } from '@app/products';
 import { POWER_STATES, PowerState, SERVICE_STATUSES, SERVICE_TYPES, ServiceStatus, ServiceType } from '../service.types';
 import type { ServiceRow } from '../services.queries';
 
+export class SshEndpointResponse {
+  @ApiProperty({
+    example: '203.0.113.17',
+    description: 'Host to connect to: the public address, or the forwarded address in user networking.',
+  })
+  host: string;
+  @ApiProperty({ example: 22, description: 'TCP port of the SSH server (22, or the forwarded port).' })
+  port: number;
+}
+
 export class InstanceSummaryResponse {
   @ApiProperty({ enum: POWER_STATES, example: 'running', description: 'Power state of the virtual machine.' })
   powerState: PowerState;
@@ -13,6 +23,11 @@ export class InstanceSummaryResponse {
   ipv6: string | null;
   @ApiProperty({ example: 'eu-central', description: 'Region the instance runs in.' })
   region: string;
+  @ApiNullableRef(SshEndpointResponse, {
+    description:
+      'Where to reach the SSH server: `ssh -p <port> root@<host>` with one of the keys the machine was built with; null if unknown.',
+  })
+  ssh: SshEndpointResponse | null;
 }
 
 export class ServiceResponse {
@@ -53,7 +68,18 @@ export class ServiceResponse {
       createdAt: row.created_at,
       instance:
         row.type === 'vps' && row.power_state
-          ? { powerState: row.power_state, ipv4: row.ipv4, ipv6: row.ipv6, region: row.region ?? '' }
+          ? {
+              powerState: row.power_state,
+              ipv4: row.ipv4,
+              ipv6: row.ipv6,
+              region: row.region ?? '',
+              ssh:
+                row.ssh_host && row.ssh_port
+                  ? { host: row.ssh_host, port: Number(row.ssh_port) }
+                  : row.ipv4
+                    ? { host: row.ipv4, port: 22 }
+                    : null,
+            }
           : null,
     };
   }

@@ -127,7 +127,7 @@ export class InstanceActionRunner implements OnApplicationBootstrap, BeforeAppli
     let outcome: Outcome;
     try {
       if (!action.providerTask) {
-        const task = await this.compute.powerAction(ref, action.type, action.id);
+        const task = await this.begin(action);
         await this.actions.setProviderTask(id, task);
         this.attempts.delete(id);
         return this.schedule(id, this.compute.pollIntervalMs(action.type));
@@ -141,6 +141,15 @@ export class InstanceActionRunner implements OnApplicationBootstrap, BeforeAppli
       outcome = { state: 'failed', error: { code: err.code, message: err.message } };
     }
     await this.finish(action, outcome);
+  }
+
+  private begin(action: PendingAction): Promise<string> {
+    const ref = refOf(action);
+    if (action.type !== 'rebuild') return this.compute.powerAction(ref, action.type, action.id);
+    if (!action.params) throw new ComputeProviderError('invalid_state', 'The rebuild has no image recorded.');
+    // A new instance-id per rebuild makes cloud-init run its first-boot modules (keys, host name) again.
+    const boot = { ...action.params.boot, seed: { ...action.params.boot.seed, instanceId: `iid-${action.id}` } };
+    return this.compute.rebuildMachine(ref, boot, action.params.network, action.id);
   }
 
   /** A hypervisor that stays unreachable fails the action (with its code) after COMPUTE_RETRY_ATTEMPTS tries. */

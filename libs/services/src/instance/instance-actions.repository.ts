@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { isoText, PageQuery, pageOfRows, RowsPage } from '@app/core';
 import type { ActionStatus, ActionType, PowerState } from '../service.types';
-import type { ActionNote } from './compute/compute-provider';
+import type { ActionNote, GuestBoot, GuestNetwork } from './compute/compute-provider';
+
+/** What a rebuild installs (the seed's instance-id is the action's). */
+export interface RebuildParams {
+  boot: GuestBoot;
+  network: GuestNetwork | null;
+}
 
 const ACTION_COLUMNS = `id, service_id, type, status, ${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at,
        error_code, error_message, notice_code, notice_message`;
@@ -31,6 +37,8 @@ export interface PendingAction {
   startedAt: Date;
   region: string | null;
   providerRef: string | null;
+  /** A rebuild's image, keys and network. */
+  params: RebuildParams | null;
 }
 
 export interface ActionOutcome {
@@ -49,10 +57,17 @@ export class InstanceActionsRepository {
     return rows.length > 0;
   }
 
-  async insertRunning(manager: EntityManager, serviceId: string, type: ActionType, fromState: PowerState): Promise<ActionRow> {
+  async insertRunning(
+    manager: EntityManager,
+    serviceId: string,
+    type: ActionType,
+    fromState: PowerState,
+    params: RebuildParams | null = null,
+  ): Promise<ActionRow> {
     const [action]: ActionRow[] = await manager.query(
-      `INSERT INTO instance_actions (service_id, type, status, from_state) VALUES ($1, $2, 'running', $3) RETURNING ${ACTION_COLUMNS}`,
-      [serviceId, type, fromState],
+      `INSERT INTO instance_actions (service_id, type, status, from_state, params) VALUES ($1, $2, 'running', $3, $4::jsonb)
+       RETURNING ${ACTION_COLUMNS}`,
+      [serviceId, type, fromState, params ? JSON.stringify(params) : null],
     );
     return action;
   }
@@ -92,7 +107,7 @@ export class InstanceActionsRepository {
   async findPending(id: string): Promise<PendingAction | null> {
     const [row]: PendingAction[] = await this.dataSource.query(
       `SELECT a.id, a.service_id AS "serviceId", a.type, a.status, a.from_state AS "fromState", a.provider_task AS "providerTask",
-              a.started_at AS "startedAt", i.region, i.provider_ref AS "providerRef"
+              a.started_at AS "startedAt", i.region, i.provider_ref AS "providerRef", a.params
          FROM instance_actions a LEFT JOIN vps_instances i ON i.service_id = a.service_id
         WHERE a.id = $1`,
       [id],

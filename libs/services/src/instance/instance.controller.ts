@@ -1,4 +1,4 @@
-import { Controller, Get, Header, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Post, Query, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import {
@@ -16,6 +16,7 @@ import {
 import { ConsoleService } from './console/console.service';
 import { ConsoleSessionResponse } from './dto/console-session.response';
 import { InstanceActionResponse } from './dto/instance-action.response';
+import { RebuildInstanceRequest } from './dto/rebuild-instance.request';
 import { InstanceActionsService } from './instance-actions.service';
 
 const PaginatedInstanceActions = PaginatedResponse(InstanceActionResponse, 'PaginatedInstanceActions');
@@ -75,6 +76,26 @@ export class InstanceController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<InstanceActionResponse> {
     return this.accepted(res, this.actions.request(principal, id, 'reboot'));
+  }
+
+  @Post('rebuild')
+  @Idempotent()
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Rebuild a VPS instance from an image (wipes its disk)',
+    description:
+      "Powers the machine off, makes its disk again from the image with a new cloud-init seed holding the chosen SSH keys (all of the account's when `sshKeyIds` is omitted) and boots it. Everything on the old disk is lost.",
+    operationId: 'rebuildInstance',
+  })
+  @ApiAcceptedResponse(ACCEPTED)
+  @ApiProblems(400, 401, 403, 404, 409, 422, 429)
+  rebuild(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam() id: string,
+    @Body() body: RebuildInstanceRequest,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<InstanceActionResponse> {
+    return this.accepted(res, this.actions.request(principal, id, 'rebuild', body));
   }
 
   @Get('actions')

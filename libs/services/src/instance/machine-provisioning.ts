@@ -4,7 +4,9 @@ import { Problem } from '@app/core';
 import type { VpsSpecs } from '@app/products';
 import type { PowerState } from '../service.types';
 import { computeProblem } from './compute/compute-problem';
-import { ComputeProvider, MachineRecord } from './compute/compute-provider';
+import { ComputeProvider, GuestNetwork, MachineRecord } from './compute/compute-provider';
+import { bootOf, GuestPlan, hostnameOf } from './guest-setup';
+import { NetworkAllocator } from './network/network-allocator';
 import { VpsInstancesRepository } from './vps-instances.repository';
 
 export interface MachinePlan {
@@ -13,6 +15,13 @@ export interface MachinePlan {
   powerState: PowerState;
   /** Adopt this existing machine instead of creating one (a single VPS). */
   providerRef?: string;
+  /** Install this image (a disk and a cloud-init seed); without it the machine has no disk. */
+  guest?: GuestPlan;
+}
+
+/** A made machine and the network it was given. */
+export interface MadeMachine extends MachineRecord {
+  network: GuestNetwork | null;
 }
 
 /**
@@ -28,23 +37,30 @@ export class MachineProvisioning {
   constructor(
     private readonly compute: ComputeProvider,
     private readonly instances: VpsInstancesRepository,
+    private readonly network: NetworkAllocator,
   ) {}
 
-  async create(manager: EntityManager, serviceIds: string[], plan: MachinePlan): Promise<Map<string, MachineRecord>> {
-    const records = new Map<string, MachineRecord>();
+  /** `names`: the services' names (their guests' host names), in the order of `serviceIds`. */
+  async create(manager: EntityManager, serviceIds: string[], names: string[], plan: MachinePlan): Promise<Map<string, MadeMachine>> {
+    const records = new Map<string, MadeMachine>();
     try {
-      for (const serviceId of serviceIds) {
+      for (const [i, serviceId] of serviceIds.entries()) {
         const ref = { serviceId, providerRef: null, region: plan.region };
+        // The lease is a row of this transaction: a failed batch gives it back with the rest.
+        const network =
+          !plan.providerRef && this.compute.leasesNetwork ? await this.network.allocate(manager, serviceId, plan.region) : null;
         const record = plan.providerRef
           ? await this.compute.adoptMachine(ref, plan.providerRef)
           : await this.compute.createMachine(ref, {
               vcpus: plan.specs.vcpus,
               memoryMb: plan.specs.memoryMb,
               powerOn: plan.powerState === 'running',
+              boot: plan.guest && bootOf(plan.guest, `iid-${serviceId}`, hostnameOf(names[i], serviceId)),
+              network: network ?? undefined,
             });
         if (!record) continue;
         if (plan.providerRef) await this.refuseTaken(manager, record.providerRef);
-        records.set(serviceId, record);
+        records.set(serviceId, { ...record, network });
       }
       return records;
     } catch (err) {
@@ -53,7 +69,7 @@ export class MachineProvisioning {
     }
   }
 
-  async discard(records: Map<string, MachineRecord>, plan: MachinePlan): Promise<void> {
+  async discard(records: Map<string, MadeMachine>, plan: MachinePlan): Promise<void> {
     if (plan.providerRef) return;
     for (const [serviceId, { providerRef }] of records) {
       await this.compute.destroyMachine({ serviceId, providerRef, region: plan.region }).catch((err: Error) => {

@@ -12,11 +12,13 @@ export type ActionPlan =
   | { ok: true; transitional: PowerState; target: PowerState }
   | { ok: false; code: Extract<ProblemCode, 'invalid_state' | 'action_in_progress'>; detail: string };
 
-const TRANSITIONS: Record<ActionType, { from: PowerState; transitional: PowerState; target: PowerState }> = {
-  start: { from: 'stopped', transitional: 'starting', target: 'running' },
-  stop: { from: 'running', transitional: 'stopping', target: 'stopped' },
+const TRANSITIONS: Record<ActionType, { from: PowerState[]; transitional: PowerState; target: PowerState }> = {
+  start: { from: ['stopped'], transitional: 'starting', target: 'running' },
+  stop: { from: ['running'], transitional: 'stopping', target: 'stopped' },
   // A reboot passes through a boot: the instance is not usable (no console) until it is running again.
-  reboot: { from: 'running', transitional: 'starting', target: 'running' },
+  reboot: { from: ['running'], transitional: 'starting', target: 'running' },
+  // A rebuild wipes the disk whatever the machine is doing, and boots the new system.
+  rebuild: { from: ['running', 'stopped'], transitional: 'starting', target: 'running' },
 };
 
 export const isTransitional = (state: PowerState): boolean => state === 'starting' || state === 'stopping';
@@ -40,7 +42,7 @@ export function planAction(instance: InstanceSnapshot, type: ActionType): Action
     };
   }
   const transition = TRANSITIONS[type];
-  if (instance.powerState !== transition.from) {
+  if (!transition.from.includes(instance.powerState)) {
     const detail =
       type === 'reboot' ? 'The instance is stopped; start it instead of rebooting.' : `The instance is already ${instance.powerState}.`;
     return { ok: false, code: 'invalid_state', detail };

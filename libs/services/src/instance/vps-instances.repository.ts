@@ -1,14 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { PowerState } from '../service.types';
+import type { GuestNetwork } from './compute/compute-provider';
 
 export interface NewInstances {
   serviceIds: string[];
   region: string;
   powerStates: PowerState[];
   providerRefs: (string | null)[];
-  ipv4: string[];
-  ipv6: string[];
+  ipv4: (string | null)[];
+  ipv6: (string | null)[];
+  sshHosts: (string | null)[];
+  sshPorts: (number | null)[];
+  networks: (GuestNetwork | null)[];
+  imageId: string | null;
+  diskGb: number | null;
+}
+
+/** What a rebuild needs of a VPS besides its service row. */
+export interface GuestFacts {
+  diskGb: number | null;
+  network: GuestNetwork | null;
 }
 
 /** A settled VPS of a live service, as the reconciler compares it with its machine. */
@@ -32,10 +44,36 @@ export class VpsInstancesRepository {
 
   async insertMany(manager: EntityManager, rows: NewInstances): Promise<void> {
     await manager.query(
-      `INSERT INTO vps_instances (service_id, power_state, region, ipv4, ipv6, provider_ref)
-       SELECT id, state, $2, v4, v6, ref FROM unnest($1::uuid[], $3::text[], $4::text[], $5::text[], $6::text[]) AS r(id, v4, v6, state, ref)`,
-      [rows.serviceIds, rows.region, rows.ipv4, rows.ipv6, rows.powerStates, rows.providerRefs],
+      `INSERT INTO vps_instances (service_id, power_state, region, ipv4, ipv6, provider_ref, ssh_host, ssh_port, network, image_id, disk_gb)
+       SELECT id, state, $2, v4, v6, ref, host, port, net::jsonb, $10, $11
+         FROM unnest($1::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[])
+           AS r(id, v4, v6, state, ref, host, port, net)`,
+      [
+        rows.serviceIds,
+        rows.region,
+        rows.ipv4,
+        rows.ipv6,
+        rows.powerStates,
+        rows.providerRefs,
+        rows.sshHosts,
+        rows.sshPorts,
+        rows.networks.map((n) => (n ? JSON.stringify(n) : null)),
+        rows.imageId,
+        rows.diskGb,
+      ],
     );
+  }
+
+  async guestOf(manager: EntityManager, serviceId: string): Promise<GuestFacts> {
+    const [row]: { disk_gb: number | null; network: GuestNetwork | null }[] = await manager.query(
+      `SELECT disk_gb, network FROM vps_instances WHERE service_id = $1`,
+      [serviceId],
+    );
+    return { diskGb: row?.disk_gb ?? null, network: row?.network ?? null };
+  }
+
+  async setImage(manager: EntityManager, serviceId: string, imageId: string): Promise<void> {
+    await manager.query(`UPDATE vps_instances SET image_id = $2, updated_at = now() WHERE service_id = $1`, [serviceId, imageId]);
   }
 
   async setPowerState(manager: EntityManager, serviceId: string, powerState: PowerState): Promise<void> {

@@ -22,11 +22,41 @@ export interface ActionNote {
 /** `notice` on success: the hypervisor reached the target another way than asked (e.g. a forced power-off). */
 export type TaskStatus = { state: 'running' } | { state: 'succeeded'; notice?: ActionNote } | { state: 'failed'; error: ActionNote };
 
-/** What a new machine gets: resources from the product's specs. */
+export interface AddressLease {
+  address: string;
+  prefix: number;
+  gateway: string;
+}
+
+/** How the guest is reached: a forwarded loopback port (QEMU user networking) or a bridge with public addresses. */
+export type GuestNetwork =
+  | { mode: 'user'; mac: string; sshHost: string; sshPort: number }
+  | { mode: 'bridge'; mac: string; bridge: string; ipv4: AddressLease; ipv6: AddressLease | null; dns: string[] };
+
+/** What cloud-init reads from the seed (NoCloud). */
+export interface GuestSeed {
+  /** New on every rebuild: cloud-init runs its first-boot modules again. */
+  instanceId: string;
+  hostname: string;
+  /** OpenSSH public key lines for root. */
+  sshKeys: string[];
+}
+
+/** The root disk: a copy-on-write disk of `diskGb` on the image, and the seed cloud-init reads. */
+export interface GuestBoot {
+  imageId: string;
+  imageFormat: 'qcow2' | 'raw';
+  diskGb: number;
+  seed: GuestSeed;
+}
+
+/** What a new machine gets: resources from the product's specs, and (with an image) its disk and network. */
 export interface MachineSpec {
   vcpus: number;
   memoryMb: number;
   powerOn: boolean;
+  boot?: GuestBoot;
+  network?: GuestNetwork;
 }
 
 /** A machine the provider made or adopted: its id on the hypervisor and the state it is in. */
@@ -98,7 +128,18 @@ export abstract class ComputeProvider {
     return Promise.resolve({ providerRef, powerState: null });
   }
 
-  /** Powers off and deletes the machine of a terminated VPS (not its disks). */
+  /** Whether new machines need a network lease (an address or a forwarded port) from the API. */
+  readonly leasesNetwork: boolean = false;
+
+  /**
+   * Begins a rebuild: the root disk is made again from the image, with a new seed, and the machine
+   * boots from it. Returns a task handle polled with taskStatus, like powerAction (same key rules).
+   */
+  rebuildMachine(_instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null, idempotencyKey: string): Promise<string> {
+    return this.powerAction(_instance, 'rebuild', idempotencyKey);
+  }
+
+  /** Powers off and deletes the machine of a terminated VPS, with its root disk and seed. */
   destroyMachine(_instance: InstanceRef): Promise<void> {
     return Promise.resolve();
   }

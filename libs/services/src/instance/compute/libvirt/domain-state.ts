@@ -22,12 +22,21 @@ export interface DomainInfo {
   /** The running QEMU process's id; null when the domain is off. A restart gives a new one. */
   id: string | null;
   state: string;
+  vcpus: number;
+  memoryKiB: number;
 }
 
 export function parseDominfo(output: string): DomainInfo {
   const field = (label: string) => new RegExp(`^${label}:\\s*(.*)$`, 'mi').exec(output)?.[1].trim() ?? '';
   const id = field('Id');
-  return { name: field('Name'), uuid: field('UUID'), id: id && id !== '-' ? id : null, state: field('State') };
+  return {
+    name: field('Name'),
+    uuid: field('UUID'),
+    id: id && id !== '-' ? id : null,
+    state: field('State'),
+    vcpus: Number(field('CPU\\(s\\)')) || 1,
+    memoryKiB: Number(/^(\d+)/.exec(field('Max memory'))?.[1] ?? 0),
+  };
 }
 
 /** `virsh list --all` (with -q): domain name -> power state. Names with spaces are not ours and are skipped. */

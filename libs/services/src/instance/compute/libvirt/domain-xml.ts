@@ -1,8 +1,11 @@
+import type { GuestNetwork } from '../compute-provider';
+
 /**
- * The built-in domain: a diskless TCG guest (no /dev/kvm needed) that boots to SeaBIOS's "No
- * bootable device". Enough to try the provider; real hosts set LIBVIRT_DOMAIN_TEMPLATE.
+ * The built-in domain: a TCG guest (no /dev/kvm needed) booting from its root disk, with the
+ * cloud-init seed as a CD-ROM and the network of NETWORK_MODE. Without an image it has no disk
+ * and stops at SeaBIOS's "No bootable device". Real hosts set LIBVIRT_DOMAIN_TEMPLATE (type='kvm').
  */
-export const DEFAULT_DOMAIN_TEMPLATE = `<domain type='qemu'>
+export const DEFAULT_DOMAIN_TEMPLATE = `<domain type='qemu' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
   <name>{{name}}</name>
   <description>VPS service {{serviceId}}</description>
   <memory unit='MiB'>{{memoryMb}}</memory>
@@ -16,9 +19,12 @@ export const DEFAULT_DOMAIN_TEMPLATE = `<domain type='qemu'>
   <on_reboot>restart</on_reboot>
   <on_crash>destroy</on_crash>
   <devices>
+    {{disks}}
+    {{network}}
     <graphics type='vnc' autoport='yes' listen='{{vncListen}}' passwd='{{vncPassword}}'/>
     <video><model type='vga'/></video>
   </devices>
+  {{qemuCommandline}}
 </domain>
 `;
 
@@ -30,10 +36,34 @@ export interface DomainValues {
   vncListen: string;
   /** Never handed out: QEMU accepts per-session passwords only on a display started with one. */
   vncPassword: string;
+  pool: string;
+  /** Empty when the VPS has no image (no disk, no seed). */
+  rootVolume: string;
+  seedVolume: string;
+  macAddress: string;
+  network: GuestNetwork | null;
 }
 
 const PLACEHOLDER = /\{\{\s*(\w+)\s*\}\}/g;
-export const TEMPLATE_PLACEHOLDERS = ['name', 'serviceId', 'vcpus', 'memoryMb', 'memoryKiB', 'vncListen', 'vncPassword'] as const;
+export const TEMPLATE_PLACEHOLDERS = [
+  'name',
+  'serviceId',
+  'vcpus',
+  'memoryMb',
+  'memoryKiB',
+  'vncListen',
+  'vncPassword',
+  'pool',
+  'rootVolume',
+  'seedVolume',
+  'macAddress',
+  'disks',
+  'network',
+  'qemuCommandline',
+] as const;
+/** Placeholders replaced by whole elements (written by us, not escaped). */
+const ELEMENT_PLACEHOLDERS = new Set(['disks', 'network', 'qemuCommandline']);
+const QEMU_NS = 'http://libvirt.org/schemas/domain/qemu/1.0';
 
 /** Problems that make a template unusable (checked at boot), empty when it is fine. */
 export function templateProblems(template: string): string[] {
@@ -46,6 +76,13 @@ export function templateProblems(template: string): string[] {
   if (!vnc) problems.push(`a <graphics type='vnc'> device is needed for the console`);
   else if (!/\spasswd=/.test(vnc))
     problems.push(`the VNC device needs passwd='{{vncPassword}}' (QEMU sets session passwords only on a display started with one)`);
+  if (
+    /\{\{\s*qemuCommandline\s*\}\}/.test(template) &&
+    !template.includes(`xmlns:qemu='${QEMU_NS}'`) &&
+    !template.includes(`xmlns:qemu="${QEMU_NS}"`)
+  ) {
+    problems.push(`{{qemuCommandline}} needs xmlns:qemu='${QEMU_NS}' on <domain>`);
+  }
   return problems;
 }
 
@@ -58,8 +95,41 @@ export function renderDomain(template: string, values: DomainValues): string {
     memoryKiB: String(values.memoryMb * 1024),
     vncListen: values.vncListen,
     vncPassword: values.vncPassword,
+    pool: values.pool,
+    rootVolume: values.rootVolume,
+    seedVolume: values.seedVolume,
+    macAddress: values.macAddress,
+    disks: disksXml(values),
+    network: values.network?.mode === 'bridge' ? bridgeXml(values.network.bridge, values.macAddress) : '',
+    qemuCommandline: values.network?.mode === 'user' ? userNetworkXml(values.network, values.macAddress) : '',
   };
-  return template.replace(PLACEHOLDER, (_, key: keyof typeof all) => escapeXml(all[key]));
+  return template.replace(PLACEHOLDER, (_, key: keyof typeof all) => (ELEMENT_PLACEHOLDERS.has(key) ? all[key] : escapeXml(all[key])));
+}
+
+function disksXml(values: DomainValues): string {
+  if (!values.rootVolume) return '';
+  const pool = escapeXml(values.pool);
+  return [
+    `<disk type='volume' device='disk'><driver name='qemu' type='qcow2'/><source pool='${pool}' volume='${escapeXml(values.rootVolume)}'/><target dev='vda' bus='virtio'/></disk>`,
+    `<disk type='volume' device='cdrom'><driver name='qemu' type='raw'/><source pool='${pool}' volume='${escapeXml(values.seedVolume)}'/><target dev='hdc' bus='ide'/><readonly/></disk>`,
+  ].join('\n    ');
+}
+
+function bridgeXml(bridge: string, mac: string): string {
+  return `<interface type='bridge'><source bridge='${escapeXml(bridge)}'/><mac address='${escapeXml(mac)}'/><model type='virtio'/></interface>`;
+}
+
+/**
+ * libvirt 9.0 (Debian 12) has no passt backend, so QEMU's own user networking, through
+ * <qemu:commandline>: restrict=on leaves the guest no route off the host; port 22 is forwarded
+ * from the VPS's own port. addr pins the NIC's PCI slot (QEMU would otherwise take the one
+ * libvirt gave the disk).
+ */
+function userNetworkXml(network: Extract<GuestNetwork, { mode: 'user' }>, mac: string): string {
+  const netdev = `user,id=n0,restrict=on,hostfwd=tcp:${network.sshHost}:${network.sshPort}-:22`;
+  const device = `virtio-net-pci,netdev=n0,bus=pci.0,addr=0x10,mac=${mac}`;
+  const args = ['-netdev', netdev, '-device', device].map((arg) => `<qemu:arg value='${escapeXml(arg)}'/>`).join('');
+  return `<qemu:commandline>${args}</qemu:commandline>`;
 }
 
 export interface VncGraphics {

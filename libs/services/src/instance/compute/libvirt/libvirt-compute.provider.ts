@@ -8,12 +8,20 @@ import {
   ComputeProvider,
   ComputeProviderError,
   ConsoleTarget,
+  GuestBoot,
+  GuestNetwork,
   InstanceRef,
   MachineRecord,
   MachineSpec,
   TaskStatus,
 } from '../compute-provider';
+import { imageVolume } from '../../../images/image.types';
+import { seedFiles } from './cloud-init-seed';
 import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, templateProblems, vncGraphics, withVncPassword } from './domain-xml';
+import { rootVolumeOf, seedVolumeOf } from './volume-names';
+import { StoragePool } from './storage-pool';
+import { lookBeforeRetry } from './look-before-retry';
+import { withSeedIso } from './seed-iso';
 import { DomainInfo, parseDominfo, parseDomainList, powerStateOf } from './domain-state';
 import { decodeTask, encodeTask } from './power-task';
 import { Virsh } from './virsh';
@@ -21,7 +29,6 @@ import { withXmlFile } from './xml-file';
 
 /** Reads never keep a request waiting longer than this on the hypervisor. */
 const READ_TIMEOUT_MS = 2_000;
-const CHANGE_TIMEOUT_MS = 20_000;
 const POLL_MS = 500;
 /** Classic VNC authentication reads at most 8 characters. */
 const VNC_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
@@ -37,14 +44,19 @@ const CONSOLE_PASSWORD_VALID_MS = 120_000;
  */
 export class LibvirtComputeProvider extends ComputeProvider {
   override readonly observesExternalChanges = true;
+  override readonly leasesNetwork = true;
   private readonly logger = new Logger('LibvirtComputeProvider');
   private readonly template: string;
+  private readonly pool: StoragePool;
+  private readonly changeTimeoutMs: number;
 
   constructor(
     private readonly config: AppConfig,
-    private readonly virsh = new Virsh(),
+    private readonly virsh = new Virsh(config.libvirt.keepaliveSeconds),
   ) {
     super();
+    this.changeTimeoutMs = config.libvirt.commandTimeoutSeconds * 1000;
+    this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.changeTimeoutMs);
     const { domainTemplate } = config.libvirt;
     this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
     const problems = templateProblems(this.template);
@@ -53,18 +65,18 @@ export class LibvirtComputeProvider extends ComputeProvider {
 
   async powerAction(instance: InstanceRef, type: ActionType, _idempotencyKey: string): Promise<string> {
     // Asking twice is harmless: each branch first looks at the domain's state.
-    const domain = await this.info(instance, CHANGE_TIMEOUT_MS);
+    const domain = await this.info(instance, this.changeTimeoutMs);
     const state = powerStateOf(domain.state);
-    if (type === 'start') await this.powerOn(instance, domain);
+    if (type === 'start' || type === 'rebuild') await this.powerOn(instance, domain);
     else if (state === 'running') await this.run(instance, ['shutdown', domain.name, '--mode', 'acpi']);
     return encodeTask({ type, since: Date.now(), domainId: type === 'reboot' ? domain.id : null });
   }
 
   async taskStatus(instance: InstanceRef, taskId: string): Promise<TaskStatus> {
     const task = decodeTask(taskId);
-    const domain = await this.info(instance, CHANGE_TIMEOUT_MS);
+    const domain = await this.info(instance, this.changeTimeoutMs);
     const state = powerStateOf(domain.state);
-    if (task.type === 'start') {
+    if (task.type === 'start' || task.type === 'rebuild') {
       if (state === 'running') return { state: 'succeeded' };
       return { state: 'failed', error: { code: 'start_failed', message: `The machine is ${domain.state} after it was started.` } };
     }
@@ -134,18 +146,15 @@ export class LibvirtComputeProvider extends ComputeProvider {
 
   override async createMachine(instance: InstanceRef, spec: MachineSpec): Promise<MachineRecord> {
     const name = `svc-${instance.serviceId}`;
-    const xml = renderDomain(this.template, {
-      name,
-      serviceId: instance.serviceId,
-      vcpus: spec.vcpus,
-      memoryMb: spec.memoryMb,
-      vncListen: this.config.libvirt.vncListen,
-      vncPassword: vncPassword(),
-    });
-    await withXmlFile(xml, (file) => this.run(instance, ['define', file]));
     const made = { ...instance, providerRef: name };
     try {
-      if (spec.powerOn) await this.run(made, ['start', name]);
+      if (spec.boot) await this.writeDisks(instance, spec.boot, spec.network ?? null);
+      const values = { name, vcpus: spec.vcpus, memoryMb: spec.memoryMb, withDisks: !!spec.boot, network: spec.network ?? null };
+      await lookBeforeRetry(
+        () => this.define(made, values),
+        () => this.exists(made),
+      );
+      if (spec.powerOn) await this.startOnce(made, name);
     } catch (err) {
       await this.destroyMachine(made).catch(() => undefined);
       throw err;
@@ -153,23 +162,113 @@ export class LibvirtComputeProvider extends ComputeProvider {
     return { providerRef: name, powerState: spec.powerOn ? 'running' : 'stopped' };
   }
 
+  /**
+   * Powers the domain off, makes the root disk again from the image and a new seed, defines the
+   * domain again from the current template (same UUID, same size) and starts it.
+   */
+  override async rebuildMachine(instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null): Promise<string> {
+    const domain = await this.info(instance, this.changeTimeoutMs);
+    if (domain.id) await this.powerOffOnce(instance, domain.name);
+    await this.writeDisks(instance, boot, network);
+    const values = {
+      name: domain.name,
+      uuid: domain.uuid,
+      vcpus: domain.vcpus,
+      memoryMb: Math.max(1, Math.round(domain.memoryKiB / 1024)),
+      withDisks: true,
+      network,
+    };
+    await lookBeforeRetry(
+      () => this.define(instance, values),
+      async () => (await this.run(instance, ['dumpxml', '--inactive', domain.name])).includes(rootVolumeOf(instance.serviceId)),
+    );
+    await this.startOnce(instance, domain.name);
+    return encodeTask({ type: 'rebuild', since: Date.now(), domainId: null });
+  }
+
   override async adoptMachine(instance: InstanceRef, providerRef: string): Promise<MachineRecord> {
-    const domain = await this.info({ ...instance, providerRef }, CHANGE_TIMEOUT_MS);
+    const domain = await this.info({ ...instance, providerRef }, this.changeTimeoutMs);
     const state = powerStateOf(domain.state);
     return { providerRef: domain.name, powerState: state === 'stopping' ? 'running' : state };
   }
 
   override async destroyMachine(instance: InstanceRef): Promise<void> {
-    let domain: DomainInfo;
+    let domain: DomainInfo | null = null;
     try {
-      domain = await this.info(instance, CHANGE_TIMEOUT_MS);
+      domain = await this.info(instance, this.changeTimeoutMs);
     } catch (err) {
-      if (err instanceof ComputeProviderError && err.code === 'not_found') return;
+      if (!(err instanceof ComputeProviderError && err.code === 'not_found')) throw err;
+    }
+    if (domain?.id) await this.powerOffOnce(instance, domain.name);
+    if (domain) {
+      const name = domain.name;
+      await lookBeforeRetry(
+        () => this.run(instance, ['undefine', name, '--managed-save', '--snapshots-metadata']),
+        async () => !(await this.exists(instance)),
+      );
+    }
+    const uri = this.uriOf(instance.region);
+    await this.pool.remove(uri, rootVolumeOf(instance.serviceId));
+    await this.pool.remove(uri, seedVolumeOf(instance.serviceId));
+    this.logger.log(`Domain ${domain?.name ?? this.domainOf(instance)} and its volumes removed`);
+  }
+
+  private startOnce(instance: InstanceRef, name: string): Promise<void> {
+    return lookBeforeRetry(
+      () => this.run(instance, ['start', name]),
+      async () => powerStateOf((await this.info(instance, READ_TIMEOUT_MS)).state) === 'running',
+    );
+  }
+
+  private powerOffOnce(instance: InstanceRef, name: string): Promise<void> {
+    return lookBeforeRetry(
+      () => this.run(instance, ['destroy', name]),
+      async () => powerStateOf((await this.info(instance, READ_TIMEOUT_MS)).state) === 'stopped',
+    );
+  }
+
+  /** Whether the VPS's domain is defined (false only when libvirt says it is not). */
+  private async exists(instance: InstanceRef): Promise<boolean> {
+    try {
+      await this.info(instance, READ_TIMEOUT_MS * 5);
+      return true;
+    } catch (err) {
+      if (err instanceof ComputeProviderError && err.code === 'not_found') return false;
       throw err;
     }
-    if (domain.id) await this.run(instance, ['destroy', domain.name]);
-    await this.run(instance, ['undefine', domain.name, '--managed-save', '--snapshots-metadata']);
-    this.logger.log(`Domain ${domain.name} powered off and undefined`);
+  }
+
+  /** The root disk (a copy-on-write disk on the image) and the seed, made again if they exist. */
+  private async writeDisks(instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null): Promise<void> {
+    const uri = this.uriOf(instance.region);
+    const root = rootVolumeOf(instance.serviceId);
+    const seed = seedVolumeOf(instance.serviceId);
+    await this.pool.remove(uri, root);
+    await this.pool.createOverlay(uri, root, imageVolume(boot.imageId), boot.imageFormat, boot.diskGb);
+    await this.pool.remove(uri, seed);
+    await withSeedIso(seedFiles(boot.seed, network), (file, size) => this.pool.upload(uri, seed, file, 'raw', size));
+  }
+
+  private async define(
+    instance: InstanceRef,
+    d: { name: string; uuid?: string; vcpus: number; memoryMb: number; withDisks: boolean; network: GuestNetwork | null },
+  ): Promise<void> {
+    let xml = renderDomain(this.template, {
+      name: d.name,
+      serviceId: instance.serviceId,
+      vcpus: d.vcpus,
+      memoryMb: d.memoryMb,
+      vncListen: this.config.libvirt.vncListen,
+      vncPassword: vncPassword(),
+      pool: this.config.libvirt.storagePool,
+      rootVolume: d.withDisks ? rootVolumeOf(instance.serviceId) : '',
+      seedVolume: d.withDisks ? seedVolumeOf(instance.serviceId) : '',
+      macAddress: d.network?.mac ?? '',
+      network: d.network,
+    });
+    // Defining an existing domain again needs its UUID (libvirt would otherwise refuse the name).
+    if (d.uuid) xml = xml.replace(/<\/name>/, `</name>\n  <uuid>${d.uuid}</uuid>`);
+    await withXmlFile(xml, (file) => this.run(instance, ['define', file]));
   }
 
   private async powerOn(instance: InstanceRef, domain: DomainInfo): Promise<void> {
@@ -183,8 +282,8 @@ export class LibvirtComputeProvider extends ComputeProvider {
     return parseDominfo(await this.run(instance, ['dominfo', this.domainOf(instance)], timeoutMs));
   }
 
-  private run(instance: InstanceRef, args: string[], timeoutMs = CHANGE_TIMEOUT_MS): Promise<string> {
-    return this.virsh.run(this.uriOf(instance.region), args, { timeoutMs });
+  private run(instance: InstanceRef, args: string[], timeoutMs?: number): Promise<string> {
+    return this.virsh.run(this.uriOf(instance.region), args, { timeoutMs: timeoutMs ?? this.changeTimeoutMs });
   }
 
   private domainOf(instance: InstanceRef): string {

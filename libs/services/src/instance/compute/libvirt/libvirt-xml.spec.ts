@@ -1,6 +1,7 @@
 import { ComputeProviderError } from '../compute-provider';
 import { parseDominfo, parseDomainList, powerStateOf } from './domain-state';
 import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, templateProblems, vncGraphics, withVncPassword } from './domain-xml';
+import { decodeTask, encodeTask } from './power-task';
 import { virshError } from './virsh';
 
 const LIVE = `<domain type='qemu' id='3'>
@@ -22,12 +23,67 @@ describe('libvirt domain XML', () => {
       memoryMb: 2048,
       vncListen: '10.0.0.5',
       vncPassword: 'pw<>',
+      pool: 'default',
+      rootVolume: '',
+      seedVolume: '',
+      macAddress: '',
+      network: null,
     });
     expect(xml).toContain('<name>svc-1</name>');
     expect(xml).toContain("<memory unit='MiB'>2048</memory>");
     expect(xml).toContain('<vcpu>2</vcpu>');
     expect(xml).toContain("listen='10.0.0.5' passwd='pw&lt;&gt;'");
     expect(xml).toContain('VPS service a&apos;b');
+  });
+
+  it('puts the root disk, the seed CD-ROM and QEMU user networking with a restricted forward in the built-in template', () => {
+    const xml = renderDomain(DEFAULT_DOMAIN_TEMPLATE, {
+      name: 'svc-1',
+      serviceId: '1',
+      vcpus: 1,
+      memoryMb: 1024,
+      vncListen: '127.0.0.1',
+      vncPassword: 'pw',
+      pool: 'default',
+      rootVolume: 'svc-1-root.qcow2',
+      seedVolume: 'svc-1-seed.iso',
+      macAddress: '52:54:00:aa:bb:cc',
+      network: { mode: 'user', mac: '52:54:00:aa:bb:cc', sshHost: '127.0.0.1', sshPort: 22001 },
+    });
+    expect(xml).toContain(`<source pool='default' volume='svc-1-root.qcow2'/><target dev='vda' bus='virtio'/>`);
+    expect(xml).toContain(`device='cdrom'><driver name='qemu' type='raw'/><source pool='default' volume='svc-1-seed.iso'/>`);
+    expect(xml).toContain(`<qemu:arg value='user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:22001-:22'/>`);
+    expect(xml).toContain(`<qemu:arg value='virtio-net-pci,netdev=n0,bus=pci.0,addr=0x10,mac=52:54:00:aa:bb:cc'/>`);
+    expect(xml).not.toContain('<interface');
+
+    const bridged = renderDomain(DEFAULT_DOMAIN_TEMPLATE, {
+      name: 'svc-1',
+      serviceId: '1',
+      vcpus: 1,
+      memoryMb: 1024,
+      vncListen: '127.0.0.1',
+      vncPassword: 'pw',
+      pool: 'default',
+      rootVolume: '',
+      seedVolume: '',
+      macAddress: '52:54:00:aa:bb:cc',
+      network: {
+        mode: 'bridge',
+        mac: '52:54:00:aa:bb:cc',
+        bridge: 'br0',
+        ipv4: { address: '203.0.113.5', prefix: 24, gateway: '203.0.113.1' },
+        ipv6: null,
+        dns: [],
+      },
+    });
+    expect(bridged).toContain(
+      `<interface type='bridge'><source bridge='br0'/><mac address='52:54:00:aa:bb:cc'/><model type='virtio'/></interface>`,
+    );
+    expect(bridged).not.toContain('qemu:commandline');
+    expect(bridged).not.toContain('<disk');
+    expect(
+      templateProblems(`<domain><name>{{name}}</name><graphics type='vnc' passwd='{{vncPassword}}'/>{{qemuCommandline}}</domain>`),
+    ).toEqual(["{{qemuCommandline}} needs xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0' on <domain>"]);
   });
 
   it('names what makes a template unusable', () => {
@@ -52,6 +108,19 @@ describe('libvirt domain XML', () => {
   });
 });
 
+describe('libvirt task handles', () => {
+  it('round-trips every action type, rebuild included, and refuses anything else', () => {
+    for (const type of ['start', 'stop', 'reboot', 'rebuild'] as const) {
+      expect(decodeTask(encodeTask({ type, since: 5, domainId: type === 'reboot' ? '7' : null }))).toEqual({
+        type,
+        since: 5,
+        domainId: type === 'reboot' ? '7' : null,
+      });
+    }
+    expect(() => decodeTask('format:5:-')).toThrow(/no record of this task/);
+  });
+});
+
 describe('virsh output and errors', () => {
   it('maps states and parses dominfo and list', () => {
     expect(['running', 'in shutdown', 'shut off', 'paused', 'crashed', 'weird'].map(powerStateOf)).toEqual([
@@ -62,11 +131,17 @@ describe('virsh output and errors', () => {
       'stopped',
       null,
     ]);
-    expect(parseDominfo('Id:             -\nName:           svc-x\nUUID:           u-1\nState:          shut off\n')).toEqual({
+    expect(
+      parseDominfo(
+        'Id:             -\nName:           svc-x\nUUID:           u-1\nOS Type:        hvm\nState:          shut off\nCPU(s):         2\nMax memory:     1048576 KiB\n',
+      ),
+    ).toEqual({
       id: null,
       name: 'svc-x',
       uuid: 'u-1',
       state: 'shut off',
+      vcpus: 2,
+      memoryKiB: 1048576,
     });
     expect(parseDominfo('Id:             7\nName:           svc-x\nUUID:           u-1\nState:          running\n').id).toBe('7');
     expect([...parseDomainList(' 1    svc-a   running\n -    svc-b   shut off\n\n')]).toEqual([

@@ -1,4 +1,4 @@
-import type { ActionType } from '../../../service.types';
+import { ACTION_TYPES, ActionType } from '../../../service.types';
 import { ComputeProviderError } from '../compute-provider';
 
 /** What the runner keeps as the task handle of a libvirt power action (its calls are synchronous). */
@@ -16,7 +16,7 @@ export function encodeTask(task: PowerTask): string {
 
 export function decodeTask(taskId: string): PowerTask {
   const [type, since, domainId] = taskId.split(':');
-  if (!['start', 'stop', 'reboot'].includes(type) || !/^\d+$/.test(since)) {
+  if (!(ACTION_TYPES as readonly string[]).includes(type) || !/^\d+$/.test(since)) {
     throw new ComputeProviderError('task_not_found', 'The hypervisor has no record of this task.');
   }
   return { type: type as ActionType, since: Number(since), domainId: domainId && domainId !== '-' ? domainId : null };

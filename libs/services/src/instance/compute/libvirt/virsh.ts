@@ -14,7 +14,8 @@ const UNREACHABLE = [
   /no route to host/i,
   /keepalive timeout/i,
 ];
-const NOT_FOUND = /(domain not found|failed to get domain|no domain with matching)/i;
+const NOT_FOUND =
+  /(domain not found|failed to get domain|no domain with matching|storage volume not found|no storage vol with matching|storage pool not found|no storage pool with matching)/i;
 
 export interface VirshOptions {
   timeoutMs: number;
@@ -27,11 +28,20 @@ export interface VirshOptions {
 export class Virsh {
   private readonly logger = new Logger('Virsh');
 
-  constructor(private readonly binary = 'virsh') {}
+  private readonly keepalive: string[];
+
+  /** `keepaliveSeconds`: how long a silent libvirtd is waited for before virsh drops the connection. */
+  constructor(
+    keepaliveSeconds = 90,
+    private readonly binary = 'virsh',
+  ) {
+    const interval = Math.min(5, keepaliveSeconds);
+    this.keepalive = ['-k', String(interval), '-K', String(Math.max(1, Math.ceil(keepaliveSeconds / interval) - 1))];
+  }
 
   run(uri: string, args: string[], { timeoutMs }: VirshOptions): Promise<string> {
     // -q: no decoration; keepalive lets virsh itself notice a peer that stopped answering.
-    const argv = ['-q', '-k', '2', '-K', '2', '-c', uri, ...args];
+    const argv = ['-q', ...this.keepalive, '-c', uri, ...args];
     return new Promise((resolve, reject) => {
       execFile(
         this.binary,

@@ -1,0 +1,77 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { isoText, PageQuery, pageOfRows, RowsPage } from '@app/core';
+import type { ImageFormat, ImageRow } from './image.types';
+
+const COLUMNS = `id, slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status, ${isoText('created_at')} AS created_at`;
+
+export interface NewImage {
+  slug: string;
+  name: string;
+  osFamily: string;
+  osVersion: string;
+  minDiskGb: number;
+  format: ImageFormat;
+  sizeBytes: number;
+}
+
+/** All SQL on images: the catalogue of operating systems, the same for every account. */
+@Injectable()
+export class ImagesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  page(query: PageQuery): Promise<RowsPage<ImageRow>> {
+    return pageOfRows(this.dataSource, { table: 'images', columns: COLUMNS, where: `status <> 'deleted'`, params: [] }, query);
+  }
+
+  async findLive(id: string): Promise<ImageRow | null> {
+    const [row]: ImageRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM images WHERE id = $1 AND status <> 'deleted'`, [id]);
+    return row ?? null;
+  }
+
+  /** An available image by slug or id. */
+  async findAvailable(slugOrId: string, manager: EntityManager = this.dataSource.manager): Promise<ImageRow | null> {
+    const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(slugOrId);
+    const [row]: ImageRow[] = await manager.query(
+      `SELECT ${COLUMNS} FROM images WHERE ${byId ? 'id = $1::uuid' : 'slug = $1'} AND status = 'available'`,
+      [slugOrId],
+    );
+    return row ?? null;
+  }
+
+  async findBySlug(slug: string): Promise<ImageRow | null> {
+    const [row]: ImageRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM images WHERE slug = $1 AND status <> 'deleted'`, [slug]);
+    return row ?? null;
+  }
+
+  async insertUploading(image: NewImage): Promise<ImageRow> {
+    const [row]: ImageRow[] = await this.dataSource.query(
+      `INSERT INTO images (slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'uploading') RETURNING ${COLUMNS}`,
+      [image.slug, image.name, image.osFamily, image.osVersion, image.minDiskGb, image.format, image.sizeBytes],
+    );
+    return row;
+  }
+
+  async setStatus(id: string, status: 'available' | 'deleted'): Promise<ImageRow | null> {
+    const [rows]: [ImageRow[], number] = await this.dataSource.query(
+      `UPDATE images SET status = $2::varchar, deleted_at = CASE WHEN $2::varchar = 'deleted' THEN now() END WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, status],
+    );
+    return rows[0] ?? null;
+  }
+
+  async deleteRow(id: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM images WHERE id = $1`, [id]);
+  }
+
+  /** Live VPSes whose disk is backed by the image (it cannot go while they exist). */
+  async usedBy(id: string): Promise<number> {
+    const [{ n }]: { n: number }[] = await this.dataSource.query(
+      `SELECT count(*)::int AS n FROM vps_instances i JOIN services s ON s.id = i.service_id
+        WHERE i.image_id = $1 AND s.status <> 'terminated'`,
+      [id],
+    );
+    return n;
+  }
+}

@@ -1,0 +1,71 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hostnameOf } from '../../guest-setup';
+import { macAddressOf } from '../../network/network-allocator';
+import { seedFiles } from './cloud-init-seed';
+
+const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPmfroQ5X/hvzDUHLkJAwYtggu3T3Ai3LLFsaRrwWH6Z demo@laptop';
+const CLOUD_INIT = '/usr/bin/cloud-init';
+
+/** cloud-init's own schema check of a user-data file (Debian's cloud-init on the test host). */
+function cloudInitSchema(userData: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'user-data-'));
+  try {
+    writeFileSync(join(dir, 'user-data'), userData);
+    return execFileSync(CLOUD_INIT, ['schema', '--config-file', join(dir, 'user-data')], { encoding: 'utf8' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('cloud-init NoCloud seed', () => {
+  it('makes a valid host name of any service name', () => {
+    expect(hostnameOf('Web 01', 'abcdef12-0000')).toBe('web-01');
+    expect(hostnameOf('--Ünïcode__name--', 'abcdef12-0000')).toBe('n-code-name');
+    expect(hostnameOf('***', 'abcdef12-0000')).toBe('vps-abcdef12');
+    expect(hostnameOf('a'.repeat(70), 'x')).toHaveLength(63);
+  });
+
+  it('writes meta-data, #cloud-config user-data with root keys, and a DHCP network-config matched by MAC for user networking', () => {
+    const mac = macAddressOf('11111111-2222-3333-4444-555555555555');
+    expect(mac).toMatch(/^52:54:00(:[0-9a-f]{2}){3}$/);
+    const files = seedFiles(
+      { instanceId: 'iid-1', hostname: 'web-01', sshKeys: [KEY, 'ssh-ed25519 AAAA "quoted" key'] },
+      { mode: 'user', mac, sshHost: '127.0.0.1', sshPort: 22001 },
+    );
+    expect(files['meta-data']).toBe('instance-id: "iid-1"\nlocal-hostname: "web-01"\n');
+    expect(files['user-data'].split('\n')[0]).toBe('#cloud-config');
+    expect(files['user-data']).toContain('disable_root: false');
+    expect(files['user-data']).toContain(`ssh_authorized_keys:\n  - "${KEY}"\n  - "ssh-ed25519 AAAA \\"quoted\\" key"`);
+    expect(files['network-config']).toBe(
+      `version: 2\nethernets:\n  eth0:\n    match:\n      macaddress: "${mac}"\n    set-name: eth0\n    dhcp4: true\n`,
+    );
+  });
+
+  it('writes static addresses, gateways and DNS for a bridge', () => {
+    const { 'network-config': network } = seedFiles(
+      { instanceId: 'iid-2', hostname: 'db', sshKeys: [] },
+      {
+        mode: 'bridge',
+        mac: '52:54:00:00:00:01',
+        bridge: 'br0',
+        ipv4: { address: '203.0.113.7', prefix: 24, gateway: '203.0.113.1' },
+        ipv6: { address: '2001:db8:1::100', prefix: 64, gateway: '2001:db8:1::1' },
+        dns: ['192.0.2.53'],
+      },
+    );
+    expect(network).toContain(
+      '    addresses: ["203.0.113.7/24", "2001:db8:1::100/64"]\n    gateway4: "203.0.113.1"\n    gateway6: "2001:db8:1::1"',
+    );
+    expect(network).toContain('    nameservers:\n      addresses: ["192.0.2.53"]');
+  });
+
+  (existsSync(CLOUD_INIT) || process.env.CI ? it : it.skip)('passes cloud-init schema --config-file, with keys and without', () => {
+    for (const sshKeys of [[KEY], []]) {
+      const { 'user-data': userData } = seedFiles({ instanceId: 'i', hostname: 'h', sshKeys }, null);
+      expect(cloudInitSchema(userData)).toMatch(/Valid cloud-config/);
+    }
+  });
+});

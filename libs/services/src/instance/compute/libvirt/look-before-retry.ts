@@ -1,0 +1,29 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ComputeProviderError } from '../compute-provider';
+
+export interface RetryPolicy {
+  attempts: number;
+  delayMs: number;
+}
+
+export const STEP_RETRIES: RetryPolicy = { attempts: 3, delayMs: 1000 };
+
+/**
+ * Runs one libvirt step that changes something. When virsh gives up without an answer (a timeout,
+ * a dropped connection: retryable), libvirtd may still have done it, so before acting again it
+ * looks whether the step's effect is there (`done`) and, if so, adopts it instead of failing or
+ * doing it twice (issue 32). Refusals are not retried.
+ */
+export async function lookBeforeRetry(step: () => Promise<unknown>, done: () => Promise<boolean>, policy = STEP_RETRIES): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await step();
+      return;
+    } catch (err) {
+      if (!(err instanceof ComputeProviderError && err.retryable)) throw err;
+      if (await done().catch(() => false)) return;
+      if (attempt >= policy.attempts) throw err;
+      await sleep(policy.delayMs * attempt);
+    }
+  }
+}

@@ -1,0 +1,99 @@
+import { ComputeProviderError } from '../compute-provider';
+import { lookBeforeRetry } from './look-before-retry';
+import { Virsh } from './virsh';
+
+/** An upload moves a whole image (hundreds of MB, maybe to a remote host). */
+const UPLOAD_TIMEOUT_MS = 60 * 60_000;
+
+const isNotFound = (err: unknown) => err instanceof ComputeProviderError && err.code === 'not_found';
+
+/**
+ * The volumes of LIBVIRT_STORAGE_POOL on one hypervisor, through virsh, so it works against remote
+ * hosts too. Each step looks before it acts: a pool that exists is used, a volume that is already
+ * gone is fine to delete.
+ */
+export class StoragePool {
+  private readonly ready = new Set<string>();
+
+  constructor(
+    private readonly virsh: Virsh,
+    readonly name: string,
+    private readonly changeTimeoutMs: number,
+  ) {}
+
+  /** Makes the pool a started directory pool when it is missing or stopped (once per URI and process). */
+  async ensure(uri: string): Promise<void> {
+    if (this.ready.has(uri)) return;
+    let info: string;
+    try {
+      info = await this.run(uri, ['pool-info', this.name]);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      const target = this.name === 'default' ? '/var/lib/libvirt/images' : `/var/lib/libvirt/images/${this.name}`;
+      await this.run(uri, ['pool-define-as', '--name', this.name, '--type', 'dir', '--target', target]);
+      await this.run(uri, ['pool-build', this.name]);
+      await this.run(uri, ['pool-autostart', this.name]);
+      info = '';
+    }
+    if (!/^State:\s+running$/m.test(info)) await this.run(uri, ['pool-start', this.name]);
+    this.ready.add(uri);
+  }
+
+  async exists(uri: string, volume: string): Promise<boolean> {
+    try {
+      await this.run(uri, ['vol-info', '--pool', this.name, '--vol', volume]);
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  /** A qcow2 disk of `gb` GiB whose backing file is `backing` (grown, never shrunk, by the guest's first boot). */
+  async createOverlay(uri: string, volume: string, backing: string, backingFormat: string, gb: number): Promise<void> {
+    await this.ensure(uri);
+    await this.run(uri, [
+      'vol-create-as',
+      '--pool',
+      this.name,
+      '--name',
+      volume,
+      '--capacity',
+      `${gb}G`,
+      '--format',
+      'qcow2',
+      '--backing-vol',
+      backing,
+      '--backing-vol-format',
+      backingFormat,
+    ]);
+  }
+
+  /** A volume holding exactly the file's bytes. */
+  async upload(uri: string, volume: string, file: string, format: string, sizeBytes: number): Promise<void> {
+    await this.ensure(uri);
+    // A half-written volume is worth nothing: each try starts again from an empty one.
+    await lookBeforeRetry(
+      async () => {
+        await this.remove(uri, volume);
+        await this.run(uri, ['vol-create-as', '--pool', this.name, '--name', volume, '--capacity', `${sizeBytes}b`, '--format', format]);
+        await this.run(uri, ['vol-upload', '--pool', this.name, '--vol', volume, '--file', file], UPLOAD_TIMEOUT_MS);
+      },
+      () => Promise.resolve(false),
+    );
+  }
+
+  async remove(uri: string, volume: string): Promise<void> {
+    await lookBeforeRetry(
+      () =>
+        this.run(uri, ['vol-delete', '--pool', this.name, '--vol', volume]).catch((err: unknown) =>
+          isNotFound(err) ? '' : Promise.reject(err),
+        ),
+      async () => !(await this.exists(uri, volume)),
+    );
+  }
+
+  private run(uri: string, args: string[], timeoutMs = this.changeTimeoutMs): Promise<string> {
+    return this.virsh.run(uri, args, { timeoutMs });
+  }
+}

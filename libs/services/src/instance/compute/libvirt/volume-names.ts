@@ -1,0 +1,3 @@
+/** Every volume of a VPS starts with its domain's name, `svc-<service id>`, so it can be told apart and found again. */
+export const rootVolumeOf = (serviceId: string): string => `svc-${serviceId}-root.qcow2`;
+export const seedVolumeOf = (serviceId: string): string => `svc-${serviceId}-seed.iso`;

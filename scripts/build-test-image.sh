@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Builds the Debian 12 cloud image the libvirt tests boot (a real cloud-init reading a NoCloud
+# seed), from Debian packages only, and prints the path of the qcow2. The image is cached by this
+# script and the versions of the packages it holds, outside the repository, so CI runs on the
+# same machine build it once. Needs root (debootstrap, loop devices), debootstrap, extlinux,
+# syslinux-common and qemu-utils.
+#
+#   TEST_IMAGE_CACHE   cache folder (default /var/cache/hosting-test-image)
+#   DEBIAN_MIRROR      default http://deb.debian.org/debian
+set -euo pipefail
+
+CACHE=${TEST_IMAGE_CACHE:-/var/cache/hosting-test-image}
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+SUITE=bookworm
+SIZE_MIB=2048
+PACKAGES="systemd-sysv udev dbus linux-image-cloud-amd64 cloud-init cloud-guest-utils openssh-server ifupdown isc-dhcp-client iproute2 netbase e2fsprogs"
+
+for tool in debootstrap extlinux qemu-img sfdisk losetup; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "build-test-image: $tool is missing (apt-get install debootstrap extlinux syslinux-common qemu-utils fdisk)" >&2; exit 1; }
+done
+MBR=/usr/lib/syslinux/mbr/mbr.bin
+[ -f "$MBR" ] || { echo "build-test-image: $MBR is missing (apt-get install syslinux-common)" >&2; exit 1; }
+
+versions() { for p in $PACKAGES; do printf '%s=%s\n' "$p" "$(apt-cache policy "$p" | awk '/Candidate:/ {print $2}')"; done; }
+key=$({ cat "$0"; versions; } | sha256sum | cut -c1-16)
+image="$CACHE/debian-12-$key.qcow2"
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.lock"
+flock 9
+if [ -f "$image" ]; then echo "$image"; exit 0; fi
+
+work=$(mktemp -d /var/tmp/test-image.XXXXXX)
+root="$work/root"
+loop=""
+cleanup() {
+  for m in proc sys; do umount "$root/$m" 2>/dev/null || true; done
+  umount "$root" 2>/dev/null || true
+  [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+raw="$work/disk.raw"
+truncate -s "${SIZE_MIB}M" "$raw"
+echo 'start=2048, type=83, bootable' | sfdisk -q "$raw"
+# No partition devices without udev: attach the partition alone, by its offset.
+loop=$(losetup -f --show -o $((2048 * 512)) --sizelimit $(((SIZE_MIB * 1024 * 1024) - 2048 * 512)) "$raw")
+# Features extlinux reads (no 64bit, metadata checksums or orphan file).
+mkfs.ext4 -q -L cloudimg-rootfs -O ^64bit,^metadata_csum,^orphan_file "$loop"
+uuid=$(blkid -s UUID -o value "$loop")
+mkdir -p "$root"
+mount "$loop" "$root"
+
+echo "build-test-image: debootstrap $SUITE (minbase)" >&2
+debootstrap --variant=minbase --cache-dir=/var/cache/apt/archives "$SUITE" "$root" "$MIRROR" >&2
+mount -t proc proc "$root/proc"
+mount -t sysfs sys "$root/sys"
+# Nothing installed in the chroot may start a service on the build host.
+printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+chmod 755 "$root/usr/sbin/policy-rc.d"
+echo "build-test-image: installing $PACKAGES" >&2
+chroot "$root" env DEBIAN_FRONTEND=noninteractive LC_ALL=C apt-get install -y -q --no-install-recommends $PACKAGES >&2
+chroot "$root" apt-get clean
+rm -f "$root/usr/sbin/policy-rc.d" "$root"/etc/ssh/ssh_host_* "$root/etc/hostname" "$root/etc/machine-id"
+touch "$root/etc/machine-id"
+
+cat >"$root/etc/fstab" <<EOF
+UUID=$uuid / ext4 errors=remount-ro 0 1
+EOF
+cat >"$root/etc/network/interfaces" <<'EOF'
+auto lo
+iface lo inet loopback
+source /etc/network/interfaces.d/*
+EOF
+cat >"$root/etc/cloud/cloud.cfg.d/90-test-image.cfg" <<'EOF'
+datasource_list: [ NoCloud, ConfigDrive, None ]
+locale: C.UTF-8
+EOF
+
+kernel=$(cd "$root/boot" && ls vmlinuz-* | sort -V | tail -1)
+initrd="initrd.img-${kernel#vmlinuz-}"
+mkdir -p "$root/boot/extlinux"
+cat >"$root/boot/extlinux/extlinux.conf" <<EOF
+DEFAULT debian
+PROMPT 0
+TIMEOUT 0
+LABEL debian
+  LINUX /boot/$kernel
+  INITRD /boot/$initrd
+  APPEND root=UUID=$uuid ro console=tty0 console=ttyS0,115200 quiet
+EOF
+extlinux --install "$root/boot/extlinux" >&2
+umount "$root/proc" "$root/sys"
+# Blocks of deleted files (the packages debootstrap unpacked) would be copied into the qcow2.
+fstrim "$root" >&2 || true
+umount "$root"
+losetup -d "$loop"
+loop=""
+dd if="$MBR" of="$raw" bs=440 count=1 conv=notrunc status=none
+
+qemu-img convert -f raw -O qcow2 "$raw" "$work/image.qcow2"
+mv "$work/image.qcow2" "$image"
+versions >"$image.packages"
+echo "$image"
