@@ -2,12 +2,13 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ActivityLog, Actor, Problem, TransactionRunner } from '@app/core';
-import { BillingCycle, CatalogProduct, ProductCatalog, VpsSpecs } from '@app/products';
+import { BillingCycle, CatalogProduct, ObjectStorageSpecs, ProductCatalog, VpsSpecs } from '@app/products';
 import { nextDueDate } from './billing';
 import { ServiceResponse } from './dto/service.response';
 import { InsertedService, ServicesRepository } from './services.repository';
 import type { MachineRecord } from './instance/compute/compute-provider';
 import { MachineProvisioning } from './instance/machine-provisioning';
+import { ObjectStorageLifecycle, quotaOf } from './object-storage/object-storage-lifecycle';
 import { VpsInstancesRepository } from './instance/vps-instances.repository';
 import { PowerState, ServiceStatus, ServiceType, VPS_REGIONS } from './service.types';
 
@@ -62,10 +63,16 @@ export class ServiceProvisioner {
     private readonly services: ServicesRepository,
     private readonly instances: VpsInstancesRepository,
     private readonly activity: ActivityLog,
+    private readonly storage: ObjectStorageLifecycle,
   ) {}
 
-  provision(accountId: string, spec: ProvisionSpec, count = 1): Promise<ServiceResponse[]> {
-    return this.tx.run((m) => this.provisionIn(m, accountId, spec, count));
+  async provision(accountId: string, spec: ProvisionSpec, count = 1): Promise<ServiceResponse[]> {
+    const out = await this.tx.run((m) => this.provisionIn(m, accountId, spec, count));
+    if (spec.type === 'object_storage' && this.storage.remote) {
+      const states = await this.storage.settle(out.map((s) => s.id));
+      for (const service of out) service.objectStorage!.state = states.get(service.id) ?? service.objectStorage!.state;
+    }
+    return out;
   }
 
   /** The same inside the caller's transaction (demo data). */
@@ -120,6 +127,7 @@ export class ServiceProvisioner {
           createdAt: spec.createdAt ?? null,
         });
         if (spec.type === 'vps') instances = await this.createInstances(manager, ids, { region, powerState }, machines);
+        if (spec.type === 'object_storage') await this.storage.provisioned(manager, ids, product);
       } catch (err) {
         if (plan) await this.machines.discard(machines, plan);
         throw err;
@@ -155,11 +163,18 @@ export class ServiceProvisioner {
             region: instance?.region ?? null,
             ipv4: instance?.ipv4 ?? null,
             ipv6: instance?.ipv6 ?? null,
+            ...(spec.type === 'object_storage' ? this.storageRow(product) : {}),
           }),
         );
       });
     }
     return out;
+  }
+
+  /** A new service's storage: nothing stored yet; `pending` until the gateway has the user (always `active` on the simulator). */
+  private storageRow(product: CatalogProduct) {
+    const { quotaBytes, quotaObjects } = quotaOf(product.specs as ObjectStorageSpecs);
+    return { os_state: this.storage.remote ? 'pending' : 'active', os_quota_bytes: quotaBytes, os_quota_objects: quotaObjects };
   }
 
   private async product(spec: ProvisionSpec, manager: EntityManager): Promise<CatalogProduct> {

@@ -25,7 +25,13 @@ import { VpsLookup } from './instance/vps-lookup';
 import { ObjectStorageProvider } from './object-storage/object-storage-provider';
 import { ObjectStorageController } from './object-storage/object-storage.controller';
 import { ObjectStorageCredentialsRepository } from './object-storage/object-storage-credentials.repository';
+import { ObjectStorageLifecycle } from './object-storage/object-storage-lifecycle';
+import { ObjectStorageScheduler } from './object-storage/object-storage-scheduler';
+import { ObjectStorageSync } from './object-storage/object-storage-sync';
+import { ObjectStorageUsage } from './object-storage/object-storage-usage';
+import { ObjectStorageUsersRepository } from './object-storage/object-storage-users.repository';
 import { ObjectStorageService } from './object-storage/object-storage.service';
+import { RgwObjectStorageProvider } from './object-storage/rgw/rgw-object-storage.provider';
 import { SimulatedObjectStorageProvider } from './object-storage/simulated-object-storage.provider';
 import { ServiceOwnership } from './service-ownership';
 import { ServiceProvisioner } from './service-provisioner';
@@ -58,6 +64,11 @@ import { ServicesService } from './services.service';
     SimulatorTasksRepository,
     ObjectStorageService,
     ObjectStorageCredentialsRepository,
+    ObjectStorageUsersRepository,
+    ObjectStorageSync,
+    ObjectStorageLifecycle,
+    ObjectStorageUsage,
+    ObjectStorageScheduler,
     // Adapters: the simulators by default; COMPUTE_PROVIDER=libvirt drives real KVM/QEMU hosts.
     {
       provide: ComputeProvider,
@@ -65,11 +76,24 @@ import { ServicesService } from './services.service';
       useFactory: (config: AppConfig, tasks: SimulatorTasksRepository, displays: SimulatedVncServers): ComputeProvider =>
         config.computeProvider === 'libvirt' ? new LibvirtComputeProvider(config) : new SimulatedComputeProvider(tasks, config, displays),
     },
-    { provide: ObjectStorageProvider, useClass: SimulatedObjectStorageProvider },
+    {
+      provide: ObjectStorageProvider,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): ObjectStorageProvider =>
+        config.objectStorage.provider === 'rgw' ? new RgwObjectStorageProvider(config.objectStorage) : new SimulatedObjectStorageProvider(),
+    },
     ServiceProvisionCommand,
     ServiceSetStatusCommand,
     ServicesDemoSeeder,
   ],
-  exports: [ServiceOwnership, ServiceProvisioner, ServiceStatusService, ConsoleService, ConsoleConnections],
+  exports: [
+    ServiceOwnership,
+    ServiceProvisioner,
+    ServiceStatusService,
+    ConsoleService,
+    ConsoleConnections,
+    ObjectStorageSync,
+    ObjectStorageUsage,
+  ],
 })
 export class ServicesModule {}

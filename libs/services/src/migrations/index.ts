@@ -1,5 +1,11 @@
 import { CreateServices1764000000400 } from './1764000000400-create-services';
 import { InstanceActionNotices1764000001600 } from './1764000001600-instance-action-notices';
 import { ConsoleConnections1764000001610 } from './1764000001610-console-connections';
+import { ObjectStorageUsers1764000002310 } from './1764000002310-object-storage-users';
 
-export const servicesMigrations = [CreateServices1764000000400, InstanceActionNotices1764000001600, ConsoleConnections1764000001610];
+export const servicesMigrations = [
+  CreateServices1764000000400,
+  InstanceActionNotices1764000001600,
+  ConsoleConnections1764000001610,
+  ObjectStorageUsers1764000002310,
+];
