@@ -3,13 +3,16 @@
 # adapter): one monitor, one OSD on memstore (data in memory, up to CEPH_MEMSTORE_BYTES), one
 # radosgw on 127.0.0.1:7480, cephx off, pools of size 1. Idempotent: starts only what is not
 # running; an OSD that is gone lost its memory store, so the cluster is then made afresh.
-# Creates the Admin Ops user the API signs with (caps users=*;buckets=*;usage=read;metadata=read)
+# Creates the Admin Ops user the API signs with (caps users=*;buckets=*;usage=read;metadata=read;
+# with the keys in RGW_ADMIN_ACCESS_KEY / RGW_ADMIN_SECRET_KEY when both are set, else random ones)
 # and prints its keys as shell exports, also kept in $CEPH_DIR/admin.env (mode 600).
 #   eval "$(bash scripts/ensure-ceph.sh)"   # then OBJECT_STORAGE_PROVIDER=rgw npm start
+# RGW_BIND (127.0.0.1) is the gateway's listen address (0.0.0.0 in a container).
 set -euo pipefail
 
 CEPH_DIR=${CEPH_DIR:-/var/lib/hosting-ceph}
 RGW_PORT=${RGW_PORT:-7480}
+RGW_BIND=${RGW_BIND:-127.0.0.1}
 MON_ADDR=${CEPH_MON_ADDR:-127.0.0.1:6789}
 MEMSTORE_BYTES=${CEPH_MEMSTORE_BYTES:-1073741824}
 PACKAGES="ceph-mon ceph-osd radosgw ceph-common"
@@ -25,13 +28,13 @@ fi
 
 alive() { [ -f "$RUN/$1.pid" ] && kill -0 "$(cat "$RUN/$1.pid")" 2>/dev/null; }
 ceph_() { timeout 20 ceph -c "$CONF" --connect-timeout 10 "$@"; }
-gateway_up() { curl -s -o /dev/null "http://127.0.0.1:$RGW_PORT/"; }
+gateway_up() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$RGW_PORT" 2>/dev/null; }
 
 stop_all() {
   for name in client.rgw.a osd.0 mon.a; do
     if alive "$name"; then kill "$(cat "$RUN/$name.pid")" 2>/dev/null || true; fi
   done
-  for _ in $(seq 1 50); do alive client.rgw.a || alive osd.0 || alive mon.a || return 0; sleep 0.2; done
+  for _ in $(seq 1 150); do alive client.rgw.a || alive osd.0 || alive mon.a || return 0; sleep 0.2; done
   for name in client.rgw.a osd.0 mon.a; do alive "$name" && kill -9 "$(cat "$RUN/$name.pid")" 2>/dev/null || true; done
 }
 
@@ -64,7 +67,7 @@ mon data = $CEPH_DIR/mon.a
 [osd.0]
 osd data = $CEPH_DIR/osd.0
 [client.rgw.a]
-rgw frontends = beast endpoint=127.0.0.1:$RGW_PORT
+rgw frontends = beast endpoint=$RGW_BIND:$RGW_PORT
 rgw data = $CEPH_DIR/rgw.a
 CONF
 }
@@ -86,7 +89,8 @@ fresh_cluster() {
   ceph-osd -c "$CONF" -i 0 2>>"$CEPH_DIR/log/start.log"
 }
 
-if [ ! -f "$CONF" ] || [ ! -d "$CEPH_DIR/mon.a" ] || ! alive osd.0; then
+osd_up() { alive mon.a && ceph_ osd dump 2>/dev/null | grep -q '^osd.0 up'; }
+if [ ! -f "$CONF" ] || [ ! -d "$CEPH_DIR/mon.a" ] || ! alive osd.0 || { alive mon.a && ! osd_up; }; then
   fresh_cluster
 elif ! alive mon.a; then
   ceph-mon -c "$CONF" -i a 2>>"$CEPH_DIR/log/start.log"
@@ -96,10 +100,14 @@ if ! alive client.rgw.a; then radosgw -c "$CONF" -n client.rgw.a 2>>"$CEPH_DIR/l
 for _ in $(seq 1 300); do gateway_up && break; sleep 0.2; done
 gateway_up || { log "radosgw did not answer on 127.0.0.1:$RGW_PORT (see $CEPH_DIR/log)"; exit 1; }
 
-admin_key() { radosgw-admin -c "$CONF" user info --uid=hosting-admin 2>/dev/null | python3 -c 'import json,sys; k=json.load(sys.stdin)["keys"][0]; print(k["access_key"], k["secret_key"])' 2>/dev/null; }
+admin_key() { timeout 60 radosgw-admin -c "$CONF" user info --uid=hosting-admin 2>/dev/null | python3 -c 'import json,sys; k=json.load(sys.stdin)["keys"][0]; print(k["access_key"], k["secret_key"])' 2>/dev/null; }
 if ! keys=$(admin_key); then
-  radosgw-admin -c "$CONF" user create --uid=hosting-admin --display-name="Hosting API (Admin Ops)" \
-    --caps="users=*;buckets=*;usage=read;metadata=read" >/dev/null
+  given=()
+  if [ -n "${RGW_ADMIN_ACCESS_KEY:-}" ] && [ -n "${RGW_ADMIN_SECRET_KEY:-}" ]; then
+    given=(--access-key="$RGW_ADMIN_ACCESS_KEY" --secret-key="$RGW_ADMIN_SECRET_KEY")
+  fi
+  timeout 60 radosgw-admin -c "$CONF" user create --uid=hosting-admin --display-name="Hosting API (Admin Ops)" \
+    --caps="users=*;buckets=*;usage=read;metadata=read" "${given[@]}" >/dev/null
   keys=$(admin_key)
 fi
 read -r access secret <<<"$keys"

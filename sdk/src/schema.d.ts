@@ -7706,7 +7706,10 @@ export interface operations {
     refreshObjectStorageUsage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -7730,7 +7733,11 @@ export interface operations {
                     "application/json": components["schemas"]["ServiceResponse"];
                 };
             };
-            /** @description Invalid input (invalid_input). */
+            /**
+             * @description Invalid input (invalid_input).
+             *
+             *     Invalid input (invalid_input).
+             */
             400: {
                 headers: {
                     /** @description Id of this request; quote it to support. */
@@ -7783,6 +7790,48 @@ export interface operations {
             };
             /** @description No such resource in this account (not_found). */
             404: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /**
+             * @description The resource is in a state that does not allow this operation.
+             *
+             *     The resource is in a state that does not allow this operation.
+             */
+            409: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"];
+                };
+            };
+            /**
+             * @description The Idempotency-Key was used with a different request (idempotency_key_reused).
+             *
+             *     The Idempotency-Key was used with a different request (idempotency_key_reused).
+             */
+            422: {
                 headers: {
                     /** @description Id of this request; quote it to support. */
                     "X-Request-Id"?: string;

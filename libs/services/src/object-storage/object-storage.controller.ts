@@ -1,6 +1,16 @@
 import { Controller, Get, Header, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiProblems, CurrentPrincipal, PageQuery, Paginated, PaginatedResponse, Principal, RequireScope, UuidParam } from '@app/core';
+import {
+  ApiProblems,
+  CurrentPrincipal,
+  Idempotent,
+  PageQuery,
+  Paginated,
+  PaginatedResponse,
+  Principal,
+  RequireScope,
+  UuidParam,
+} from '@app/core';
 import { ServiceResponse } from '../dto/service.response';
 import { ServicesService } from '../services.service';
 import { BucketResponse } from './dto/bucket.response';
@@ -57,13 +67,14 @@ export class ObjectStorageController {
   }
 
   @Post('usage/refresh')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Read the usage of an object storage service from the gateway now (at most once a minute)',
     operationId: 'refreshObjectStorageUsage',
   })
   @ApiOkResponse({ type: ServiceResponse })
-  @ApiProblems(400, 401, 403, 404, 429, 503)
+  @ApiProblems(400, 401, 403, 404, 409, 422, 429, 503)
   async refreshUsage(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<ServiceResponse> {
     await this.usage.refreshFor(principal.accountId, id);
     return this.services.get(principal.accountId, id);
