@@ -66,7 +66,7 @@ export interface ObjectStorageConfig {
   purgeAfterDays: number;
   /** A gateway call without an answer in this long fails (and is retried on the queue). */
   requestTimeoutMs: number;
-  /** First retry delay of a gateway step that failed; doubles each attempt. */
+  /** A gateway step that failed is retried this often (for about ten minutes, then by the minute scan). */
   retrySeconds: number;
   /** Usage is read from the gateway on this schedule (and on demand at most once a minute). */
   usageRefreshSeconds: number;

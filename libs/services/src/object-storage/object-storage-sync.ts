@@ -8,13 +8,14 @@ import { gatewayUid } from './s3-keys';
 export const SYNC_JOB = 'object-storage-sync';
 /** Longer than the steps of one sync can take (a handful of gateway calls, each bounded by RGW_TIMEOUT_MS). */
 const LEASE_SECONDS = 120;
+const RETRY_WINDOW_SECONDS = 600;
 
 /**
  * Brings a service's gateway user in line with the service: created with its quota and bucket,
  * suspended or enabled with the billing status, its keys removed at termination and the user
  * purged after OBJECT_STORAGE_PURGE_AFTER_DAYS. Each change bumps the row's version and queues a
  * job in the same transaction; whoever holds the row's lease applies the newest version, so a
- * gateway that is down only delays the job (retried with backoff), and two processes never
+ * gateway that is down only delays the job (retried every OBJECT_STORAGE_RETRY_SECONDS), and two processes never
  * apply at once. The provider's steps look before acting, so a repeat adopts what exists.
  */
 @Injectable()
@@ -35,10 +36,17 @@ export class ObjectStorageSync implements OnModuleInit {
 
   /** In the transaction that made the change, so the job exists iff the change committed. */
   async enqueue(manager: EntityManager | undefined, serviceId: string, startAfterSeconds?: number): Promise<void> {
+    const { retrySeconds } = this.config.objectStorage;
     await this.jobs.send(
       SYNC_JOB,
       { serviceId },
-      { retryLimit: 12, retryDelaySeconds: this.config.objectStorage.retrySeconds, retryBackoff: true, startAfterSeconds },
+      // A fixed delay (pg-boss's backoff has no ceiling), for about ten minutes; then the minute scan re-queues it.
+      {
+        retryLimit: Math.ceil(RETRY_WINDOW_SECONDS / retrySeconds),
+        retryDelaySeconds: retrySeconds,
+        retryBackoff: false,
+        startAfterSeconds,
+      },
       manager,
     );
   }

@@ -54,7 +54,8 @@ export class ObjectStorageUsage {
 
   async buckets(accountId: string, serviceId: string, query: PageQuery): Promise<Paginated<BucketResponse>> {
     await this.owned(accountId, serviceId);
-    const target = (await this.users.usageTarget(serviceId))!;
+    const target = await this.users.usageTarget(serviceId);
+    if (!target) return paginated([], query, 0);
     const all = await this.provider.buckets(gatewayUid(serviceId), target.region).catch((err: unknown) => Promise.reject(unavailable(err)));
     all.sort((a, b) => a.name.localeCompare(b.name));
     const start = (query.page - 1) * query.pageSize;
