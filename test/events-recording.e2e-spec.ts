@@ -413,6 +413,20 @@ describe('Activity log: every operation records one entry', () => {
       },
     ],
     [
+      'object storage key rotated',
+      async () => {
+        const res = await auth(api().post(`/api/services/${storageId}/object-storage/credentials/rotate`)).expect(200);
+        secrets.push(res.body.secretAccessKey);
+        const entry = await newest('object_storage.credentials_rotate');
+        expect(entry.details).toEqual({ accessKeyId: res.body.accessKeyId });
+        return {
+          action: 'object_storage.credentials_rotate',
+          entity: { type: 'service', id: storageId },
+          actor: { type: 'account', id: accountId },
+        };
+      },
+    ],
+    [
       'ticket create',
       async () => {
         const res = await auth(api().post('/api/support/tickets'), keyBearer).send({ subject: 'Disk full', message: 'Help' }).expect(200);

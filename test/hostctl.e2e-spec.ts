@@ -358,6 +358,11 @@ describe('hostctl: the command line against the API', () => {
     const credentials = (await ok(['storage', 'credentials', storageId, '-o', 'json'])).json;
     expect(credentials).toMatchObject({ bucket: expect.any(String), accessKeyId: expect.any(String), secretAccessKey: expect.any(String) });
     expect((await hostctl(['storage', 'credentials', vpsId])).code).toBe(1);
+    const rotated = (await ok(['storage', 'rotate', storageId, '-o', 'json'])).json;
+    expect(rotated).toMatchObject({ bucket: credentials.bucket, accessKeyId: expect.not.stringMatching(credentials.accessKeyId) });
+    expect((await ok(['storage', 'buckets', storageId, '-o', 'json'])).json).toEqual([
+      { name: credentials.bucket, sizeBytes: 0, objects: 0, createdAt: null },
+    ]);
   });
 
   it('adds ~/.ssh/id_ed25519.pub by default, lists and deletes SSH keys; a duplicate is a 409', async () => {

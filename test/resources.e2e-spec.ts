@@ -8,3 +8,4 @@ import './resources/support-tickets.e2e';
 import './resources/support-attachments.e2e';
 import './resources/notifications.e2e';
 import './resources/idempotency.e2e';
+import './resources/object-storage.e2e';

@@ -55,9 +55,11 @@ describe('Services: operator commands', () => {
         'currency',
         'createdAt',
         'instance',
+        'objectStorage',
       ]);
       expect(line).toMatchObject({
         type: 'vps',
+        objectStorage: null,
         status: 'active',
         price: 18.99,
         billingCycle: 'monthly',

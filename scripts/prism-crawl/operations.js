@@ -80,6 +80,17 @@ async function services({ call, direct, token, report }) {
   await call('get /api/services/{id}/instance/console', { token, params: { id: staging.id }, expect: 409 }); // stopped
   await call('get /api/services/{id}/object-storage/credentials', { token, params: { id: storage.id } });
   await call('get /api/services/{id}/object-storage/credentials', { token, params: { id: web.id }, expect: 404 });
+  await call('post /api/services/{id}/object-storage/credentials/rotate', { token, params: { id: storage.id }, headers: idempotent() });
+  await call('post /api/services/{id}/object-storage/credentials/rotate', {
+    token,
+    params: { id: web.id },
+    headers: idempotent(),
+    expect: 404,
+  });
+  await call('get /api/services/{id}/object-storage/buckets', { token, params: { id: storage.id } });
+  await call('get /api/services/{id}/object-storage/buckets', { token, params: { id: storage.id }, query: { pageSize: 0 }, expect: 400 });
+  await call('post /api/services/{id}/object-storage/usage/refresh', { token, params: { id: storage.id }, headers: idempotent() });
+  await call('post /api/services/{id}/object-storage/usage/refresh', { token, params: { id: web.id }, headers: idempotent(), expect: 404 });
 }
 
 async function apiKeys({ call, token, sshKey }) {

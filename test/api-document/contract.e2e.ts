@@ -47,6 +47,7 @@ describe('Contract check of recorded responses', () => {
     currency: 'EUR',
     createdAt: '2026-01-01T00:00:00.000Z',
     instance: null,
+    objectStorage: null,
   };
   const vps = {
     ...storage,

@@ -61,9 +61,16 @@ describe('Services', () => {
           region: 'eu-central',
           ssh: { host: res.body.data[2].instance.ipv4, port: 22 },
         },
+        objectStorage: null,
       });
       expect(typeof res.body.data[1].price).toBe('number');
-      expect(res.body.data[1]).toMatchObject({ type: 'object_storage', price: 53.89, billingCycle: 'annually', instance: null });
+      expect(res.body.data[1]).toMatchObject({
+        type: 'object_storage',
+        price: 53.89,
+        billingCycle: 'annually',
+        instance: null,
+        objectStorage: { state: 'active', quotaBytes: 250_000_000_000, quotaObjects: 5_000_000 },
+      });
       expect(res.body.data[0]).toMatchObject({ status: 'cancelled', nextDueDate: null, instance: { powerState: 'stopped' } });
       expect(new Date(res.body.data[2].nextDueDate).getTime()).toBeGreaterThan(Date.now());
     });

@@ -4,6 +4,8 @@ import type {
   ApiKeyCreatedEvent,
   ApiKeyExpiringEvent,
   InstanceActionFinishedEvent,
+  ObjectStorageKeyRotatedEvent,
+  ObjectStorageQuotaEvent,
   ServiceStatusChangedEvent,
   TicketClosedEvent,
   TicketRepliedEvent,
@@ -38,6 +40,16 @@ export class NotificationEventsListener {
 
   @OnEvent('service.status_changed', { async: true, promisify: true })
   statusChanged(event: ServiceStatusChangedEvent) {
+    return this.notifications.record(event);
+  }
+
+  @OnEvent('object_storage.credentials_rotated', { async: true, promisify: true })
+  storageKeyRotated(event: ObjectStorageKeyRotatedEvent) {
+    return this.notifications.record(event);
+  }
+
+  @OnEvent('object_storage.quota_warning', { async: true, promisify: true })
+  storageQuota(event: ObjectStorageQuotaEvent) {
     return this.notifications.record(event);
   }
 

@@ -72,6 +72,33 @@ function describe(event: DomainEvent): NewNotification | null {
         entity: { type: 'service', id: p.serviceId },
       };
     }
+    case 'object_storage.credentials_rotated': {
+      const p = event.payload;
+      return {
+        ...base,
+        type: 'object_storage_key_rotated',
+        severity: 'warning',
+        title: `New S3 key for ${p.serviceName}`,
+        body: `The S3 key of ${p.serviceName} was replaced by ${p.accessKeyId}; the previous key no longer works. If this was not you, rotate it again and change your password.`,
+        link: `/api/services/${p.serviceId}/object-storage/credentials`,
+        entity: { type: 'service', id: p.serviceId },
+      };
+    }
+    case 'object_storage.quota_warning': {
+      const p = event.payload;
+      const full = p.percent >= 100;
+      return {
+        ...base,
+        type: 'object_storage_quota',
+        severity: full ? 'critical' : 'warning',
+        title: full ? `${p.serviceName} is full` : `${p.serviceName} is at ${p.percent}% of its quota`,
+        body: full
+          ? `${p.serviceName} has reached its quota (${p.usedBytes} of ${p.quotaBytes} bytes, ${p.objects} of ${p.quotaObjects} objects): writes are refused. Delete data or move to a larger product.`
+          : `${p.serviceName} uses ${p.usedBytes} of ${p.quotaBytes} bytes and ${p.objects} of ${p.quotaObjects} objects. Writes will be refused at 100%.`,
+        link: `/api/services/${p.serviceId}`,
+        entity: { type: 'service', id: p.serviceId },
+      };
+    }
     case 'api_key.created': {
       const p = event.payload;
       return {

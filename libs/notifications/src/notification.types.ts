@@ -4,6 +4,8 @@ export const NOTIFICATION_TYPES = [
   'instance_action_succeeded',
   'instance_action_failed',
   'service_status_changed',
+  'object_storage_key_rotated',
+  'object_storage_quota',
   'api_key_created',
   'api_key_expiring',
   'webhook_disabled',

@@ -24,6 +24,10 @@ export interface VpsSpecs {
 export interface ObjectStorageSpecs {
   storageGb: number;
   transferTb: number;
+  /** The gateway user's object quota. */
+  maxObjects: number;
+  /** Buckets the customer may have. */
+  maxBuckets: number;
 }
 
 export type ProductSpecs = VpsSpecs | ObjectStorageSpecs;

@@ -2,13 +2,14 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ActivityLog, Actor, Problem, TransactionRunner } from '@app/core';
-import { BillingCycle, CatalogProduct, ProductCatalog, VpsSpecs } from '@app/products';
+import { BillingCycle, CatalogProduct, ObjectStorageSpecs, ProductCatalog, VpsSpecs } from '@app/products';
 import { nextDueDate } from './billing';
 import { ServiceResponse } from './dto/service.response';
 import { InsertedService, ServicesRepository } from './services.repository';
 import type { GuestNetwork } from './instance/compute/compute-provider';
 import { GuestSetup } from './instance/guest-setup';
 import { MachineProvisioning, MadeMachine } from './instance/machine-provisioning';
+import { ObjectStorageLifecycle, quotaOf } from './object-storage/object-storage-lifecycle';
 import { VpsInstancesRepository } from './instance/vps-instances.repository';
 import { PowerState, ServiceStatus, ServiceType, VPS_REGIONS } from './service.types';
 
@@ -70,10 +71,16 @@ export class ServiceProvisioner {
     private readonly instances: VpsInstancesRepository,
     private readonly activity: ActivityLog,
     private readonly guests: GuestSetup,
+    private readonly storage: ObjectStorageLifecycle,
   ) {}
 
-  provision(accountId: string, spec: ProvisionSpec, count = 1): Promise<ServiceResponse[]> {
-    return this.tx.run((m) => this.provisionIn(m, accountId, spec, count));
+  async provision(accountId: string, spec: ProvisionSpec, count = 1): Promise<ServiceResponse[]> {
+    const out = await this.tx.run((m) => this.provisionIn(m, accountId, spec, count));
+    if (spec.type === 'object_storage' && this.storage.remote) {
+      const states = await this.storage.settle(out.map((s) => s.id));
+      for (const service of out) service.objectStorage!.state = states.get(service.id) ?? service.objectStorage!.state;
+    }
+    return out;
   }
 
   /** The same inside the caller's transaction (demo data). */
@@ -144,6 +151,7 @@ export class ServiceProvisioner {
         if (spec.type === 'vps') {
           instances = await this.createInstances(manager, ids, { region, powerState, imageId: guest?.image.id ?? null, diskGb }, machines);
         }
+        if (spec.type === 'object_storage') await this.storage.provisioned(manager, ids, product);
       } catch (err) {
         if (plan) await this.machines.discard(machines, plan);
         throw err;
@@ -181,11 +189,18 @@ export class ServiceProvisioner {
             ipv6: instance?.ipv6 ?? null,
             ssh_host: instance?.sshHost ?? null,
             ssh_port: instance?.sshPort ?? null,
+            ...(spec.type === 'object_storage' ? this.storageRow(product) : {}),
           }),
         );
       });
     }
     return out;
+  }
+
+  /** A new service's storage: nothing stored yet; `pending` until the gateway has the user (always `active` on the simulator). */
+  private storageRow(product: CatalogProduct) {
+    const { quotaBytes, quotaObjects } = quotaOf(product.specs as ObjectStorageSpecs);
+    return { os_state: this.storage.remote ? 'pending' : 'active', os_quota_bytes: quotaBytes, os_quota_objects: quotaObjects };
   }
 
   private async product(spec: ProvisionSpec, manager: EntityManager): Promise<CatalogProduct> {

@@ -6,6 +6,7 @@ import { ComputeProvider, instanceRef } from './instance/compute/compute-provide
 import { NetworkAllocator } from './instance/network/network-allocator';
 import { VpsInstancesRepository } from './instance/vps-instances.repository';
 import { ServiceResponse } from './dto/service.response';
+import { ObjectStorageLifecycle } from './object-storage/object-storage-lifecycle';
 import { ServicesRepository } from './services.repository';
 import { ServiceStatus } from './service.types';
 
@@ -23,10 +24,17 @@ export class ServiceStatusService {
     private readonly compute: ComputeProvider,
     private readonly activity: ActivityLog,
     private readonly network: NetworkAllocator,
+    private readonly storage: ObjectStorageLifecycle,
   ) {}
 
   /** `actor`: who to record (the operator's command passes the staff member). */
   async setStatus(serviceId: string, status: ServiceStatus, reason: string | null = null, actor?: Actor): Promise<ServiceResponse> {
+    const response = await this.change(serviceId, status, reason, actor);
+    if (response.objectStorage) response.objectStorage.state = (await this.storage.settle([serviceId])).get(serviceId)!;
+    return response;
+  }
+
+  private change(serviceId: string, status: ServiceStatus, reason: string | null, actor?: Actor): Promise<ServiceResponse> {
     return this.tx.run(async (m, publish) => {
       const service = await this.services.lockById(m, serviceId);
       if (!service) throw Problem.notFound('Service');
@@ -45,6 +53,7 @@ export class ServiceStatusService {
         if (status === 'cancelled' || status === 'terminated') due = null;
         else if (status === 'active' && (!due || due <= now)) due = nextDueDate(current.billingCycle, 'active', current.createdAt, now);
         await this.services.setStatus(m, serviceId, status, due);
+        if (service.type === 'object_storage') await this.storage.statusChanged(m, serviceId, status);
         publish(
           domainEvent<ServiceStatusChangedEvent>('service.status_changed', service.accountId, {
             serviceId,

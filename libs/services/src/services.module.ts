@@ -37,7 +37,13 @@ import { VpsLookup } from './instance/vps-lookup';
 import { ObjectStorageProvider } from './object-storage/object-storage-provider';
 import { ObjectStorageController } from './object-storage/object-storage.controller';
 import { ObjectStorageCredentialsRepository } from './object-storage/object-storage-credentials.repository';
+import { ObjectStorageLifecycle } from './object-storage/object-storage-lifecycle';
+import { ObjectStorageScheduler } from './object-storage/object-storage-scheduler';
+import { ObjectStorageSync } from './object-storage/object-storage-sync';
+import { ObjectStorageUsage } from './object-storage/object-storage-usage';
+import { ObjectStorageUsersRepository } from './object-storage/object-storage-users.repository';
 import { ObjectStorageService } from './object-storage/object-storage.service';
+import { RgwObjectStorageProvider } from './object-storage/rgw/rgw-object-storage.provider';
 import { SimulatedObjectStorageProvider } from './object-storage/simulated-object-storage.provider';
 import { ServiceOwnership } from './service-ownership';
 import { ServiceProvisioner } from './service-provisioner';
@@ -82,6 +88,11 @@ import { ServicesService } from './services.service';
       useFactory: (config: AppConfig): ImageStore =>
         config.computeProvider === 'libvirt' ? new LibvirtImageStore(config) : new SimulatedImageStore(),
     },
+    ObjectStorageUsersRepository,
+    ObjectStorageSync,
+    ObjectStorageLifecycle,
+    ObjectStorageUsage,
+    ObjectStorageScheduler,
     // Adapters: the simulators by default; COMPUTE_PROVIDER=libvirt drives real KVM/QEMU hosts.
     {
       provide: ComputeProvider,
@@ -89,7 +100,12 @@ import { ServicesService } from './services.service';
       useFactory: (config: AppConfig, tasks: SimulatorTasksRepository, displays: SimulatedVncServers): ComputeProvider =>
         config.computeProvider === 'libvirt' ? new LibvirtComputeProvider(config) : new SimulatedComputeProvider(tasks, config, displays),
     },
-    { provide: ObjectStorageProvider, useClass: SimulatedObjectStorageProvider },
+    {
+      provide: ObjectStorageProvider,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): ObjectStorageProvider =>
+        config.objectStorage.provider === 'rgw' ? new RgwObjectStorageProvider(config.objectStorage) : new SimulatedObjectStorageProvider(),
+    },
     ServiceProvisionCommand,
     ServiceSetStatusCommand,
     ImageAddCommand,
@@ -104,6 +120,8 @@ import { ServicesService } from './services.service';
     ConsoleConnections,
     ImagesService,
     NetworkAllocator,
+    ObjectStorageSync,
+    ObjectStorageUsage,
   ],
 })
 export class ServicesModule {}

@@ -5,7 +5,13 @@ import type { PowerState, ServiceStatus, ServiceType } from './service.types';
 /** Exactly the columns a ServiceResponse needs. */
 export const SERVICE_COLUMNS = `s.id, s.product_id, s.name, s.type, s.status, s.price, s.currency, s.billing_cycle,
        ${isoText('s.next_due_date')} AS next_due_date, ${isoText('s.created_at')} AS created_at,
-       i.power_state, i.region, i.ipv4, i.ipv6, i.ssh_host, i.ssh_port`;
+       i.power_state, i.region, i.ipv4, i.ipv6, i.ssh_host, i.ssh_port,
+       CASE WHEN o.applied_version < o.desired_version THEN 'pending' ELSE o.gateway_state END AS os_state,
+       o.used_bytes::float8 AS os_used_bytes, o.used_objects::float8 AS os_objects, o.bucket_count AS os_buckets,
+       o.quota_bytes::float8 AS os_quota_bytes, o.quota_objects::float8 AS os_quota_objects, ${isoText('o.usage_updated_at')} AS os_usage_updated_at`;
+
+/** The tables SERVICE_COLUMNS reads, joined to `services s`. */
+const SERVICE_JOINS = `LEFT JOIN vps_instances i ON i.service_id = s.id LEFT JOIN object_storage_users o ON o.service_id = s.id`;
 
 export interface ServiceRow {
   id: string;
@@ -25,6 +31,14 @@ export interface ServiceRow {
   ipv6: string | null;
   ssh_host: string | null;
   ssh_port: number | null;
+  /** The object storage columns (os_*) are absent for a VPS. */
+  os_state?: string | null;
+  os_used_bytes?: number | null;
+  os_objects?: number | null;
+  os_buckets?: number | null;
+  os_quota_bytes?: number | null;
+  os_quota_objects?: number | null;
+  os_usage_updated_at?: string | null;
 }
 
 export interface ServiceFilters {
@@ -65,14 +79,14 @@ export function listServicesQuery(accountId: string, filters: ServiceFilters, pa
     )
     SELECT t.total, ${SERVICE_COLUMNS}
       FROM total t
-      LEFT JOIN (page p JOIN services s ON s.id = p.id LEFT JOIN vps_instances i ON i.service_id = s.id) ON true
+      LEFT JOIN (page p JOIN services s ON s.id = p.id ${SERVICE_JOINS}) ON true
      ORDER BY p.created_at DESC, p.id DESC`;
   return { text, values };
 }
 
 export function getServiceQuery(accountId: string, id: string): SqlQuery {
   return {
-    text: `SELECT ${SERVICE_COLUMNS} FROM services s LEFT JOIN vps_instances i ON i.service_id = s.id WHERE s.id = $1 AND s.account_id = $2`,
+    text: `SELECT ${SERVICE_COLUMNS} FROM services s ${SERVICE_JOINS} WHERE s.id = $1 AND s.account_id = $2`,
     values: [id, accountId],
   };
 }

@@ -33,6 +33,7 @@ export const ACTIVITY_ACTIONS = [
   'instance.action_failed',
   'instance.console',
   'object_storage.credentials_view',
+  'object_storage.credentials_rotate',
   'ssh_key.create',
   'ssh_key.update',
   'ssh_key.delete',

@@ -85,6 +85,30 @@ export interface NetworkConfig {
   dns: string[];
 }
 
+export type ObjectStorageProviderKind = 'simulator' | 'rgw';
+
+export interface ObjectStorageConfig {
+  provider: ObjectStorageProviderKind;
+  /** Admin Ops API of the default region's Ceph RGW (its S3 endpoint too, unless `endpoint` is set). */
+  rgwAdminUrl?: string;
+  rgwAdminAccessKey?: string;
+  rgwAdminSecretKey?: string;
+  /** The zonegroup of RGW_ADMIN_URL's gateway: the region customers sign for. */
+  rgwZonegroup: string;
+  /** zonegroup -> gateway URL (RGW_REGION_URLS), for regions beyond the default one. */
+  regionUrls: Record<string, string>;
+  /** The S3 endpoint customers of the default region use (OBJECT_STORAGE_ENDPOINT). */
+  endpoint?: string;
+  /** A terminated service's gateway user and data are purged this long after termination. */
+  purgeAfterDays: number;
+  /** A gateway call without an answer in this long fails (and is retried on the queue). */
+  requestTimeoutMs: number;
+  /** A gateway step that failed is retried this often (for about ten minutes, then by the minute scan). */
+  retrySeconds: number;
+  /** Usage is read from the gateway on this schedule (and on demand at most once a minute). */
+  usageRefreshSeconds: number;
+}
+
 /** Configuration read once at boot from the environment (names fixed by DESIGN.md). */
 export class AppConfig {
   nodeEnv: string;
@@ -118,6 +142,7 @@ export class AppConfig {
   computeRetryAttempts: number;
   libvirt: LibvirtConfig;
   network: NetworkConfig;
+  objectStorage: ObjectStorageConfig;
   notificationsHeartbeatMs: number;
   notificationStreams: NotificationStreamLimits;
   /** Express `trust proxy`: false (trust no proxy), a hop count, or the proxies' addresses. */

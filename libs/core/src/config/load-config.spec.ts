@@ -181,6 +181,56 @@ describe('loadConfig', () => {
     expect(problems({ DATA_DIR: dataDir(), ...secrets, NETWORK_IPV4_POOL: '203.0.113.0/24@10.0.0.1' })[0]).toMatch(/^NETWORK_IPV4_POOL/);
   });
 
+  it('defaults object storage to the simulator and reads the RGW settings', () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), ...secrets }).objectStorage).toMatchObject({
+      provider: 'simulator',
+      rgwZonegroup: 'default',
+      regionUrls: {},
+      purgeAfterDays: 7,
+    });
+    const config = loadConfig({
+      DATA_DIR: dataDir(),
+      ...secrets,
+      OBJECT_STORAGE_PROVIDER: 'rgw',
+      RGW_ADMIN_URL: 'http://10.0.0.9:7480/',
+      RGW_ADMIN_ACCESS_KEY: 'ADMIN',
+      RGW_ADMIN_SECRET_KEY: 'secret',
+      RGW_ZONEGROUP: 'eu-central',
+      RGW_REGION_URLS: 'us-east=https://s3.us-east.example.net',
+      OBJECT_STORAGE_ENDPOINT: 'https://s3.eu-central.example.net',
+      OBJECT_STORAGE_PURGE_AFTER_DAYS: '0.5',
+    });
+    expect(config.objectStorage).toMatchObject({
+      provider: 'rgw',
+      rgwAdminUrl: 'http://10.0.0.9:7480',
+      rgwZonegroup: 'eu-central',
+      regionUrls: { 'us-east': 'https://s3.us-east.example.net' },
+      endpoint: 'https://s3.eu-central.example.net',
+      purgeAfterDays: 0.5,
+    });
+  });
+
+  it('refuses unusable object storage settings, naming each variable', () => {
+    const found = problems({
+      DATA_DIR: dataDir(),
+      ...secrets,
+      OBJECT_STORAGE_PROVIDER: 'rgw',
+      RGW_REGION_URLS: 'us-east',
+      RGW_ZONEGROUP: 'Not A Zonegroup',
+      OBJECT_STORAGE_PURGE_AFTER_DAYS: '-1',
+      OBJECT_STORAGE_ENDPOINT: 'ftp://x',
+    });
+    for (const name of [
+      'RGW_ADMIN_URL',
+      'RGW_REGION_URLS',
+      'RGW_ZONEGROUP',
+      'OBJECT_STORAGE_PURGE_AFTER_DAYS',
+      'OBJECT_STORAGE_ENDPOINT',
+    ]) {
+      expect(found.some((problem) => problem.startsWith(name))).toBe(true);
+    }
+  });
+
   it('names every missing secret in production', () => {
     expect(problems({ NODE_ENV: 'production', DATA_DIR: dataDir() })).toEqual([
       'JWT_SECRET is required when NODE_ENV=production',

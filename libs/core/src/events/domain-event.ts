@@ -22,6 +22,24 @@ export type ServiceStatusChangedEvent = DomainEventBase<
   'service.status_changed',
   { serviceId: string; serviceName: string; from: string; to: string; reason: string | null }
 >;
+/** A new S3 key replaced the old one of an object storage service (the old one no longer works). */
+export type ObjectStorageKeyRotatedEvent = DomainEventBase<
+  'object_storage.credentials_rotated',
+  { serviceId: string; serviceName: string; accessKeyId: string }
+>;
+/** Usage reached 80 % or 100 % of the quota (bytes or objects, whichever is fuller). */
+export type ObjectStorageQuotaEvent = DomainEventBase<
+  'object_storage.quota_warning',
+  {
+    serviceId: string;
+    serviceName: string;
+    percent: 80 | 100;
+    usedBytes: number;
+    quotaBytes: number;
+    objects: number;
+    quotaObjects: number;
+  }
+>;
 export type ApiKeyCreatedEvent = DomainEventBase<'api_key.created', { apiKeyId: string; name: string; prefix: string }>;
 export type ApiKeyExpiringEvent = DomainEventBase<
   'api_key.expiring',
@@ -37,6 +55,8 @@ export type DomainEvent =
   | TicketClosedEvent
   | InstanceActionFinishedEvent
   | ServiceStatusChangedEvent
+  | ObjectStorageKeyRotatedEvent
+  | ObjectStorageQuotaEvent
   | ApiKeyCreatedEvent
   | ApiKeyExpiringEvent
   | CredentialsRevokedEvent

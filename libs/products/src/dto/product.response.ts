@@ -18,6 +18,10 @@ export class ObjectStorageSpecsResponse {
   storageGb: number;
   @ApiProperty({ example: 3, description: 'Included outbound traffic per month, in TB.' })
   transferTb: number;
+  @ApiProperty({ type: 'integer', example: 20000000, description: 'Objects the service may hold.' })
+  maxObjects: number;
+  @ApiProperty({ type: 'integer', example: 500, description: 'Buckets the service may have.' })
+  maxBuckets: number;
 }
 
 export class ProductPriceResponse {
@@ -43,7 +47,8 @@ export class ProductResponse {
   description: string;
   @ApiProperty({
     oneOf: [{ $ref: getSchemaPath(VpsSpecsResponse) }, { $ref: getSchemaPath(ObjectStorageSpecsResponse) }],
-    description: 'Resources: for a VPS {vcpus, memoryMb, diskGb, transferTb}, for object storage {storageGb, transferTb}.',
+    description:
+      'Resources: for a VPS {vcpus, memoryMb, diskGb, transferTb}, for object storage {storageGb, transferTb, maxObjects, maxBuckets}.',
   })
   specs: ProductSpecs;
   @ApiProperty({ type: () => [ProductPriceResponse], description: 'Prices per billing cycle.' })

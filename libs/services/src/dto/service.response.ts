@@ -30,6 +30,55 @@ export class InstanceSummaryResponse {
   ssh: SshEndpointResponse | null;
 }
 
+export const OBJECT_STORAGE_STATES = ['pending', 'active', 'suspended', 'closed', 'purged'] as const;
+
+export class ObjectStorageSummaryResponse {
+  @ApiProperty({
+    enum: OBJECT_STORAGE_STATES,
+    example: 'active',
+    description:
+      'The storage gateway user: `pending` until the gateway has applied the latest change (provisioning, a status change or a new key; retried while the gateway is unreachable), then `active`, `suspended` (S3 answers 403), `closed` (terminated: keys removed) or `purged` (user and data deleted).',
+  })
+  state: (typeof OBJECT_STORAGE_STATES)[number];
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    nullable: true,
+    example: 52428800,
+    description: 'Bytes stored, as the gateway last reported; null before the first reading.',
+  })
+  usedBytes: number | null;
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    nullable: true,
+    example: 1200,
+    description: 'Objects stored; null before the first reading.',
+  })
+  objects: number | null;
+  @ApiProperty({ type: 'integer', format: 'int32', nullable: true, example: 2, description: 'Buckets; null before the first reading.' })
+  buckets: number | null;
+  @ApiProperty({ type: 'integer', format: 'int64', example: 250000000000, description: 'Quota in bytes (from the product).' })
+  quotaBytes: number;
+  @ApiProperty({ type: 'integer', format: 'int64', example: 5000000, description: 'Quota in objects (from the product).' })
+  quotaObjects: number;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When usage was last read from the gateway.' })
+  usageUpdatedAt: string | null;
+
+  static fromRow(row: ServiceRow): ObjectStorageSummaryResponse | null {
+    if (!row.os_state) return null;
+    return {
+      state: row.os_state as ObjectStorageSummaryResponse['state'],
+      usedBytes: row.os_used_bytes ?? null,
+      objects: row.os_objects ?? null,
+      buckets: row.os_buckets ?? null,
+      quotaBytes: row.os_quota_bytes ?? 0,
+      quotaObjects: row.os_quota_objects ?? 0,
+      usageUpdatedAt: row.os_usage_updated_at ?? null,
+    };
+  }
+}
+
 export class ServiceResponse {
   @ApiProperty({ format: 'uuid', description: 'Identifier of the service; used as {id} in the service paths.' })
   id: string;
@@ -53,6 +102,10 @@ export class ServiceResponse {
   createdAt: string;
   @ApiNullableRef(InstanceSummaryResponse, { description: 'The virtual machine of a VPS; null for other types.' })
   instance: InstanceSummaryResponse | null;
+  @ApiNullableRef(ObjectStorageSummaryResponse, {
+    description: 'The storage of an object storage service (quota, usage); null for other types.',
+  })
+  objectStorage: ObjectStorageSummaryResponse | null;
 
   static fromRow(row: ServiceRow): ServiceResponse {
     return {
@@ -81,6 +134,7 @@ export class ServiceResponse {
                     : null,
             }
           : null,
+      objectStorage: row.type === 'object_storage' ? ObjectStorageSummaryResponse.fromRow(row) : null,
     };
   }
 }

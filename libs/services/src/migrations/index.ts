@@ -3,6 +3,7 @@ import { InstanceActionNotices1764000001600 } from './1764000001600-instance-act
 import { ConsoleConnections1764000001610 } from './1764000001610-console-connections';
 import { ConsoleCredentials1764000002100 } from './1764000002100-console-credentials';
 import { ImagesDisksNetworks1764000002200 } from './1764000002200-images-disks-networks';
+import { ObjectStorageUsers1764000002310 } from './1764000002310-object-storage-users';
 
 export const servicesMigrations = [
   CreateServices1764000000400,
@@ -10,4 +11,5 @@ export const servicesMigrations = [
   ConsoleConnections1764000001610,
   ConsoleCredentials1764000002100,
   ImagesDisksNetworks1764000002200,
+  ObjectStorageUsers1764000002310,
 ];

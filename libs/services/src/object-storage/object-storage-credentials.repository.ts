@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { isoText } from '@app/core';
 import type { ServiceStatus, ServiceType } from '../service.types';
-import type { IssuedCredentials } from './object-storage-provider';
 
 /** An object_storage_credentials row; the secret stays sealed (SecretBox) until the response is made. */
 export interface CredentialRow {
@@ -14,7 +13,7 @@ export interface CredentialRow {
   created_at: string;
 }
 
-export type ServiceWithCredentials = { type: ServiceType; status: ServiceStatus } & Partial<CredentialRow>;
+export type ServiceWithCredentials = { type: ServiceType; status: ServiceStatus; gateway_state: string | null } & Partial<CredentialRow>;
 
 const COLUMNS = `c.endpoint, c.region, c.bucket, c.access_key_id, c.secret_sealed, ${isoText('c.created_at')} AS created_at`;
 
@@ -25,8 +24,9 @@ export class ObjectStorageCredentialsRepository {
   /** The account's service with its credentials if issued; null when it is missing or another's. */
   async findWithService(accountId: string, serviceId: string): Promise<ServiceWithCredentials | null> {
     const [row]: ServiceWithCredentials[] = await this.dataSource.query(
-      `SELECT s.type, s.status, ${COLUMNS}
+      `SELECT s.type, s.status, u.gateway_state, ${COLUMNS}
          FROM services s LEFT JOIN object_storage_credentials c ON c.service_id = s.id
+         LEFT JOIN object_storage_users u ON u.service_id = s.id
         WHERE s.id = $1 AND s.account_id = $2`,
       [serviceId, accountId],
     );
@@ -40,10 +40,18 @@ export class ObjectStorageCredentialsRepository {
     return row ?? null;
   }
 
+  /** A new key replaces the service's key (rotation). */
+  async replaceKey(manager: EntityManager, serviceId: string, accessKeyId: string, secretSealed: string): Promise<void> {
+    await manager.query(
+      `UPDATE object_storage_credentials SET access_key_id = $2, secret_sealed = $3, created_at = now() WHERE service_id = $1`,
+      [serviceId, accessKeyId, secretSealed],
+    );
+  }
+
   async insert(
     manager: EntityManager,
     serviceId: string,
-    issued: Omit<IssuedCredentials, 'secretAccessKey'>,
+    issued: { endpoint: string; region: string; bucket: string; accessKeyId: string },
     secretSealed: string,
   ): Promise<void> {
     await manager.query(

@@ -1,19 +1,29 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { ActivityLog, Principal, Problem, SecretBox, TransactionRunner } from '@app/core';
+import { ActivityLog, domainEvent, ObjectStorageKeyRotatedEvent, Principal, Problem, SecretBox, TransactionRunner } from '@app/core';
 import { ServicesRepository } from '../services.repository';
 import type { ServiceStatus, ServiceType } from '../service.types';
 import { ObjectStorageCredentialsResponse } from './dto/object-storage-credentials.response';
 import { CredentialRow, ObjectStorageCredentialsRepository } from './object-storage-credentials.repository';
+import { ObjectStorageLifecycle } from './object-storage-lifecycle';
 import { ObjectStorageProvider } from './object-storage-provider';
+import { ObjectStorageUsersRepository } from './object-storage-users.repository';
+import { newS3Key, serviceBucket } from './s3-keys';
 
-/** The access key of an object storage service, issued on first request and kept sealed (AES-256-GCM). */
+type StorageService = { type: ServiceType; status: ServiceStatus; gateway_state?: string | null };
+
+/**
+ * The S3 key of an object storage service, kept sealed (AES-256-GCM). On a real gateway it is made
+ * with the gateway user at provisioning; on the simulator it is issued on first request.
+ */
 @Injectable()
 export class ObjectStorageService {
   constructor(
     private readonly credentials: ObjectStorageCredentialsRepository,
+    private readonly users: ObjectStorageUsersRepository,
     private readonly services: ServicesRepository,
     private readonly storage: ObjectStorageProvider,
+    private readonly lifecycle: ObjectStorageLifecycle,
     private readonly tx: TransactionRunner,
     private readonly box: SecretBox,
     private readonly activity: ActivityLog,
@@ -35,11 +45,49 @@ export class ObjectStorageService {
         await this.recordView(m, caller, serviceId, false);
         return this.respond(existing);
       }
-      const { secretAccessKey, ...issued } = await this.storage.issueCredentials({ serviceId });
-      await this.credentials.insert(m, serviceId, issued, this.box.seal(secretAccessKey));
+      await this.issue(m, serviceId);
       await this.recordView(m, caller, serviceId, true);
       return this.respond((await this.credentials.find(m, serviceId))!);
     });
+  }
+
+  /** A new key; the old one is removed from the gateway (at once when it answers, else by the queued job). */
+  async rotate(caller: Principal, serviceId: string): Promise<ObjectStorageCredentialsResponse> {
+    const { accountId } = caller;
+    await this.tx.run(async (m, publish) => {
+      const service = await this.services.lockForAccount(m, accountId, serviceId);
+      this.check(service);
+      if (!(await this.credentials.find(m, serviceId))) await this.issue(m, serviceId);
+      const { accessKeyId, secretAccessKey } = newS3Key();
+      await this.credentials.replaceKey(m, serviceId, accessKeyId, this.box.seal(secretAccessKey));
+      await this.lifecycle.changed(m, serviceId);
+      publish(
+        domainEvent<ObjectStorageKeyRotatedEvent>('object_storage.credentials_rotated', accountId, {
+          serviceId,
+          serviceName: service.name,
+          accessKeyId,
+        }),
+      );
+      await this.activity.record(m, {
+        accountId,
+        caller,
+        action: 'object_storage.credentials_rotate',
+        entity: { type: 'service', id: serviceId },
+        details: { accessKeyId },
+      });
+    });
+    await this.lifecycle.settle([serviceId]);
+    const row = await this.credentials.findWithService(accountId, serviceId);
+    return this.respond(row as CredentialRow);
+  }
+
+  /** A key for a service that has none (the simulator's first request); a real gateway gets it through the queue. */
+  private async issue(m: EntityManager, serviceId: string): Promise<void> {
+    const [region] = [...(await this.users.regions(m, [serviceId])).values()];
+    const location = this.storage.location(region) ?? this.storage.location()!;
+    const { secretAccessKey, ...key } = newS3Key();
+    await this.credentials.insert(m, serviceId, { ...location, bucket: serviceBucket(serviceId), ...key }, this.box.seal(secretAccessKey));
+    if (region !== undefined) await this.lifecycle.changed(m, serviceId);
   }
 
   /** Who saw the secret, and when (never the secret itself). */
@@ -53,12 +101,14 @@ export class ObjectStorageService {
     });
   }
 
-  private check(service: { type: ServiceType; status: ServiceStatus } | null | undefined): asserts service {
+  private check(service: StorageService | null | undefined): asserts service {
     if (!service) throw Problem.notFound('Service');
     if (service.type !== 'object_storage')
       throw new Problem(404, 'not_found', 'This service has no object storage (it is not an object storage service).');
     if (service.status !== 'active')
       throw Problem.conflict('invalid_state', `The service is ${service.status}; credentials need an active service.`);
+    if (service.gateway_state === 'pending')
+      throw Problem.conflict('invalid_state', 'The storage is still being provisioned on the gateway; try again in a moment.');
   }
 
   private respond(row: CredentialRow): ObjectStorageCredentialsResponse {

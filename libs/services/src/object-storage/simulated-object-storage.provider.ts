@@ -1,23 +1,27 @@
-import { randomInt } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { BucketRef, IssuedCredentials, ObjectStorageProvider } from './object-storage-provider';
+import { GatewayBucket, GatewayUsage, ObjectStorageProvider, StorageLocation } from './object-storage-provider';
 
-const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-const MIXED = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const REGION = 'eu-central-1';
 
-const random = (alphabet: string, length: number): string => Array.from({ length }, () => alphabet[randomInt(alphabet.length)]).join('');
-
-/** The default adapter: credentials shaped like S3's (20-character key id, 40-character secret), no real store. */
+/** The default adapter: credentials shaped like S3's, no real store; every gateway step succeeds at once. */
 @Injectable()
 export class SimulatedObjectStorageProvider extends ObjectStorageProvider {
-  async issueCredentials(bucket: BucketRef): Promise<IssuedCredentials> {
-    return {
-      endpoint: `https://${REGION}.objects.example.net`,
-      region: REGION,
-      bucket: `svc-${bucket.serviceId}`,
-      accessKeyId: `HSK${random(UPPER, 17)}`,
-      secretAccessKey: random(MIXED, 40),
-    };
+  readonly remote = false;
+
+  location(region?: string): StorageLocation | null {
+    if (region !== undefined && region !== REGION) return null;
+    return { endpoint: `https://${REGION}.objects.example.net`, region: REGION };
+  }
+
+  async apply(): Promise<void> {}
+
+  async purge(): Promise<void> {}
+
+  async usage(): Promise<GatewayUsage> {
+    return { usedBytes: 0, objects: 0, buckets: 1 };
+  }
+
+  async buckets(uid: string): Promise<GatewayBucket[]> {
+    return [{ name: uid, sizeBytes: 0, objects: 0, createdAt: null }];
   }
 }

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# A one-node Ceph cluster with an S3 gateway for tests and local use (the rgw object storage
+# adapter): one monitor, one OSD on memstore (data in memory, up to CEPH_MEMSTORE_BYTES), one
+# radosgw on 127.0.0.1:7480, cephx off, pools of size 1. Idempotent: starts only what is not
+# running; an OSD that is gone lost its memory store, so the cluster is then made afresh.
+# Creates the Admin Ops user the API signs with (caps users=*;buckets=*;usage=read;metadata=read;
+# with the keys in RGW_ADMIN_ACCESS_KEY / RGW_ADMIN_SECRET_KEY when both are set, else random ones)
+# and prints its keys as shell exports, also kept in $CEPH_DIR/admin.env (mode 600).
+#   eval "$(bash scripts/ensure-ceph.sh)"   # then OBJECT_STORAGE_PROVIDER=rgw npm start
+# RGW_BIND (127.0.0.1) is the gateway's listen address (0.0.0.0 in a container).
+set -euo pipefail
+
+CEPH_DIR=${CEPH_DIR:-/var/lib/hosting-ceph}
+RGW_PORT=${RGW_PORT:-7480}
+RGW_BIND=${RGW_BIND:-127.0.0.1}
+MON_ADDR=${CEPH_MON_ADDR:-127.0.0.1:6789}
+MEMSTORE_BYTES=${CEPH_MEMSTORE_BYTES:-1073741824}
+PACKAGES="ceph-mon ceph-osd radosgw ceph-common"
+CONF=$CEPH_DIR/ceph.conf
+RUN=$CEPH_DIR/run
+log() { printf '%s\n' "$*" >&2; }
+
+if ! command -v ceph-mon >/dev/null || ! command -v ceph-osd >/dev/null || ! command -v radosgw >/dev/null || ! command -v ceph >/dev/null; then
+  log "installing $PACKAGES from Debian packages"
+  # shellcheck disable=SC2086
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $PACKAGES >/dev/null
+fi
+
+alive() { [ -f "$RUN/$1.pid" ] && kill -0 "$(cat "$RUN/$1.pid")" 2>/dev/null; }
+ceph_() { timeout 20 ceph -c "$CONF" --connect-timeout 10 "$@"; }
+gateway_up() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$RGW_PORT" 2>/dev/null; }
+
+stop_all() {
+  for name in client.rgw.a osd.0 mon.a; do
+    if alive "$name"; then kill "$(cat "$RUN/$name.pid")" 2>/dev/null || true; fi
+  done
+  for _ in $(seq 1 150); do alive client.rgw.a || alive osd.0 || alive mon.a || return 0; sleep 0.2; done
+  for name in client.rgw.a osd.0 mon.a; do alive "$name" && kill -9 "$(cat "$RUN/$name.pid")" 2>/dev/null || true; done
+}
+
+write_conf() {
+  cat >"$CONF" <<CONF
+[global]
+fsid = $1
+mon host = v1:$MON_ADDR
+auth cluster required = none
+auth service required = none
+auth client required = none
+osd objectstore = memstore
+memstore device bytes = $MEMSTORE_BYTES
+osd pool default size = 1
+osd pool default min size = 1
+osd pool default pg num = 8
+osd pool default pgp num = 8
+osd pool default pg autoscale mode = off
+mon allow pool size one = true
+mon allow pool delete = true
+osd crush chooseleaf type = 0
+run dir = $RUN
+pid file = $RUN/\$name.pid
+admin socket = $RUN/\$name.asok
+log file = $CEPH_DIR/log/\$name.log
+osd memory target = 268435456
+rgw thread pool size = 32
+[mon.a]
+mon data = $CEPH_DIR/mon.a
+[osd.0]
+osd data = $CEPH_DIR/osd.0
+[client.rgw.a]
+rgw frontends = beast endpoint=$RGW_BIND:$RGW_PORT
+rgw data = $CEPH_DIR/rgw.a
+CONF
+}
+
+fresh_cluster() {
+  log "creating a one-node Ceph cluster in $CEPH_DIR"
+  stop_all
+  rm -rf "$CEPH_DIR"
+  mkdir -p "$RUN" "$CEPH_DIR/log" "$CEPH_DIR/mon.a" "$CEPH_DIR/osd.0" "$CEPH_DIR/rgw.a"
+  chmod 700 "$CEPH_DIR"
+  local fsid
+  fsid=$(cat /proc/sys/kernel/random/uuid)
+  write_conf "$fsid"
+  monmaptool --create --add a "v1:$MON_ADDR" --fsid "$fsid" "$CEPH_DIR/monmap" >/dev/null
+  ceph-mon -c "$CONF" --mkfs -i a --monmap "$CEPH_DIR/monmap" >/dev/null
+  ceph-mon -c "$CONF" -i a 2>>"$CEPH_DIR/log/start.log"
+  ceph_ osd create >/dev/null
+  ceph-osd -c "$CONF" -i 0 --mkfs >/dev/null 2>&1
+  ceph-osd -c "$CONF" -i 0 2>>"$CEPH_DIR/log/start.log"
+}
+
+osd_up() { alive mon.a && ceph_ osd dump 2>/dev/null | grep -q '^osd.0 up'; }
+if [ ! -f "$CONF" ] || [ ! -d "$CEPH_DIR/mon.a" ] || ! alive osd.0 || { alive mon.a && ! osd_up; }; then
+  fresh_cluster
+elif ! alive mon.a; then
+  ceph-mon -c "$CONF" -i a 2>>"$CEPH_DIR/log/start.log"
+fi
+if ! alive client.rgw.a; then radosgw -c "$CONF" -n client.rgw.a 2>>"$CEPH_DIR/log/start.log"; fi
+
+for _ in $(seq 1 300); do gateway_up && break; sleep 0.2; done
+gateway_up || { log "radosgw did not answer on 127.0.0.1:$RGW_PORT (see $CEPH_DIR/log)"; exit 1; }
+
+admin_key() { timeout 60 radosgw-admin -c "$CONF" user info --uid=hosting-admin 2>/dev/null | python3 -c 'import json,sys; k=json.load(sys.stdin)["keys"][0]; print(k["access_key"], k["secret_key"])' 2>/dev/null; }
+if ! keys=$(admin_key); then
+  given=()
+  if [ -n "${RGW_ADMIN_ACCESS_KEY:-}" ] && [ -n "${RGW_ADMIN_SECRET_KEY:-}" ]; then
+    given=(--access-key="$RGW_ADMIN_ACCESS_KEY" --secret-key="$RGW_ADMIN_SECRET_KEY")
+  fi
+  timeout 60 radosgw-admin -c "$CONF" user create --uid=hosting-admin --display-name="Hosting API (Admin Ops)" \
+    --caps="users=*;buckets=*;usage=read;metadata=read" "${given[@]}" >/dev/null
+  keys=$(admin_key)
+fi
+read -r access secret <<<"$keys"
+umask 077
+cat >"$CEPH_DIR/admin.env" <<ENV
+export OBJECT_STORAGE_PROVIDER=rgw
+export RGW_ADMIN_URL=http://127.0.0.1:$RGW_PORT
+export RGW_ADMIN_ACCESS_KEY=$access
+export RGW_ADMIN_SECRET_KEY=$secret
+export OBJECT_STORAGE_ENDPOINT=http://127.0.0.1:$RGW_PORT
+ENV
+cat "$CEPH_DIR/admin.env"

@@ -1,0 +1,87 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RgwClient } from '../../libs/services/src/object-storage/rgw/rgw-admin-client';
+import { waitForOrFail } from './wait-for';
+
+/** Where scripts/ensure-ceph.sh keeps the one-node cluster and the admin user's keys. */
+export const CEPH_DIR = process.env.CEPH_DIR ?? '/var/lib/hosting-ceph';
+const ADMIN_ENV = join(CEPH_DIR, 'admin.env');
+const ENSURE = join(__dirname, '../../scripts/ensure-ceph.sh');
+
+/**
+ * The RGW suite runs where scripts/ensure-ceph.sh has made the gateway, and always in CI (`CI`
+ * set), where a missing gateway is a failure rather than a skip (`.ci/run` runs the script).
+ */
+export function cephTestsEnabled(): boolean {
+  if (existsSync(ADMIN_ENV) || process.env.CI) return true;
+  process.stderr.write(
+    `Skipping Ceph RGW tests: ${ADMIN_ENV} is missing (run scripts/ensure-ceph.sh). In CI (CI set) they run and fail instead.\n`,
+  );
+  return false;
+}
+
+/** OBJECT_STORAGE_PROVIDER=rgw and the admin keys, as the script wrote them. */
+export function rgwEnv(): Record<string, string> {
+  return Object.fromEntries(
+    readFileSync(ADMIN_ENV, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('export '))
+      .map((line) => {
+        const [name, ...value] = line.slice('export '.length).split('=');
+        return [name, value.join('=')];
+      }),
+  );
+}
+
+/** The gateway as an operator sees it, through the Admin Ops API. */
+export function adminGateway() {
+  const env = rgwEnv();
+  const client = new RgwClient(env.RGW_ADMIN_URL, 'default', 10_000);
+  const key = { accessKeyId: env.RGW_ADMIN_ACCESS_KEY, secretAccessKey: env.RGW_ADMIN_SECRET_KEY };
+  return {
+    secret: env.RGW_ADMIN_SECRET_KEY,
+    async user(
+      uid: string,
+    ): Promise<{ suspended: number; keys: { access_key: string }[]; user_quota: { max_size: number; max_objects: number } } | null> {
+      return client.admin<never>(key, { method: 'GET', path: '/admin/user', query: { uid } }).catch((err: { status?: number }) => {
+        if (err.status === 404) return null;
+        throw err;
+      });
+    },
+  };
+}
+
+function pidOfGateway(): number | null {
+  const file = join(CEPH_DIR, 'run', 'client.rgw.a.pid');
+  return existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : null;
+}
+
+async function answers(url: string): Promise<boolean> {
+  return fetch(url, { signal: AbortSignal.timeout(2000) }).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Stops radosgw (the process the script started, by its pid file) and waits until nothing answers. */
+export async function stopGateway(): Promise<void> {
+  const pid = pidOfGateway();
+  if (pid) process.kill(pid, 'SIGTERM');
+  const url = rgwEnv().RGW_ADMIN_URL;
+  await waitForOrFail(
+    () => answers(url),
+    (up) => !up,
+    30_000,
+    () => 'radosgw kept answering after SIGTERM',
+  );
+}
+
+/** Starts it again the way CI does (the script starts only what is not running). */
+export function startGateway(): Promise<void> {
+  return new Promise((resolve, reject) =>
+    execFile('bash', [ENSURE], { timeout: 120_000 }, (err, _stdout, stderr) =>
+      err ? reject(new Error(`ensure-ceph.sh: ${stderr}`)) : resolve(),
+    ),
+  );
+}
