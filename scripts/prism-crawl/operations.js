@@ -15,6 +15,7 @@ async function crawl({ base, api, demoKey, sshKey, outbox }) {
   const ctx = { call, direct, token, report, sshKey };
 
   await products(ctx);
+  await images(ctx);
   await services(ctx);
   await apiKeys(ctx);
   await sshKeys(ctx);
@@ -34,6 +35,14 @@ async function products({ call, token }) {
   await call('get /api/products/{id}', { token, params: { id: randomUUID() }, expect: 404 });
   await call('get /api/products', { token, query: { pageSize: 0 }, expect: 400 });
   await call('get /api/products', { expect: 401 });
+}
+
+async function images({ call, token }) {
+  const list = await call('get /api/images', { token });
+  await call('get /api/images/{id}', { token, params: { id: list.body.data[0].id } });
+  await call('get /api/images/{id}', { token, params: { id: randomUUID() }, expect: 404 });
+  await call('get /api/images', { token, query: { pageSize: 0 }, expect: 400 });
+  await call('get /api/images', { expect: 401 });
 }
 
 async function services({ call, direct, token, report }) {
@@ -74,6 +83,11 @@ async function services({ call, direct, token, report }) {
   await settle(staging, (await act('reboot', staging)).body);
   await settle(staging, (await act('stop', staging)).body);
   await act('start', storage, 404); // object storage has no instance
+  const rebuild = (service, body, expect = 202) =>
+    call('post /api/services/{id}/instance/rebuild', { token, params: { id: service.id }, headers: idempotent(), body, expect });
+  await rebuild(staging, { image: 'no-such-image' }, 400);
+  await settle(staging, (await rebuild(staging, { image: 'debian-12' })).body); // boots it
+  await settle(staging, (await act('stop', staging)).body);
   await call('get /api/services/{id}/instance/actions', { token, params: { id: staging.id }, query: { pageSize: 2 } });
 
   await call('get /api/services/{id}/instance/console', { token, params: { id: web.id } });
@@ -124,6 +138,8 @@ async function webhooks({ call, token }) {
   const test = await call('post /api/webhooks/{id}/test', { token, params: { id }, headers: idempotent(), expect: 202 });
   await call('get /api/webhooks/{id}/deliveries', { token, params: { id } });
   const deliveryId = test.body.id;
+  await call('get /api/webhooks/{id}/deliveries/{deliveryId}/attempts', { token, params: { id, deliveryId } });
+  await call('get /api/webhooks/{id}/deliveries/{deliveryId}/attempts', { token, params: { id, deliveryId: randomUUID() }, expect: 404 });
   await call('post /api/webhooks/{id}/deliveries/{deliveryId}/redeliver', {
     token,
     params: { id, deliveryId },
