@@ -4,6 +4,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname, extname, join, normalize, sep } from 'node:path';
 import type { Schemas } from '@hosting-account/sdk';
+import { relayWebSocket } from './websocket-relay';
 
 type ConsoleSession = Schemas['ConsoleSessionResponse'];
 
@@ -32,6 +33,7 @@ export async function openConsolePage(session: ConsoleSession, service: ConsoleS
   const secret = randomBytes(16).toString('hex');
   const { again } = service;
   let served = false;
+  let pageSession = session;
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://localhost').pathname);
     if (path === '/favicon.svg' || path === '/favicon.ico') {
@@ -42,16 +44,24 @@ export async function openConsolePage(session: ConsoleSession, service: ConsoleS
       const headers = { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' };
       if (served) return res.writeHead(410, headers).end(usedPage(service, again));
       served = true;
-      return res.writeHead(200, headers).end(page(session, service, again, `/${secret}/novnc/core/rfb.js`));
+      return res.writeHead(200, headers).end(page(pageSession, service, again, `/${secret}/novnc/core/rfb.js`));
     }
     const file = normalize(join(novnc, path.slice(`/${secret}/novnc/`.length)));
     if (!path.startsWith(`/${secret}/novnc/`) || !file.startsWith(novnc + sep) || !existsSync(file)) return res.writeHead(404).end();
     res.writeHead(200, { 'Content-Type': extname(file) === '.js' ? 'text/javascript' : 'application/octet-stream' });
     createReadStream(file).pipe(res);
   });
+  let relayed = false;
+  server.on('upgrade', (req, socket, head: Buffer) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path !== `/${secret}/websocket` || relayed) return socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n');
+    relayed = true;
+    relayWebSocket(req, socket, head, session.url);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   const url = `http://127.0.0.1:${port}/${secret}/`;
+  pageSession = { ...session, url: `ws://127.0.0.1:${port}/${secret}/websocket` };
   process.stderr.write(`Console page: ${url}\nPress Ctrl-C to stop serving it.\n`);
   openBrowser(url);
   await new Promise<void>((resolve) => process.once('SIGINT', resolve));
