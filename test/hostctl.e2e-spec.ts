@@ -343,7 +343,9 @@ describe('hostctl: the command line against the API', () => {
       ico: [200, 'image/svg+xml'],
     });
     expect(seen.html).toMatch(/new RFB\(/);
-    expect(seen.html).toMatch(/"url":"wss?:\/\/127\.0\.0\.1:\d+\/console\?token=[^"]+","password":"[^"]+"/);
+    // The page connects to hostctl's own relay on its origin, which carries the session to the API.
+    const pageOrigin = new URL(seen.page).host;
+    expect(seen.html).toContain(`"url":"ws://${pageOrigin}${new URL(seen.page).pathname}websocket","password":"`);
     expect(seen.html).toContain('<title>web-1 - hostctl console</title>');
     // A lost or ended connection names the command that gives a new link.
     expect(seen.html).toContain(`"again":"hostctl vps console ${vpsId} --open"`);
