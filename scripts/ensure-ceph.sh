@@ -26,7 +26,12 @@ if ! command -v ceph-mon >/dev/null || ! command -v ceph-osd >/dev/null || ! com
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $PACKAGES >/dev/null
 fi
 
-alive() { [ -f "$RUN/$1.pid" ] && kill -0 "$(cat "$RUN/$1.pid")" 2>/dev/null; }
+# Running, and not a zombie: a daemon that exited stays one while nothing reaps it (no init here).
+alive() {
+  local pid
+  [ -f "$RUN/$1.pid" ] && pid=$(cat "$RUN/$1.pid") && kill -0 "$pid" 2>/dev/null \
+    && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$pid/stat" 2>/dev/null
+}
 ceph_() { timeout 20 ceph -c "$CONF" --connect-timeout 10 "$@"; }
 gateway_up() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$RGW_PORT" 2>/dev/null; }
 
@@ -95,9 +100,17 @@ if [ ! -f "$CONF" ] || [ ! -d "$CEPH_DIR/mon.a" ] || ! alive osd.0 || { alive mo
 elif ! alive mon.a; then
   ceph-mon -c "$CONF" -i a 2>>"$CEPH_DIR/log/start.log"
 fi
-if ! alive client.rgw.a; then radosgw -c "$CONF" -n client.rgw.a 2>>"$CEPH_DIR/log/start.log"; fi
-
-for _ in $(seq 1 300); do gateway_up && break; sleep 0.2; done
+# A radosgw told to stop closes its port at once but may take a while to exit: start the new one
+# when the old one is gone, not before.
+started=false
+for _ in $(seq 1 450); do
+  gateway_up && break
+  if ! $started && ! alive client.rgw.a; then
+    radosgw -c "$CONF" -n client.rgw.a 2>>"$CEPH_DIR/log/start.log"
+    started=true
+  fi
+  sleep 0.2
+done
 gateway_up || { log "radosgw did not answer on 127.0.0.1:$RGW_PORT (see $CEPH_DIR/log)"; exit 1; }
 
 admin_key() { timeout 60 radosgw-admin -c "$CONF" user info --uid=hosting-admin 2>/dev/null | python3 -c 'import json,sys; k=json.load(sys.stdin)["keys"][0]; print(k["access_key"], k["secret_key"])' 2>/dev/null; }
