@@ -95,7 +95,13 @@ fresh_cluster() {
 }
 
 osd_up() { alive mon.a && ceph_ osd dump 2>/dev/null | grep -q '^osd.0 up'; }
-if [ ! -f "$CONF" ] || [ ! -d "$CEPH_DIR/mon.a" ] || ! alive osd.0 || { alive mon.a && ! osd_up; }; then
+# A busy monitor can be slow to say the OSD is up: ask for a minute before starting over.
+osd_up_soon() {
+  local until=$((SECONDS + 60))
+  while [ "$SECONDS" -lt "$until" ]; do osd_up && return 0; sleep 1; done
+  return 1
+}
+if [ ! -f "$CONF" ] || [ ! -d "$CEPH_DIR/mon.a" ] || ! alive osd.0 || { alive mon.a && ! osd_up_soon; }; then
   fresh_cluster
 elif ! alive mon.a; then
   ceph-mon -c "$CONF" -i a 2>>"$CEPH_DIR/log/start.log"
