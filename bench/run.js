@@ -592,15 +592,12 @@ async function main() {
 
     // 3. the baseline must run the API's list SQL and give the API's bodies
     const sqlDrift = checkSqlParity(API_MAIN, creds.account);
-    // Smoke mode keeps the bench running in CI while the baseline catches up with the API's shape.
-    if (sqlDrift && !opts.smoke) throw new Error(sqlDrift);
-    if (sqlDrift) log(`WARNING (smoke mode goes on): ${sqlDrift}`);
+    if (sqlDrift) throw new Error(sqlDrift);
     let list = scenarios(creds, tokens);
     if (opts.only) list = list.filter((s) => opts.only.includes(s.id));
     for (const s of list) {
       const parity = await checkParity(s, ports);
-      if (!parity.ok && !opts.smoke) throw new Error(`Byte-for-byte check failed for ${s.id}:\n${parity.problems.join('\n')}`);
-      if (!parity.ok) log(`WARNING (smoke mode goes on): bodies differ for ${s.id}`);
+      if (!parity.ok) throw new Error(`Byte-for-byte check failed for ${s.id}:\n${parity.problems.join('\n')}`);
       s.bodyBytes = parity.bytes;
       log(`  same body from both: ${s.id} (${parity.bytes} bytes)`);
     }
