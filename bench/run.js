@@ -673,6 +673,7 @@ async function main() {
       consoleRow = await consoleScenario({
         port: ports.api,
         proxyPort,
+        proxyPid: proxy.child.pid,
         apiKey: creds.apiKey,
         accountId: creds.account,
         dbUrl,
@@ -703,6 +704,27 @@ async function main() {
       log(
         `Console: proxy ${mbps(consoleRow.proxyBytesPerSecond)}, direct ${mbps(consoleRow.directBytesPerSecond)}, ratio ${consoleRow.ratio.toFixed(2)}`,
       );
+      const peer = consoleRow.vsWebsockify;
+      if (peer) {
+        log(
+          `Console vs websockify: websockify ${mbps(consoleRow.websockifyBytesPerSecond)}, throughput ratio ${peer.throughputRatio.toFixed(2)}; ` +
+            `CPU per MB: proxy ${peer.proxyCpuMsPerMB} ms, websockify ${peer.websockifyCpuMsPerMB} ms`,
+        );
+        checks.push(
+          {
+            target: 'console: bytes/s through the proxy >= websockify',
+            value: peer.throughputRatio,
+            pass: peer.throughputRatio >= 1,
+            ...(opts.smoke ? { informational: true } : {}),
+          },
+          {
+            target: 'console: proxy CPU per MB <= websockify',
+            value: `${peer.proxyCpuMsPerMB} ms vs ${peer.websockifyCpuMsPerMB} ms`,
+            pass: peer.proxyCpuMsPerMB <= peer.websockifyCpuMsPerMB,
+            ...(opts.smoke ? { informational: true } : {}),
+          },
+        );
+      }
       checks.push({
         target: `console: bytes/s through the proxy >= ${consoleRow.minRatio} of a direct TCP connection`,
         value: consoleRow.ratio,
