@@ -33,6 +33,7 @@ const BUILT_API = path.join(ROOT, 'dist/apps/api/apps/api/src/main.js');
 const BASELINE = path.join(__dirname, 'baseline/server.js');
 const { ALPHABET, toBase62 } = require(BASELINE);
 const { measureHostileBodies } = require('./hostile-bodies');
+const { webhooksScenario } = require('./webhooks');
 
 // ---- options -----------------------------------------------------------------------------------
 function parseArgs(argv) {
@@ -522,6 +523,9 @@ async function main() {
     // The hostile-body scenario posts to /api/auth/login: it measures validation, not the login bucket.
     RATE_LIMIT_LOGIN_PER_MINUTE: '0',
     RATE_LIMIT_CONSOLE_PER_MINUTE: '1000',
+    // The webhooks scenario's receiver is on loopback, over plain HTTP.
+    WEBHOOKS_ALLOW_HTTP: 'true',
+    WEBHOOKS_ALLOW_PRIVATE: 'true',
     DEMO_DATA: 'false',
     DATA_DIR: dataDir,
     ...(opts.apiNodeOptions ? { NODE_OPTIONS: opts.apiNodeOptions } : {}),
@@ -661,6 +665,20 @@ async function main() {
       printHostile(hostile);
     }
 
+    // 4a. webhooks: deliveries per second from the API process against a bare sign-and-post loop
+    let webhooksRow = null;
+    if (!opts.only || opts.only.includes('webhooks')) {
+      webhooksRow = await webhooksScenario({
+        port: ports.api,
+        apiPid: api.child.pid,
+        cpuMs,
+        apiKey: creds.apiKey,
+        dbUrl,
+        perEndpoint: opts.smoke ? 50 : 500,
+        log,
+      });
+    }
+
     // 4b. the console: the proxy's throughput against a direct connection to the same VNC server
     let consoleRow = null;
     if (!opts.only || opts.only.includes('console')) {
@@ -732,6 +750,26 @@ async function main() {
         ...(opts.smoke ? { informational: true } : {}),
       });
     }
+    if (webhooksRow) {
+      log(
+        `Webhooks: API ${webhooksRow.apiPerSecond}/s, bare loop ${webhooksRow.barePerSecond}/s, ratio ${webhooksRow.ratio}; ` +
+          `beside an endpoint answering in 5 s ${webhooksRow.withSlowEndpointPerSecond}/s (${webhooksRow.slowEndpointRatio} of alone)`,
+      );
+      checks.push(
+        {
+          target: 'webhooks: deliveries/s from one API process >= 0.5 of a bare sign-and-post loop',
+          value: webhooksRow.ratio,
+          pass: webhooksRow.ratio >= 0.5,
+          ...(opts.smoke ? { informational: true } : {}),
+        },
+        {
+          target: 'webhooks: an endpoint answering in 5 s leaves the others >= 0.8 of their rate',
+          value: webhooksRow.slowEndpointRatio,
+          pass: webhooksRow.slowEndpointRatio >= 0.8,
+          ...(opts.smoke ? { informational: true } : {}),
+        },
+      );
+    }
     log('');
     log(opts.smoke ? 'Targets (informational in smoke mode):' : 'Targets:');
     for (const c of checks)
@@ -754,6 +792,7 @@ async function main() {
       scenarios: rows,
       hostileBodies: hostile,
       console: consoleRow,
+      webhooks: webhooksRow,
       rss,
       targets: checks,
     };

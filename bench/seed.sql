@@ -12,12 +12,13 @@ BEGIN;
 CREATE FUNCTION pg_temp.bench_id(seed text) RETURNS uuid LANGUAGE sql IMMUTABLE
   AS $$ SELECT overlay(overlay(md5(seed) placing '4' from 13) placing '8' from 17)::uuid $$;
 
-INSERT INTO accounts (id, email, name, password_hash, created_at, updated_at)
+INSERT INTO accounts (id, email, name, password_hash, email_verified_at, created_at, updated_at)
 SELECT pg_temp.bench_id('account-' || a),
        'bench-' || lpad(a::text, 4, '0') || '@example.test',
        'Bench customer ' || a,
        -- not a usable hash: the benchmark never logs in with a password
        'bench-no-login',
+       timestamptz '2024-01-01 00:00:00+00' + a * interval '1 hour',
        timestamptz '2024-01-01 00:00:00+00' + a * interval '1 hour',
        timestamptz '2024-01-01 00:00:00+00' + a * interval '1 hour'
   FROM generate_series(1, 1000) a;
