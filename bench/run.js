@@ -6,7 +6,8 @@
 //   node bench/run.js             full run: warm-up, then 3 rounds of A B (API, baseline), 50 connections, 10 s
 //   node bench/run.js --smoke     CI: 1 round, 1 s, 10 connections (still checks the bodies byte for byte)
 //
-// Options: --only=<scenario,...> (hostile-bodies: the wide-JSON scenario; console: the console proxy's throughput)  --rounds=N  --duration=S  --warmup=S  --connections=N
+// Options: --only=<scenario,...> (hostile-bodies: the wide-JSON scenario; console: the console proxy's throughput;
+//          webhooks: deliveries/s against a bare loop; streams: open notification streams)  --streams=N  --rounds=N  --duration=S  --warmup=S  --connections=N
 //          --pool=N (DB_POOL_SIZE of both servers; unset: the API's default)  --db=<name>
 //          --reuse-db (keep a seeded database from an earlier run)  --out=<file>  --strict
 //          --admin-url=<postgres URL of the maintenance database>
@@ -34,6 +35,7 @@ const BASELINE = path.join(__dirname, 'baseline/server.js');
 const { ALPHABET, toBase62 } = require(BASELINE);
 const { measureHostileBodies } = require('./hostile-bodies');
 const { webhooksScenario } = require('./webhooks');
+const { streamsScenario } = require('./streams');
 
 // ---- options -----------------------------------------------------------------------------------
 function parseArgs(argv) {
@@ -61,6 +63,7 @@ function parseArgs(argv) {
     api: path.resolve(ROOT, String(flags.api ?? BUILT_API)),
     apiNodeOptions: flags['api-node-options'] === undefined ? productionNodeOptions() : String(flags['api-node-options']),
     node: flags.node ? String(flags.node) : process.execPath,
+    streams: flags.streams === undefined ? undefined : Number(flags.streams),
   };
 }
 
@@ -136,7 +139,10 @@ async function insertCredentials(url) {
     await c.query(`DELETE FROM tickets WHERE subject = 'bench replies'`);
     const ticket = await c.query(`INSERT INTO tickets (account_id, subject) VALUES ($1, 'bench replies') RETURNING id`, [rows[0].account]);
     await c.query('COMMIT');
+    const accounts = await c.query(`SELECT ${benchId(`'account-' || a`)} AS id FROM generate_series(1, 1000) a ORDER BY a`);
     return {
+      keys,
+      accountIds: accounts.rows.map((r) => r.id),
       apiKey: keys[0],
       account: rows[0].account,
       session: rows[0].session,
@@ -526,6 +532,8 @@ async function main() {
     // The webhooks scenario's receiver is on loopback, over plain HTTP.
     WEBHOOKS_ALLOW_HTTP: 'true',
     WEBHOOKS_ALLOW_PRIVATE: 'true',
+    // Unset: the API's default (4), as deployed; set to see how the webhooks scenario scales with it.
+    ...(process.env.WEBHOOKS_CONCURRENCY ? { WEBHOOKS_CONCURRENCY: process.env.WEBHOOKS_CONCURRENCY } : {}),
     DEMO_DATA: 'false',
     DATA_DIR: dataDir,
     ...(opts.apiNodeOptions ? { NODE_OPTIONS: opts.apiNodeOptions } : {}),
@@ -674,7 +682,7 @@ async function main() {
         cpuMs,
         apiKey: creds.apiKey,
         dbUrl,
-        perEndpoint: opts.smoke ? 50 : 500,
+        perEndpoint: Number(process.env.BENCH_WEBHOOK_BACKLOG) || (opts.smoke ? 50 : 500),
         log,
       });
     }
@@ -701,6 +709,30 @@ async function main() {
         rounds: opts.rounds,
         log,
       });
+    }
+
+    // 4c. streams: many open notification streams on one API process of their own
+    let streamsRow = null;
+    if (!opts.only || opts.only.includes('streams')) {
+      const streamsPort = await freePort();
+      const streamsApi = startProcess('api (streams)', API_MAIN, {
+        ...apiEnv(streamsPort),
+        NOTIFICATIONS_MAX_STREAMS_PER_ACCOUNT: '10',
+        NOTIFICATIONS_MAX_STREAMS_PER_IP: '100000',
+      });
+      started.push(streamsApi);
+      await waitReady(streamsApi, streamsPort, '/health/ready');
+      streamsRow = await streamsScenario({
+        port: streamsPort,
+        pid: streamsApi.child.pid,
+        procStatus,
+        keys: creds.keys,
+        accountIds: creds.accountIds,
+        dbUrl,
+        streams: opts.streams ?? (opts.smoke ? 500 : 10_000),
+        log,
+      });
+      await stopProcess(streamsApi);
     }
 
     const peak = sampler.stop();
@@ -750,6 +782,26 @@ async function main() {
         ...(opts.smoke ? { informational: true } : {}),
       });
     }
+    if (streamsRow) {
+      log(
+        `Streams: ${streamsRow.streams} open, ${streamsRow.kbPerStream} KB each; commit to arrival p99 ${streamsRow.arrivalP99Ms} ms (max ${streamsRow.arrivalMaxMs} ms), missing ${streamsRow.missing}`,
+      );
+      const inform = opts.smoke ? { informational: true } : {};
+      checks.push(
+        {
+          target: 'streams: API memory per open stream < 20 KB',
+          value: `${streamsRow.kbPerStream} KB`,
+          pass: streamsRow.kbPerStream < 20,
+          ...inform,
+        },
+        {
+          target: 'streams: p99 from commit to arrival on every stream < 1 s, none missing',
+          value: `${streamsRow.arrivalP99Ms} ms, ${streamsRow.missing} missing`,
+          pass: streamsRow.arrivalP99Ms < 1000 && streamsRow.missing === 0,
+          ...inform,
+        },
+      );
+    }
     if (webhooksRow) {
       log(
         `Webhooks: API ${webhooksRow.apiPerSecond}/s, bare loop ${webhooksRow.barePerSecond}/s, ratio ${webhooksRow.ratio}; ` +
@@ -793,6 +845,7 @@ async function main() {
       hostileBodies: hostile,
       console: consoleRow,
       webhooks: webhooksRow,
+      streams: streamsRow,
       rss,
       targets: checks,
     };
