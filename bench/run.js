@@ -732,6 +732,7 @@ async function main() {
         streams: opts.streams ?? (opts.smoke ? 500 : 10_000),
         log,
       });
+      if (streamsRow.missing || streamsRow.refused) log(`  streams API process's last words:\n${streamsApi.tail().slice(-2000)}`);
       await stopProcess(streamsApi);
     }
 
