@@ -759,7 +759,7 @@ async function main() {
       if (peer) {
         log(
           `Console vs websockify: websockify ${mbps(consoleRow.websockifyBytesPerSecond)}, throughput ratio ${peer.throughputRatio.toFixed(2)}; ` +
-            `CPU per MB: proxy ${peer.proxyCpuMsPerMB} ms, websockify ${peer.websockifyCpuMsPerMB} ms`,
+            `CPU per MB: proxy ${peer.proxyCpuMsPerMB} ms (${peer.proxyNetCpuMsPerMB} ms net of its idle CPU), websockify ${peer.websockifyCpuMsPerMB} ms`,
         );
         checks.push(
           {
@@ -769,9 +769,9 @@ async function main() {
             ...(opts.smoke ? { informational: true } : {}),
           },
           {
-            target: 'console: proxy CPU per MB <= websockify',
-            value: `${peer.proxyCpuMsPerMB} ms vs ${peer.websockifyCpuMsPerMB} ms`,
-            pass: peer.proxyCpuMsPerMB <= peer.websockifyCpuMsPerMB,
+            target: "console: proxy CPU per MB (net of the API process's idle CPU) <= websockify",
+            value: `${peer.proxyNetCpuMsPerMB} ms vs ${peer.websockifyCpuMsPerMB} ms`,
+            pass: peer.proxyNetCpuMsPerMB <= peer.websockifyCpuMsPerMB,
             ...(opts.smoke ? { informational: true } : {}),
           },
         );
