@@ -14,6 +14,8 @@
 //          --api=<main.js of another build of the API> (to compare builds; default: the built dist/)
 //          --api-node-options=<NODE_OPTIONS for the API process only> (default: the Dockerfile's, as in production)
 //          --node=<node binary for both servers> (default: the one running this script; bench/node-versions.js compares two)
+// Environment: BENCH_WEBHOOK_BACKLOG (deliveries per endpoint in the webhooks scenario; 500, 50 in smoke mode),
+//          WEBHOOKS_CONCURRENCY (passed to the API; unset: its default).
 // Exit code: 1 if a body differs, a server fails, or a run has non-2xx responses or errors
 // (with --strict also if a target fails).
 const { spawn, execSync } = require('node:child_process');
