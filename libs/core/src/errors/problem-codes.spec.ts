@@ -6,7 +6,7 @@ import { PROBLEM_CODES } from './problem-codes';
 describe('README error code table', () => {
   const readme = readFileSync(join(__dirname, '../../../../README.md'), 'utf8');
   const rows = new Map(
-    [...readme.matchAll(/^\| `([a-z_]+)` \| ([\d, ]+) \|/gm)].map(([, code, statuses]) => [code, statuses.split(/,\s*/).map(Number)]),
+    [...readme.matchAll(/^\| `([a-z_]+)` +\| ([\d, ]+?) *\|/gm)].map(([, code, statuses]) => [code, statuses.split(/,\s*/).map(Number)]),
   );
 
   it.each(Object.entries(PROBLEM_CODES))('lists %s with its statuses', (code, info) => {
