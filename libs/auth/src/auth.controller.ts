@@ -16,7 +16,7 @@ export class AuthController {
   @Post('register')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Create an account and log in', operationId: 'register' })
-  @ApiProblems(400, 409, 413, 429)
+  @ApiProblems(400, { 409: ['email_taken'] }, 413, 429)
   register(@Body() body: RegisterRequest, @CurrentClient() client: RequestFacts): Promise<AuthTokensResponse> {
     return this.auth.register(body, client);
   }
@@ -32,7 +32,7 @@ export class AuthController {
     description: 'The token pair, or with two-factor sign-in on, an mfaToken for the second step.',
     schema: { oneOf: [{ $ref: getSchemaPath(AuthTokensResponse) }, { $ref: getSchemaPath(MfaRequiredResponse) }] },
   })
-  @ApiProblems(400, 401, 429)
+  @ApiProblems(400, { 401: ['invalid_credentials'] }, 429)
   login(@Body() body: LoginRequest, @CurrentClient() client: RequestFacts): Promise<AuthTokensResponse | MfaRequiredResponse> {
     return this.auth.login(body, client);
   }
@@ -52,7 +52,7 @@ export class AuthController {
   @Post('logout')
   @HttpCode(204)
   @ApiOperation({ summary: 'End the current session (its refresh and access tokens)', operationId: 'logout' })
-  @ApiProblems(401, 403, 429)
+  @ApiProblems(401, { 403: ['forbidden'] }, 429)
   logout(@CurrentPrincipal() principal: Principal): Promise<void> {
     return this.auth.logout(principal);
   }
@@ -62,7 +62,7 @@ export class AuthController {
   @Post('password')
   @HttpCode(204)
   @ApiOperation({ summary: 'Change the password and end every other session', operationId: 'changePassword' })
-  @ApiProblems(400, 401, 403, 429)
+  @ApiProblems(400, 401, { 403: ['forbidden'] }, 429)
   changePassword(@CurrentPrincipal() principal: Principal, @Body() body: ChangePasswordRequest): Promise<void> {
     return this.auth.changePassword(principal, body);
   }
