@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
-import { InjectRepository } from '@nestjs/typeorm';
-import { And, IsNull, LessThanOrEqual, MoreThan, Repository } from 'typeorm';
 import { ApiKeyExpiringEvent, domainEvent, isoTimestamp, JobLock, TransactionRunner } from '@app/core';
-import { ApiKey } from './api-key.entity';
+import { ApiKeysRepository } from './api-keys.repository';
 
 export const EXPIRY_NOTICE_DAYS = 7;
 
@@ -11,7 +9,7 @@ export const EXPIRY_NOTICE_DAYS = 7;
 @Injectable()
 export class ApiKeyExpiryScanner {
   constructor(
-    @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
+    private readonly keys: ApiKeysRepository,
     private readonly tx: TransactionRunner,
     private readonly jobs: JobLock,
   ) {}
@@ -26,7 +24,7 @@ export class ApiKeyExpiryScanner {
   async scan(): Promise<number> {
     const now = new Date();
     const horizon = new Date(now.getTime() + EXPIRY_NOTICE_DAYS * 86_400_000);
-    const rows = await this.keys.find({ where: { revokedAt: IsNull(), expiresAt: And(MoreThan(now), LessThanOrEqual(horizon)) } });
+    const rows = await this.keys.findExpiringBetween(now, horizon);
     for (const row of rows) {
       this.tx.emit(
         domainEvent<ApiKeyExpiringEvent>('api_key.expiring', row.accountId, {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { accountActor, ActivityLog, Principal, Problem, RequestFacts, TransactionRunner } from '@app/core';
-import { Account, AccountsService } from '@app/accounts';
+import { AccountsService } from '@app/accounts';
 import { AccountResponse, AuthTokensResponse } from './dto/auth.response';
 import { ChangePasswordRequest, LoginRequest, RegisterRequest } from './dto/auth.request';
 import { AccountTokensRepository } from './email/account-tokens.repository';
@@ -10,7 +10,7 @@ import { MfaLoginRequest } from './mfa/dto/mfa.request';
 import { MfaRequiredResponse } from './mfa/dto/mfa.response';
 import { MfaService } from './mfa/mfa.service';
 import { PasswordCheck } from './password/password-check';
-import { IssuedTokens, SessionsService } from './sessions/sessions.service';
+import { SessionsService } from './sessions/sessions.service';
 
 const INVALID_CREDENTIALS = () => new Problem(401, 'invalid_credentials', 'The email or password is incorrect.');
 
@@ -40,7 +40,7 @@ export class AuthService {
         actor: accountActor(account),
         request: client,
       });
-      return this.respond(account, tokens);
+      return AuthTokensResponse.fromTokens(account, tokens);
     });
   }
 
@@ -57,14 +57,14 @@ export class AuthService {
       await this.logins.succeeded(m, account, issued.sessionId, false, client);
       return issued;
     });
-    return this.respond(account, tokens);
+    return AuthTokensResponse.fromTokens(account, tokens);
   }
 
   async loginWithSecondFactor(input: MfaLoginRequest, client?: RequestFacts): Promise<AuthTokensResponse> {
     const tokens = await this.mfa.completeLogin(input, client);
     const account = await this.accounts.findById(tokens.accountId);
     if (!account) throw Problem.unauthorized();
-    return this.respond(account, tokens);
+    return AuthTokensResponse.fromTokens(account, tokens);
   }
 
   /** Not in the activity log: a refresh changes no state the customer acts on (docs/decisions.md). */
@@ -72,7 +72,7 @@ export class AuthService {
     const tokens = await this.sessions.refresh(refreshToken);
     const account = await this.accounts.findById(tokens.accountId);
     if (!account) throw Problem.unauthorized();
-    return this.respond(account, tokens);
+    return AuthTokensResponse.fromTokens(account, tokens);
   }
 
   async logout(principal: Principal): Promise<void> {
@@ -118,15 +118,5 @@ export class AuthService {
       throw new Problem(403, 'forbidden', 'This operation needs an access token from a login, not an API key.');
     }
     return principal.credentialId;
-  }
-
-  private respond(account: Account, tokens: IssuedTokens): AuthTokensResponse {
-    return {
-      account: AccountResponse.from(account),
-      accessToken: tokens.accessToken,
-      refreshToken: tokens.refreshToken,
-      expiresIn: tokens.expiresIn,
-      tokenType: 'Bearer',
-    };
   }
 }

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
 import { EntityManager } from 'typeorm';
-import { isoTimestamp, JobLock, Problem } from '@app/core';
+import { JobLock, Problem } from '@app/core';
 import { BlobStorage } from '../blob-storage/blob-storage';
-import { AttachmentResponse, PresignResponse } from '../dto/ticket.response';
+import { AttachmentResponse, PresignedUploadResponse, PresignResponse } from '../dto/ticket.response';
 import { PresignFile } from '../dto/ticket.request';
 import { DOWNLOAD_URL_TTL_MS, UNREFERENCED_GRACE_MS, UPLOAD_URL_TTL_MS } from '../support.types';
 import { attachmentProblem, sanitizeFilename } from './attachment-rules';
@@ -52,10 +52,10 @@ export class AttachmentsService {
           size: row.declaredSize,
           expiresAt,
         });
-        return { attachmentId: row.id, ...upload, expiresAt: isoTimestamp(expiresAt), maxSize: row.declaredSize };
+        return PresignedUploadResponse.fromUpload(row.id, upload, expiresAt, row.declaredSize);
       }),
     );
-    return { uploads };
+    return PresignResponse.fromUploads(uploads);
   }
 
   /** Checks the files are uploaded and within their declared size; outside any transaction (storage I/O). */
