@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
-import { ApiKeyExpiringEvent, domainEvent, isoTimestamp, JobLock, TransactionRunner } from '@app/core';
+import { domainEvent, isoTimestamp, JobLock, TransactionRunner } from '@app/core';
+import { ApiKeyExpiringEvent } from './api-keys.events';
 import { ApiKeysRepository } from './api-keys.repository';
 
 export const EXPIRY_NOTICE_DAYS = 7;

@@ -5,7 +5,6 @@ import {
   ActivityLog,
   Actor,
   ALL_SCOPES,
-  ApiKeyCreatedEvent,
   CredentialsRevokedEvent,
   domainEvent,
   isoTimestamp,
@@ -18,6 +17,7 @@ import {
   RecordedBy,
   TransactionRunner,
 } from '@app/core';
+import { ApiKeyCreatedEvent } from './api-keys.events';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key-format';
 import { ApiKey } from './api-key.entity';
 import { ApiKeysRepository } from './api-keys.repository';

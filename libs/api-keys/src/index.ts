@@ -1,3 +1,4 @@
+export * from './api-keys.events';
 export * from './api-keys.module';
 export * from './api-keys.service';
 export * from './api-key-verifier';

@@ -1,3 +1,4 @@
+export * from './support.events';
 export * from './support.module';
 export * from './tickets/tickets.service';
 export * from './attachments/attachments.service';

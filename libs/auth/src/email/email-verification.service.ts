@@ -1,7 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AccountsService, AccountView } from '@app/accounts';
-import { accountActor, ActivityLog, AppConfig, Principal, Problem, RateLimitStore, RequestFacts, TransactionRunner } from '@app/core';
+import {
+  accountActor,
+  ActivityAction,
+  ActivityLog,
+  AppConfig,
+  Principal,
+  Problem,
+  RateLimitStore,
+  RequestFacts,
+  TransactionRunner,
+} from '@app/core';
 import { spendAccountBudget } from '../account-rate-limit';
 import { PasswordCheck } from '../password/password-check';
 import { AccountResponse } from '../dto/auth.response';
@@ -63,7 +73,7 @@ export class EmailVerificationService {
       const used = await this.tokens.consume(m, hashSecretToken(token), ['verify_email', 'change_email']);
       if (!used) throw invalidToken();
       const account = await this.accounts.findById(used.account_id, m);
-      const recordAs = (action: string) =>
+      const recordAs = (action: ActivityAction) =>
         this.activity.record(m, {
           accountId: used.account_id,
           action,

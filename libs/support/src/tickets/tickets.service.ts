@@ -11,10 +11,9 @@ import {
   Publish,
   RecordedBy,
   staffActor,
-  TicketClosedEvent,
-  TicketRepliedEvent,
   TransactionRunner,
 } from '@app/core';
+import { TicketClosedEvent, TicketRepliedEvent } from '../support.events';
 import { ServiceOwnership } from '@app/services';
 import { AttachmentsService } from '../attachments/attachments.service';
 import { CreateTicketRequest, ListTicketsQuery, ReplyRequest } from '../dto/ticket.request';

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { ActivityLog, AppConfig, domainEvent, isoTimestamp, JobQueue, SecretBox, TransactionRunner, WebhookDisabledEvent } from '@app/core';
+import { ActivityLog, AppConfig, domainEvent, isoTimestamp, JobQueue, SecretBox, TransactionRunner } from '@app/core';
+import { WebhookDisabledEvent } from '../webhooks.events';
 import { EndpointRow, WebhooksRepository } from '../webhooks.repository';
 import { AttemptsRepository } from './attempts.repository';
 import { DeliveriesRepository, DeliveryRow } from './deliveries.repository';
