@@ -9,11 +9,7 @@ export type ApiKeyExpiringEvent = DomainEventBase<
 >;
 
 declare module '@app/core' {
-  interface ActivityActionRegistry {
-    apiKeys: (typeof API_KEY_ACTIONS)[number];
-  }
-  interface DomainEventRegistry {
-    'api_key.created': ApiKeyCreatedEvent;
-    'api_key.expiring': ApiKeyExpiringEvent;
+  interface AreaEvents {
+    apiKeys: { actions: (typeof API_KEY_ACTIONS)[number]; events: ApiKeyCreatedEvent | ApiKeyExpiringEvent };
   }
 }

@@ -22,7 +22,7 @@ export const AUTH_ACTIONS = declareActivityActions(10, [
 ] as const);
 
 declare module '@app/core' {
-  interface ActivityActionRegistry {
-    auth: (typeof AUTH_ACTIONS)[number];
+  interface AreaEvents {
+    auth: { actions: (typeof AUTH_ACTIONS)[number]; events: never };
   }
 }

@@ -16,7 +16,7 @@ export const SERVICES_ACTIONS = declareActivityActions(30, [
 ] as const);
 
 declare module '@app/core' {
-  interface ActivityActionRegistry {
-    services: (typeof SERVICES_ACTIONS)[number];
+  interface AreaEvents {
+    services: { actions: (typeof SERVICES_ACTIONS)[number]; events: never };
   }
 }

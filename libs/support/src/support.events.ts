@@ -9,11 +9,7 @@ export type TicketRepliedEvent = DomainEventBase<
 export type TicketClosedEvent = DomainEventBase<'ticket.closed', { ticketId: string; reference: string; subject: string }>;
 
 declare module '@app/core' {
-  interface ActivityActionRegistry {
-    support: (typeof SUPPORT_ACTIONS)[number];
-  }
-  interface DomainEventRegistry {
-    'ticket.replied': TicketRepliedEvent;
-    'ticket.closed': TicketClosedEvent;
+  interface AreaEvents {
+    support: { actions: (typeof SUPPORT_ACTIONS)[number]; events: TicketRepliedEvent | TicketClosedEvent };
   }
 }

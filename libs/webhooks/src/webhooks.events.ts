@@ -13,10 +13,7 @@ export const WEBHOOK_ACTIONS = declareActivityActions(60, [
 export type WebhookDisabledEvent = DomainEventBase<'webhook.disabled', { webhookId: string; url: string; failingSince: string }>;
 
 declare module '@app/core' {
-  interface ActivityActionRegistry {
-    webhooks: (typeof WEBHOOK_ACTIONS)[number];
-  }
-  interface DomainEventRegistry {
-    'webhook.disabled': WebhookDisabledEvent;
+  interface AreaEvents {
+    webhooks: { actions: (typeof WEBHOOK_ACTIONS)[number]; events: WebhookDisabledEvent };
   }
 }

@@ -1,14 +1,13 @@
+import type { AreaEvents } from '../events/domain-event';
+
 /**
  * The actions the activity log records, which are also the event types webhooks subscribe to.
  * Names are `<entity>.<verb>` in snake_case; a name, once published, is never renamed. Each area
  * declares its own in `libs/<area>/src/<area>.events.ts`: the list with `declareActivityActions`,
- * the type by adding a member to `ActivityActionRegistry` (declaration merging), so `ActivityAction`
- * is the union of what the areas declare and core names none of them.
+ * the type in `AreaEvents` (declaration merging), so `ActivityAction` is the union of what the
+ * areas declare and core names none of them.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the areas' declaration merging
-export interface ActivityActionRegistry {}
-
-export type ActivityAction = ActivityActionRegistry[keyof ActivityActionRegistry];
+export type ActivityAction = AreaEvents[keyof AreaEvents]['actions'];
 
 const declared: { order: number; actions: readonly string[] }[] = [];
 const lists: { head: readonly string[]; list: string[] }[] = [];

@@ -40,20 +40,25 @@ export type ObjectStorageQuotaEvent = DomainEventBase<
 export type CredentialsRevokedEvent = DomainEventBase<'credentials.revoked', Record<string, never>>;
 
 /**
- * Every domain event, by name. An area adds its own in `libs/<area>/src/<area>.events.ts`
- * (declaration merging), so `DomainEvent` is the union of what the areas declare. The services
- * area's are still here (issue 28 left libs/services to issue 32), with the one every area shares.
+ * What each area declares in its `libs/<area>/src/<area>.events.ts`: its activity actions and its
+ * domain events, added here by declaration merging
+ * (`declare module '@app/core' { interface AreaEvents { <area>: { actions: ...; events: ... } } }`),
+ * so `ActivityAction` and `DomainEvent` are the unions of what the areas declare. Core holds the
+ * event every area shares, and the services area's (issue 28 left libs/services to issue 32).
  */
-export interface DomainEventRegistry {
-  'credentials.revoked': CredentialsRevokedEvent;
-  'instance.action_succeeded': InstanceActionFinishedEvent;
-  'instance.action_failed': InstanceActionFinishedEvent;
-  'service.status_changed': ServiceStatusChangedEvent;
-  'object_storage.credentials_rotated': ObjectStorageKeyRotatedEvent;
-  'object_storage.quota_warning': ObjectStorageQuotaEvent;
+export interface AreaEvents {
+  core: {
+    actions: never;
+    events:
+      | CredentialsRevokedEvent
+      | InstanceActionFinishedEvent
+      | ServiceStatusChangedEvent
+      | ObjectStorageKeyRotatedEvent
+      | ObjectStorageQuotaEvent;
+  };
 }
 
-export type DomainEvent = DomainEventRegistry[keyof DomainEventRegistry];
+export type DomainEvent = AreaEvents[keyof AreaEvents]['events'];
 /** The event of this name, for a listener that does not import the emitting area. */
 export type DomainEventNamed<N extends DomainEvent['name']> = Extract<DomainEvent, { name: N }>;
 
