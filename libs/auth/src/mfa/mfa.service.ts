@@ -12,7 +12,7 @@ import {
   SecretBox,
   TransactionRunner,
 } from '@app/core';
-import { AccountsService } from '@app/accounts';
+import { AccountsService, AccountView } from '@app/accounts';
 import { spendAccountBudget } from '../account-rate-limit';
 import { AccountMail } from '../email/account-mail';
 import { LoginActivity } from '../login-activity';
@@ -167,7 +167,7 @@ export class MfaService {
   }
 
   /** The second login step: a code or a recovery code against a live mfaToken; 5 wrong ones end it. */
-  async completeLogin(input: MfaLoginRequest, client?: RequestFacts): Promise<IssuedTokens> {
+  async completeLogin(input: MfaLoginRequest, client?: RequestFacts): Promise<{ tokens: IssuedTokens; account: AccountView | null }> {
     if (!input.code === !input.recoveryCode) {
       throw Problem.invalidInput('Give either code or recoveryCode.', [{ field: 'code', message: 'give either code or recoveryCode' }]);
     }
@@ -189,7 +189,7 @@ export class MfaService {
       const tokens = await this.sessions.start(m, challenge.account_id, { ip: challenge.ip, userAgent: challenge.user_agent });
       const account = await this.accounts.findById(challenge.account_id, m);
       if (account) await this.logins.succeeded(m, account, tokens.sessionId, true, client);
-      return tokens;
+      return { tokens, account };
     });
     if (outcome === 'ended') throw invalidMfaToken();
     if (outcome === 'bad_code') {
