@@ -15,7 +15,7 @@ import {
 import { spendAccountBudget } from '../account-rate-limit';
 import { PasswordCheck } from '../password/password-check';
 import { AccountResponse } from '../dto/auth.response';
-import { hashSecretToken, newSecretToken } from '../mfa/secret-tokens';
+import { hashSecretToken, newSecretToken } from '../tokens/secret-tokens';
 import { AccountMail } from './account-mail';
 import { AccountTokensRepository } from './account-tokens.repository';
 import { UpdateMeRequest } from './dto/account-email.request';

@@ -23,7 +23,7 @@ import type { IssuedTokens } from '../tokens/issued-tokens';
 import { DisableMfaRequest, EnableMfaRequest, MfaLoginRequest } from './dto/mfa.request';
 import { MfaRequiredResponse, MfaSetupResponse, RecoveryCodesResponse } from './dto/mfa.response';
 import { MfaRepository } from './mfa.repository';
-import { hashRecoveryCode, hashSecretToken, newRecoveryCode, newSecretToken } from './secret-tokens';
+import { hashRecoveryCode, hashSecretToken, newRecoveryCode, newSecretToken } from '../tokens/secret-tokens';
 import { totp } from './totp';
 
 export const MFA_TOKEN_TTL_SECONDS = 300;
