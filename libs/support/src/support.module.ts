@@ -10,7 +10,7 @@ import { BlobStorage } from './blob-storage/blob-storage';
 import { BlobTransferController } from './blob-storage/blob-transfer.controller';
 import { LocalBlobStorage } from './blob-storage/local-blob-storage';
 import { SupportDemoSeeder } from './support.demo';
-import { StaffReplyCommand } from './tickets/staff-reply.command';
+import { StaffReplyCommand } from './cli/ticket-staff-reply.command';
 import { TicketMessage } from './tickets/ticket-message.entity';
 import { Ticket } from './tickets/ticket.entity';
 import { TicketsController } from './tickets/tickets.controller';
