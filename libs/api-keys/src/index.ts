@@ -6,4 +6,4 @@ export * from './api-key-format';
 export * from './dto/api-key.response';
 export * from './dto/create-api-key.request';
 export * from './migrations';
-export * from './api-key-expiry.scanner';
+export * from './api-key-expiry.job';

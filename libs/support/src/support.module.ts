@@ -5,6 +5,7 @@ import { AppConfig, UrlSigner } from '@app/core';
 import { ServicesModule } from '@app/services';
 import { Attachment } from './attachments/attachment.entity';
 import { AttachmentsRepository } from './attachments/attachments.repository';
+import { AttachmentsCleanupJob } from './attachments/attachments-cleanup.job';
 import { AttachmentsService } from './attachments/attachments.service';
 import { BlobStorage } from './blob-storage/blob-storage';
 import { BlobTransferController } from './blob-storage/blob-transfer.controller';
@@ -35,6 +36,7 @@ import { TicketsService } from './tickets/tickets.service';
     TicketsRepository,
     AttachmentsService,
     AttachmentsRepository,
+    AttachmentsCleanupJob,
     StaffReplyCommand,
     SupportDemoSeeder,
   ],

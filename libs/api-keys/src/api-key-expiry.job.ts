@@ -8,7 +8,7 @@ export const EXPIRY_NOTICE_DAYS = 7;
 
 /** Hourly: keys that expire within 7 days are announced (the notification is made once per key). */
 @Injectable()
-export class ApiKeyExpiryScanner {
+export class ApiKeyExpiryJob {
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly tx: TransactionRunner,
