@@ -6,7 +6,9 @@ import { DeliveriesRepository } from './delivery/deliveries.repository';
 import { DeliveriesService } from './delivery/deliveries.service';
 import { DeliveryAttemptJob } from './delivery/delivery-attempt.job';
 import { DeliveryFanOut } from './delivery/delivery-fan-out';
+import { DeliveryOutcomes } from './delivery/delivery-outcomes';
 import { DeliveryOutbox } from './delivery/delivery-outbox';
+import { DeliverySigner } from './delivery/delivery-signer';
 import { WebhookSender } from './delivery/webhook-sender';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
@@ -25,6 +27,8 @@ import { WebhooksService } from './webhooks.service';
     DeliveryOutbox,
     DeliveryFanOut,
     DeliveryAttemptJob,
+    DeliverySigner,
+    DeliveryOutcomes,
     WebhookSender,
     DeliveriesRetentionJob,
   ],

@@ -1,13 +1,11 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { ActivityLog, AppConfig, domainEvent, isoTimestamp, JobQueue, SecretBox, TransactionRunner } from '@app/core';
-import { WebhookDisabledEvent } from '../webhooks.events';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { AppConfig, JobQueue } from '@app/core';
 import { EndpointRow, WebhooksRepository } from '../webhooks.repository';
-import { AttemptsRepository } from './attempts.repository';
 import { DeliveriesRepository, DeliveryRow } from './deliveries.repository';
+import { DeliveryOutcomes } from './delivery-outcomes';
 import { DELIVERY_JOB, DeliveryJob, DeliveryOutbox } from './delivery-outbox';
-import { retryDelaySeconds } from './retry-schedule';
-import { SendResult, WebhookSender } from './webhook-sender';
-import { signatureHeader } from './webhook-signature';
+import { DeliverySigner } from './delivery-signer';
+import { WebhookSender } from './webhook-sender';
 
 /** Longer than an attempt can last (WEBHOOKS_TIMEOUT_SECONDS, at most 15) plus recording it; a crashed holder's slot frees itself. */
 const LEASE_SECONDS = 30;
@@ -31,18 +29,14 @@ interface Claim {
  */
 @Injectable()
 export class DeliveryAttemptJob implements OnModuleInit {
-  private readonly logger = new Logger('Webhooks');
-
   constructor(
     private readonly deliveries: DeliveriesRepository,
-    private readonly attempts: AttemptsRepository,
     private readonly endpoints: WebhooksRepository,
     private readonly outbox: DeliveryOutbox,
     private readonly jobs: JobQueue,
     private readonly sender: WebhookSender,
-    private readonly secrets: SecretBox,
-    private readonly tx: TransactionRunner,
-    private readonly activity: ActivityLog,
+    private readonly signer: DeliverySigner,
+    private readonly outcomes: DeliveryOutcomes,
     private readonly config: AppConfig,
   ) {}
 
@@ -59,8 +53,12 @@ export class DeliveryAttemptJob implements OnModuleInit {
       let current: Claim | null = claim;
       while (current) {
         const startedAt = new Date();
-        const result = await this.sender.send(current.endpoint.url, this.headers(current), current.delivery.body);
-        await this.recordOutcome(current, startedAt, result);
+        const result = await this.sender.send(
+          current.endpoint.url,
+          this.signer.headers(current.endpoint, current.delivery),
+          current.delivery.body,
+        );
+        await this.outcomes.record(current.endpoint, current.delivery, startedAt, result);
         if (!result.ok || this.jobs.stopping || Date.now() - leased > this.drainMs) break;
         current = await this.claimNextDue(claim.endpoint.id);
       }
@@ -104,51 +102,5 @@ export class DeliveryAttemptJob implements OnModuleInit {
   /** The lease holder starts further attempts only while a whole one still fits in the lease. */
   private get drainMs(): number {
     return LEASE_SECONDS * 1000 - this.config.webhooks.timeoutSeconds * 1000 - RECORD_MS;
-  }
-
-  private headers({ endpoint, delivery }: Claim): Record<string, string> {
-    const timestamp = Math.floor(Date.now() / 1000);
-    const secrets = [this.secrets.open(endpoint.secret_sealed)];
-    if (endpoint.previous_secret_sealed && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > new Date()) {
-      secrets.push(this.secrets.open(endpoint.previous_secret_sealed));
-    }
-    return {
-      'webhook-id': delivery.message_id,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(secrets, delivery.message_id, timestamp, delivery.body),
-    };
-  }
-
-  private async recordOutcome({ endpoint, delivery }: Claim, startedAt: Date, result: SendResult): Promise<void> {
-    const { retryBaseSeconds, disableAfterSeconds } = this.config.webhooks;
-    let retryIn: number | null = null;
-    if (!result.ok) {
-      retryIn = retryDelaySeconds(delivery.attempts, retryBaseSeconds);
-      if (Date.now() + retryIn * 1000 > delivery.retry_until.getTime()) retryIn = null;
-      this.logger.warn(`Delivery ${delivery.id} to endpoint ${endpoint.id}, attempt ${delivery.attempts}: ${result.error}`);
-    }
-    await this.tx.run(async (m, publish) => {
-      await this.deliveries.recordOutcome(m, delivery.id, { ...result, retryInSeconds: retryIn });
-      await this.attempts.insert(m, delivery.id, delivery.attempts, startedAt, result);
-      if (result.ok) return this.endpoints.markSucceeded(m, endpoint.id);
-      if (retryIn !== null) await this.outbox.schedule({ deliveryId: delivery.id, attempt: delivery.attempts }, retryIn, m);
-      const disabled = await this.endpoints.markFailed(m, endpoint.id, disableAfterSeconds);
-      if (!disabled) return;
-      const failingSince = isoTimestamp(disabled.failing_since ?? new Date());
-      await this.activity.record(m, {
-        accountId: disabled.account_id,
-        action: 'webhook.disable',
-        entity: { type: 'webhook', id: disabled.id },
-        actor: { type: 'system', id: null, name: null },
-        details: { url: disabled.url, failingSince, reason: 'deliveries_failing' },
-      });
-      publish(
-        domainEvent<WebhookDisabledEvent>('webhook.disabled', disabled.account_id, {
-          webhookId: disabled.id,
-          url: disabled.url,
-          failingSince,
-        }),
-      );
-    });
   }
 }
