@@ -2,6 +2,7 @@ import { Body, Controller, Get, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiProblems, CurrentClient, CurrentPrincipal, Principal, Public, RateLimit, RequestFacts } from '@app/core';
 import { AuthService } from './auth.service';
+import { LoginFlow } from './login/login-flow';
 import { ChangePasswordRequest, LoginRequest, RefreshRequest, RegisterRequest } from './dto/auth.request';
 import { AccountResponse, AuthTokensResponse } from './dto/auth.response';
 import { MfaRequiredResponse } from './mfa/dto/mfa.response';
@@ -9,7 +10,10 @@ import { MfaRequiredResponse } from './mfa/dto/mfa.response';
 @ApiTags('Auth')
 @Controller('api/auth')
 export class AuthController {
-  constructor(private readonly auth: AuthService) {}
+  constructor(
+    private readonly auth: AuthService,
+    private readonly loginFlow: LoginFlow,
+  ) {}
 
   @Public()
   @RateLimit('register')
@@ -34,7 +38,7 @@ export class AuthController {
   })
   @ApiProblems(400, { 401: ['invalid_credentials'] }, 429)
   login(@Body() body: LoginRequest, @CurrentClient() client: RequestFacts): Promise<AuthTokensResponse | MfaRequiredResponse> {
-    return this.auth.login(body, client);
+    return this.loginFlow.withPassword(body, client);
   }
 
   @Public()

@@ -1,8 +1,8 @@
 import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiProblems, CurrentClient, CurrentPrincipal, Principal, Public, RateLimit, RequestFacts } from '@app/core';
-import { AuthService } from '../auth.service';
 import { AuthTokensResponse } from '../dto/auth.response';
+import { LoginFlow } from '../login/login-flow';
 import { DisableMfaRequest, EnableMfaRequest, MfaLoginRequest } from './dto/mfa.request';
 import { MfaSetupResponse, RecoveryCodesResponse } from './dto/mfa.response';
 import { MfaService } from './mfa.service';
@@ -12,7 +12,7 @@ import { MfaService } from './mfa.service';
 export class MfaController {
   constructor(
     private readonly mfa: MfaService,
-    private readonly auth: AuthService,
+    private readonly login: LoginFlow,
   ) {}
 
   @Public()
@@ -30,7 +30,7 @@ export class MfaController {
   })
   @ApiProblems(400, { 401: ['invalid_mfa_token', 'invalid_code'] }, 429)
   loginSecondFactor(@Body() body: MfaLoginRequest, @CurrentClient() client: RequestFacts): Promise<AuthTokensResponse> {
-    return this.auth.loginWithSecondFactor(body, client);
+    return this.login.withSecondFactor(body, client);
   }
 
   @ApiBearerAuth()
