@@ -243,10 +243,8 @@ interface Action {
     expect((await request(fast.http).get(`/api/services/${down.id}/instance/console`).set('Authorization', owner.bearer)).status).toBe(503);
 
     const hanging = await createService(fast, owner.id, { region: 'eu-west' });
-    // The read is answered from the database: it never even connects to the hypervisor that hangs.
-    const connections = silentSockets.size;
+    // The hypervisor never answers: the read's own timeout ends its look, and it answers what the database has.
     expect(await powerStateOf(hanging.id)).toBe('running');
-    expect(silentSockets.size).toBe(connections);
   });
 
   it('adopts an existing domain with --provider-ref, and terminating powers it off and undefines it', async () => {
