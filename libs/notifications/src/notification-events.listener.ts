@@ -4,6 +4,7 @@ import type {
   ApiKeyCreatedEvent,
   ApiKeyExpiringEvent,
   InstanceActionFinishedEvent,
+  InstanceFaultEvent,
   ObjectStorageKeyRotatedEvent,
   ObjectStorageQuotaEvent,
   ServiceStatusChangedEvent,
@@ -35,6 +36,11 @@ export class NotificationEventsListener {
 
   @OnEvent('instance.action_failed', { async: true, promisify: true })
   actionFailed(event: InstanceActionFinishedEvent) {
+    return this.notifications.record(event);
+  }
+
+  @OnEvent('instance.fault', { async: true, promisify: true })
+  instanceFault(event: InstanceFaultEvent) {
     return this.notifications.record(event);
   }
 

@@ -7,7 +7,8 @@ export const SERVICE_TYPES: readonly ServiceType[] = ['vps', 'object_storage'];
 export const SERVICE_STATUSES = ['pending', 'active', 'suspended', 'cancelled', 'terminated'] as const;
 export type ServiceStatus = (typeof SERVICE_STATUSES)[number];
 
-export const POWER_STATES = ['running', 'stopped', 'starting', 'stopping'] as const;
+/** `provisioning`: its machine is being made; `error`: provisioning failed for good, or the machine vanished (issue 32). */
+export const POWER_STATES = ['running', 'stopped', 'starting', 'stopping', 'provisioning', 'error'] as const;
 export type PowerState = (typeof POWER_STATES)[number];
 
 export const ACTION_TYPES = ['start', 'stop', 'reboot', 'rebuild'] as const;

@@ -10,6 +10,7 @@ import {
   ConsoleTarget,
   GuestBoot,
   GuestNetwork,
+  HypervisorInventory,
   InstanceRef,
   MachineRecord,
   MachineSpec,
@@ -21,6 +22,7 @@ import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, templateProblems, vncGraphics, w
 import { rootVolumeOf, seedVolumeOf } from './volume-names';
 import { StoragePool } from './storage-pool';
 import { lookBeforeRetry } from './look-before-retry';
+import { LibvirtInventory } from './libvirt-inventory';
 import { withSeedIso } from './seed-iso';
 import { DomainInfo, parseDominfo, parseDomainList, powerStateOf } from './domain-state';
 import { decodeTask, encodeTask } from './power-task';
@@ -45,10 +47,12 @@ const CONSOLE_PASSWORD_VALID_MS = 120_000;
 export class LibvirtComputeProvider extends ComputeProvider {
   override readonly observesExternalChanges = true;
   override readonly leasesNetwork = true;
+  override readonly makesMachines = true;
   private readonly logger = new Logger('LibvirtComputeProvider');
   private readonly template: string;
   private readonly pool: StoragePool;
   private readonly changeTimeoutMs: number;
+  private readonly inventories: LibvirtInventory;
 
   constructor(
     private readonly config: AppConfig,
@@ -57,6 +61,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     super();
     this.changeTimeoutMs = config.libvirt.commandTimeoutSeconds * 1000;
     this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.changeTimeoutMs);
+    this.inventories = new LibvirtInventory(virsh, this.pool, READ_TIMEOUT_MS * 5);
     const { domainTemplate } = config.libvirt;
     this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
     const problems = templateProblems(this.template);
@@ -144,22 +149,41 @@ export class LibvirtComputeProvider extends ComputeProvider {
     return POLL_MS;
   }
 
+  /**
+   * Safe to repeat (the provisioning job retries it after a lost answer or a crash): a domain that
+   * is already defined is adopted, not defined again, and it is started only if it is not running.
+   * Nothing is removed on failure; the job does that when it gives up.
+   */
   override async createMachine(instance: InstanceRef, spec: MachineSpec): Promise<MachineRecord> {
     const name = `svc-${instance.serviceId}`;
     const made = { ...instance, providerRef: name };
-    try {
+    if (!(await this.exists(made, this.changeTimeoutMs))) {
       if (spec.boot) await this.writeDisks(instance, spec.boot, spec.network ?? null);
       const values = { name, vcpus: spec.vcpus, memoryMb: spec.memoryMb, withDisks: !!spec.boot, network: spec.network ?? null };
       await lookBeforeRetry(
         () => this.define(made, values),
         () => this.exists(made),
       );
-      if (spec.powerOn) await this.startOnce(made, name);
-    } catch (err) {
-      await this.destroyMachine(made).catch(() => undefined);
-      throw err;
     }
+    if (spec.powerOn && powerStateOf((await this.info(made, this.changeTimeoutMs)).state) !== 'running') await this.startOnce(made, name);
     return { providerRef: name, powerState: spec.powerOn ? 'running' : 'stopped' };
+  }
+
+  override async machineExists(instance: InstanceRef): Promise<boolean | null> {
+    return this.exists(instance, READ_TIMEOUT_MS * 5).catch(() => null);
+  }
+
+  override inventory(): Promise<HypervisorInventory[]> {
+    const { uri, regionUris } = this.config.libvirt;
+    return this.inventories.of([...new Set([uri, ...Object.values(regionUris)])]);
+  }
+
+  override hypervisorOf(region: string): string {
+    return this.uriOf(region);
+  }
+
+  override removeOrphan(hypervisor: string, kind: 'domain' | 'volume', name: string): Promise<void> {
+    return this.inventories.remove(hypervisor, kind, name);
   }
 
   /**
@@ -228,9 +252,9 @@ export class LibvirtComputeProvider extends ComputeProvider {
   }
 
   /** Whether the VPS's domain is defined (false only when libvirt says it is not). */
-  private async exists(instance: InstanceRef): Promise<boolean> {
+  private async exists(instance: InstanceRef, timeoutMs = READ_TIMEOUT_MS * 5): Promise<boolean> {
     try {
-      await this.info(instance, READ_TIMEOUT_MS * 5);
+      await this.info(instance, timeoutMs);
       return true;
     } catch (err) {
       if (err instanceof ComputeProviderError && err.code === 'not_found') return false;
