@@ -156,8 +156,16 @@ export class ServiceProvisioner {
       });
       const instances =
         spec.type === 'vps'
-          ? (await this.machines.record(manager, ids, names, { region, powerState, imageId: guest?.image.id ?? null, diskGb }, plan, adopted))
-              .summaries
+          ? (
+              await this.machines.record(
+                manager,
+                ids,
+                names,
+                { region, powerState, imageId: guest?.image.id ?? null, diskGb },
+                plan,
+                adopted,
+              )
+            ).summaries
           : new Map<string, InstanceSummary>();
       if (spec.type === 'object_storage') await this.storage.provisioned(manager, ids, product);
       if (spec.actor) {

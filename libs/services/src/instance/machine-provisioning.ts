@@ -90,7 +90,9 @@ export class MachineProvisioning {
       // The lease is a row of this transaction: a failed batch gives it back with the rest.
       for (const id of queued) networks.set(id, await this.network.allocate(manager, id, defaults.region));
     }
-    const summaries = ids.map((id) => summaryOf(networks.get(id) ?? null, queued.length ? 'provisioning' : (adopted?.powerState ?? defaults.powerState), defaults.region));
+    const summaries = ids.map((id) =>
+      summaryOf(networks.get(id) ?? null, queued.length ? 'provisioning' : (adopted?.powerState ?? defaults.powerState), defaults.region),
+    );
     await this.instances.insertMany(manager, {
       serviceIds: ids,
       region: defaults.region,
@@ -122,7 +124,9 @@ export class MachineProvisioning {
   async finish(serviceIds: string[]): Promise<Map<string, { powerState: PowerState; error: string | null }>> {
     await this.job.runToEnd(serviceIds);
     const states = await this.provisioning.states(serviceIds);
-    return new Map([...states].map(([id, state]) => [id, { powerState: state.powerState, error: state.status === 'failed' ? state.lastError : null }]));
+    return new Map(
+      [...states].map(([id, state]) => [id, { powerState: state.powerState, error: state.status === 'failed' ? state.lastError : null }]),
+    );
   }
 }
 

@@ -155,7 +155,11 @@ export class VpsInstancesRepository {
    * Records the hypervisor's states where the recorded one is still what was compared, nothing
    * recorded a state after `askedAt` and no action runs; returns the VPSes that changed.
    */
-  async applyObserved(manager: EntityManager, changes: ObservedChange[], askedAt: Date): Promise<(ObservedChange & { accountId: string })[]> {
+  async applyObserved(
+    manager: EntityManager,
+    changes: ObservedChange[],
+    askedAt: Date,
+  ): Promise<(ObservedChange & { accountId: string })[]> {
     return manager.query(
       `WITH changed AS (
          UPDATE vps_instances i SET power_state = r.real, updated_at = now()

@@ -15,9 +15,7 @@ export class MachineProvisioning1764000002500 implements MigrationInterface {
   async up(db: QueryRunner): Promise<void> {
     await db.query(`ALTER TABLE vps_instances DROP CONSTRAINT vps_instances_power_state_check`);
     await db.query(`ALTER TABLE vps_instances ALTER COLUMN power_state TYPE varchar(16)`);
-    await db.query(
-      `ALTER TABLE vps_instances ADD CONSTRAINT vps_instances_power_state_check CHECK (power_state IN (${NEW_STATES}))`,
-    );
+    await db.query(`ALTER TABLE vps_instances ADD CONSTRAINT vps_instances_power_state_check CHECK (power_state IN (${NEW_STATES}))`);
     await db.query(`
       CREATE TABLE vps_provisioning (
         service_id uuid PRIMARY KEY REFERENCES services(id) ON DELETE CASCADE,
@@ -49,8 +47,6 @@ export class MachineProvisioning1764000002500 implements MigrationInterface {
     await db.query(`UPDATE vps_instances SET power_state = 'stopped' WHERE power_state IN ('provisioning', 'error')`);
     await db.query(`ALTER TABLE vps_instances DROP CONSTRAINT vps_instances_power_state_check`);
     await db.query(`ALTER TABLE vps_instances ALTER COLUMN power_state TYPE varchar(10)`);
-    await db.query(
-      `ALTER TABLE vps_instances ADD CONSTRAINT vps_instances_power_state_check CHECK (power_state IN (${OLD_STATES}))`,
-    );
+    await db.query(`ALTER TABLE vps_instances ADD CONSTRAINT vps_instances_power_state_check CHECK (power_state IN (${OLD_STATES}))`);
   }
 }

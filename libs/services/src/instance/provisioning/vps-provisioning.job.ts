@@ -81,7 +81,7 @@ export class VpsProvisioningJob implements OnModuleInit {
    */
   async runToEnd(serviceIds: string[]): Promise<void> {
     for (const id of serviceIds) {
-      for (let failures = 0; ; ) {
+      for (let failures = 0; ;) {
         const result = await this.run(id).catch(() => 'retry' as const);
         if (result === 'finished') break;
         if (result === 'retry') failures++;

@@ -79,7 +79,9 @@ export class MachineReconciler implements OnApplicationBootstrap {
       report.orphans.push({ hypervisor, kind: orphan.kind, name: orphan.name });
       const seenMs = Date.now() - new Date(orphan.firstSeenAt).getTime();
       if (seenMs < graceMs) {
-        this.logger.warn(`Orphan ${orphan.kind} ${orphan.name} on ${hypervisor}: no live service owns it; removed in ${Math.ceil((graceMs - seenMs) / 1000)} s`);
+        this.logger.warn(
+          `Orphan ${orphan.kind} ${orphan.name} on ${hypervisor}: no live service owns it; removed in ${Math.ceil((graceMs - seenMs) / 1000)} s`,
+        );
         continue;
       }
       try {
@@ -106,4 +108,3 @@ export class MachineReconciler implements OnApplicationBootstrap {
     }
   }
 }
-

@@ -44,8 +44,15 @@ export class LibvirtInventory {
       );
     }
     await lookBeforeRetry(
-      () => this.run(uri, ['undefine', name, '--managed-save', '--snapshots-metadata']).catch((err: unknown) => (isNotFound(err) ? '' : Promise.reject(err))),
-      async () => !(await this.run(uri, ['domstate', name]).then(() => true, (err: unknown) => (isNotFound(err) ? false : Promise.reject(err)))),
+      () =>
+        this.run(uri, ['undefine', name, '--managed-save', '--snapshots-metadata']).catch((err: unknown) =>
+          isNotFound(err) ? '' : Promise.reject(err),
+        ),
+      async () =>
+        !(await this.run(uri, ['domstate', name]).then(
+          () => true,
+          (err: unknown) => (isNotFound(err) ? false : Promise.reject(err)),
+        )),
     );
   }
 
