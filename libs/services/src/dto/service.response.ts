@@ -15,7 +15,12 @@ export class SshEndpointResponse {
 }
 
 export class InstanceSummaryResponse {
-  @ApiProperty({ enum: POWER_STATES, example: 'running', description: 'Power state of the virtual machine.' })
+  @ApiProperty({
+    enum: POWER_STATES,
+    example: 'running',
+    description:
+      'Power state of the virtual machine: `provisioning` while its machine is being made (power actions answer 409 `action_in_progress`), `error` when making it failed for good or the machine vanished from its hypervisor (an `instance_fault` notification says which; power actions answer 409 `invalid_state`).',
+  })
   powerState: PowerState;
   @ApiProperty({ type: 'string', nullable: true, example: '203.0.113.17', description: 'Primary public IPv4 address.' })
   ipv4: string | null;
