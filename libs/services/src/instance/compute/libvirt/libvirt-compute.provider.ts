@@ -73,7 +73,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     const domain = await this.info(instance, this.changeTimeoutMs);
     const state = powerStateOf(domain.state);
     if (type === 'start' || type === 'rebuild') await this.powerOn(instance, domain);
-    else if (state === 'running') await this.run(instance, ['shutdown', domain.name, '--mode', 'acpi']);
+    else if (state === 'running') await this.shutdownOnce(instance, domain.name);
     return encodeTask({ type, since: Date.now(), domainId: type === 'reboot' ? domain.id : null });
   }
 
@@ -244,6 +244,14 @@ export class LibvirtComputeProvider extends ComputeProvider {
     );
   }
 
+  /** An ACPI request; asking again is harmless, and a guest that is already going down or off needs none. */
+  private shutdownOnce(instance: InstanceRef, name: string): Promise<void> {
+    return lookBeforeRetry(
+      () => this.run(instance, ['shutdown', name, '--mode', 'acpi']),
+      async () => powerStateOf((await this.info(instance, READ_TIMEOUT_MS)).state) !== 'running',
+    );
+  }
+
   private powerOffOnce(instance: InstanceRef, name: string): Promise<void> {
     return lookBeforeRetry(
       () => this.run(instance, ['destroy', name]),
@@ -299,7 +307,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     const state = domain.state.toLowerCase();
     if (state === 'paused') await this.run(instance, ['resume', domain.name]);
     else if (state === 'pmsuspended') await this.run(instance, ['dompmwakeup', domain.name]);
-    else if (powerStateOf(state) === 'stopped') await this.run(instance, ['start', domain.name]);
+    else if (powerStateOf(state) === 'stopped') await this.startOnce(instance, domain.name);
   }
 
   private async info(instance: InstanceRef, timeoutMs: number): Promise<DomainInfo> {
