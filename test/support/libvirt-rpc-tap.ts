@@ -40,7 +40,12 @@ export async function startRpcTap(socket: string, daemonSocket: string): Promise
         const length = pending.readUInt32BE(0);
         const message = pending.subarray(0, length);
         pending = pending.subarray(length);
-        if (waiting && message.length >= 16 && message.readUInt32BE(4) === REMOTE_PROGRAM && waiting.procedures.includes(message.readUInt32BE(12))) {
+        if (
+          waiting &&
+          message.length >= 16 &&
+          message.readUInt32BE(4) === REMOTE_PROGRAM &&
+          waiting.procedures.includes(message.readUInt32BE(12))
+        ) {
           const { hook, resolve } = waiting;
           waiting = null;
           hook();

@@ -9,6 +9,8 @@ const LIBVIRTD = '/usr/sbin/libvirtd';
 const NOBODY = 65534;
 
 export interface OwnLibvirtd {
+  /** Its temp dir, owned by the daemon's user (a storage pool can live under it). */
+  dir: string;
   /** The daemon's socket, for a URI of our own or a tap in front of it. */
   socket: string;
   /** `qemu+unix:///session?socket=...`: what the API and virsh connect with. */
@@ -37,18 +39,22 @@ export async function startOwnLibvirtd(): Promise<OwnLibvirtd> {
   chmodSync(dir, 0o755);
   const pidFile = join(dir, 'libvirtd.pid');
   const socket = join(paths.run, 'libvirt', 'libvirt-sock');
-  const child: ChildProcess = spawn('setpriv', ['--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups', LIBVIRTD, '--pid-file', pidFile], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: dir,
-      XDG_RUNTIME_DIR: paths.run,
-      XDG_CONFIG_HOME: paths.config,
-      XDG_CACHE_HOME: paths.cache,
-      XDG_DATA_HOME: paths.data,
-      LC_ALL: 'C',
+  const child: ChildProcess = spawn(
+    'setpriv',
+    ['--reuid', String(NOBODY), '--regid', String(NOBODY), '--clear-groups', LIBVIRTD, '--pid-file', pidFile],
+    {
+      env: {
+        PATH: process.env.PATH,
+        HOME: dir,
+        XDG_RUNTIME_DIR: paths.run,
+        XDG_CONFIG_HOME: paths.config,
+        XDG_CACHE_HOME: paths.cache,
+        XDG_DATA_HOME: paths.data,
+        LC_ALL: 'C',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  );
   let log = '';
   child.stderr!.on('data', (chunk) => (log = (log + chunk).slice(-4000)));
   await waitForOrFail(
@@ -60,6 +66,7 @@ export async function startOwnLibvirtd(): Promise<OwnLibvirtd> {
   if (child.exitCode !== null) throw new Error(`libvirtd of the test exited with ${child.exitCode}: ${log}`);
   const pid = () => Number(readFileSync(pidFile, 'utf8').trim());
   return {
+    dir,
     socket,
     uri: (via = socket) => `qemu+unix:///session?socket=${via}`,
     pid,
