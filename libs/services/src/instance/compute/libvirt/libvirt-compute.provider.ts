@@ -31,6 +31,8 @@ import { withXmlFile } from './xml-file';
 
 /** Reads never keep a request waiting longer than this on the hypervisor. */
 const READ_TIMEOUT_MS = 2_000;
+/** A look after a failed step (background work, never a request): a daemon just back from a stall is slow. */
+const LOOK_TIMEOUT_MS = 10_000;
 const POLL_MS = 500;
 /** Classic VNC authentication reads at most 8 characters. */
 const VNC_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
@@ -61,7 +63,8 @@ export class LibvirtComputeProvider extends ComputeProvider {
     super();
     this.changeTimeoutMs = config.libvirt.commandTimeoutSeconds * 1000;
     this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.changeTimeoutMs);
-    this.inventories = new LibvirtInventory(virsh, this.pool, READ_TIMEOUT_MS * 5);
+    // Reconciliation holds its job lock (a database connection) while it lists: reads stay short.
+    this.inventories = new LibvirtInventory(virsh, this.pool, READ_TIMEOUT_MS, this.changeTimeoutMs);
     const { domainTemplate } = config.libvirt;
     this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
     const problems = templateProblems(this.template);
@@ -83,6 +86,8 @@ export class LibvirtComputeProvider extends ComputeProvider {
     const state = powerStateOf(domain.state);
     if (task.type === 'start' || task.type === 'rebuild') {
       if (state === 'running') return { state: 'succeeded' };
+      // Still starting: libvirt keeps a new QEMU process paused until it is set up.
+      if (domain.id && Date.now() - task.since < this.config.computeStopTimeoutSeconds * 1000) return { state: 'running' };
       return { state: 'failed', error: { code: 'start_failed', message: `The machine is ${domain.state} after it was started.` } };
     }
     if (task.type === 'reboot' && state === 'running' && domain.id !== task.domainId) return { state: 'succeeded' };
@@ -170,7 +175,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
   }
 
   override async machineExists(instance: InstanceRef): Promise<boolean | null> {
-    return this.exists(instance, READ_TIMEOUT_MS * 5).catch(() => null);
+    return this.exists(instance, READ_TIMEOUT_MS).catch(() => null);
   }
 
   override inventory(): Promise<HypervisorInventory[]> {
@@ -240,7 +245,8 @@ export class LibvirtComputeProvider extends ComputeProvider {
   private startOnce(instance: InstanceRef, name: string): Promise<void> {
     return lookBeforeRetry(
       () => this.run(instance, ['start', name]),
-      async () => powerStateOf((await this.info(instance, READ_TIMEOUT_MS)).state) === 'running',
+      // Active (a QEMU process, maybe still paused while libvirt starts it) is started.
+      async () => (await this.info(instance, LOOK_TIMEOUT_MS)).id !== null,
     );
   }
 
@@ -248,19 +254,19 @@ export class LibvirtComputeProvider extends ComputeProvider {
   private shutdownOnce(instance: InstanceRef, name: string): Promise<void> {
     return lookBeforeRetry(
       () => this.run(instance, ['shutdown', name, '--mode', 'acpi']),
-      async () => powerStateOf((await this.info(instance, READ_TIMEOUT_MS)).state) !== 'running',
+      async () => powerStateOf((await this.info(instance, LOOK_TIMEOUT_MS)).state) !== 'running',
     );
   }
 
   private powerOffOnce(instance: InstanceRef, name: string): Promise<void> {
     return lookBeforeRetry(
       () => this.run(instance, ['destroy', name]),
-      async () => powerStateOf((await this.info(instance, READ_TIMEOUT_MS)).state) === 'stopped',
+      async () => powerStateOf((await this.info(instance, LOOK_TIMEOUT_MS)).state) === 'stopped',
     );
   }
 
   /** Whether the VPS's domain is defined (false only when libvirt says it is not). */
-  private async exists(instance: InstanceRef, timeoutMs = READ_TIMEOUT_MS * 5): Promise<boolean> {
+  private async exists(instance: InstanceRef, timeoutMs = LOOK_TIMEOUT_MS): Promise<boolean> {
     try {
       await this.info(instance, timeoutMs);
       return true;

@@ -15,14 +15,15 @@ export class LibvirtInventory {
   constructor(
     private readonly virsh: Virsh,
     private readonly pool: StoragePool,
-    private readonly timeoutMs: number,
+    private readonly readTimeoutMs: number,
+    private readonly changeTimeoutMs: number,
   ) {}
 
   async of(uris: string[]): Promise<HypervisorInventory[]> {
     const out: HypervisorInventory[] = [];
     for (const uri of uris) {
       try {
-        const all = parseDomainList(await this.run(uri, ['list', '--all']));
+        const all = parseDomainList(await this.run(uri, ['list', '--all'], this.readTimeoutMs));
         const domains = new Map([...all].filter(([name]) => name.startsWith(MACHINE_PREFIX)));
         out.push({ hypervisor: uri, domains, volumes: await this.volumes(uri) });
       } catch {
@@ -58,7 +59,7 @@ export class LibvirtInventory {
 
   /** `virsh vol-list` (with -q): the first column is the name; a pool not made yet holds nothing. */
   private async volumes(uri: string): Promise<string[]> {
-    const listing = await this.run(uri, ['vol-list', '--pool', this.pool.name]).catch((err: unknown) =>
+    const listing = await this.run(uri, ['vol-list', '--pool', this.pool.name], this.readTimeoutMs).catch((err: unknown) =>
       isNotFound(err) ? '' : Promise.reject(err),
     );
     return listing
@@ -67,7 +68,7 @@ export class LibvirtInventory {
       .filter((name) => name?.startsWith(MACHINE_PREFIX));
   }
 
-  private run(uri: string, args: string[]): Promise<string> {
-    return this.virsh.run(uri, args, { timeoutMs: this.timeoutMs });
+  private run(uri: string, args: string[], timeoutMs = this.changeTimeoutMs): Promise<string> {
+    return this.virsh.run(uri, args, { timeoutMs });
   }
 }
