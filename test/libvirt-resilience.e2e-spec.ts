@@ -203,7 +203,8 @@ const SLOW = 300_000;
       expect(await svcDomains()).toEqual([vps.domain]);
       const report = await t.app.get(MachineReconciler).reconcile();
       expect(report.orphans).toEqual([]);
-      expect(report.missing).toEqual([]);
+      // Only this file's VPS lives on this daemon (the worker's database may hold other files' VPSes of qemu:///system).
+      expect(report.missing).not.toContain(vps.id);
     },
     SLOW,
   );
