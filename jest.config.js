@@ -63,6 +63,7 @@ module.exports = {
         '<rootDir>/apps/**/*.spec.ts',
         '<rootDir>/sdk/src/**/*.spec.ts',
         '<rootDir>/cli/src/**/*.spec.ts',
+        '<rootDir>/test/support/**/*.spec.ts',
       ],
       transform,
       transformIgnorePatterns,

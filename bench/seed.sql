@@ -12,12 +12,13 @@ BEGIN;
 CREATE FUNCTION pg_temp.bench_id(seed text) RETURNS uuid LANGUAGE sql IMMUTABLE
   AS $$ SELECT overlay(overlay(md5(seed) placing '4' from 13) placing '8' from 17)::uuid $$;
 
-INSERT INTO accounts (id, email, name, password_hash, created_at, updated_at)
+INSERT INTO accounts (id, email, name, password_hash, email_verified_at, created_at, updated_at)
 SELECT pg_temp.bench_id('account-' || a),
        'bench-' || lpad(a::text, 4, '0') || '@example.test',
        'Bench customer ' || a,
        -- not a usable hash: the benchmark never logs in with a password
        'bench-no-login',
+       timestamptz '2024-01-01 00:00:00+00' + a * interval '1 hour',
        timestamptz '2024-01-01 00:00:00+00' + a * interval '1 hour',
        timestamptz '2024-01-01 00:00:00+00' + a * interval '1 hour'
   FROM generate_series(1, 1000) a;
@@ -57,6 +58,19 @@ SELECT s.id,
        'sim-' || s.id
   FROM services s
  WHERE s.type = 'vps' AND s.status <> 'pending';
+
+-- Every object storage service that is not pending has its gateway user, settled (nothing for the
+-- API's reconciliation to do); the active ones with a fresh usage reading (nothing to refresh).
+INSERT INTO object_storage_users (service_id, region, quota_bytes, quota_objects, max_buckets, desired_version, applied_version,
+                                  gateway_state, used_bytes, used_objects, bucket_count, usage_updated_at)
+SELECT s.id, 'eu-central', 250000000000, 5000000, 100, 1, 1,
+       CASE s.status WHEN 'suspended' THEN 'suspended' WHEN 'cancelled' THEN 'closed' ELSE 'active' END,
+       CASE WHEN s.status = 'active' THEN abs(hashtext(s.id::text))::bigint * 37 END,
+       CASE WHEN s.status = 'active' THEN abs(hashtext(s.name)) % 100000 END,
+       CASE WHEN s.status = 'active' THEN 1 + abs(hashtext(s.name)) % 9 END,
+       CASE WHEN s.status = 'active' THEN now() - (abs(hashtext(s.name)) % 600) * interval '1 second' END
+  FROM services s
+ WHERE s.type = 'object_storage' AND s.status <> 'pending';
 
 -- Notifications: 5,000 for account 1 (the newest 1,000 unread), 5 for each other account (2 unread).
 INSERT INTO notifications (id, account_id, type, severity, title, body, link, entity_type, entity_id, read_at, created_at)

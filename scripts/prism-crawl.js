@@ -36,7 +36,7 @@ function startProcess(name, args, env, ready) {
   const child = spawn(process.execPath, args, { cwd: root, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within 120 s:\n${output}`)), 120_000);
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within 300 s:\n${output}`)), 300_000);
     const onData = (chunk) => {
       output += chunk;
       const match = output.match(ready);

@@ -244,10 +244,8 @@ describe('Notification streams end with their credential, and are bounded (issue
     const shortLived = sign({ sid, typ: 'access' }, t.config.jwtSecret, { subject: sub, issuer: 'hosting-account-api', expiresIn: 2 });
     const stream = await open(`Bearer ${shortLived}`);
     await stream.next('unread-count');
-    const started = Date.now();
+    // unauthorized, not the reconnect event that ends a stream at its own lifetime (hours).
     expect((await lastEvent(stream)).data.code).toBe('unauthorized');
-    // Generous: the bound only tells the token's expiry (2 s) from the stream's own lifetime (hours).
-    expect(Date.now() - started).toBeLessThan(60_000);
   });
 
   it('ends a stream after its maximum lifetime with a reconnect event', async () => {

@@ -244,9 +244,10 @@ interface Action {
     expect((await request(fast.http).get(`/api/services/${down.id}/instance/console`).set('Authorization', owner.bearer)).status).toBe(503);
 
     const hanging = await createService(fast, owner.id, { region: 'eu-west' });
-    const began = Date.now();
+    // The read is answered from the database: it never even connects to the hypervisor that hangs.
+    const connections = silentSockets.size;
     expect(await powerStateOf(hanging.id)).toBe('running');
-    expect(Date.now() - began).toBeLessThan(4000);
+    expect(silentSockets.size).toBe(connections);
   });
 
   it('adopts an existing domain with --provider-ref, and terminating powers it off and undefines it', async () => {

@@ -324,7 +324,6 @@ describe('Webhooks', () => {
           15_000,
         );
         expect(ok).toMatchObject({ status: 'succeeded', attempts: 1, lastResponseCode: 200, lastError: null });
-        expect(ok.lastDurationMs).toBeLessThan(3_000);
         // The API hung up once it had read its fill; the receiver had written at least that much.
         expect(
           await waitFor(

@@ -50,7 +50,11 @@ const SESSION_SQL = 'SELECT 1 FROM sessions WHERE id = $1 AND account_id = $2 AN
 const isoText = (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const SERVICE_COLUMNS = `s.id, s.product_id, s.name, s.type, s.status, s.price, s.currency, s.billing_cycle,
        ${isoText('s.next_due_date')} AS next_due_date, ${isoText('s.created_at')} AS created_at,
-       i.power_state, i.region, i.ipv4, i.ipv6`;
+       i.power_state, i.region, i.ipv4, i.ipv6, i.ssh_host, i.ssh_port,
+       CASE WHEN o.applied_version < o.desired_version THEN 'pending' ELSE o.gateway_state END AS os_state,
+       o.used_bytes::float8 AS os_used_bytes, o.used_objects::float8 AS os_objects, o.bucket_count AS os_buckets,
+       o.quota_bytes::float8 AS os_quota_bytes, o.quota_objects::float8 AS os_quota_objects, ${isoText('o.usage_updated_at')} AS os_usage_updated_at`;
+const SERVICE_JOINS = `LEFT JOIN vps_instances i ON i.service_id = s.id LEFT JOIN object_storage_users o ON o.service_id = s.id`;
 
 function listServicesQuery(accountId, filters, page) {
   const values = [accountId];
@@ -74,7 +78,7 @@ function listServicesQuery(accountId, filters, page) {
     )
     SELECT t.total, ${SERVICE_COLUMNS}
       FROM total t
-      LEFT JOIN (page p JOIN services s ON s.id = p.id LEFT JOIN vps_instances i ON i.service_id = s.id) ON true
+      LEFT JOIN (page p JOIN services s ON s.id = p.id ${SERVICE_JOINS}) ON true
      ORDER BY p.created_at DESC, p.id DESC`;
   return { text, values };
 }
@@ -214,7 +218,30 @@ function start() {
         createdAt: row.created_at,
         instance:
           row.type === 'vps' && row.power_state
-            ? { powerState: row.power_state, ipv4: row.ipv4, ipv6: row.ipv6, region: row.region ?? '' }
+            ? {
+                powerState: row.power_state,
+                ipv4: row.ipv4,
+                ipv6: row.ipv6,
+                region: row.region ?? '',
+                ssh:
+                  row.ssh_host && row.ssh_port
+                    ? { host: row.ssh_host, port: Number(row.ssh_port) }
+                    : row.ipv4
+                      ? { host: row.ipv4, port: 22 }
+                      : null,
+              }
+            : null,
+        objectStorage:
+          row.type === 'object_storage' && row.os_state
+            ? {
+                state: row.os_state,
+                usedBytes: row.os_used_bytes ?? null,
+                objects: row.os_objects ?? null,
+                buckets: row.os_buckets ?? null,
+                quotaBytes: row.os_quota_bytes ?? 0,
+                quotaObjects: row.os_quota_objects ?? 0,
+                usageUpdatedAt: row.os_usage_updated_at ?? null,
+              }
             : null,
       });
     }

@@ -1,7 +1,13 @@
 import type { components } from './schema';
 
-/** The API's error body (RFC 9457 problem details): `{type, title, status, detail, code, requestId, errors?}`. */
-export type Problem = components['schemas']['ProblemResponse'];
+/** Every `code` the API answers in a problem; each operation's error responses narrow it to their own. */
+export type ProblemCode = components['schemas']['ProblemCode'];
+
+/**
+ * The API's error body (RFC 9457 problem details): `{type, title, status, detail, code, requestId, errors?}`.
+ * `http_<status>` is the code of an answer that was not the API's (a proxy's 502 page, say).
+ */
+export type Problem = Omit<components['schemas']['ProblemResponse'], 'code'> & { code: ProblemCode | `http_${number}` };
 
 /**
  * A non-2xx answer. `problem` is the API's problem body; when something in between (a proxy, a
@@ -10,8 +16,8 @@ export type Problem = components['schemas']['ProblemResponse'];
 export class HostingApiError extends Error {
   override readonly name = 'HostingApiError';
   readonly status: number;
-  /** Stable machine-readable code, e.g. `not_found`, `invalid_state`, `rate_limited`. */
-  readonly code: string;
+  /** Stable machine-readable code, e.g. `not_found`, `invalid_state`, `rate_limited` (README, "Error codes"). */
+  readonly code: Problem['code'];
   /** Quote it to support; also in the `X-Request-Id` header. */
   readonly requestId: string | undefined;
   readonly problem: Problem;

@@ -3,7 +3,7 @@
 export { createHostingClient, bearerAuth } from './client';
 export type { HostingClient, HostingClientOptions } from './client';
 export { HostingApiError, unwrap } from './errors';
-export type { Problem, CallResult } from './errors';
+export type { Problem, ProblemCode, CallResult } from './errors';
 export { pages, listAll } from './pagination';
 export type { PaginatedPath, Page, ListItem, ListQuery, ListArgs } from './pagination';
 export { waitForAction, ActionTimeoutError } from './actions';

@@ -43,6 +43,19 @@ describe('Sessions (GET/DELETE /api/auth/sessions)', () => {
     await request(t.http).delete(`/api/auth/sessions/${target.id}`).set('Authorization', owner.bearer).expect(404);
   });
 
+  it("revoking the caller's own session is a logout: 204, then its tokens are refused (documented on the operation)", async () => {
+    const owner = await createAccount(t);
+    const own = await login(t, owner.email, owner.password);
+    const bearer = `Bearer ${own.body.accessToken}`;
+    const list = await request(t.http).get('/api/auth/sessions').set('Authorization', bearer).expect(200);
+    const current = list.body.data.find((s: { current: boolean }) => s.current);
+    await request(t.http).delete(`/api/auth/sessions/${current.id}`).set('Authorization', bearer).expect(204);
+    const after = await request(t.http).get('/api/auth/me').set('Authorization', bearer).expect(401);
+    expect(after.body.code).toBe('unauthorized');
+    await request(t.http).post('/api/auth/refresh').send({ refreshToken: own.body.refreshToken }).expect(401);
+    await request(t.http).get('/api/auth/me').set('Authorization', owner.bearer).expect(200);
+  });
+
   it('DELETE /api/auth/sessions ends every session but the current one', async () => {
     const owner = await createAccount(t);
     const others = [await login(t, owner.email, owner.password), await login(t, owner.email, owner.password)];

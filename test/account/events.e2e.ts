@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ActivityLog, TransactionRunner } from '@app/core';
+import { ActivityAction, ActivityLog, TransactionRunner } from '@app/core';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { sharedTestApp, startAppWithAccounts, TestAppWithAccounts } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -12,7 +12,7 @@ describe('Activity log routes', () => {
     ({ owner, stranger } = t = await startAppWithAccounts());
   });
 
-  const record = (accountId: string, action: string, entity: { type: string; id: string } | null = null) =>
+  const record = (accountId: string, action: ActivityAction, entity: { type: string; id: string } | null = null) =>
     t.app.get(TransactionRunner).run((m) => t.app.get(ActivityLog).record(m, { accountId, action, entity, details: { n: 1 } }));
 
   it('answers 401 without a bearer token', async () => {

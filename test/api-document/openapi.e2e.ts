@@ -2,6 +2,7 @@ import request from 'supertest';
 import { RequestMethod } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { sharedTestApp, startTestApp, TestApp } from '../support/test-app';
+import { documentedProblemCodes, PROBLEM_CODES, ProblemCode } from '@app/core';
 
 const PATH_METADATA = 'path';
 const METHOD_METADATA = 'method';
@@ -107,6 +108,32 @@ describe('OpenAPI document and Swagger UI', () => {
         }
       }
     }
+  });
+
+  it('lists on every error response the codes the operation answers with that status (issue 29)', () => {
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        for (const [status, response] of Object.entries<any>(op.responses)) {
+          if (Number(status) < 400) continue;
+          const codes = documentedProblemCodes(response);
+          const id = `${method} ${path} ${status}`;
+          expect({ id, listed: codes.length > 0 }).toEqual({ id, listed: true });
+          for (const code of codes) {
+            expect({ id, code, status: PROBLEM_CODES[code as ProblemCode]?.statuses.includes(Number(status)) }).toEqual({
+              id,
+              code,
+              status: true,
+            });
+            expect(response.description).toContain(`\`${code}\``);
+          }
+        }
+      }
+    }
+    const secondStep = doc.paths['/api/auth/login/2fa'].post.responses;
+    expect(documentedProblemCodes(secondStep['401'])).toEqual(['invalid_mfa_token', 'invalid_code']);
+    expect(secondStep['401'].description).not.toMatch(/bearer/i);
+    expect(documentedProblemCodes(doc.paths['/api/auth/2fa/setup'].post.responses['409'])).toEqual(['mfa_enabled']);
+    expect(doc.paths['/api/auth/sessions/{id}'].delete.description).toMatch(/current session/);
   });
 
   it('serves Swagger UI at /docs', async () => {

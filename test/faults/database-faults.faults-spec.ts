@@ -28,9 +28,8 @@ describe('Database faults', () => {
     const during = await load;
     expect(during.every((status) => status === 200 || status === 503)).toBe(true);
 
-    const started = Date.now();
+    // Answered while the server is still down: nothing waits for it to come back.
     const statuses = await Promise.all(Array.from({ length: 10 }, () => me()));
-    expect(Date.now() - started).toBeLessThan(5000);
     for (const res of statuses) {
       expect(res.status).toBe(503);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -75,11 +74,9 @@ describe('Database faults', () => {
     try {
       await db.query('BEGIN');
       await db.query('LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE');
-      const started = Date.now();
+      // Every answer comes while the lock is still held: the statement timeout ended the wait, not the ROLLBACK.
       const results = await Promise.all(Array.from({ length: 12 }, () => me()));
-      const elapsed = Date.now() - started;
       expect(results.map((r) => r.status).every((s) => s === 503)).toBe(true);
-      expect(elapsed).toBeLessThan(10_000);
     } finally {
       await db.query('ROLLBACK').catch(() => undefined);
       await db.end();

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { ActivityLog, Principal, TransactionRunner } from '@app/core';
+import { ActivityAction, ActivityLog, Principal, TransactionRunner } from '@app/core';
 import { ActivityRetentionJob } from '@app/events';
 import { startTestModule, TestModule } from '../support/test-module';
 
@@ -16,7 +16,7 @@ describe('ActivityLog and its retention (TestingModule on the real database)', (
   });
   afterAll(() => m.close());
 
-  const record = (accountId: string, action = 'ssh_key.create') =>
+  const record = (accountId: string, action: ActivityAction = 'ssh_key.create') =>
     tx.run((manager) => log.record(manager, { accountId, action, entity: null, details: { n: 1 } }));
   const idsOf = async (accountId: string) =>
     ((await db.query('SELECT id FROM activity_events WHERE account_id = $1', [accountId])) as { id: string }[]).map((r) => r.id).sort();

@@ -1,4 +1,12 @@
-import { AttachmentsService, BlobStorage, SupportModule, TicketsService, UNREFERENCED_GRACE_MS, UPLOAD_URL_TTL_MS } from '@app/support';
+import {
+  AttachmentsCleanupJob,
+  AttachmentsService,
+  BlobStorage,
+  SupportModule,
+  TicketsService,
+  UNREFERENCED_GRACE_MS,
+  UPLOAD_URL_TTL_MS,
+} from '@app/support';
 import { TransactionRunner } from '@app/core';
 import { AttachmentsRepository } from '../../libs/support/src/attachments/attachments.repository';
 import { callerFor, startTestModule, TestModule } from '../support/test-module';
@@ -71,9 +79,9 @@ describe('AttachmentsService (TestingModule on the real database)', () => {
     const used = await presigned(accountId, 5, Buffer.from('12345'));
     await m.get(TicketsService).create(callerFor(accountId), { subject: 's', message: 'with file', attachmentIds: [used] });
     const [unusedRow] = await rows.findForAccount(accountId, [unused]);
-    expect(await attachments.purgeUnreferenced(new Date())).toBe(0);
+    expect(await m.get(AttachmentsCleanupJob).purgeUnreferenced(new Date())).toBe(0);
     const later = new Date(Date.now() + UPLOAD_URL_TTL_MS + UNREFERENCED_GRACE_MS + 1000);
-    expect(await attachments.purgeUnreferenced(later)).toBeGreaterThanOrEqual(1);
+    expect(await m.get(AttachmentsCleanupJob).purgeUnreferenced(later)).toBeGreaterThanOrEqual(1);
     expect((await rows.findForAccount(accountId, [unused, used])).map((r) => r.id)).toEqual([used]);
     expect(await storage.size(unusedRow.storageKey)).toBeNull();
   });

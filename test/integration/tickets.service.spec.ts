@@ -1,6 +1,6 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { Problem, TicketClosedEvent, TicketRepliedEvent } from '@app/core';
-import { SupportModule, TicketsService } from '@app/support';
+import { Problem } from '@app/core';
+import { SupportModule, TicketClosedEvent, TicketRepliedEvent, TicketsService } from '@app/support';
 import { callerFor, startTestModule, TestModule } from '../support/test-module';
 
 describe('TicketsService (TestingModule on the real database)', () => {

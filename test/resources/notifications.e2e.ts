@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ApiKeyExpiryScanner } from '@app/api-keys';
+import { ApiKeyExpiryJob } from '@app/api-keys';
 import { domainEvent } from '@app/core';
 import { NotificationsDemoSeeder } from '@app/notifications';
 import { createService } from '../factories/services';
@@ -239,7 +239,7 @@ describe('Notifications', () => {
       );
       const strangerBefore = await strangerIds();
 
-      const scanner = t.app.get(ApiKeyExpiryScanner);
+      const scanner = t.app.get(ApiKeyExpiryJob);
       await scanner.scan();
       await scanner.scan();
       const rows = await waitFor(

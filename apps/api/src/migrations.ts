@@ -1,3 +1,4 @@
+import { accountsMigrations } from '@app/accounts';
 import { apiKeysMigrations } from '@app/api-keys';
 import { authMigrations } from '@app/auth';
 import { coreMigrations } from '@app/core';
@@ -11,6 +12,7 @@ import { webhooksMigrations } from '@app/webhooks';
 
 /** Every area's migrations; TypeORM orders them by the timestamp in their names. */
 export const allMigrations = [
+  ...accountsMigrations,
   ...authMigrations,
   ...apiKeysMigrations,
   ...productsMigrations,

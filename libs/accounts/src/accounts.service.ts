@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { isUniqueViolation, Problem } from '@app/core';
-import { Account } from './account.entity';
+import type { AccountView } from './account.view';
 import { AccountsRepository } from './accounts.repository';
 import { PasswordHasher } from './password-hasher';
 
@@ -18,17 +17,14 @@ const normalEmail = (email: string) => email.trim().toLowerCase();
 @Injectable()
 export class AccountsService {
   constructor(
-    @InjectRepository(Account) private readonly accounts: Repository<Account>,
     private readonly repository: AccountsRepository,
     private readonly hasher: PasswordHasher,
   ) {}
 
-  async create(manager: EntityManager, input: NewAccount): Promise<Account> {
+  async create(manager: EntityManager, input: NewAccount): Promise<AccountView> {
     const passwordHash = await this.hasher.hash(input.password);
     try {
-      const account = manager.create(Account, { email: normalEmail(input.email), name: input.name.trim(), passwordHash });
-      const saved = await manager.save(account);
-      return manager.findOneOrFail(Account, { where: { id: saved.id } });
+      return await this.repository.insert(manager, { email: normalEmail(input.email), name: input.name.trim(), passwordHash });
     } catch (err) {
       if (isUniqueViolation(err)) throw Problem.conflict('email_taken', 'An account with this email already exists.');
       throw err;
@@ -36,22 +32,21 @@ export class AccountsService {
   }
 
   /** With a manager: inside that transaction (on the embedded database, the only way from one). */
-  findById(id: string, manager?: EntityManager): Promise<Account | null> {
-    return manager ? manager.findOne(Account, { where: { id } }) : this.accounts.findOne({ where: { id } });
+  findById(id: string, manager?: EntityManager): Promise<AccountView | null> {
+    return this.repository.findById(id, manager);
   }
 
-  findByEmail(email: string): Promise<Account | null> {
-    return this.accounts.findOne({ where: { email: normalEmail(email) } });
+  findByEmail(email: string): Promise<AccountView | null> {
+    return this.repository.findByEmail(normalEmail(email));
   }
 
   /** The name the account holder gave, or null for an unknown id. */
-  async displayName(id: string): Promise<string | null> {
-    const account = await this.accounts.findOne({ select: { id: true, name: true }, where: { id } });
-    return account?.name ?? null;
+  displayName(id: string): Promise<string | null> {
+    return this.repository.findName(id);
   }
 
-  async exists(): Promise<boolean> {
-    return (await this.accounts.count({ take: 1 })) > 0;
+  exists(): Promise<boolean> {
+    return this.repository.any();
   }
 
   /**
@@ -63,18 +58,18 @@ export class AccountsService {
   }
 
   /** The account if the password matches; the same work is done when the email is unknown. */
-  async verifyPassword(email: string, password: string): Promise<Account | null> {
+  async verifyPassword(email: string, password: string): Promise<AccountView | null> {
     const row = await this.repository.findWithPasswordHash(normalEmail(email));
     const ok = await this.hasher.verify(password, row?.passwordHash);
     if (!ok || !row) return null;
     if (this.hasher.needsRehash(row.passwordHash)) {
-      await this.repository.replacePasswordHash(row.id, row.passwordHash, await this.hasher.hash(password));
+      await this.repository.replacePasswordHash(row.account.id, row.passwordHash, await this.hasher.hash(password));
     }
-    return row;
+    return row.account;
   }
 
-  async rename(manager: EntityManager, accountId: string, name: string): Promise<void> {
-    await manager.update(Account, { id: accountId }, { name: name.trim() });
+  rename(manager: EntityManager, accountId: string, name: string): Promise<void> {
+    return this.repository.rename(manager, accountId, name.trim());
   }
 
   /** Confirms the address only if it is still the account's address. */
@@ -93,6 +88,6 @@ export class AccountsService {
   }
 
   async setPassword(manager: EntityManager, accountId: string, password: string): Promise<void> {
-    await manager.update(Account, { id: accountId }, { passwordHash: await this.hasher.hash(password) });
+    await this.repository.setPasswordHash(manager, accountId, await this.hasher.hash(password));
   }
 }

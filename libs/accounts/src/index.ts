@@ -1,3 +1,4 @@
 export * from './accounts.module';
 export * from './accounts.service';
-export * from './account.entity';
+export type { AccountView } from './account.view';
+export * from './migrations';

@@ -17,7 +17,7 @@ export class ApiKeysController {
   @Post()
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Create an API key (its secret is shown only in this response)', operationId: 'createApiKey' })
-  @ApiProblems(400, 401, 403, 409, 429)
+  @ApiProblems(400, 401, { 403: ['insufficient_scope', 'forbidden', 'email_unverified'], 409: ['quota_exceeded'] }, 429)
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateApiKeyRequest): Promise<CreatedApiKeyResponse> {
     return this.apiKeys.createFor(principal, body);
   }

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from '@app/accounts';
-import { ApiKeyExpiryScanner } from './api-key-expiry.scanner';
+import { ApiKeyExpiryJob } from './api-key-expiry.job';
 import { ApiKeyVerifier } from './api-key-verifier';
 import { ApiKey } from './api-key.entity';
 import { ApiKeysController } from './api-keys.controller';
@@ -12,7 +12,7 @@ import { ApiKeyCreateCommand } from './cli/api-key-create.command';
 @Module({
   imports: [AccountsModule, TypeOrmModule.forFeature([ApiKey])],
   controllers: [ApiKeysController],
-  providers: [ApiKeysService, ApiKeysRepository, ApiKeyVerifier, ApiKeyExpiryScanner, ApiKeyCreateCommand],
-  exports: [ApiKeysService, ApiKeyVerifier, ApiKeyExpiryScanner],
+  providers: [ApiKeysService, ApiKeysRepository, ApiKeyVerifier, ApiKeyExpiryJob, ApiKeyCreateCommand],
+  exports: [ApiKeysService, ApiKeyVerifier, ApiKeyExpiryJob],
 })
 export class ApiKeysModule {}

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
-import { poolQuery, Scope } from '@app/core';
+import { InjectRepository } from '@nestjs/typeorm';
+import { And, DataSource, EntityManager, IsNull, LessThanOrEqual, MoreThan, Repository } from 'typeorm';
+import { pageOffset, PageQuery, poolQuery, Scope } from '@app/core';
+import { ApiKey } from './api-key.entity';
 
 /** A key as the per-request lookup returns it; `live` is false for a revoked or expired key. */
 export interface KeyLookupRow {
@@ -14,13 +16,56 @@ export interface KeyLookupRow {
   live: boolean;
 }
 
-/**
- * The raw statements of API-key authentication; plain CRUD of keys goes through TypeORM's
- * `Repository<ApiKey>` in `ApiKeysService`.
- */
+/** A new key's columns; the secret itself is never stored, only its hash. */
+export interface NewApiKeyRow {
+  accountId: string;
+  name: string;
+  prefix: string;
+  keyHash: string;
+  scopes: Scope[];
+  expiresAt: Date | null;
+}
+
+/** Every statement on api_keys: plain CRUD through TypeORM's `Repository<ApiKey>`, the per-request lookup raw. */
 @Injectable()
 export class ApiKeysRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
+  ) {}
+
+  countLiveForAccount(manager: EntityManager, accountId: string): Promise<number> {
+    return manager.count(ApiKey, { where: { accountId, revokedAt: IsNull() } });
+  }
+
+  insert(manager: EntityManager, key: NewApiKeyRow): Promise<ApiKey> {
+    return manager.save(manager.create(ApiKey, { ...key, lastUsedAt: null, revokedAt: null }));
+  }
+
+  /** The account's live keys, newest first, and their total. */
+  pageForAccount(accountId: string, query: PageQuery): Promise<[ApiKey[], number]> {
+    return this.keys.findAndCount({
+      where: { accountId, revokedAt: IsNull() },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: Number(pageOffset(query)),
+      take: query.pageSize,
+    });
+  }
+
+  findLiveForAccount(accountId: string, id: string): Promise<ApiKey | null> {
+    return this.keys.findOne({ where: { id, accountId, revokedAt: IsNull() } });
+  }
+
+  /** False when the account has no such live key. */
+  async revokeForAccount(manager: EntityManager, accountId: string, id: string): Promise<boolean> {
+    const result = await manager.update(ApiKey, { id, accountId, revokedAt: IsNull() }, { revokedAt: new Date() });
+    return !!result.affected;
+  }
+
+  /** Unscoped (the expiry scan): live keys whose expiry falls in (after, until]. */
+  findExpiringBetween(after: Date, until: Date): Promise<ApiKey[]> {
+    return this.keys.find({ where: { revokedAt: IsNull(), expiresAt: And(MoreThan(after), LessThanOrEqual(until)) } });
+  }
 
   /**
    * The key with this hash: runs on every request, so on the driver's pool (poolQuery), on the

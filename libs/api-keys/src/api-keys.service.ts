@@ -1,24 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, IsNull, Repository } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { AccountsService } from '@app/accounts';
 import {
   ActivityLog,
   Actor,
   ALL_SCOPES,
-  ApiKeyCreatedEvent,
   CredentialsRevokedEvent,
   domainEvent,
+  isoTimestamp,
   Paginated,
   paginated,
   PageQuery,
-  pageOffset,
   Principal,
   Problem,
   Publish,
   RecordedBy,
   TransactionRunner,
 } from '@app/core';
+import { ApiKeyCreatedEvent } from './api-keys.events';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key-format';
 import { ApiKey } from './api-key.entity';
 import { ApiKeysRepository } from './api-keys.repository';
@@ -36,11 +35,10 @@ export interface NewApiKey {
 @Injectable()
 export class ApiKeysService {
   constructor(
-    @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
+    private readonly keys: ApiKeysRepository,
     private readonly tx: TransactionRunner,
     private readonly accounts: AccountsService,
     private readonly activity: ActivityLog,
-    private readonly repository: ApiKeysRepository,
   ) {}
 
   /**
@@ -82,42 +80,33 @@ export class ApiKeysService {
     const saved = await this.tx.run(async (m, publish) => {
       // Serialises key creation per account so the cap holds under concurrent requests.
       await this.accounts.lockForUpdate(m, accountId);
-      const count = await m.count(ApiKey, { where: { accountId, revokedAt: IsNull() } });
+      const count = await this.keys.countLiveForAccount(m, accountId);
       if (count >= MAX_API_KEYS_PER_ACCOUNT) {
         throw Problem.conflict('quota_exceeded', `An account can have at most ${MAX_API_KEYS_PER_ACCOUNT} API keys; revoke one first.`);
       }
-      const row = await m.save(
-        m.create(ApiKey, {
-          accountId,
-          name: input.name,
-          prefix: displayPrefix(key),
-          keyHash: hashApiKey(key),
-          scopes: input.scopes ?? [...ALL_SCOPES],
-          expiresAt: input.expiresAt ?? null,
-          lastUsedAt: null,
-          revokedAt: null,
-        }),
-      );
+      const row = await this.keys.insert(m, {
+        accountId,
+        name: input.name,
+        prefix: displayPrefix(key),
+        keyHash: hashApiKey(key),
+        scopes: input.scopes ?? [...ALL_SCOPES],
+        expiresAt: input.expiresAt ?? null,
+      });
       publish(domainEvent<ApiKeyCreatedEvent>('api_key.created', accountId, { apiKeyId: row.id, name: row.name, prefix: row.prefix }));
       await this.activity.record(m, {
         accountId,
         action: 'api_key.create',
         entity: { type: 'api_key', id: row.id },
         ...by,
-        details: { name: row.name, prefix: row.prefix, scopes: row.scopes, expiresAt: row.expiresAt?.toISOString() ?? null },
+        details: { name: row.name, prefix: row.prefix, scopes: row.scopes, expiresAt: isoTimestamp(row.expiresAt) },
       });
       return row;
     });
-    return { ...ApiKeyResponse.from(saved), key };
+    return CreatedApiKeyResponse.fromCreated(saved, key);
   }
 
   async list(accountId: string, query: PageQuery): Promise<Paginated<ApiKeyResponse>> {
-    const [rows, total] = await this.keys.findAndCount({
-      where: { accountId, revokedAt: IsNull() },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: Number(pageOffset(query)),
-      take: query.pageSize,
-    });
+    const [rows, total] = await this.keys.pageForAccount(accountId, query);
     return paginated(rows.map(ApiKeyResponse.from), query, total);
   }
 
@@ -128,8 +117,7 @@ export class ApiKeysService {
   async revoke(caller: Principal, id: string): Promise<void> {
     const { accountId } = caller;
     const done = await this.tx.run(async (m, publish) => {
-      const result = await m.update(ApiKey, { id, accountId, revokedAt: IsNull() }, { revokedAt: new Date() });
-      if (!result.affected) return false;
+      if (!(await this.keys.revokeForAccount(m, accountId, id))) return false;
       publish(domainEvent<CredentialsRevokedEvent>('credentials.revoked', accountId, {}));
       await this.activity.record(m, { accountId, caller, action: 'api_key.revoke', entity: { type: 'api_key', id } });
       return true;
@@ -143,7 +131,7 @@ export class ApiKeysService {
    * check their credential again. Returns how many keys went.
    */
   async revokeAllIn(manager: EntityManager, publish: Publish, accountId: string, by: RecordedBy, reason: string): Promise<number> {
-    const revoked = await this.repository.revokeAllForAccount(manager, accountId);
+    const revoked = await this.keys.revokeAllForAccount(manager, accountId);
     if (!revoked.length) return 0;
     publish(domainEvent<CredentialsRevokedEvent>('credentials.revoked', accountId, {}));
     for (const key of revoked) {
@@ -159,7 +147,7 @@ export class ApiKeysService {
   }
 
   private async findOneForAccount(accountId: string, id: string): Promise<ApiKey> {
-    const key = await this.keys.findOne({ where: { id, accountId, revokedAt: IsNull() } });
+    const key = await this.keys.findLiveForAccount(accountId, id);
     if (!key) throw Problem.notFound('API key');
     return key;
   }

@@ -1,3 +1,4 @@
+export * from './api-keys.events';
 export * from './api-keys.module';
 export * from './api-keys.service';
 export * from './api-key-verifier';
@@ -5,4 +6,4 @@ export * from './api-key-format';
 export * from './dto/api-key.response';
 export * from './dto/create-api-key.request';
 export * from './migrations';
-export * from './api-key-expiry.scanner';
+export * from './api-key-expiry.job';

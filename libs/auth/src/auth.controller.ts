@@ -2,6 +2,7 @@ import { Body, Controller, Get, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiProblems, CurrentClient, CurrentPrincipal, Principal, Public, RateLimit, RequestFacts } from '@app/core';
 import { AuthService } from './auth.service';
+import { LoginFlow } from './login/login-flow';
 import { ChangePasswordRequest, LoginRequest, RefreshRequest, RegisterRequest } from './dto/auth.request';
 import { AccountResponse, AuthTokensResponse } from './dto/auth.response';
 import { MfaRequiredResponse } from './mfa/dto/mfa.response';
@@ -9,14 +10,17 @@ import { MfaRequiredResponse } from './mfa/dto/mfa.response';
 @ApiTags('Auth')
 @Controller('api/auth')
 export class AuthController {
-  constructor(private readonly auth: AuthService) {}
+  constructor(
+    private readonly auth: AuthService,
+    private readonly loginFlow: LoginFlow,
+  ) {}
 
   @Public()
   @RateLimit('register')
   @Post('register')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Create an account and log in', operationId: 'register' })
-  @ApiProblems(400, 409, 413, 429)
+  @ApiProblems(400, { 409: ['email_taken'] }, 413, 429)
   register(@Body() body: RegisterRequest, @CurrentClient() client: RequestFacts): Promise<AuthTokensResponse> {
     return this.auth.register(body, client);
   }
@@ -32,9 +36,9 @@ export class AuthController {
     description: 'The token pair, or with two-factor sign-in on, an mfaToken for the second step.',
     schema: { oneOf: [{ $ref: getSchemaPath(AuthTokensResponse) }, { $ref: getSchemaPath(MfaRequiredResponse) }] },
   })
-  @ApiProblems(400, 401, 429)
+  @ApiProblems(400, { 401: ['invalid_credentials'] }, 429)
   login(@Body() body: LoginRequest, @CurrentClient() client: RequestFacts): Promise<AuthTokensResponse | MfaRequiredResponse> {
-    return this.auth.login(body, client);
+    return this.loginFlow.withPassword(body, client);
   }
 
   @Public()
@@ -52,7 +56,7 @@ export class AuthController {
   @Post('logout')
   @HttpCode(204)
   @ApiOperation({ summary: 'End the current session (its refresh and access tokens)', operationId: 'logout' })
-  @ApiProblems(401, 403, 429)
+  @ApiProblems(401, { 403: ['forbidden'] }, 429)
   logout(@CurrentPrincipal() principal: Principal): Promise<void> {
     return this.auth.logout(principal);
   }
@@ -62,7 +66,7 @@ export class AuthController {
   @Post('password')
   @HttpCode(204)
   @ApiOperation({ summary: 'Change the password and end every other session', operationId: 'changePassword' })
-  @ApiProblems(400, 401, 403, 429)
+  @ApiProblems(400, 401, { 403: ['forbidden'] }, 429)
   changePassword(@CurrentPrincipal() principal: Principal, @Body() body: ChangePasswordRequest): Promise<void> {
     return this.auth.changePassword(principal, body);
   }

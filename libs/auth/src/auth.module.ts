@@ -5,6 +5,7 @@ import { AccountsModule } from '@app/accounts';
 import { ApiKeysModule } from '@app/api-keys';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
+import { LoginFlow } from './login/login-flow';
 import { AccountCreateCommand } from './cli/account-create.command';
 import { AccountDisable2faCommand } from './cli/account-disable-2fa.command';
 import { BearerAuthGuard } from './bearer/bearer-auth.guard';
@@ -36,6 +37,7 @@ import { LoginActivity } from './login-activity';
   controllers: [AuthController, SessionsController, MfaController, AccountEmailController, AccountPagesController],
   providers: [
     AuthService,
+    LoginFlow,
     SessionsService,
     SessionsRepository,
     SessionActivity,

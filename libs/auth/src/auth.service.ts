@@ -1,18 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { accountActor, ActivityLog, Principal, Problem, RequestFacts, TransactionRunner } from '@app/core';
-import { Account, AccountsService } from '@app/accounts';
+import { AccountsService } from '@app/accounts';
 import { AccountResponse, AuthTokensResponse } from './dto/auth.response';
-import { ChangePasswordRequest, LoginRequest, RegisterRequest } from './dto/auth.request';
+import { ChangePasswordRequest, RegisterRequest } from './dto/auth.request';
 import { AccountTokensRepository } from './email/account-tokens.repository';
 import { EmailVerificationService } from './email/email-verification.service';
-import { LoginActivity } from './login-activity';
-import { MfaLoginRequest } from './mfa/dto/mfa.request';
-import { MfaRequiredResponse } from './mfa/dto/mfa.response';
-import { MfaService } from './mfa/mfa.service';
 import { PasswordCheck } from './password/password-check';
-import { IssuedTokens, SessionsService } from './sessions/sessions.service';
-
-const INVALID_CREDENTIALS = () => new Problem(401, 'invalid_credentials', 'The email or password is incorrect.');
+import { SessionsService } from './sessions/sessions.service';
 
 @Injectable()
 export class AuthService {
@@ -20,10 +14,8 @@ export class AuthService {
     private readonly accounts: AccountsService,
     private readonly sessions: SessionsService,
     private readonly tx: TransactionRunner,
-    private readonly mfa: MfaService,
     private readonly verification: EmailVerificationService,
     private readonly activity: ActivityLog,
-    private readonly logins: LoginActivity,
     private readonly passwordCheck: PasswordCheck,
     private readonly tokens: AccountTokensRepository,
   ) {}
@@ -40,31 +32,8 @@ export class AuthService {
         actor: accountActor(account),
         request: client,
       });
-      return this.respond(account, tokens);
+      return AuthTokensResponse.fromTokens(account, tokens);
     });
-  }
-
-  async login(input: LoginRequest, client?: RequestFacts): Promise<AuthTokensResponse | MfaRequiredResponse> {
-    const account = await this.accounts.verifyPassword(input.email, input.password);
-    if (!account) {
-      // Not awaited: a known email's answer must take no longer than an unknown one's (no enumeration by timing).
-      void this.logins.failed({ email: input.email }, { action: 'auth.login_failed', reason: 'wrong_password' }, client);
-      throw INVALID_CREDENTIALS();
-    }
-    if (await this.mfa.isEnabled(account.id)) return this.mfa.challenge(account.id, client);
-    const tokens = await this.tx.run(async (m) => {
-      const issued = await this.sessions.start(m, account.id, client);
-      await this.logins.succeeded(m, account, issued.sessionId, false, client);
-      return issued;
-    });
-    return this.respond(account, tokens);
-  }
-
-  async loginWithSecondFactor(input: MfaLoginRequest, client?: RequestFacts): Promise<AuthTokensResponse> {
-    const tokens = await this.mfa.completeLogin(input, client);
-    const account = await this.accounts.findById(tokens.accountId);
-    if (!account) throw Problem.unauthorized();
-    return this.respond(account, tokens);
   }
 
   /** Not in the activity log: a refresh changes no state the customer acts on (docs/decisions.md). */
@@ -72,7 +41,7 @@ export class AuthService {
     const tokens = await this.sessions.refresh(refreshToken);
     const account = await this.accounts.findById(tokens.accountId);
     if (!account) throw Problem.unauthorized();
-    return this.respond(account, tokens);
+    return AuthTokensResponse.fromTokens(account, tokens);
   }
 
   async logout(principal: Principal): Promise<void> {
@@ -118,15 +87,5 @@ export class AuthService {
       throw new Problem(403, 'forbidden', 'This operation needs an access token from a login, not an API key.');
     }
     return principal.credentialId;
-  }
-
-  private respond(account: Account, tokens: IssuedTokens): AuthTokensResponse {
-    return {
-      account: AccountResponse.from(account),
-      accessToken: tokens.accessToken,
-      refreshToken: tokens.refreshToken,
-      expiresIn: tokens.expiresIn,
-      tokenType: 'Bearer',
-    };
   }
 }

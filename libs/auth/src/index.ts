@@ -1,3 +1,4 @@
+export * from './auth.events';
 export * from './auth.module';
 export * from './sessions/sessions.service';
 export * from './sessions/session-activity';

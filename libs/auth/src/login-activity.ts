@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { Account, AccountsService } from '@app/accounts';
+import { AccountsService, AccountView } from '@app/accounts';
 import { accountActor, ActivityLog, ActivityThrottle, OverflowSummary, RequestFacts, TransactionRunner } from '@app/core';
 
 /**
@@ -31,7 +31,7 @@ export class LoginActivity {
     private readonly tx: TransactionRunner,
   ) {}
 
-  async succeeded(m: EntityManager, account: Account, sessionId: string, secondFactor: boolean, request?: RequestFacts): Promise<void> {
+  async succeeded(m: EntityManager, account: AccountView, sessionId: string, secondFactor: boolean, request?: RequestFacts): Promise<void> {
     await this.activity.record(m, {
       accountId: account.id,
       action: 'auth.login',
@@ -75,7 +75,7 @@ export class LoginActivity {
    * distinct addresses, written at the first refused entry and brought up to date after each
    * further one (one after another per summary), so one address's flood cannot hide another's.
    */
-  private summarize(account: Account, summary: OverflowSummary): Promise<void> {
+  private summarize(account: AccountView, summary: OverflowSummary): Promise<void> {
     const write = summary.chain.then(() =>
       this.tx.run(async (m) => {
         const details = summary.details(WINDOW_MS);

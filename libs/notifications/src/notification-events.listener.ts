@@ -1,17 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import type {
-  ApiKeyCreatedEvent,
-  ApiKeyExpiringEvent,
-  InstanceActionFinishedEvent,
-  InstanceFaultEvent,
-  ObjectStorageKeyRotatedEvent,
-  ObjectStorageQuotaEvent,
-  ServiceStatusChangedEvent,
-  TicketClosedEvent,
-  TicketRepliedEvent,
-  WebhookDisabledEvent,
-} from '@app/core';
+import type { DomainEventNamed } from '@app/core';
 import { NotificationsService } from './notifications.service';
 
 /** The other areas' domain events (emitted after their transactions commit) become notifications. */
@@ -20,57 +9,57 @@ export class NotificationEventsListener {
   constructor(private readonly notifications: NotificationsService) {}
 
   @OnEvent('ticket.replied', { async: true, promisify: true })
-  ticketReplied(event: TicketRepliedEvent) {
+  ticketReplied(event: DomainEventNamed<'ticket.replied'>) {
     return this.notifications.record(event);
   }
 
   @OnEvent('ticket.closed', { async: true, promisify: true })
-  ticketClosed(event: TicketClosedEvent) {
+  ticketClosed(event: DomainEventNamed<'ticket.closed'>) {
     return this.notifications.record(event);
   }
 
   @OnEvent('instance.action_succeeded', { async: true, promisify: true })
-  actionSucceeded(event: InstanceActionFinishedEvent) {
+  actionSucceeded(event: DomainEventNamed<'instance.action_succeeded'>) {
     return this.notifications.record(event);
   }
 
   @OnEvent('instance.action_failed', { async: true, promisify: true })
-  actionFailed(event: InstanceActionFinishedEvent) {
+  actionFailed(event: DomainEventNamed<'instance.action_failed'>) {
     return this.notifications.record(event);
   }
 
   @OnEvent('instance.fault', { async: true, promisify: true })
-  instanceFault(event: InstanceFaultEvent) {
+  instanceFault(event: DomainEventNamed<'instance.fault'>) {
     return this.notifications.record(event);
   }
 
   @OnEvent('service.status_changed', { async: true, promisify: true })
-  statusChanged(event: ServiceStatusChangedEvent) {
+  statusChanged(event: DomainEventNamed<'service.status_changed'>) {
     return this.notifications.record(event);
   }
 
   @OnEvent('object_storage.credentials_rotated', { async: true, promisify: true })
-  storageKeyRotated(event: ObjectStorageKeyRotatedEvent) {
+  storageKeyRotated(event: DomainEventNamed<'object_storage.credentials_rotated'>) {
     return this.notifications.record(event);
   }
 
   @OnEvent('object_storage.quota_warning', { async: true, promisify: true })
-  storageQuota(event: ObjectStorageQuotaEvent) {
+  storageQuota(event: DomainEventNamed<'object_storage.quota_warning'>) {
     return this.notifications.record(event);
   }
 
   @OnEvent('api_key.created', { async: true, promisify: true })
-  apiKeyCreated(event: ApiKeyCreatedEvent) {
+  apiKeyCreated(event: DomainEventNamed<'api_key.created'>) {
     return this.notifications.record(event);
   }
 
   @OnEvent('api_key.expiring', { async: true, promisify: true })
-  apiKeyExpiring(event: ApiKeyExpiringEvent) {
+  apiKeyExpiring(event: DomainEventNamed<'api_key.expiring'>) {
     return this.notifications.record(event);
   }
 
   @OnEvent('webhook.disabled', { async: true, promisify: true })
-  webhookDisabled(event: WebhookDisabledEvent) {
+  webhookDisabled(event: DomainEventNamed<'webhook.disabled'>) {
     return this.notifications.record(event);
   }
 }

@@ -24,3 +24,17 @@ export interface NewNotification {
   link: string | null;
   entity: { type: string; id: string } | null;
 }
+
+/** A notifications row as the driver returns it. */
+export interface NotificationRow {
+  id: string;
+  type: string;
+  severity: string;
+  title: string;
+  body: string;
+  link: string | null;
+  entity_type: string | null;
+  entity_id: string | null;
+  read_at: Date | null;
+  created_at: Date;
+}

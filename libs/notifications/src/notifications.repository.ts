@@ -1,22 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PageQuery, pageOfRows, poolQuery, RowsPage } from '@app/core';
-import { NotificationResponse } from './dto/notification.response';
-import { NewNotification } from './notification.types';
+import { PageQuery, pageOfRows, pgNotify, poolQuery, RowsPage } from '@app/core';
+import { NewNotification, NotificationRow } from './notification.types';
 
-/** A notifications row as the driver returns it. */
-export interface NotificationRow {
-  id: string;
-  type: string;
-  severity: string;
-  title: string;
-  body: string;
-  link: string | null;
-  entity_type: string | null;
-  entity_id: string | null;
-  read_at: Date | null;
-  created_at: Date;
-}
 /** A demo notification: `age` is a PostgreSQL interval ('2 hours'). */
 export interface DemoNotification {
   type: string;
@@ -34,31 +20,30 @@ const COLUMNS = 'id, type, severity, title, body, link, entity_type, entity_id, 
 export class NotificationsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async insert(n: NewNotification): Promise<NotificationResponse | null> {
+  async insert(n: NewNotification): Promise<NotificationRow | null> {
     const rows: NotificationRow[] = await this.dataSource.query(
       `INSERT INTO notifications (account_id, type, severity, title, body, link, entity_type, entity_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
       [n.accountId, n.type, n.severity, n.title, n.body, n.link, n.entity?.type ?? null, n.entity?.id ?? null],
     );
-    return rows[0] ? NotificationResponse.fromRow(rows[0]) : null;
+    return rows[0] ?? null;
   }
 
-  async page(accountId: string, query: PageQuery, unread?: boolean): Promise<RowsPage<NotificationResponse>> {
+  page(accountId: string, query: PageQuery, unread?: boolean): Promise<RowsPage<NotificationRow>> {
     const filter = unread === undefined ? '' : unread ? ' AND read_at IS NULL' : ' AND read_at IS NOT NULL';
-    const { rows, total } = await pageOfRows<NotificationRow>(
+    return pageOfRows<NotificationRow>(
       this.dataSource,
       { table: 'notifications', columns: COLUMNS, where: `account_id = $1${filter}`, params: [accountId] },
       query,
     );
-    return { rows: rows.map(NotificationResponse.fromRow), total };
   }
 
-  async findOne(accountId: string, id: string): Promise<NotificationResponse | null> {
+  async findOne(accountId: string, id: string): Promise<NotificationRow | null> {
     const rows: NotificationRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM notifications WHERE id = $1 AND account_id = $2`, [
       id,
       accountId,
     ]);
-    return rows[0] ? NotificationResponse.fromRow(rows[0]) : null;
+    return rows[0] ?? null;
   }
 
   async unreadCount(accountId: string): Promise<number> {
@@ -74,14 +59,16 @@ export class NotificationsRepository {
    * Idempotent: an already read notification keeps its first readAt. `changed` is true when this
    * call did the marking (the new read_at is this transaction's now() only if it was null).
    */
-  async markRead(accountId: string, id: string): Promise<{ notification: NotificationResponse; changed: boolean } | null> {
+  async markRead(accountId: string, id: string): Promise<{ notification: NotificationRow; changed: boolean } | null> {
     const rows = await poolQuery<NotificationRow & { changed: boolean }>(
       this.dataSource,
       `UPDATE notifications SET read_at = COALESCE(read_at, now()) WHERE id = $1 AND account_id = $2
        RETURNING ${COLUMNS}, read_at = now() AS changed`,
       [id, accountId],
     );
-    return rows[0] ? { notification: NotificationResponse.fromRow(rows[0]), changed: rows[0].changed } : null;
+    if (!rows[0]) return null;
+    const { changed, ...notification } = rows[0];
+    return { notification, changed };
   }
 
   /** One statement: concurrent calls and concurrent inserts each see a consistent set. */
@@ -90,6 +77,11 @@ export class NotificationsRepository {
       accountId,
     ]);
     return Number(count ?? 0);
+  }
+
+  /** NOTIFY on `channel` for every API process's hub (no table; not part of a transaction). */
+  notifyProcesses(channel: string, payload: string): Promise<void> {
+    return pgNotify(this.dataSource, channel, payload);
   }
 
   /** Demo data: a notification of some age, read halfway through it or not at all. */

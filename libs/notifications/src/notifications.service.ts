@@ -21,8 +21,9 @@ export class NotificationsService {
     if (!template) return null;
     try {
       const created = await this.repository.insert(template);
-      if (created) await this.hub.announce(event.accountId, created.id);
-      return created;
+      if (!created) return null;
+      await this.hub.announce(event.accountId, created.id);
+      return NotificationResponse.fromRow(created);
     } catch (err) {
       this.logger.error(`Could not record ${event.name} for ${event.accountId}: ${(err as Error).message}`);
       return null;
@@ -32,17 +33,17 @@ export class NotificationsService {
   async list(accountId: string, query: ListNotificationsQuery): Promise<Paginated<NotificationResponse>> {
     const unread = query.unread === undefined ? undefined : query.unread === 'true';
     const { rows, total } = await this.repository.page(accountId, query, unread);
-    return paginated(rows, query, total);
+    return paginated(rows.map(NotificationResponse.fromRow), query, total);
   }
 
   async get(accountId: string, id: string): Promise<NotificationResponse> {
     const found = await this.repository.findOne(accountId, id);
     if (!found) throw Problem.notFound('Notification');
-    return found;
+    return NotificationResponse.fromRow(found);
   }
 
   async unreadCount(accountId: string): Promise<UnreadCountResponse> {
-    return { count: await this.repository.unreadCount(accountId) };
+    return UnreadCountResponse.fromCount(await this.repository.unreadCount(accountId));
   }
 
   async markRead(accountId: string, id: string): Promise<NotificationResponse> {
@@ -50,12 +51,12 @@ export class NotificationsService {
     if (!result) throw Problem.notFound('Notification');
     // Other open streams of the account show the new count; a repeated read changes nothing.
     if (result.changed) void this.hub.announce(accountId, null);
-    return result.notification;
+    return NotificationResponse.fromRow(result.notification);
   }
 
   async markAllRead(accountId: string): Promise<ReadAllResponse> {
     const updated = await this.repository.markAllRead(accountId);
     if (updated) void this.hub.announce(accountId, null);
-    return { updated };
+    return ReadAllResponse.fromUpdated(updated);
   }
 }

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
 import { CatalogProduct, ProductType } from './catalogue';
+import { Product } from './product.entity';
 
 /** A catalogue row: the product with its prices aggregated (null when it has none). */
 type CatalogRow = Omit<CatalogProduct, 'prices'> & { prices: CatalogProduct['prices'] | null };
@@ -12,14 +14,36 @@ const SELECT = `
     FROM products p`;
 
 /**
- * The catalogue lookups other areas make (through `ProductCatalog`): one statement each, the prices
- * aggregated in it. The public list and detail routes use TypeORM's `Repository<Product>`.
- * An optional manager comes last: inside the caller's transaction when given (on the embedded
- * database a second connection would wait).
+ * The catalogue: the public list and detail through TypeORM's `Repository<Product>`, and the
+ * lookups other areas make (through `ProductCatalog`), one statement each, the prices aggregated in
+ * it. Their optional manager comes last: inside the caller's transaction when given (on the
+ * embedded database a second connection would wait).
  */
 @Injectable()
 export class ProductsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRepository(Product) private readonly products: Repository<Product>,
+  ) {}
+
+  count(type: ProductType | undefined): Promise<number> {
+    return this.products.count({ where: type ? { type } : {} });
+  }
+
+  /** A page of the catalogue in its order, with prices. */
+  findPage(type: ProductType | undefined, skip: number, take: number): Promise<Product[]> {
+    return this.products.find({
+      where: type ? { type } : {},
+      relations: { prices: true },
+      order: { position: 'ASC', id: 'ASC' },
+      skip,
+      take,
+    });
+  }
+
+  findById(id: string): Promise<Product | null> {
+    return this.products.findOne({ where: { id }, relations: { prices: true } });
+  }
 
   async findBySlug(slug: string, manager: EntityManager = this.dataSource.manager): Promise<CatalogProduct | null> {
     const rows: CatalogRow[] = await manager.query(`${SELECT} WHERE p.slug = $1`, [slug]);

@@ -1,3 +1,4 @@
+export * from './services.events';
 export * from './services.module';
 export * from './migrations';
 export * from './service-ownership';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, In } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { Problem } from '@app/core';
-import { SshKey } from './ssh-key.entity';
+import { SshKeysRepository } from './ssh-keys.repository';
 
 export interface AuthorizedKey {
   id: string;
@@ -17,10 +17,11 @@ export interface AuthorizedKey {
  */
 @Injectable()
 export class AccountSshKeys {
+  constructor(private readonly repository: SshKeysRepository) {}
+
   /** `all`: every key of the account, oldest first; ids: exactly those, or 404 if one is not the account's. */
   async keysFor(manager: EntityManager, accountId: string, which: 'all' | string[]): Promise<AuthorizedKey[]> {
-    const where = which === 'all' ? { accountId } : { accountId, id: In(which) };
-    const keys = which !== 'all' && which.length === 0 ? [] : await manager.find(SshKey, { where, order: { createdAt: 'ASC', id: 'ASC' } });
+    const keys = await this.repository.findForAccount(manager, accountId, which);
     if (which !== 'all' && new Set(keys.map((k) => k.id)).size !== new Set(which).size) throw Problem.notFound('SSH key');
     return keys.map(({ id, name, publicKey, fingerprint }) => ({ id, name, publicKey, fingerprint }));
   }

@@ -1,3 +1,4 @@
+export * from './ssh-keys.events';
 export * from './ssh-keys.module';
 export * from './public-key-parser';
 export * from './migrations';

@@ -16,7 +16,7 @@ export class SshKeysController {
   @Post()
   @Idempotent()
   @ApiOperation({ summary: 'Add an SSH public key', operationId: 'createSshKey' })
-  @ApiProblems(400, 403, 409)
+  @ApiProblems(400, 403, { 409: ['quota_exceeded', 'duplicate_key'] })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateSshKeyRequest): Promise<SshKeyResponse> {
     return this.sshKeys.create(principal, body);
   }

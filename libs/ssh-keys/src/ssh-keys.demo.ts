@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DemoContext, DemoSeeder } from '@app/core';
 import { parsePublicKey } from './public-key-parser';
-import { SshKey } from './ssh-key.entity';
+import { SshKeysRepository } from './ssh-keys.repository';
 
 // Public halves only: no private key for these exists anywhere.
 const DEMO_KEYS = [
@@ -16,7 +16,11 @@ const DEMO_KEYS = [
 export class SshKeysDemoSeeder extends DemoSeeder {
   readonly order = 50;
 
+  constructor(private readonly keys: SshKeysRepository) {
+    super();
+  }
+
   async seed({ accountId, manager }: DemoContext): Promise<void> {
-    for (const [name, line] of DEMO_KEYS) await manager.insert(SshKey, { accountId, name, ...parsePublicKey(line) });
+    for (const [name, line] of DEMO_KEYS) await this.keys.insert(manager, accountId, name, parsePublicKey(line));
   }
 }

@@ -5,12 +5,13 @@ import { AccountSshKeys } from './account-ssh-keys';
 import { SshKey } from './ssh-key.entity';
 import { SshKeysController } from './ssh-keys.controller';
 import { SshKeysDemoSeeder } from './ssh-keys.demo';
+import { SshKeysRepository } from './ssh-keys.repository';
 import { SshKeysService } from './ssh-keys.service';
 
 @Module({
   imports: [AccountsModule, TypeOrmModule.forFeature([SshKey])],
   controllers: [SshKeysController],
-  providers: [SshKeysService, SshKeysDemoSeeder, AccountSshKeys],
+  providers: [SshKeysService, SshKeysRepository, SshKeysDemoSeeder, AccountSshKeys],
   exports: [AccountSshKeys],
 })
 export class SshKeysModule {}

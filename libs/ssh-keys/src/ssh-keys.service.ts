@@ -1,29 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { AccountsService } from '@app/accounts';
-import {
-  ActivityLog,
-  isUniqueViolation,
-  pageOffset,
-  PageQuery,
-  paginated,
-  Paginated,
-  Principal,
-  Problem,
-  TransactionRunner,
-} from '@app/core';
+import { ActivityLog, isUniqueViolation, PageQuery, paginated, Paginated, Principal, Problem, TransactionRunner } from '@app/core';
 import { CreateSshKeyRequest, UpdateSshKeyRequest } from './dto/ssh-key.request';
 import { SshKeyResponse } from './dto/ssh-key.response';
 import { parsePublicKey, PublicKeyError } from './public-key-parser';
 import { SshKey } from './ssh-key.entity';
+import { SshKeysRepository } from './ssh-keys.repository';
 
 export const MAX_SSH_KEYS_PER_ACCOUNT = 100;
 
 @Injectable()
 export class SshKeysService {
   constructor(
-    @InjectRepository(SshKey) private readonly keys: Repository<SshKey>,
+    private readonly keys: SshKeysRepository,
     private readonly tx: TransactionRunner,
     private readonly accounts: AccountsService,
     private readonly activity: ActivityLog,
@@ -42,10 +31,10 @@ export class SshKeysService {
     try {
       const saved = await this.tx.run(async (m) => {
         await this.accounts.lockForUpdate(m, accountId);
-        if ((await m.count(SshKey, { where: { accountId } })) >= MAX_SSH_KEYS_PER_ACCOUNT) {
+        if ((await this.keys.countForAccount(m, accountId)) >= MAX_SSH_KEYS_PER_ACCOUNT) {
           throw Problem.conflict('quota_exceeded', `An account can have at most ${MAX_SSH_KEYS_PER_ACCOUNT} SSH keys; delete one first.`);
         }
-        const key = await m.save(m.create(SshKey, { accountId, name: input.name, ...parsed }));
+        const key = await this.keys.insert(m, accountId, input.name, parsed);
         await this.activity.record(m, {
           accountId,
           caller,
@@ -63,12 +52,7 @@ export class SshKeysService {
   }
 
   async list(accountId: string, query: PageQuery): Promise<Paginated<SshKeyResponse>> {
-    const [rows, total] = await this.keys.findAndCount({
-      where: { accountId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: Number(pageOffset(query)),
-      take: query.pageSize,
-    });
+    const [rows, total] = await this.keys.pageForAccount(accountId, query);
     return paginated(rows.map(SshKeyResponse.from), query, total);
   }
 
@@ -80,8 +64,7 @@ export class SshKeysService {
   async rename(caller: Principal, id: string, input: UpdateSshKeyRequest): Promise<SshKeyResponse> {
     const { accountId } = caller;
     const done = await this.tx.run(async (m) => {
-      const result = await m.update(SshKey, { id, accountId }, { name: input.name });
-      if (!result.affected) return false;
+      if (!(await this.keys.renameForAccount(m, accountId, id, input.name))) return false;
       await this.activity.record(m, {
         accountId,
         caller,
@@ -98,8 +81,7 @@ export class SshKeysService {
   async remove(caller: Principal, id: string): Promise<void> {
     const { accountId } = caller;
     const done = await this.tx.run(async (m) => {
-      const result = await m.delete(SshKey, { id, accountId });
-      if (!result.affected) return false;
+      if (!(await this.keys.deleteForAccount(m, accountId, id))) return false;
       await this.activity.record(m, { accountId, caller, action: 'ssh_key.delete', entity: { type: 'ssh_key', id } });
       return true;
     });
@@ -107,7 +89,7 @@ export class SshKeysService {
   }
 
   private async findOneForAccount(accountId: string, id: string): Promise<SshKey> {
-    const key = await this.keys.findOne({ where: { id, accountId } });
+    const key = await this.keys.findOneForAccount(accountId, id);
     if (!key) throw Problem.notFound('SSH key');
     return key;
   }

@@ -5,12 +5,13 @@ import { AppConfig, UrlSigner } from '@app/core';
 import { ServicesModule } from '@app/services';
 import { Attachment } from './attachments/attachment.entity';
 import { AttachmentsRepository } from './attachments/attachments.repository';
+import { AttachmentsCleanupJob } from './attachments/attachments-cleanup.job';
 import { AttachmentsService } from './attachments/attachments.service';
 import { BlobStorage } from './blob-storage/blob-storage';
 import { BlobTransferController } from './blob-storage/blob-transfer.controller';
 import { LocalBlobStorage } from './blob-storage/local-blob-storage';
 import { SupportDemoSeeder } from './support.demo';
-import { StaffReplyCommand } from './tickets/staff-reply.command';
+import { StaffReplyCommand } from './cli/ticket-staff-reply.command';
 import { TicketMessage } from './tickets/ticket-message.entity';
 import { Ticket } from './tickets/ticket.entity';
 import { TicketsController } from './tickets/tickets.controller';
@@ -35,6 +36,7 @@ import { TicketsService } from './tickets/tickets.service';
     TicketsRepository,
     AttachmentsService,
     AttachmentsRepository,
+    AttachmentsCleanupJob,
     StaffReplyCommand,
     SupportDemoSeeder,
   ],

@@ -1,3 +1,4 @@
+export * from './webhooks.events';
 export * from './webhooks.module';
 export * from './migrations';
 export * from './delivery/webhook-signature';

@@ -25,7 +25,7 @@ export class WebhooksController {
   @Idempotent()
   @ApiOperation({ summary: 'Add a webhook endpoint (the signing secret is shown once)', operationId: 'createWebhook' })
   @ApiCreatedResponse({ type: WebhookWithSecretResponse })
-  @ApiProblems(400, 403, 409)
+  @ApiProblems(400, { 403: ['insufficient_scope', 'email_unverified'], 409: ['quota_exceeded'] })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateWebhookRequest): Promise<WebhookWithSecretResponse> {
     return this.webhooks.create(principal, body);
   }
@@ -78,7 +78,7 @@ export class WebhooksController {
   @Idempotent()
   @ApiOperation({ summary: 'Queue a webhook.test delivery to the endpoint', operationId: 'testWebhook' })
   @ApiAcceptedResponse({ type: WebhookDeliveryResponse })
-  @ApiProblems(400, 403, 404, 409)
+  @ApiProblems(400, 403, 404, { 409: ['invalid_state'] })
   test(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<WebhookDeliveryResponse> {
     return this.deliveries.sendTest(principal, id);
   }

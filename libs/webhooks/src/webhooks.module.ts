@@ -4,6 +4,11 @@ import { AttemptsRepository } from './delivery/attempts.repository';
 import { DeliveriesRetentionJob } from './delivery/deliveries-retention.job';
 import { DeliveriesRepository } from './delivery/deliveries.repository';
 import { DeliveriesService } from './delivery/deliveries.service';
+import { DeliveryAttemptJob } from './delivery/delivery-attempt.job';
+import { DeliveryFanOut } from './delivery/delivery-fan-out';
+import { DeliveryOutcomes } from './delivery/delivery-outcomes';
+import { DeliveryOutbox } from './delivery/delivery-outbox';
+import { DeliverySigner } from './delivery/delivery-signer';
 import { WebhookSender } from './delivery/webhook-sender';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
@@ -19,6 +24,11 @@ import { WebhooksService } from './webhooks.service';
     AttemptsRepository,
     WebhooksService,
     DeliveriesService,
+    DeliveryOutbox,
+    DeliveryFanOut,
+    DeliveryAttemptJob,
+    DeliverySigner,
+    DeliveryOutcomes,
     WebhookSender,
     DeliveriesRetentionJob,
   ],

@@ -17,8 +17,22 @@ export interface EndpointRow {
   created_at: Date;
   updated_at: Date;
 }
-const COLUMNS = `id, account_id, url, description, events, enabled, secret_sealed, previous_secret_sealed,
-  previous_secret_expires_at, failing_since, created_at, updated_at`;
+/** The columns of an EndpointRow, for statements that read an endpoint beside another table. */
+export const ENDPOINT_COLUMNS = [
+  'id',
+  'account_id',
+  'url',
+  'description',
+  'events',
+  'enabled',
+  'secret_sealed',
+  'previous_secret_sealed',
+  'previous_secret_expires_at',
+  'failing_since',
+  'created_at',
+  'updated_at',
+] as const;
+const COLUMNS = ENDPOINT_COLUMNS.join(', ');
 
 export interface NewEndpoint {
   accountId: string;

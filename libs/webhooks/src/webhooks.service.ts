@@ -1,7 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AccountsService } from '@app/accounts';
-import { ActivityLog, AppConfig, Paginated, paginated, PageQuery, Principal, Problem, SecretBox, TransactionRunner } from '@app/core';
+import {
+  ActivityAction,
+  ActivityLog,
+  AppConfig,
+  Paginated,
+  paginated,
+  PageQuery,
+  Principal,
+  Problem,
+  SecretBox,
+  TransactionRunner,
+} from '@app/core';
 import { urlProblem } from './delivery/webhook-url';
 import { newSigningSecret } from './delivery/webhook-signature';
 import { CreateWebhookRequest, UpdateWebhookRequest } from './dto/webhook.request';
@@ -134,7 +145,7 @@ export class WebhooksService {
     if (problem) throw Problem.invalidInput(`url: ${problem}`, [{ field: 'url', message: problem }]);
   }
 
-  private record(m: EntityManager, caller: Principal, row: EndpointRow, action: string, details: Record<string, unknown>) {
+  private record(m: EntityManager, caller: Principal, row: EndpointRow, action: ActivityAction, details: Record<string, unknown>) {
     return this.activity.record(m, { accountId: row.account_id, caller, action, entity: { type: 'webhook', id: row.id }, details });
   }
 }

@@ -1,8 +1,14 @@
 import { OpenAPIObject } from '@nestjs/swagger';
+import { documentedProblemCodes, problemResponse, ProblemCode } from '@app/core';
 
 type Responses = Record<string, { description?: string; headers?: Record<string, unknown>; content?: unknown }>;
+interface Operation {
+  responses?: Responses;
+  security?: unknown[];
+  parameters?: { name?: string; in?: string }[];
+  requestBody?: unknown;
+}
 
-const PROBLEM = { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemResponse' } } };
 const integerHeader = (description: string) => ({
   description,
   schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 2147483647 },
@@ -20,26 +26,46 @@ export const COMMON_HEADERS = {
 
 /**
  * What every operation can answer, written once instead of on each handler: the request-id and
- * rate-limit headers on every response, 429 with Retry-After, 500, and 401 where a token is needed.
+ * rate-limit headers on every response, and the problems that come from the shared request path
+ * rather than from the operation: 401 and 403 insufficient_scope where a token is needed, 400
+ * invalid_input for parameters and bodies, 413 and 415 for any request that may carry a body
+ * (the JSON parser and the content-type check run before routing), the idempotency codes where
+ * Idempotency-Key is taken, 429 (every route is rate limited, failed authentication per IP too),
+ * 500 and 503. Codes an operation declared itself are kept; these are added to its `code` enum.
  */
 export function addCommonResponses(document: OpenAPIObject): void {
   for (const item of Object.values(document.paths)) {
-    for (const operation of Object.values(item) as { responses?: Responses; security?: unknown[] }[]) {
+    for (const [method, operation] of Object.entries(item) as [string, Operation][]) {
       if (!operation?.responses) continue;
       const responses = operation.responses;
-      if (operation.security?.length) {
-        responses['401'] ??= { description: 'Missing, invalid, expired or revoked bearer token (unauthorized).', content: PROBLEM };
+      for (const [status, codes] of Object.entries(commonProblems(method, operation))) {
+        responses[status] = problemResponse(Number(status), [...documentedProblemCodes(responses[status]), ...codes] as ProblemCode[]);
       }
-      responses['429'] ??= { description: 'Rate limit exceeded (rate_limited).', content: PROBLEM };
       responses['429'].headers = { ...COMMON_HEADERS, 'Retry-After': integerHeader('Seconds to wait before retrying.') };
-      responses['500'] ??= { description: 'Unexpected error (internal_error); no internals are shown.', content: PROBLEM };
-      responses['503'] ??= {
-        description: 'Temporarily unavailable (unavailable), for example while the database is unreachable.',
-        content: PROBLEM,
-      };
       for (const response of Object.values(responses)) response.headers = { ...COMMON_HEADERS, ...(response.headers ?? {}) };
     }
   }
+}
+
+const BODY_METHODS = new Set(['post', 'put', 'patch']);
+
+function commonProblems(method: string, operation: Operation): Record<number, ProblemCode[]> {
+  const problems: Record<number, ProblemCode[]> = { 429: ['rate_limited'], 500: ['internal_error'], 503: ['unavailable'] };
+  const add = (status: number, code: ProblemCode) => (problems[status] = [...(problems[status] ?? []), code]);
+  if (operation.security?.length) {
+    add(401, 'unauthorized');
+    add(403, 'insufficient_scope');
+  }
+  if (operation.parameters?.length || operation.requestBody || BODY_METHODS.has(method)) add(400, 'invalid_input');
+  if (BODY_METHODS.has(method)) {
+    add(413, 'payload_too_large');
+    add(415, 'unsupported_media_type');
+  }
+  if (operation.parameters?.some((p) => p.in === 'header' && p.name === 'Idempotency-Key')) {
+    add(409, 'idempotency_key_in_progress');
+    add(422, 'idempotency_key_reused');
+  }
+  return problems;
 }
 
 /** Integers in this API are int32 except page numbers, which may reach 2^53. */

@@ -34,4 +34,8 @@ export class ApiKeyResponse {
 export class CreatedApiKeyResponse extends ApiKeyResponse {
   @ApiProperty({ example: 'hpk_3fA9kQ2mZx7Lr1Pq8Wc4Vn6Tb0Hy5Ju2Ks9Dg3', description: 'The secret key. Shown only in this response.' })
   key: string;
+
+  static fromCreated(created: ApiKey, key: string): CreatedApiKeyResponse {
+    return { ...ApiKeyResponse.from(created), key };
+  }
 }

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { Account } from '@app/accounts';
+import type { AccountView } from '@app/accounts';
 import { isoTimestamp } from '@app/core';
+import type { IssuedTokens } from '../tokens/issued-tokens';
 
 export class AccountResponse {
   @ApiProperty({ format: 'uuid', description: 'Account id.' })
@@ -19,7 +20,7 @@ export class AccountResponse {
   @ApiProperty({ format: 'date-time', description: 'When the account was created.' })
   createdAt: string;
 
-  static from(account: Account): AccountResponse {
+  static from(account: AccountView): AccountResponse {
     return {
       id: account.id,
       email: account.email,
@@ -41,4 +42,14 @@ export class AuthTokensResponse {
   expiresIn: number;
   @ApiProperty({ example: 'Bearer', enum: ['Bearer'], description: 'How to send the access token.' })
   tokenType: 'Bearer';
+
+  static fromTokens(account: AccountView, tokens: IssuedTokens): AuthTokensResponse {
+    return {
+      account: AccountResponse.from(account),
+      accessToken: tokens.accessToken,
+      refreshToken: tokens.refreshToken,
+      expiresIn: tokens.expiresIn,
+      tokenType: 'Bearer',
+    };
+  }
 }

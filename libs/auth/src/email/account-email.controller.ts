@@ -39,7 +39,7 @@ export class AccountEmailController {
   @Post('password/reset')
   @HttpCode(204)
   @ApiOperation({ summary: 'Set a new password with the token of a reset link; ends every session', operationId: 'resetPassword' })
-  @ApiProblems(400, 429)
+  @ApiProblems({ 400: ['invalid_input', 'invalid_token'] }, 429)
   async reset(@Body() body: ResetPasswordRequest, @CurrentClient() client: RequestFacts): Promise<void> {
     await this.passwordReset.reset(body.token, body.newPassword, client);
   }
@@ -49,7 +49,7 @@ export class AccountEmailController {
   @Post('email/verify')
   @HttpCode(204)
   @ApiOperation({ summary: 'Confirm an email address with the token of a verification link', operationId: 'verifyEmail' })
-  @ApiProblems(400, 409, 429)
+  @ApiProblems({ 400: ['invalid_input', 'invalid_token'], 409: ['already_verified'] }, 429)
   async verify(@Body() body: VerifyEmailRequest, @CurrentClient() client: RequestFacts): Promise<void> {
     await this.verification.verify(body.token, client);
   }
@@ -58,7 +58,7 @@ export class AccountEmailController {
   @Post('email/resend')
   @HttpCode(204)
   @ApiOperation({ summary: 'Mail a new verification link to the account address', operationId: 'resendVerificationEmail' })
-  @ApiProblems(401, 403, 409, 429)
+  @ApiProblems(401, 403, { 409: ['already_verified'] }, 429)
   resend(@CurrentPrincipal() principal: Principal): Promise<void> {
     return this.verification.resend(principal);
   }

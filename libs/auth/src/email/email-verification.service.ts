@@ -1,11 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { Account, AccountsService } from '@app/accounts';
-import { accountActor, ActivityLog, AppConfig, Principal, Problem, RateLimitStore, RequestFacts, TransactionRunner } from '@app/core';
+import { AccountsService, AccountView } from '@app/accounts';
+import {
+  accountActor,
+  ActivityAction,
+  ActivityLog,
+  AppConfig,
+  Principal,
+  Problem,
+  RateLimitStore,
+  RequestFacts,
+  TransactionRunner,
+} from '@app/core';
 import { spendAccountBudget } from '../account-rate-limit';
 import { PasswordCheck } from '../password/password-check';
 import { AccountResponse } from '../dto/auth.response';
-import { hashSecretToken, newSecretToken } from '../mfa/secret-tokens';
+import { hashSecretToken, newSecretToken } from '../tokens/secret-tokens';
 import { AccountMail } from './account-mail';
 import { AccountTokensRepository } from './account-tokens.repository';
 import { UpdateMeRequest } from './dto/account-email.request';
@@ -38,7 +48,7 @@ export class EmailVerificationService {
   ) {}
 
   /** Queues the verification mail in the caller's transaction (registration). */
-  async sendVerification(m: EntityManager, account: Account): Promise<void> {
+  async sendVerification(m: EntityManager, account: AccountView): Promise<void> {
     const token = newSecretToken('hev_');
     await this.tokens.retire(m, account.id, 'verify_email');
     await this.tokens.create(m, account.id, 'verify_email', account.email, token.hash, VERIFY_TTL_SECONDS);
@@ -63,7 +73,7 @@ export class EmailVerificationService {
       const used = await this.tokens.consume(m, hashSecretToken(token), ['verify_email', 'change_email']);
       if (!used) throw invalidToken();
       const account = await this.accounts.findById(used.account_id, m);
-      const recordAs = (action: string) =>
+      const recordAs = (action: ActivityAction) =>
         this.activity.record(m, {
           accountId: used.account_id,
           action,
@@ -121,7 +131,7 @@ export class EmailVerificationService {
     return AccountResponse.from((await this.accounts.findById(account.id))!);
   }
 
-  private async checkEmailChange(principal: Principal, account: Account, currentPassword: string | undefined): Promise<void> {
+  private async checkEmailChange(principal: Principal, account: AccountView, currentPassword: string | undefined): Promise<void> {
     if (!currentPassword) {
       throw Problem.invalidInput('currentPassword is required to change the email.', [
         { field: 'currentPassword', message: 'is required to change the email' },
@@ -135,7 +145,7 @@ export class EmailVerificationService {
     return spendAccountBudget(this.rateLimits, `email:account:${accountId}`, this.config.rateLimit.emailPerHour, 3600);
   }
 
-  private async existingAccount(accountId: string): Promise<Account> {
+  private async existingAccount(accountId: string): Promise<AccountView> {
     const account = await this.accounts.findById(accountId);
     if (!account) throw Problem.unauthorized();
     return account;

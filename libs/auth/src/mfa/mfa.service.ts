@@ -12,17 +12,18 @@ import {
   SecretBox,
   TransactionRunner,
 } from '@app/core';
-import { AccountsService } from '@app/accounts';
+import { AccountsService, AccountView } from '@app/accounts';
 import { spendAccountBudget } from '../account-rate-limit';
 import { AccountMail } from '../email/account-mail';
 import { LoginActivity } from '../login-activity';
 import { PasswordCheck } from '../password/password-check';
 import { currentSessionOf } from '../sessions/current-session';
-import { IssuedTokens, SessionsService } from '../sessions/sessions.service';
+import { SessionsService } from '../sessions/sessions.service';
+import type { IssuedTokens } from '../tokens/issued-tokens';
 import { DisableMfaRequest, EnableMfaRequest, MfaLoginRequest } from './dto/mfa.request';
 import { MfaRequiredResponse, MfaSetupResponse, RecoveryCodesResponse } from './dto/mfa.response';
 import { MfaRepository } from './mfa.repository';
-import { hashRecoveryCode, hashSecretToken, newRecoveryCode, newSecretToken } from './secret-tokens';
+import { hashRecoveryCode, hashSecretToken, newRecoveryCode, newSecretToken } from '../tokens/secret-tokens';
 import { totp } from './totp';
 
 export const MFA_TOKEN_TTL_SECONDS = 300;
@@ -62,7 +63,7 @@ export class MfaService {
     // Pre-hijacking: a second factor on someone else's address would outlast the owner's password reset.
     if (!account.emailVerifiedAt) throw Problem.emailUnverified('turning on two-factor sign-in');
     if (await this.isEnabled(account.id)) throw Problem.conflict('mfa_enabled', 'Two-factor sign-in is already on; disable it first.');
-    const enrolment = await totp.enrol(account.email);
+    const enrolment = MfaSetupResponse.fromEnrolment(await totp.enrol(account.email));
     await this.tx.run(async (m) => {
       await this.repository.savePending(m, account.id, this.secrets.seal(enrolment.secret));
       await this.activity.record(m, {
@@ -106,7 +107,7 @@ export class MfaService {
     if (outcome === 'not_set_up') throw Problem.conflict('mfa_not_set_up', 'Call POST /api/auth/2fa/setup first.');
     if (outcome === 'enabled') throw Problem.conflict('mfa_enabled', 'Two-factor sign-in is already on.');
     if (outcome === 'bad_code') throw invalidCode();
-    return { recoveryCodes: codes };
+    return RecoveryCodesResponse.fromCodes(codes);
   }
 
   async disable(principal: Principal, input: DisableMfaRequest): Promise<void> {
@@ -162,11 +163,11 @@ export class MfaService {
   async challenge(accountId: string, client?: ClientInfo): Promise<MfaRequiredResponse> {
     const token = newSecretToken('hmf_');
     await this.repository.createChallenge(accountId, token.hash, MFA_TOKEN_TTL_SECONDS, client);
-    return { mfaRequired: true, mfaToken: token.token, expiresIn: MFA_TOKEN_TTL_SECONDS };
+    return MfaRequiredResponse.fromToken(token.token, MFA_TOKEN_TTL_SECONDS);
   }
 
   /** The second login step: a code or a recovery code against a live mfaToken; 5 wrong ones end it. */
-  async completeLogin(input: MfaLoginRequest, client?: RequestFacts): Promise<IssuedTokens> {
+  async completeLogin(input: MfaLoginRequest, client?: RequestFacts): Promise<{ tokens: IssuedTokens; account: AccountView | null }> {
     if (!input.code === !input.recoveryCode) {
       throw Problem.invalidInput('Give either code or recoveryCode.', [{ field: 'code', message: 'give either code or recoveryCode' }]);
     }
@@ -188,7 +189,7 @@ export class MfaService {
       const tokens = await this.sessions.start(m, challenge.account_id, { ip: challenge.ip, userAgent: challenge.user_agent });
       const account = await this.accounts.findById(challenge.account_id, m);
       if (account) await this.logins.succeeded(m, account, tokens.sessionId, true, client);
-      return tokens;
+      return { tokens, account };
     });
     if (outcome === 'ended') throw invalidMfaToken();
     if (outcome === 'bad_code') {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Account, AccountsService } from '@app/accounts';
+import { AccountsService, AccountView } from '@app/accounts';
 import { PasswordFailures, Principal, Problem } from '@app/core';
 import { LoginActivity, PasswordCheckOperation } from '../login-activity';
 
@@ -17,7 +17,13 @@ export class PasswordCheck {
   ) {}
 
   /** 429 once the budget is spent; 400 naming `field` for a wrong password. */
-  async confirm(principal: Principal, account: Account, password: string, operation: PasswordCheckOperation, field: string): Promise<void> {
+  async confirm(
+    principal: Principal,
+    account: AccountView,
+    password: string,
+    operation: PasswordCheckOperation,
+    field: string,
+  ): Promise<void> {
     const ip = principal.request?.ip;
     await this.failures.check(account.email, ip);
     if (await this.accounts.verifyPassword(account.email, password)) return;

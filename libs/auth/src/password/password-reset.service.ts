@@ -5,7 +5,7 @@ import { ApiKeysService } from '@app/api-keys';
 import { AccountMail } from '../email/account-mail';
 import { AccountTokensRepository } from '../email/account-tokens.repository';
 import { AcceptedResponse } from '../email/dto/account-email.request';
-import { hashSecretToken, newSecretToken } from '../mfa/secret-tokens';
+import { hashSecretToken, newSecretToken } from '../tokens/secret-tokens';
 import { SessionsService } from '../sessions/sessions.service';
 
 const RESET_REQUESTED = 'auth.password-reset-requested';

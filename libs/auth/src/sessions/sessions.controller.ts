@@ -13,7 +13,7 @@ export class SessionsController {
   @Get()
   @ApiOperation({ summary: 'Where the account is signed in (live sessions, newest first)', operationId: 'listSessions' })
   @ApiOkResponse({ type: PaginatedResponse(SessionResponse, 'PaginatedSessions') })
-  @ApiProblems(400, 401, 403, 429)
+  @ApiProblems(400, 401, { 403: ['forbidden'] }, 429)
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Paginated<SessionResponse>> {
     return this.sessions.list(principal, query);
   }
@@ -21,15 +21,23 @@ export class SessionsController {
   @Delete()
   @HttpCode(204)
   @ApiOperation({ summary: 'End every session but the current one', operationId: 'revokeOtherSessions' })
-  @ApiProblems(401, 403, 429)
+  @ApiProblems(401, { 403: ['forbidden'] }, 429)
   revokeOthers(@CurrentPrincipal() principal: Principal): Promise<void> {
     return this.sessions.revokeOthers(principal);
   }
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'End a session (its refresh and access tokens)', operationId: 'revokeSession' })
-  @ApiProblems(400, 401, 403, 404, 429)
+  @ApiOperation({
+    summary: 'End a session (its refresh and access tokens)',
+    description:
+      "Any live session of the account, the caller's own included: with the id of the current session (`current: true` in " +
+      'GET /api/auth/sessions) this is a logout: it answers 204, and the access token that made the request and its ' +
+      'refresh token stop working at once (the next request with them is 401 `unauthorized`). ' +
+      'To end every session but the current one, use DELETE /api/auth/sessions.',
+    operationId: 'revokeSession',
+  })
+  @ApiProblems(400, 401, { 403: ['forbidden'] }, 404, 429)
   revoke(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<void> {
     return this.sessions.revoke(principal, id);
   }

@@ -1,26 +1,44 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText, PageQuery, pageOfRows, poolQuery, RowsPage } from '@app/core';
+import { ClientInfo, PageQuery, pageOfRows, poolQuery, RowsPage } from '@app/core';
 import { RefreshToken } from './refresh-token.entity';
 import { Session } from './session.entity';
 
 export interface SessionRow {
   id: string;
-  created_at: string;
-  last_used_at: string | null;
+  created_at: Date;
+  last_used_at: Date | null;
   ip: string | null;
   user_agent: string | null;
 }
 
 const LIVE = 'account_id = $1 AND revoked_at IS NULL AND expires_at > now()';
 
-/** The owner-scoped queries of the sessions list and revocation. */
+/** Every statement on sessions and refresh_tokens; the list and revocations owner-scoped. */
 @Injectable()
 export class SessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  insert(manager: EntityManager, accountId: string, expiresAt: Date, client?: ClientInfo): Promise<Session> {
+    const where = { ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
+    return manager.save(manager.create(Session, { accountId, expiresAt, revokedAt: null, ...where }));
+  }
+
+  /** Ends a session whatever its state (a spent refresh token presented again). */
+  async markRevoked(manager: EntityManager, id: string): Promise<void> {
+    await manager.update(Session, { id }, { revokedAt: new Date() });
+  }
+
+  async insertRefreshToken(manager: EntityManager, sessionId: string, tokenHash: string): Promise<void> {
+    await manager.insert(RefreshToken, { sessionId, tokenHash, usedAt: null });
+  }
+
+  async markRefreshTokenUsed(manager: EntityManager, id: string): Promise<void> {
+    await manager.update(RefreshToken, { id }, { usedAt: new Date() });
+  }
+
   listLive(accountId: string, query: PageQuery): Promise<RowsPage<SessionRow>> {
-    const columns = `id, ${isoText('created_at')} AS created_at, ${isoText('last_used_at')} AS last_used_at, ip, user_agent`;
+    const columns = 'id, created_at, last_used_at, ip, user_agent';
     return pageOfRows(this.dataSource, { table: 'sessions', columns, where: LIVE, params: [accountId] }, query);
   }
 

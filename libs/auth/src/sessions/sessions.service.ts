@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import {
   ActivityLog,
   AppConfig,
@@ -16,8 +15,8 @@ import {
   TransactionRunner,
 } from '@app/core';
 import { AccessTokens } from '../tokens/access-tokens';
+import type { IssuedTokens } from '../tokens/issued-tokens';
 import { hashRefreshToken, newRefreshToken } from '../tokens/refresh-tokens';
-import { RefreshToken } from './refresh-token.entity';
 import { currentSessionOf } from './current-session';
 import { SessionResponse } from './dto/session.response';
 import { Session } from './session.entity';
@@ -27,18 +26,9 @@ import { SessionsRepository } from './sessions.repository';
 /** Streams held with the account's credentials check them again (issue 17, finding 2). */
 export const revoked = (accountId: string) => domainEvent<CredentialsRevokedEvent>('credentials.revoked', accountId, {});
 
-export interface IssuedTokens {
-  accountId: string;
-  sessionId: string;
-  accessToken: string;
-  refreshToken: string;
-  expiresIn: number;
-}
-
 @Injectable()
 export class SessionsService {
   constructor(
-    @InjectRepository(Session) private readonly sessions: Repository<Session>,
     private readonly tx: TransactionRunner,
     private readonly accessTokens: AccessTokens,
     private readonly config: AppConfig,
@@ -50,8 +40,7 @@ export class SessionsService {
   /** Opens a session inside the caller's transaction (registration, login, the second factor). */
   async start(manager: EntityManager, accountId: string, client?: ClientInfo): Promise<IssuedTokens> {
     const expiresAt = new Date(Date.now() + this.config.refreshTokenTtlSeconds * 1000);
-    const where = { ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
-    const session = await manager.save(manager.create(Session, { accountId, expiresAt, revokedAt: null, ...where }));
+    const session = await this.repository.insert(manager, accountId, expiresAt, client);
     return this.issue(manager, session);
   }
 
@@ -63,11 +52,11 @@ export class SessionsService {
       const { token: stored, session } = locked;
       if (session.revokedAt || session.expiresAt <= new Date()) return null;
       if (stored.usedAt) {
-        await m.update(Session, { id: session.id }, { revokedAt: new Date() });
+        await this.repository.markRevoked(m, session.id);
         publish(revoked(session.accountId));
         return 'reused' as const;
       }
-      await m.update(RefreshToken, { id: stored.id }, { usedAt: new Date() });
+      await this.repository.markRefreshTokenUsed(m, stored.id);
       return this.issue(m, session);
     });
     if (!outcome || outcome === 'reused') throw Problem.unauthorized('The refresh token is invalid, expired or already used.');
@@ -131,7 +120,7 @@ export class SessionsService {
 
   private async issue(m: EntityManager, session: Session): Promise<IssuedTokens> {
     const refresh = newRefreshToken();
-    await m.insert(RefreshToken, { sessionId: session.id, tokenHash: refresh.hash, usedAt: null });
+    await this.repository.insertRefreshToken(m, session.id, refresh.hash);
     return {
       accountId: session.accountId,
       sessionId: session.id,

@@ -1,55 +1,40 @@
-/**
- * Every action the activity log records, which are also the event types webhooks subscribe to.
- * Names are `<entity>.<verb>` in snake_case; a name, once published, is never renamed.
- */
-export const ACTIVITY_ACTIONS = [
-  'account.register',
-  'account.update',
-  'account.email_verify',
-  'account.email_change',
-  'auth.login',
-  'auth.login_failed',
-  'auth.password_check_failed',
-  'auth.failures_summary',
-  'auth.logout',
-  'auth.password_change',
-  'auth.password_reset_request',
-  'auth.password_reset',
-  'session.revoke',
-  'session.revoke_all',
-  'two_factor.setup',
-  'two_factor.enable',
-  'two_factor.disable',
-  'api_key.create',
-  'api_key.revoke',
-  'api_key.refused',
-  'service.create',
-  'service.status_change',
-  'instance.start',
-  'instance.stop',
-  'instance.reboot',
-  'instance.rebuild',
-  'instance.action_succeeded',
-  'instance.action_failed',
-  'instance.console',
-  'instance.provisioned',
-  'instance.provision_failed',
-  'instance.power_state_observed',
-  'instance.machine_missing',
-  'object_storage.credentials_view',
-  'object_storage.credentials_rotate',
-  'ssh_key.create',
-  'ssh_key.update',
-  'ssh_key.delete',
-  'ticket.create',
-  'ticket.reply',
-  'ticket.close',
-  'webhook.create',
-  'webhook.update',
-  'webhook.delete',
-  'webhook.rotate_secret',
-  'webhook.test',
-  'webhook.disable',
-] as const;
+import type { AreaEvents } from '../events/domain-event';
 
-export type ActivityAction = (typeof ACTIVITY_ACTIONS)[number];
+/**
+ * The actions the activity log records, which are also the event types webhooks subscribe to.
+ * Names are `<entity>.<verb>` in snake_case; a name, once published, is never renamed. Each area
+ * declares its own in `libs/<area>/src/<area>.events.ts`: the list with `declareActivityActions`,
+ * the type in `AreaEvents` (declaration merging), so `ActivityAction` is the union of what the
+ * areas declare and core names none of them.
+ */
+export type ActivityAction = AreaEvents[keyof AreaEvents]['actions'];
+
+const declared: { order: number; actions: readonly string[] }[] = [];
+const lists: { head: readonly string[]; list: string[] }[] = [];
+
+/**
+ * `head` followed by every declared action, kept up to date as areas declare theirs: a DTO's enum
+ * or validator holds it while the areas' files are still loading, and sees them all by the time
+ * it is used.
+ */
+export function activityActionList(head: readonly string[] = []): readonly string[] {
+  const list = [...head, ...allDeclared()];
+  lists.push({ head, list });
+  return list;
+}
+
+/** Every declared action, ordered by the areas' `order` (then as declared). */
+export const ACTIVITY_ACTIONS = activityActionList() as readonly ActivityAction[];
+
+/** An area's actions; `order` places them in the list (the OpenAPI enum): auth 10, API keys 20, services 30, ... */
+export function declareActivityActions<const A extends readonly string[]>(order: number, actions: A): A {
+  declared.push({ order, actions });
+  declared.sort((a, b) => a.order - b.order);
+  const all = allDeclared();
+  for (const { head, list } of lists) list.splice(0, list.length, ...head, ...all);
+  return actions;
+}
+
+function allDeclared(): string[] {
+  return [...new Set(declared.flatMap((d) => d.actions))];
+}

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { Principal } from '../auth/principal';
 import type { RequestFacts } from '../http/request-facts';
+import type { ActivityAction } from './activity-actions';
 
 export type ActorType = 'account' | 'api_key' | 'staff' | 'system';
 export type ActivityStatus = 'succeeded' | 'failed';
@@ -19,8 +20,8 @@ export interface ActivityEntity {
 
 export interface ActivityInput {
   accountId: string;
-  /** `<entity>.<verb>` in snake_case: `instance.stop`, `api_key.create`, `auth.login_failed`. */
-  action: string;
+  /** `<entity>.<verb>` in snake_case, declared by its area: `instance.stop`, `api_key.create`, `auth.login_failed`. */
+  action: ActivityAction;
   entity: ActivityEntity | null;
   /** Default `succeeded`. */
   status?: ActivityStatus;

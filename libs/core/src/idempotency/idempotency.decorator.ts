@@ -1,13 +1,14 @@
 import { applyDecorators, UseInterceptors } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
-import { ApiProblems } from '../openapi/api-errors.decorator';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 
 /**
  * A POST that honours Idempotency-Key. Per route rather than global, so reads never pay for an
  * interceptor chain; API key creation (its secret is never stored, so a replay could not show it)
- * and the public auth routes go without. Documents what the key itself can cause: 400 (a malformed
- * key), 409 (the first request still running) and 422 (the key reused with another request).
+ * and the public auth routes go without. What the key itself can cause (400 `invalid_input` for a
+ * malformed key, 409 `idempotency_key_in_progress`, 422 `idempotency_key_reused`) is added to the
+ * document for every operation with the header (apps/api/src/http/openapi-responses.ts), merged
+ * with the operation's own 409 codes.
  */
 export const Idempotent = () =>
   applyDecorators(
@@ -20,5 +21,4 @@ export const Idempotent = () =>
         '(with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
     }),
-    ApiProblems(400, 409, 422),
   );

@@ -1,5 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, ApiResponseOptions } from '@nestjs/swagger';
+import { ProblemCode } from '../errors/problem';
+import { PROBLEM_CODES, USUAL_CODES } from '../errors/problem-codes';
+import { problemResponse } from './problem-responses';
 
 export class FieldErrorResponse {
   @ApiProperty({ example: 'pageSize', description: 'The input field at fault (dotted path).' })
@@ -18,33 +21,45 @@ export class ProblemResponse {
   status: number;
   @ApiProperty({ example: 'Service not found.', description: 'Explanation for this occurrence.' })
   detail: string;
-  @ApiProperty({ example: 'not_found', description: 'Stable machine-readable error code.' })
-  code: string;
+  @ApiProperty({
+    enum: Object.keys(PROBLEM_CODES),
+    enumName: 'ProblemCode',
+    example: 'not_found',
+    description: 'Stable machine-readable error code; each response lists the codes that operation answers with its status.',
+  })
+  code: ProblemCode;
   @ApiProperty({ example: '6f1c1a52-3c1e-4a55-9d0e-2f0a5b7c9d11', description: 'Id of the request, also in X-Request-Id.' })
   requestId: string;
   @ApiPropertyOptional({ type: () => [FieldErrorResponse], description: 'Field errors, for invalid input.' })
   errors?: FieldErrorResponse[];
 }
 
-const DESCRIPTIONS: Record<number, string> = {
-  400: 'Invalid input (invalid_input).',
-  401: 'Missing, invalid, expired or revoked bearer token (unauthorized).',
-  403: 'The API key lacks the scope this operation needs (insufficient_scope).',
-  404: 'No such resource in this account (not_found).',
-  409: 'The resource is in a state that does not allow this operation.',
-  413: 'The request body is too large (payload_too_large).',
-  422: 'The Idempotency-Key was used with a different request (idempotency_key_reused).',
-  429: 'Rate limit exceeded (rate_limited); see Retry-After.',
-  503: 'Temporarily unavailable (unavailable).',
-};
+/** Codes by status: `{ 401: ['invalid_mfa_token', 'invalid_code'] }`. */
+export type ProblemCodesByStatus = Partial<Record<number, ProblemCode[]>>;
 
-/** Documents the problem responses an operation can give, all with the one error schema. */
-export function ApiProblems(...statuses: number[]): MethodDecorator & ClassDecorator {
-  const schema = { $ref: getSchemaPath(ProblemResponse) };
+/**
+ * Documents the problem responses an operation can give and, for each status, the codes it
+ * answers with it (the `code` enum and the description). A bare status stands for its usual code
+ * (400 invalid_input, 404 not_found, ...); 409 and the other statuses without one need their codes.
+ * What every operation can answer (401 and 403 insufficient_scope with a token, 400, 413 and 415
+ * with a body, the idempotency codes, 429, 500, 503) is added to the document in one place
+ * (apps/api/src/http/openapi-responses.ts).
+ */
+export function ApiProblems(...specs: (number | ProblemCodesByStatus)[]): MethodDecorator & ClassDecorator {
+  const byStatus = new Map<number, ProblemCode[]>();
+  for (const spec of specs) {
+    const entries: [number, ProblemCode[]][] =
+      typeof spec === 'number' ? [[spec, usualCodes(spec)]] : Object.entries(spec).map(([status, codes]) => [Number(status), codes ?? []]);
+    for (const [status, codes] of entries) byStatus.set(status, [...(byStatus.get(status) ?? []), ...codes]);
+  }
   return applyDecorators(
     ApiExtraModels(ProblemResponse, FieldErrorResponse),
-    ...statuses.map((status) =>
-      ApiResponse({ status, description: DESCRIPTIONS[status] ?? 'Error.', content: { 'application/problem+json': { schema } } }),
-    ),
+    ...[...byStatus].map(([status, codes]) => ApiResponse({ status, ...problemResponse(status, codes) } as ApiResponseOptions)),
   );
+}
+
+function usualCodes(status: number): ProblemCode[] {
+  const codes = USUAL_CODES[status];
+  if (!codes) throw new Error(`@ApiProblems(${status}): name the codes, e.g. { ${status}: ['...'] }`);
+  return codes;
 }

@@ -25,7 +25,13 @@ export class EventActor {
 export class EventResponse {
   @ApiProperty({ format: 'uuid', description: 'Entry id.' })
   id: string;
-  @ApiProperty({ enum: ACTIVITY_ACTIONS, example: 'instance.stop', description: 'What happened (clients must tolerate new values).' })
+  // type given: the areas may declare their actions after this class is decorated (ACTIVITY_ACTIONS fills up).
+  @ApiProperty({
+    enum: ACTIVITY_ACTIONS,
+    example: 'instance.stop',
+    description: 'What happened (clients must tolerate new values).',
+    type: 'string',
+  })
   action: string;
   @ApiNullableRef(EventEntityRef, { description: 'The resource it is about; null if none.' })
   entity: EventEntityRef | null;

@@ -1,7 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiNullableRef, isoTimestamp } from '@app/core';
-import { NOTIFICATION_TYPES, SEVERITIES } from '../notification.types';
-import type { NotificationRow } from '../notifications.repository';
+import { NOTIFICATION_TYPES, NotificationRow, SEVERITIES } from '../notification.types';
 
 export class NotificationEntityRef {
   @ApiProperty({ example: 'ticket', enum: ['ticket', 'service', 'api_key', 'webhook'], description: 'Kind of resource.' })
@@ -48,9 +47,17 @@ export class NotificationResponse {
 export class UnreadCountResponse {
   @ApiProperty({ type: 'integer', example: 3, description: 'Number of unread notifications.' })
   count: number;
+
+  static fromCount(count: number): UnreadCountResponse {
+    return { count };
+  }
 }
 
 export class ReadAllResponse {
   @ApiProperty({ type: 'integer', example: 3, description: 'Number of notifications marked read by this call.' })
   updated: number;
+
+  static fromUpdated(updated: number): ReadAllResponse {
+    return { updated };
+  }
 }

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Response } from 'express';
-import { DataSource } from 'typeorm';
-import { AppConfig, PgListener, pgNotify, Problem } from '@app/core';
+import { AppConfig, PgListener, Problem } from '@app/core';
+import { NotificationResponse, UnreadCountResponse } from '../dto/notification.response';
 import { NotificationsRepository } from '../notifications.repository';
 import { SseStream } from './sse-stream';
 import { STREAM_ENDINGS, StreamCredential } from './stream-credential';
@@ -40,7 +40,6 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
 
   constructor(
     private readonly config: AppConfig,
-    private readonly dataSource: DataSource,
     private readonly repository: NotificationsRepository,
   ) {}
 
@@ -88,7 +87,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
     stream.onClose(() => this.remove(accountId, open));
     try {
-      stream.send('unread-count', { count: await this.repository.unreadCount(accountId) });
+      stream.send('unread-count', UnreadCountResponse.fromCount(await this.repository.unreadCount(accountId)));
     } catch (err) {
       this.logger.warn(`Could not start a stream: ${(err as Error).message}`);
       stream.end();
@@ -114,7 +113,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
   async announce(accountId: string, notificationId: string | null): Promise<void> {
     const message: Announcement = { accountId, notificationId };
     try {
-      if (this.config.databaseUrl) await pgNotify(this.dataSource, CHANNEL, JSON.stringify(message));
+      if (this.config.databaseUrl) await this.repository.notifyProcesses(CHANNEL, JSON.stringify(message));
       else await this.deliver(message);
     } catch (err) {
       this.logger.warn(`Could not announce a notification: ${(err as Error).message}`);
@@ -125,7 +124,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
   async announceRevocation(accountId: string): Promise<void> {
     const message: Announcement = { accountId, notificationId: null, recheck: true };
     try {
-      if (this.config.databaseUrl) await pgNotify(this.dataSource, CHANNEL, JSON.stringify(message));
+      if (this.config.databaseUrl) await this.repository.notifyProcesses(CHANNEL, JSON.stringify(message));
       else await this.recheck(accountId);
     } catch (err) {
       this.logger.warn(`Could not announce a revocation: ${(err as Error).message}`);
@@ -178,9 +177,11 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
       notificationId ? this.repository.findOne(accountId, notificationId) : Promise.resolve(null),
       this.repository.unreadCount(accountId),
     ]);
+    const shown = notification && NotificationResponse.fromRow(notification);
+    const unread = UnreadCountResponse.fromCount(count);
     for (const { stream } of this.streams.get(accountId) ?? []) {
-      if (notification) stream.send('notification', notification);
-      stream.send('unread-count', { count });
+      if (shown) stream.send('notification', shown);
+      stream.send('unread-count', unread);
     }
   }
 

@@ -41,7 +41,7 @@ export class InstanceController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Start a VPS instance', operationId: 'startInstance' })
   @ApiAcceptedResponse(ACCEPTED)
-  @ApiProblems(400, 401, 403, 404, 409, 422, 429)
+  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'action_in_progress'] }, 422, 429)
   start(
     @CurrentPrincipal() principal: Principal,
     @UuidParam() id: string,
@@ -55,7 +55,7 @@ export class InstanceController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Stop a VPS instance (graceful shutdown)', operationId: 'stopInstance' })
   @ApiAcceptedResponse(ACCEPTED)
-  @ApiProblems(400, 401, 403, 404, 409, 422, 429)
+  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'action_in_progress'] }, 422, 429)
   stop(
     @CurrentPrincipal() principal: Principal,
     @UuidParam() id: string,
@@ -69,7 +69,7 @@ export class InstanceController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Reboot a VPS instance', operationId: 'rebootInstance' })
   @ApiAcceptedResponse(ACCEPTED)
-  @ApiProblems(400, 401, 403, 404, 409, 422, 429)
+  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'action_in_progress'] }, 422, 429)
   reboot(
     @CurrentPrincipal() principal: Principal,
     @UuidParam() id: string,
@@ -88,7 +88,7 @@ export class InstanceController {
     operationId: 'rebuildInstance',
   })
   @ApiAcceptedResponse(ACCEPTED)
-  @ApiProblems(400, 401, 403, 404, 409, 422, 429)
+  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'action_in_progress'] }, 422, 429)
   rebuild(
     @CurrentPrincipal() principal: Principal,
     @UuidParam() id: string,
@@ -128,7 +128,7 @@ export class InstanceController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Create a VNC console session (single use, 60 seconds)', operationId: 'openInstanceConsole' })
   @ApiOkResponse({ type: ConsoleSessionResponse })
-  @ApiProblems(400, 401, 403, 404, 409, 429, 503)
+  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'quota_exceeded'], 503: ['unavailable', 'hypervisor_unavailable'] }, 429)
   console(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<ConsoleSessionResponse> {
     return this.consoles.open(principal, id);
   }

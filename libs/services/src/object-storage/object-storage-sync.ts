@@ -9,6 +9,10 @@ export const SYNC_JOB = 'object-storage-sync';
 /** Longer than the steps of one sync can take (a handful of gateway calls, each bounded by RGW_TIMEOUT_MS). */
 const LEASE_SECONDS = 120;
 const RETRY_WINDOW_SECONDS = 600;
+/** Services synced at once per process: one slow or failing service must not hold up the others' changes. */
+const CONCURRENCY = 4;
+/** Gateway calls a caller waits through for another process's lease before it answers with the change still pending. */
+const WAIT_CALLS = 4;
 
 /**
  * Brings a service's gateway user in line with the service: created with its quota and bucket,
@@ -31,7 +35,15 @@ export class ObjectStorageSync implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.work<{ serviceId: string }>(SYNC_JOB, (job) => this.run(job.serviceId));
+    // A job that finds the lease held while a change is pending is retried, not completed: the
+    // holder may fail (a caller's try is not retried) and then nothing would apply the change.
+    this.jobs.work<{ serviceId: string }>(
+      SYNC_JOB,
+      async (job) => {
+        if ((await this.run(job.serviceId)) === 'busy') throw new Error('another process holds the service’s lease');
+      },
+      { concurrency: CONCURRENCY },
+    );
   }
 
   /** In the transaction that made the change, so the job exists iff the change committed. */
@@ -51,18 +63,30 @@ export class ObjectStorageSync implements OnModuleInit {
     );
   }
 
-  /** After COMMIT, in the caller's process: tries at once; a failure is left to the queued job. */
+  /**
+   * After COMMIT, in the caller's process: tries at once; a failure is left to the queued job.
+   * While another process holds a service's lease (its queued job, or a concurrent change), the
+   * caller waits for it a few gateway calls' time, so what it answers is what the gateway has.
+   */
   async tryNow(serviceIds: string[]): Promise<void> {
+    const deadline = Date.now() + WAIT_CALLS * this.config.objectStorage.requestTimeoutMs;
     for (const id of serviceIds) {
-      await this.run(id).catch((err: Error) => this.logger.warn(`Object storage ${id}: ${err.message}; the queue retries it`));
+      try {
+        while ((await this.run(id)) === 'busy' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      } catch (err) {
+        this.logger.warn(`Object storage ${id}: ${(err as Error).message}; the queue retries it`);
+      }
     }
   }
 
-  /** Throws when the gateway failed, so the queue retries the job. */
-  async run(serviceId: string): Promise<void> {
+  /**
+   * Throws when the gateway failed, so the queue retries the job. 'busy': another process holds
+   * the lease; it goes on while changes are pending, or its lease expires and the minute scan re-queues.
+   */
+  async run(serviceId: string): Promise<'done' | 'busy'> {
     for (let round = 0; round < 5; round++) {
       const work = await this.users.lease(serviceId, LEASE_SECONDS);
-      if (!work) return; // another process holds the lease and settles what is pending
+      if (!work) return round === 0 && (await this.users.pending(serviceId)) ? 'busy' : 'done';
       let pending: boolean;
       try {
         pending = await this.users.settle(serviceId, work.desiredVersion, await this.apply(work));
@@ -70,8 +94,9 @@ export class ObjectStorageSync implements OnModuleInit {
         await this.users.release(serviceId, (err as Error).message);
         throw err;
       }
-      if (!pending) return;
+      if (!pending) return 'done';
     }
+    return 'done';
   }
 
   private async apply(work: GatewayWork): Promise<GatewayState> {

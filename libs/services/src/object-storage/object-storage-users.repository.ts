@@ -97,6 +97,15 @@ export class ObjectStorageUsersRepository {
     return row?.pending ?? false;
   }
 
+  /** The gateway has not caught up with the service's newest change. */
+  async pending(serviceId: string): Promise<boolean> {
+    const [row]: { pending: boolean }[] = await this.dataSource.query(
+      `SELECT applied_version < desired_version AS pending FROM object_storage_users WHERE service_id = $1`,
+      [serviceId],
+    );
+    return row?.pending ?? false;
+  }
+
   async release(serviceId: string, error: string | null): Promise<void> {
     await this.dataSource.query(
       `UPDATE object_storage_users SET lease_until = NULL, last_error = coalesce($2, last_error) WHERE service_id = $1`,

@@ -36,7 +36,7 @@ export class ObjectStorageController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Get the S3 credentials of an object storage service', operationId: 'getObjectStorageCredentials' })
   @ApiOkResponse({ type: ObjectStorageCredentialsResponse })
-  @ApiProblems(400, 401, 403, 404, 409, 429)
+  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state'] }, 429)
   credentials(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<ObjectStorageCredentialsResponse> {
     return this.storage.credentialsFor(principal, id);
   }
@@ -49,7 +49,7 @@ export class ObjectStorageController {
     operationId: 'rotateObjectStorageCredentials',
   })
   @ApiOkResponse({ type: ObjectStorageCredentialsResponse })
-  @ApiProblems(400, 401, 403, 404, 409, 429)
+  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state'] }, 429)
   rotate(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<ObjectStorageCredentialsResponse> {
     return this.storage.rotate(principal, id);
   }
@@ -74,7 +74,7 @@ export class ObjectStorageController {
     operationId: 'refreshObjectStorageUsage',
   })
   @ApiOkResponse({ type: ServiceResponse })
-  @ApiProblems(400, 401, 403, 404, 409, 422, 429, 503)
+  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state'] }, 422, 429, 503)
   async refreshUsage(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<ServiceResponse> {
     await this.usage.refreshFor(principal.accountId, id);
     return this.services.get(principal.accountId, id);

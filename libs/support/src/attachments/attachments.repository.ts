@@ -2,15 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { Attachment } from './attachment.entity';
 
-export type NewAttachment = Omit<Attachment, 'createdAt'>;
+/** A new row; the id may be chosen by the caller (the upload URL names it) or left to the database. */
+export type NewAttachment = Omit<Attachment, 'createdAt' | 'id'> & { id?: string };
 
 /** Attachment rows; the binding to a message is one conditional UPDATE, so a second use finds nothing to bind. */
 @Injectable()
 export class AttachmentsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async insert(rows: NewAttachment[]): Promise<void> {
-    await this.dataSource.getRepository(Attachment).insert(rows);
+  async insert(rows: NewAttachment[], manager: EntityManager = this.dataSource.manager): Promise<void> {
+    await manager.insert(Attachment, rows);
   }
 
   findForAccount(accountId: string, ids: string[]): Promise<Attachment[]> {

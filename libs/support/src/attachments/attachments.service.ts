@@ -1,23 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
-import { Interval } from '@nestjs/schedule';
+import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { isoTimestamp, JobLock, Problem } from '@app/core';
+import { Problem } from '@app/core';
 import { BlobStorage } from '../blob-storage/blob-storage';
-import { AttachmentResponse, PresignResponse } from '../dto/ticket.response';
+import { AttachmentResponse, PresignedUploadResponse, PresignResponse } from '../dto/ticket.response';
 import { PresignFile } from '../dto/ticket.request';
-import { DOWNLOAD_URL_TTL_MS, UNREFERENCED_GRACE_MS, UPLOAD_URL_TTL_MS } from '../support.types';
+import { DOWNLOAD_URL_TTL_MS, UPLOAD_URL_TTL_MS } from '../support.types';
 import { attachmentProblem, sanitizeFilename } from './attachment-rules';
 import { AttachmentsRepository } from './attachments.repository';
 
 @Injectable()
 export class AttachmentsService {
-  private readonly logger = new Logger('Attachments');
-
   constructor(
     private readonly attachments: AttachmentsRepository,
     private readonly storage: BlobStorage,
-    private readonly jobs: JobLock,
   ) {}
 
   async presign(accountId: string, files: PresignFile[]): Promise<PresignResponse> {
@@ -52,10 +48,10 @@ export class AttachmentsService {
           size: row.declaredSize,
           expiresAt,
         });
-        return { attachmentId: row.id, ...upload, expiresAt: isoTimestamp(expiresAt), maxSize: row.declaredSize };
+        return PresignedUploadResponse.fromUpload(row.id, upload, expiresAt, row.declaredSize);
       }),
     );
-    return { uploads };
+    return PresignResponse.fromUploads(uploads);
   }
 
   /** Checks the files are uploaded and within their declared size; outside any transaction (storage I/O). */
@@ -99,27 +95,5 @@ export class AttachmentsService {
       out.set(row.messageId!, list);
     }
     return out;
-  }
-
-  @Interval('attachments-cleanup', 10 * 60 * 1000)
-  async tick(): Promise<void> {
-    await this.jobs.runExclusive('attachments-cleanup', async () => {
-      await this.purgeUnreferenced();
-    });
-  }
-
-  /** Deletes uploads no message uses, one hour after their upload URL expired. */
-  async purgeUnreferenced(now = new Date()): Promise<number> {
-    const cutoff = new Date(now.getTime() - UNREFERENCED_GRACE_MS);
-    const rows = await this.attachments.unreferencedBefore(cutoff, 500);
-    for (const row of rows) {
-      try {
-        await this.storage.delete(row.storageKey);
-        await this.attachments.deleteUnreferenced(row.id);
-      } catch (err) {
-        this.logger.warn(`Could not delete upload ${row.id}: ${(err as Error).message}`);
-      }
-    }
-    return rows.length;
   }
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { isoTimestamp } from '@app/core';
 import type { Attachment } from '../attachments/attachment.entity';
+import type { PresignedUpload } from '../blob-storage/blob-storage';
 import { DEPARTMENTS, PRIORITIES, TICKET_STATUSES } from '../support.types';
 import type { TicketMessage } from '../tickets/ticket-message.entity';
 import type { Ticket } from '../tickets/ticket.entity';
@@ -108,6 +109,11 @@ export class TicketResponse {
 export class TicketWithMessagesResponse extends TicketResponse {
   @ApiProperty({ type: [TicketMessageResponse], description: 'The conversation, oldest first.' })
   messages: TicketMessageResponse[];
+
+  /** `attachments`: each message's attachments, by message id. */
+  static fromTicket(t: Ticket, messages: TicketMessage[], attachments: Map<string, AttachmentResponse[]>): TicketWithMessagesResponse {
+    return { ...TicketResponse.from(t), messages: messages.map((m) => TicketMessageResponse.from(m, attachments.get(m.id) ?? [])) };
+  }
 }
 
 export class UploadHeaders {
@@ -135,9 +141,17 @@ export class PresignedUploadResponse {
   expiresAt: string;
   @ApiProperty({ type: 'integer', example: 48213, description: 'The most bytes the upload may have.' })
   maxSize: number;
+
+  static fromUpload(attachmentId: string, upload: PresignedUpload, expiresAt: Date, maxSize: number): PresignedUploadResponse {
+    return { attachmentId, ...upload, expiresAt: isoTimestamp(expiresAt), maxSize };
+  }
 }
 
 export class PresignResponse {
   @ApiProperty({ type: [PresignedUploadResponse], description: 'One upload per requested file, in order.' })
   uploads: PresignedUploadResponse[];
+
+  static fromUploads(uploads: PresignedUploadResponse[]): PresignResponse {
+    return { uploads };
+  }
 }

@@ -24,7 +24,7 @@ export class TicketsController {
   @RateLimit('presign')
   @ApiOperation({ summary: 'Get upload URLs for ticket attachments (valid 15 minutes)', operationId: 'presignTicketAttachments' })
   @ApiOkResponse({ type: PresignResponse })
-  @ApiProblems(400, 403, 409, 422)
+  @ApiProblems(400, 403, 422)
   presign(@CurrentPrincipal() principal: Principal, @Body() body: PresignRequest): Promise<PresignResponse> {
     return this.attachments.presign(principal.accountId, body.files);
   }
@@ -36,7 +36,7 @@ export class TicketsController {
   @RateLimit('ticket-create')
   @ApiOperation({ summary: 'Open a support ticket', operationId: 'createTicket' })
   @ApiOkResponse({ type: TicketWithMessagesResponse })
-  @ApiProblems(400, 403, 409, 422)
+  @ApiProblems({ 400: ['invalid_input', 'attachment_invalid'], 409: ['attachment_in_use'] }, 403, 422)
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateTicketRequest): Promise<TicketWithMessagesResponse> {
     return this.tickets.create(principal, body);
   }
@@ -63,7 +63,7 @@ export class TicketsController {
   @Idempotent()
   @ApiOperation({ summary: 'Reply to a ticket', operationId: 'replyToTicket' })
   @ApiCreatedResponse({ type: TicketMessageResponse })
-  @ApiProblems(400, 403, 404, 409, 422)
+  @ApiProblems({ 400: ['invalid_input', 'attachment_invalid'], 409: ['ticket_closed', 'attachment_in_use'] }, 403, 404, 422)
   reply(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() body: ReplyRequest): Promise<TicketMessageResponse> {
     return this.tickets.reply(principal, id, body);
   }

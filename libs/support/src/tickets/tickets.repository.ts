@@ -20,6 +20,8 @@ export interface NewMessage {
   message: string;
 }
 
+export type TicketProgress = Partial<Pick<Ticket, 'status' | 'replyCount' | 'lastReplyAt'>>;
+
 /** What an event about a ticket quotes. */
 export interface TicketHeadline {
   reference: string;
@@ -31,9 +33,10 @@ export interface TicketHeadline {
 export class TicketsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async insert(manager: EntityManager, ticket: NewTicket): Promise<Ticket> {
+  /** An open ticket with no replies, unless `progress` says otherwise (demo data starts answered). */
+  async insert(manager: EntityManager, ticket: NewTicket, progress: TicketProgress = {}): Promise<Ticket> {
     return manager.save(
-      manager.create(Ticket, { ...ticket, status: 'open' as TicketStatus, replyCount: 0, lastReplyAt: null, closedAt: null }),
+      manager.create(Ticket, { ...ticket, status: 'open' as TicketStatus, replyCount: 0, lastReplyAt: null, closedAt: null, ...progress }),
     );
   }
 

@@ -11,10 +11,9 @@ import {
   Publish,
   RecordedBy,
   staffActor,
-  TicketClosedEvent,
-  TicketRepliedEvent,
   TransactionRunner,
 } from '@app/core';
+import { TicketClosedEvent, TicketRepliedEvent } from '../support.events';
 import { ServiceOwnership } from '@app/services';
 import { AttachmentsService } from '../attachments/attachments.service';
 import { CreateTicketRequest, ListTicketsQuery, ReplyRequest } from '../dto/ticket.request';
@@ -82,7 +81,7 @@ export class TicketsService {
     const ticket = await this.findOneForAccount(accountId, id);
     const messages = await this.tickets.messages(id);
     const attachments = await this.attachments.forMessages(messages.map((m) => m.id));
-    return { ...TicketResponse.from(ticket), messages: messages.map((m) => TicketMessageResponse.from(m, attachments.get(m.id) ?? [])) };
+    return TicketWithMessagesResponse.fromTicket(ticket, messages, attachments);
   }
 
   async reply(caller: Principal, id: string, input: ReplyRequest): Promise<TicketMessageResponse> {

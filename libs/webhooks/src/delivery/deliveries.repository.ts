@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { PageQuery, pageOfRows, RowsPage } from '@app/core';
-import { firstReturned } from '../webhooks.repository';
+import { ENDPOINT_COLUMNS, EndpointRow, firstReturned } from '../webhooks.repository';
 
 /** A webhook_deliveries row as the driver returns it. */
 export interface DeliveryRow {
@@ -72,6 +72,25 @@ export class DeliveriesRepository {
   async findById(id: string): Promise<DeliveryRow | null> {
     const rows: DeliveryRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = $1`, [id]);
     return rows[0] ?? null;
+  }
+
+  /** Worker side, unscoped: a delivery and its endpoint in one read; null when either is gone. */
+  async findWithEndpoint(id: string): Promise<{ delivery: DeliveryRow; endpoint: EndpointRow } | null> {
+    const endpointColumns = ENDPOINT_COLUMNS.map((c) => `e.${c} AS "endpoint.${c}"`).join(', ');
+    const deliveryColumns = COLUMNS.split(',').map((c) => `d.${c.trim()}`);
+    const rows: Record<string, unknown>[] = await this.dataSource.query(
+      `SELECT ${deliveryColumns.join(', ')}, ${endpointColumns}
+         FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.id = $1`,
+      [id],
+    );
+    if (!rows[0]) return null;
+    const delivery: Record<string, unknown> = {};
+    const endpoint: Record<string, unknown> = {};
+    for (const [column, value] of Object.entries(rows[0])) {
+      if (column.startsWith('endpoint.')) endpoint[column.slice('endpoint.'.length)] = value;
+      else delivery[column] = value;
+    }
+    return { delivery: delivery as unknown as DeliveryRow, endpoint: endpoint as unknown as EndpointRow };
   }
 
   /** Pending again, with a fresh retry window, for another series of attempts under the same message id. */

@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsBoolean, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
-import { ACTIVITY_ACTIONS } from '@app/core';
+import { activityActionList } from '@app/core';
 import { URL_MAX_LENGTH } from '../delivery/webhook-url';
 
 /** Event types an endpoint may subscribe to: every activity action, or `*` for all (including those added later). */
-export const WEBHOOK_EVENT_NAMES = ['*', ...ACTIVITY_ACTIONS] as const;
+export const WEBHOOK_EVENT_NAMES = activityActionList(['*']);
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const EVENTS_DESCRIPTION =
   'Event types to deliver: activity actions such as `ssh_key.create` or `ticket.reply`, or `*` for every type (also those added later).';

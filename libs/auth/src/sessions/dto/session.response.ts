@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { isoTimestamp } from '@app/core';
 import type { SessionRow } from '../sessions.repository';
 
 export class SessionResponse {
@@ -23,8 +24,8 @@ export class SessionResponse {
   static fromRow(row: SessionRow, currentSessionId: string): SessionResponse {
     return {
       id: row.id,
-      createdAt: row.created_at,
-      lastUsedAt: row.last_used_at,
+      createdAt: isoTimestamp(row.created_at),
+      lastUsedAt: isoTimestamp(row.last_used_at),
       ip: row.ip,
       userAgent: row.user_agent,
       current: row.id === currentSessionId,

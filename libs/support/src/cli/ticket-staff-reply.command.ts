@@ -4,7 +4,7 @@ import { Transform } from 'class-transformer';
 import { IsOptional, IsString, IsUUID, Length } from 'class-validator';
 import { CliArgs, CliCommand, requireArg, validateInput } from '@app/core';
 import { ReplyRequest } from '../dto/ticket.request';
-import { TicketsService } from './tickets.service';
+import { TicketsService } from '../tickets/tickets.service';
 
 /** The reply route's message rules, plus what the operator names on the command line. */
 class StaffReplyInput extends PickType(ReplyRequest, ['message']) {

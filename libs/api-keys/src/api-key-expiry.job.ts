@@ -1,17 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
-import { InjectRepository } from '@nestjs/typeorm';
-import { And, IsNull, LessThanOrEqual, MoreThan, Repository } from 'typeorm';
-import { ApiKeyExpiringEvent, domainEvent, isoTimestamp, JobLock, TransactionRunner } from '@app/core';
-import { ApiKey } from './api-key.entity';
+import { domainEvent, isoTimestamp, JobLock, TransactionRunner } from '@app/core';
+import { ApiKeyExpiringEvent } from './api-keys.events';
+import { ApiKeysRepository } from './api-keys.repository';
 
 export const EXPIRY_NOTICE_DAYS = 7;
 
 /** Hourly: keys that expire within 7 days are announced (the notification is made once per key). */
 @Injectable()
-export class ApiKeyExpiryScanner {
+export class ApiKeyExpiryJob {
   constructor(
-    @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
+    private readonly keys: ApiKeysRepository,
     private readonly tx: TransactionRunner,
     private readonly jobs: JobLock,
   ) {}
@@ -26,7 +25,7 @@ export class ApiKeyExpiryScanner {
   async scan(): Promise<number> {
     const now = new Date();
     const horizon = new Date(now.getTime() + EXPIRY_NOTICE_DAYS * 86_400_000);
-    const rows = await this.keys.find({ where: { revokedAt: IsNull(), expiresAt: And(MoreThan(now), LessThanOrEqual(horizon)) } });
+    const rows = await this.keys.findExpiringBetween(now, horizon);
     for (const row of rows) {
       this.tx.emit(
         domainEvent<ApiKeyExpiringEvent>('api_key.expiring', row.accountId, {

@@ -1,0 +1,198 @@
+'use strict';
+// The webhooks scenario: deliveries per second from one API process to a loopback receiver that
+// answers at once, against a bare loop that signs and posts the same bodies with the same HTTP
+// client (node:http, a new connection per request, as libs/webhooks/src/delivery/webhook-sender.ts),
+// one request in flight per endpoint in both. Then the same backlog again while one more endpoint
+// takes 5 s per answer: the others' rate may not drop (one attempt in flight per endpoint).
+//
+// The backlog is inserted in one transaction (deliveries and their pg-boss jobs, as the API's
+// fan-out writes them), so the API starts on all of it at once.
+const { createHmac, randomBytes } = require('node:crypto');
+const http = require('node:http');
+const { Client } = require('pg');
+
+const FAST_ENDPOINTS = 4;
+const SLOW_ANSWER_MS = 5_000;
+/** A run that has not delivered everything by then is stuck. */
+const STALL_MS = 120_000;
+
+/** The loopback receiver: /fast/<n> answers at once, /slow after SLOW_ANSWER_MS; it records arrival times. */
+function startReceiver() {
+  const arrivals = [];
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const slow = req.url.startsWith('/slow');
+      if (!slow) arrivals.push(performance.now());
+      const answer = () => res.writeHead(204).end();
+      if (slow) setTimeout(answer, SLOW_ANSWER_MS);
+      else answer();
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ port: server.address().port, arrivals, close: () => new Promise((r) => server.close(r)) }),
+    ),
+  );
+}
+
+function postJson(port, path, apiKey, body) {
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(body);
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        agent: false,
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          if (res.statusCode >= 300) reject(new Error(`POST ${path}: ${res.statusCode} ${text}`));
+          else resolve(JSON.parse(text));
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+/** A body shaped as the API's fan-out writes one (libs/webhooks/src/delivery/deliveries.service.ts enqueue). */
+const BODY_SQL = `json_build_object('type', 'ticket.reply', 'timestamp', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+  'data', json_build_object('id', gen_random_uuid(), 'entity', json_build_object('type', 'ticket', 'id', gen_random_uuid()),
+    'actor', json_build_object('type', 'api_key', 'id', gen_random_uuid(), 'name', 'bench key 1'), 'status', 'succeeded',
+    'createdAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'details', json_build_object('messageId', gen_random_uuid(), 'attachments', 0)))::text`;
+
+/** `perEndpoint` pending deliveries for each endpoint and one job each, committed together. */
+async function insertBacklog(db, endpointIds, perEndpoint) {
+  await db.query('BEGIN');
+  const { rows } = await db.query(
+    `INSERT INTO webhook_deliveries (endpoint_id, message_id, event_type, body, next_attempt_at, retry_until)
+     SELECT e, 'msg_' || replace(gen_random_uuid()::text, '-', ''), 'ticket.reply', ${BODY_SQL}, now(), now() + interval '1 day'
+       FROM unnest($1::uuid[]) e CROSS JOIN generate_series(1, $2) g
+     RETURNING id, message_id, body, endpoint_id`,
+    [endpointIds, perEndpoint],
+  );
+  // libs/core/src/jobs/pg-boss-job-queue.ts send, with the delivery service's JOB_OPTIONS
+  await db.query(
+    `INSERT INTO pgboss.job (name, data, retry_limit, retry_delay, retry_backoff)
+     SELECT 'webhook-delivery', json_build_object('deliveryId', id, 'attempt', 0)::jsonb, 3, 5, true FROM unnest($1::uuid[]) id`,
+    [rows.map((r) => r.id)],
+  );
+  await db.query('COMMIT');
+  return { rows, committedAt: performance.now() };
+}
+
+async function waitFor(predicate, what) {
+  const until = Date.now() + STALL_MS;
+  while (!predicate()) {
+    if (Date.now() > until) throw new Error(`webhooks scenario: ${what} not done within ${STALL_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The bare loop: per endpoint one request at a time, each signed as the API signs (Standard Webhooks HMAC-SHA256). */
+async function bareLoop(receiverPort, rows, secretKey) {
+  const byEndpoint = new Map();
+  for (const row of rows) {
+    if (!byEndpoint.has(row.endpoint_id)) byEndpoint.set(row.endpoint_id, []);
+    byEndpoint.get(row.endpoint_id).push(row);
+  }
+  const post = (path, row) =>
+    new Promise((resolve, reject) => {
+      const timestamp = Math.floor(Date.now() / 1000);
+      const signature = `v1,${createHmac('sha256', secretKey).update(`${row.message_id}.${timestamp}.${row.body}`).digest('base64')}`;
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: receiverPort,
+          path,
+          method: 'POST',
+          agent: false,
+          headers: {
+            'webhook-id': row.message_id,
+            'webhook-timestamp': String(timestamp),
+            'webhook-signature': signature,
+            'content-type': 'application/json',
+            'user-agent': 'bench',
+            'content-length': Buffer.byteLength(row.body),
+          },
+        },
+        (res) => {
+          res.on('data', () => undefined);
+          res.on('end', resolve);
+        },
+      );
+      req.on('error', reject);
+      req.end(row.body);
+    });
+  const started = performance.now();
+  await Promise.all(
+    [...byEndpoint.values()].map(async (list, i) => {
+      for (const row of list) await post(`/fast/${i}`, row);
+    }),
+  );
+  return rows.length / ((performance.now() - started) / 1000);
+}
+
+async function webhooksScenario({ port, apiPid, cpuMs, apiKey, dbUrl, perEndpoint, log }) {
+  const receiver = await startReceiver();
+  const db = new Client({ connectionString: dbUrl });
+  await db.connect();
+  try {
+    const make = (path) =>
+      postJson(port, '/api/webhooks', apiKey, { url: `http://127.0.0.1:${receiver.port}${path}`, events: ['ticket.reply'] });
+    const fast = [];
+    for (let i = 0; i < FAST_ENDPOINTS; i++) fast.push((await make(`/fast/${i}`)).id);
+    const slow = (await make('/slow')).id;
+    const fastIds = fast;
+
+    const apiRun = async (withSlow) => {
+      receiver.arrivals.length = 0;
+      const cpuBefore = cpuMs(apiPid);
+      if (withSlow) await insertBacklog(db, [slow], 3);
+      const { committedAt, rows } = await insertBacklog(db, fastIds, perEndpoint);
+      await waitFor(() => receiver.arrivals.length >= rows.length, 'the API deliveries');
+      const seconds = (receiver.arrivals[receiver.arrivals.length - 1] - committedAt) / 1000;
+      const cpu = cpuMs(apiPid) - cpuBefore;
+      return { rows, rate: rows.length / seconds, cpuMsPerDelivery: Math.round((cpu / rows.length) * 100) / 100 };
+    };
+
+    const alone = await apiRun(false);
+    log(
+      `  webhooks        api       ${alone.rate.toFixed(0)} deliveries/s  cpu ${alone.cpuMsPerDelivery} ms/delivery (${alone.rows.length})`,
+    );
+    const bare = await bareLoop(receiver.port, alone.rows, randomBytes(32));
+    log(`  webhooks        bare loop ${bare.toFixed(0)} deliveries/s`);
+    const beside = await apiRun(true);
+    log(`  webhooks        api + one endpoint answering in 5 s: ${beside.rate.toFixed(0)} deliveries/s to the others`);
+    // The endpoints go (their deliveries with them) once the slow endpoint's attempt has ended.
+    await db.query(`UPDATE webhook_endpoints SET enabled = false WHERE id = ANY($1::uuid[])`, [[...fast, slow]]);
+    await new Promise((r) => setTimeout(r, SLOW_ANSWER_MS + 1000));
+    await db.query(`DELETE FROM webhook_endpoints WHERE id = ANY($1::uuid[])`, [[...fast, slow]]);
+    const round = (n) => Math.round(n * 10) / 10;
+    return {
+      id: 'webhooks',
+      title: `Deliveries/s from one API process to ${FAST_ENDPOINTS} loopback endpoints answering at once, against a bare sign-and-post loop`,
+      deliveries: alone.rows.length,
+      apiPerSecond: round(alone.rate),
+      barePerSecond: round(bare),
+      ratio: Math.round((alone.rate / bare) * 100) / 100,
+      apiCpuMsPerDelivery: alone.cpuMsPerDelivery,
+      withSlowEndpointPerSecond: round(beside.rate),
+      slowEndpointRatio: Math.round((beside.rate / alone.rate) * 100) / 100,
+    };
+  } finally {
+    await db.end();
+    await receiver.close();
+  }
+}
+
+module.exports = { webhooksScenario };

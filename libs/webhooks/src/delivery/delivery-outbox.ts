@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { ActivityEntry, AppConfig, isoTimestamp, JobOptions, JobQueue } from '@app/core';
+import { DeliveriesRepository, DeliveryRow } from './deliveries.repository';
+
+export const DELIVERY_JOB = 'webhook-delivery';
+/** pg-boss retries a job whose handler threw (a database error), not a failed attempt: those are ours. */
+const JOB_OPTIONS: JobOptions = { retryLimit: 3, retryDelaySeconds: 5, retryBackoff: true };
+
+export interface DeliveryJob {
+  deliveryId: string;
+  /** Attempts made before this one: the claim succeeds only if the row still says so. */
+  attempt: number;
+}
+
+/** A delivery row and its attempt job, always together: in the caller's transaction, or (a busy endpoint) on their own. */
+@Injectable()
+export class DeliveryOutbox {
+  constructor(
+    private readonly deliveries: DeliveriesRepository,
+    private readonly jobs: JobQueue,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** A new delivery of an activity entry to one endpoint, with its first attempt due now. */
+  async enqueue(manager: EntityManager, endpointId: string, entry: ActivityEntry): Promise<DeliveryRow> {
+    const timestamp = isoTimestamp(entry.createdAt);
+    const data = {
+      id: entry.id,
+      entity: entry.entity,
+      actor: entry.actor,
+      status: entry.status,
+      createdAt: timestamp,
+      details: entry.details,
+    };
+    const row = await this.deliveries.insert(manager, {
+      endpointId,
+      messageId: `msg_${randomUUID().replace(/-/g, '')}`,
+      eventType: entry.action,
+      body: JSON.stringify({ type: entry.action, timestamp, data }),
+      retryWindowSeconds: this.config.webhooks.retryWindowSeconds,
+    });
+    await this.schedule({ deliveryId: row.id, attempt: 0 }, 0, manager);
+    return row;
+  }
+
+  /** The attempt after `job.attempt`, `afterSeconds` from now. */
+  schedule(job: DeliveryJob, afterSeconds: number, manager?: EntityManager): Promise<void> {
+    const options = afterSeconds ? { ...JOB_OPTIONS, startAfterSeconds: afterSeconds } : JOB_OPTIONS;
+    return this.jobs.send<DeliveryJob>(DELIVERY_JOB, job, options, manager);
+  }
+}
