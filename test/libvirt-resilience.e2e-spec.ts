@@ -122,7 +122,7 @@ const SLOW = 300_000;
       const res = await cli(['service:provision', '--email', email, '--type', 'vps', '--product', 'vps-xs', '--no-wait']);
       expect(res.code).toBe(0);
       const [vps] = res.lines;
-      expect(vps.instance.powerState).toBe('provisioning');
+      expect(vps.instance.powerState).toBe('starting');
       await killed;
       await server.stop();
       expect((await recorded(vps.id)).power_state).toBe('provisioning');

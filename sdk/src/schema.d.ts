@@ -1625,11 +1625,11 @@ export interface components {
         };
         InstanceSummaryResponse: {
             /**
-             * @description Power state of the virtual machine: `provisioning` while its machine is being made (power actions answer 409 `action_in_progress`), `error` when making it failed for good or the machine vanished from its hypervisor (an `instance_fault` notification says which; power actions answer 409 `invalid_state`).
+             * @description Power state of the virtual machine. `starting` also while its machine is being made (power actions answer 409 `action_in_progress`). A machine that could not be made, or that vanished from its hypervisor, shows `stopped`, power actions answer 409 `invalid_state`, and an `instance_fault` notification says which.
              * @example running
              * @enum {string}
              */
-            powerState: "running" | "stopped" | "starting" | "stopping" | "provisioning" | "error";
+            powerState: "running" | "stopped" | "starting" | "stopping";
             /**
              * @description Primary public IPv4 address.
              * @example 203.0.113.17

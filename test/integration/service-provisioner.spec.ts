@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { ComputeProvider, ComputeProviderError, ServiceProvisioner, ServicesModule } from '@app/services';
 import { ServicesService } from '../../libs/services/src/services.service';
 import { ServicesRepository } from '../../libs/services/src/services.repository';
@@ -62,7 +63,11 @@ describe('ServiceProvisioner (TestingModule on the real database, a fake hypervi
       detail: expect.stringContaining('hypervisor_error: The hypervisor refused the request.'),
     });
     const [service] = (await m.get(ServicesService).list(accountId, { page: 1, pageSize: 10 })).data;
-    expect(service.instance?.powerState).toBe('error');
+    // Customers see DESIGN.md's four states: the machine that could not be made is stopped.
+    expect(service.instance?.powerState).toBe('stopped');
+    expect(
+      (await m.get(DataSource).query('SELECT power_state FROM vps_instances WHERE service_id = $1', [service.id]))[0].power_state,
+    ).toBe('error');
     expect(compute.created).toEqual([]);
     expect(compute.destroyed).toEqual([`vm-${service.id}`]);
   });

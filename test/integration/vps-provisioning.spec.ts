@@ -47,10 +47,10 @@ describe('VPS provisioning job and reconciliation (TestingModule, a fake hypervi
   const actions = async (id: string): Promise<{ action: string; details: Record<string, unknown> }[]> =>
     db.query(`SELECT action, details FROM activity_events WHERE entity_id = $1 ORDER BY created_at`, [id]);
 
-  it('shows provisioning until the job ends; an attempt that could not reach the hypervisor is tried again and then recorded once', async () => {
+  it('shows starting (recorded as provisioning) until the job ends; an attempt that could not reach the hypervisor is tried again and then recorded once', async () => {
     const accountId = await m.accountId();
     const [vps] = await provisioner.provision(accountId, { type: 'vps', machines: true, wait: false });
-    expect(vps.instance?.powerState).toBe('provisioning');
+    expect(vps.instance?.powerState).toBe('starting');
     compute.createFailures.push(retryable());
     await expect(job.run(vps.id)).rejects.toThrow('cannot be reached');
     expect(await powerState(accountId, vps.id)).toBe('provisioning');

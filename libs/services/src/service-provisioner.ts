@@ -10,7 +10,7 @@ import type { MachineRecord } from './instance/compute/compute-provider';
 import { GuestSetup } from './instance/guest-setup';
 import { InstanceSummary, MachinePlan, MachineProvisioning } from './instance/machine-provisioning';
 import { ObjectStorageLifecycle, quotaOf } from './object-storage/object-storage-lifecycle';
-import { PowerState, ServiceStatus, ServiceType, VPS_REGIONS } from './service.types';
+import { PowerState, publicPowerState, ServiceStatus, ServiceType, VPS_REGIONS } from './service.types';
 
 export interface ProvisionSpec {
   type: ServiceType;
@@ -70,17 +70,19 @@ export class ServiceProvisioner {
 
   async provision(accountId: string, spec: ProvisionSpec, count = 1): Promise<ServiceResponse[]> {
     const out = await this.tx.run((m) => this.provisionIn(m, accountId, spec, count));
-    const made = out.filter((service) => service.instance?.powerState === 'provisioning');
-    if (made.length && spec.wait !== false) {
+    const vpsIds = out.filter((service) => service.instance).map((service) => service.id);
+    const queued = new Set(spec.wait !== false && vpsIds.length ? await this.machines.queued(vpsIds) : []);
+    const made = out.filter((service) => queued.has(service.id));
+    if (made.length) {
       const ended = await this.machines.finish(made.map((service) => service.id));
-      for (const service of made) service.instance!.powerState = ended.get(service.id)?.powerState ?? 'provisioning';
-      const failed = made.filter((service) => service.instance!.powerState === 'error');
+      for (const service of made) service.instance!.powerState = publicPowerState(ended.get(service.id)?.powerState ?? 'provisioning');
+      const failed = made.filter((service) => ended.get(service.id)?.powerState === 'error');
       if (failed.length) {
         const why = ended.get(failed[0].id)?.error ?? 'unknown error';
         throw Problem.conflict(
           'invalid_state',
           `The machine of ${failed.length} of ${made.length} VPS(es) could not be made (${failed.map((f) => f.id).join(', ')}; ${why}). ` +
-            'They are recorded with powerState error and nothing is left on the hypervisor; terminate them with service:set-status.',
+            'They show powerState stopped, with an instance_fault notification, and nothing is left on the hypervisor; terminate them with service:set-status.',
         );
       }
     }

@@ -121,6 +121,11 @@ export class MachineProvisioning {
   }
 
   /** Runs the queued provisionings to their end here; returns each VPS's power state then. */
+  /** The services among these whose machine is made by a provisioning job. */
+  async queued(serviceIds: string[]): Promise<string[]> {
+    return [...(await this.provisioning.states(serviceIds)).keys()];
+  }
+
   async finish(serviceIds: string[]): Promise<Map<string, { powerState: PowerState; error: string | null }>> {
     await this.job.runToEnd(serviceIds);
     const states = await this.provisioning.states(serviceIds);
