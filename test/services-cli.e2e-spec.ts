@@ -107,6 +107,13 @@ describe('Services: operator commands', () => {
     }
   });
 
+  it('takes --no-wait as a flag (the simulator makes no machines, so there is nothing to wait for)', async () => {
+    const { email } = await createAccount(t);
+    const res = await runCliIn(t.app, ['service:provision', '--email', email, '--type', 'vps', '--no-wait']);
+    expect(res.code).toBe(0);
+    expect(res.lines).toEqual([expect.objectContaining({ type: 'vps', instance: expect.objectContaining({ powerState: 'running' }) })]);
+  });
+
   it('refuses bad input with a clear message and a non-zero exit', async () => {
     // Every rule through the CLI's runner inside the test app; two cases through the built CLI for a real process's exit codes.
     const { email: known } = await createAccount(t);
@@ -129,6 +136,7 @@ describe('Services: operator commands', () => {
       [['service:set-status', '--id', '00000000-0000-4000-8000-000000000000', '--status', 'active'], 65, 'not_found'],
       [['service:set-status', '--id', '00000000-0000-4000-8000-000000000000'], 64, '--status is required'],
       [['service:set-status', '--id', '00000000-0000-4000-8000-000000000000', '--colour', 'red'], 64, "Unknown option '--colour'"],
+      [['service:provision', '--email', known, '--type', 'vps', '--no-wait=yes'], 64, 'does not take an argument'],
     ];
     for (const [args, code, message] of cases) {
       const res = await runCliIn(t.app, args);

@@ -34,8 +34,8 @@ export function colours(stream: NodeJS.WriteStream = process.stdout): boolean {
 }
 
 const GREEN = new Set(['running', 'active', 'succeeded', 'open', 'answered', 'info']);
-const YELLOW = new Set(['starting', 'stopping', 'pending', 'customer_reply', 'warning', 'suspended']);
-const RED = new Set(['stopped', 'failed', 'cancelled', 'terminated', 'closed', 'critical']);
+const YELLOW = new Set(['starting', 'stopping', 'provisioning', 'pending', 'customer_reply', 'warning', 'suspended']);
+const RED = new Set(['stopped', 'error', 'failed', 'cancelled', 'terminated', 'closed', 'critical']);
 
 export function paint(text: string, style: 'bold' | 'green' | 'yellow' | 'red' | 'dim', stream?: NodeJS.WriteStream): string {
   if (!colours(stream)) return text;

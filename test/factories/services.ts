@@ -1,4 +1,4 @@
-import { PowerState, ProvisionSpec, ServiceProvisioner, ServiceResponse, ServiceStatus, ServiceType } from '@app/services';
+import { PowerState, ProvisionSpec, publicPowerState, ServiceProvisioner, ServiceResponse, ServiceStatus, ServiceType } from '@app/services';
 import { TestApp } from '../support/test-app';
 
 export interface ServiceOptions extends Omit<ProvisionSpec, 'type' | 'powerState'> {
@@ -23,7 +23,7 @@ export async function createServices(
       services.map((s) => s.id),
       powerState,
     ]);
-    for (const service of services) service.instance!.powerState = powerState;
+    for (const service of services) service.instance!.powerState = publicPowerState(powerState);
   }
   return services;
 }

@@ -3,6 +3,7 @@ import {
   ComputeProvider,
   ComputeProviderError,
   ConsoleTarget,
+  HypervisorInventory,
   InstanceRef,
   MachineRecord,
   MachineSpec,
@@ -24,6 +25,15 @@ export class FakeCompute extends ComputeProvider {
   refuseNextAction: ComputeProviderError | null = null;
   /** createMachine fails once this many machines exist. */
   machineLimit = Infinity;
+  /** Thrown, in turn, by the next createMachine calls. */
+  readonly createFailures: ComputeProviderError[] = [];
+  override readonly makesMachines = true;
+  /** What inventory reports: one hypervisor, `fake`. */
+  readonly domains = new Map<string, PowerState>();
+  readonly volumes: string[] = [];
+  readonly removedOrphans: string[] = [];
+  /** Runs inside createMachine before it makes the machine (something happening meanwhile). */
+  duringCreate: (() => Promise<void>) | null = null;
 
   async powerAction(instance: InstanceRef, operation: ActionType, key: string): Promise<string> {
     const refusal = this.refuseNextAction;
@@ -51,6 +61,9 @@ export class FakeCompute extends ComputeProvider {
   }
 
   override async createMachine(instance: InstanceRef, spec: MachineSpec): Promise<MachineRecord> {
+    const failure = this.createFailures.shift();
+    if (failure) throw failure;
+    await this.duringCreate?.();
     if (this.created.length >= this.machineLimit) throw new ComputeProviderError('no_capacity', 'The host is full.');
     const providerRef = `vm-${instance.serviceId}`;
     this.created.push(providerRef);
@@ -58,6 +71,28 @@ export class FakeCompute extends ComputeProvider {
   }
 
   override async destroyMachine(instance: InstanceRef): Promise<void> {
-    this.destroyed.push(instance.providerRef ?? '');
+    this.destroyed.push(instance.providerRef ?? `vm-${instance.serviceId}`);
+  }
+
+  override async powerStates(instances: InstanceRef[]): Promise<Map<string, PowerState>> {
+    return new Map(instances.flatMap((i) => (this.states.has(i.serviceId) ? [[i.serviceId, this.states.get(i.serviceId)!] as const] : [])));
+  }
+
+  override async inventory(): Promise<HypervisorInventory[]> {
+    return [{ hypervisor: 'fake', domains: new Map(this.domains), volumes: [...this.volumes] }];
+  }
+
+  override hypervisorOf(): string {
+    return 'fake';
+  }
+
+  override async machineExists(instance: InstanceRef): Promise<boolean | null> {
+    return this.domains.has(instance.providerRef ?? '');
+  }
+
+  override async removeOrphan(_hypervisor: string, kind: 'domain' | 'volume', name: string): Promise<void> {
+    this.removedOrphans.push(`${kind}:${name}`);
+    if (kind === 'domain') this.domains.delete(name);
+    else this.volumes.splice(this.volumes.indexOf(name), 1);
   }
 }

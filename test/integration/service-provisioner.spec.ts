@@ -1,4 +1,5 @@
-import { ComputeProvider, ServiceProvisioner, ServicesModule } from '@app/services';
+import { DataSource } from 'typeorm';
+import { ComputeProvider, ComputeProviderError, ServiceProvisioner, ServicesModule } from '@app/services';
 import { ServicesService } from '../../libs/services/src/services.service';
 import { ServicesRepository } from '../../libs/services/src/services.repository';
 import { startTestModule, TestModule } from '../support/test-module';
@@ -18,6 +19,7 @@ describe('ServiceProvisioner (TestingModule on the real database, a fake hypervi
     compute.created.length = 0;
     compute.destroyed.length = 0;
     compute.machineLimit = Infinity;
+    compute.createFailures.length = 0;
   });
 
   it('answers with exactly what the API then reads back, prices from the catalogue', async () => {
@@ -39,7 +41,7 @@ describe('ServiceProvisioner (TestingModule on the real database, a fake hypervi
     expect(compute.created).toEqual([]);
   });
 
-  it('makes one machine per VPS when asked, and records its reference and state', async () => {
+  it('makes one machine per VPS when asked, through its provisioning job, and records its reference and state', async () => {
     const accountId = await m.accountId();
     const made = await provisioner.provision(accountId, { type: 'vps', powerState: 'stopped', machines: true }, 2);
     expect(compute.created).toEqual(made.map((s) => `vm-${s.id}`));
@@ -52,23 +54,29 @@ describe('ServiceProvisioner (TestingModule on the real database, a fake hypervi
     }
   });
 
-  it('removes the machines it made when a later one fails, and writes no service', async () => {
+  it('answers the operator with a failure when a machine cannot be made, removes what it made, and keeps the service in error', async () => {
     const accountId = await m.accountId();
-    compute.machineLimit = 2;
-    await expect(provisioner.provision(accountId, { type: 'vps', machines: true }, 3)).rejects.toMatchObject({
+    compute.createFailures.push(new ComputeProviderError('hypervisor_error', 'The hypervisor refused the request.'));
+    await expect(provisioner.provision(accountId, { type: 'vps', machines: true })).rejects.toMatchObject({
       status: 409,
       code: 'invalid_state',
+      detail: expect.stringContaining('hypervisor_error: The hypervisor refused the request.'),
     });
-    expect(compute.destroyed).toEqual(compute.created);
-    expect(compute.destroyed).toHaveLength(2);
-    expect((await m.get(ServicesService).list(accountId, { page: 1, pageSize: 10 })).total).toBe(0);
+    const [service] = (await m.get(ServicesService).list(accountId, { page: 1, pageSize: 10 })).data;
+    // Customers see DESIGN.md's four states: the machine that could not be made is stopped.
+    expect(service.instance?.powerState).toBe('stopped');
+    expect(
+      (await m.get(DataSource).query('SELECT power_state FROM vps_instances WHERE service_id = $1', [service.id]))[0].power_state,
+    ).toBe('error');
+    expect(compute.created).toEqual([]);
+    expect(compute.destroyed).toEqual([`vm-${service.id}`]);
   });
 
-  it('removes the machines when the rows cannot be written', async () => {
+  it('writes nothing and makes nothing when the rows cannot be written', async () => {
     const accountId = await m.accountId();
     await expect(provisioner.provision(accountId, { type: 'vps', machines: true, name: 'x'.repeat(101) })).rejects.toThrow();
-    expect(compute.created).toHaveLength(1);
-    expect(compute.destroyed).toEqual(compute.created);
+    expect(compute.created).toEqual([]);
+    expect((await m.get(ServicesService).list(accountId, { page: 1, pageSize: 10 })).total).toBe(0);
   });
 
   it('adopts an existing machine once: a second service for it is refused, and the machine is kept', async () => {

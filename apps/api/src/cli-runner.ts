@@ -40,7 +40,10 @@ export async function runCommand(commands: CliCommand[], argv: string[], output:
   try {
     const { values } = parseArgs({
       args: rest,
-      options: Object.fromEntries(command.options.map((o) => [o, { type: 'string' as const }])),
+      options: {
+        ...Object.fromEntries(command.options.map((o) => [o, { type: 'string' as const }])),
+        ...Object.fromEntries(command.flags.map((f) => [f, { type: 'boolean' as const }])),
+      },
       strict: true,
     });
     for (const line of await command.run(values)) output.out(JSON.stringify(line) + '\n');

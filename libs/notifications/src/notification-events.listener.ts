@@ -28,6 +28,11 @@ export class NotificationEventsListener {
     return this.notifications.record(event);
   }
 
+  @OnEvent('instance.fault', { async: true, promisify: true })
+  instanceFault(event: DomainEventNamed<'instance.fault'>) {
+    return this.notifications.record(event);
+  }
+
   @OnEvent('service.status_changed', { async: true, promisify: true })
   statusChanged(event: DomainEventNamed<'service.status_changed'>) {
     return this.notifications.record(event);

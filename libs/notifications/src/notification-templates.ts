@@ -60,6 +60,19 @@ function describe(event: DomainEvent): NewNotification | null {
         entity: { type: 'service', id: p.serviceId },
       };
     }
+    case 'instance.fault': {
+      const p = event.payload;
+      const missing = p.code === 'machine_missing';
+      return {
+        ...base,
+        type: 'instance_fault',
+        severity: 'critical',
+        title: missing ? `${p.serviceName}: the machine is missing` : `${p.serviceName} could not be set up`,
+        body: `${p.message} Open a support ticket for this service to have it looked at.`,
+        link: `/api/services/${p.serviceId}`,
+        entity: { type: 'service', id: p.serviceId },
+      };
+    }
     case 'service.status_changed': {
       const p = event.payload;
       return {

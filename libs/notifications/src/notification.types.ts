@@ -3,6 +3,7 @@ export const NOTIFICATION_TYPES = [
   'ticket_closed',
   'instance_action_succeeded',
   'instance_action_failed',
+  'instance_fault',
   'service_status_changed',
   'object_storage_key_rotated',
   'object_storage_quota',

@@ -16,3 +16,5 @@ export * from './instance/console/rfb/vnc-auth';
 export * from './instance/power-state-sync';
 export * from './images/images.service';
 export * from './instance/network/network-allocator';
+export * from './instance/reconcile/machine-reconciler';
+export * from './instance/provisioning/provisioning-scheduler';

@@ -1,4 +1,4 @@
-import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ActivityLog, Actor, Problem, TransactionRunner } from '@app/core';
@@ -6,12 +6,11 @@ import { BillingCycle, CatalogProduct, ObjectStorageSpecs, ProductCatalog, VpsSp
 import { nextDueDate } from './billing';
 import { ServiceResponse } from './dto/service.response';
 import { InsertedService, ServicesRepository } from './services.repository';
-import type { GuestNetwork } from './instance/compute/compute-provider';
+import type { MachineRecord } from './instance/compute/compute-provider';
 import { GuestSetup } from './instance/guest-setup';
-import { MachineProvisioning, MadeMachine } from './instance/machine-provisioning';
+import { InstanceSummary, MachinePlan, MachineProvisioning } from './instance/machine-provisioning';
 import { ObjectStorageLifecycle, quotaOf } from './object-storage/object-storage-lifecycle';
-import { VpsInstancesRepository } from './instance/vps-instances.repository';
-import { PowerState, ServiceStatus, ServiceType, VPS_REGIONS } from './service.types';
+import { PowerState, publicPowerState, ServiceStatus, ServiceType, VPS_REGIONS } from './service.types';
 
 export interface ProvisionSpec {
   type: ServiceType;
@@ -30,8 +29,8 @@ export interface ProvisionSpec {
   /** Default: the time of insertion (one microsecond apart, so the list order is creation order). */
   createdAt?: Date;
   /**
-   * VPS only: also make each VPS's machine on the hypervisor (the operator's command). Demo data and
-   * tests leave it off: their VPSes exist only in the database.
+   * VPS only: also make each VPS's machine on the hypervisor (the operator's command), by a durable
+   * job (see `wait`). Demo data and tests leave it off: their VPSes exist only in the database.
    */
   machines?: boolean;
   /** VPS only, count 1: adopt this existing machine (libvirt domain name or UUID) instead. */
@@ -42,20 +41,16 @@ export interface ProvisionSpec {
   image?: string;
   /** With `image`: the account's keys root logs in with; default all of them. */
   sshKeys?: 'all' | string[];
-}
-
-interface InstanceSummary {
-  powerState: PowerState;
-  ipv4: string | null;
-  ipv6: string | null;
-  region: string;
-  sshHost: string | null;
-  sshPort: number | null;
+  /**
+   * With `machines`: wait until each machine is made (the provisioning jobs run in this process),
+   * and answer with the state it ended in. False: answer at once with `provisioning`; the job
+   * queue of the API servers makes them.
+   */
+  wait?: boolean;
 }
 
 export const MAX_PROVISION_COUNT = 100_000;
 const BATCH = 5_000;
-const DOC_V4_NETS = ['192.0.2', '198.51.100', '203.0.113'];
 
 /**
  * Creates services for an account (operator command line, demo data, tests): the customer API
@@ -68,7 +63,6 @@ export class ServiceProvisioner {
     private readonly tx: TransactionRunner,
     private readonly machines: MachineProvisioning,
     private readonly services: ServicesRepository,
-    private readonly instances: VpsInstancesRepository,
     private readonly activity: ActivityLog,
     private readonly guests: GuestSetup,
     private readonly storage: ObjectStorageLifecycle,
@@ -76,6 +70,22 @@ export class ServiceProvisioner {
 
   async provision(accountId: string, spec: ProvisionSpec, count = 1): Promise<ServiceResponse[]> {
     const out = await this.tx.run((m) => this.provisionIn(m, accountId, spec, count));
+    const vpsIds = out.filter((service) => service.instance).map((service) => service.id);
+    const queued = new Set(spec.wait !== false && vpsIds.length ? await this.machines.queued(vpsIds) : []);
+    const made = out.filter((service) => queued.has(service.id));
+    if (made.length) {
+      const ended = await this.machines.finish(made.map((service) => service.id));
+      for (const service of made) service.instance!.powerState = publicPowerState(ended.get(service.id)?.powerState ?? 'provisioning');
+      const failed = made.filter((service) => ended.get(service.id)?.powerState === 'error');
+      if (failed.length) {
+        const why = ended.get(failed[0].id)?.error ?? 'unknown error';
+        throw Problem.conflict(
+          'invalid_state',
+          `The machine of ${failed.length} of ${made.length} VPS(es) could not be made (${failed.map((f) => f.id).join(', ')}; ${why}). ` +
+            'They show powerState stopped, with an instance_fault notification, and nothing is left on the hypervisor; terminate them with service:set-status.',
+        );
+      }
+    }
     if (spec.type === 'object_storage' && this.storage.remote) {
       const states = await this.storage.settle(out.map((s) => s.id));
       for (const service of out) service.objectStorage!.state = states.get(service.id) ?? service.objectStorage!.state;
@@ -123,39 +133,43 @@ export class ServiceProvisioner {
     const out: ServiceResponse[] = [];
     const region = spec.region ?? VPS_REGIONS[0];
     const powerState: PowerState = spec.powerState ?? (status === 'active' ? 'running' : 'stopped');
-    const plan =
+    const plan: MachinePlan | null =
       spec.type === 'vps' && (spec.machines || spec.providerRef) && status !== 'cancelled' && status !== 'terminated'
-        ? { region, specs: product.specs as VpsSpecs, powerState, providerRef: spec.providerRef, guest }
+        ? { region, specs: product.specs as VpsSpecs, powerState, providerRef: spec.providerRef, guest, waiting: spec.wait !== false }
         : null;
     for (let start = 0; start < count; start += BATCH) {
       const ids = Array.from({ length: Math.min(BATCH, count - start) }, () => randomUUID());
       const names = ids.map((_, i) => (count > 1 ? `${prefix}-${start + i + 1}` : prefix));
-      // Machines first: the inserts below lock the account's counters until COMMIT.
-      const machines = plan ? await this.machines.create(manager, ids, names, plan) : new Map<string, MadeMachine>();
-      let rows: InsertedService[];
-      let instances = new Map<string, InstanceSummary>();
-      try {
-        rows = await this.services.insertMany(manager, {
-          ids,
-          names,
-          accountId,
-          productId: product.id,
-          type: spec.type,
-          status,
-          price: price.price,
-          currency: price.currency,
-          billingCycle: price.billingCycle,
-          nextDueDate: due,
-          createdAt: spec.createdAt ?? null,
-        });
-        if (spec.type === 'vps') {
-          instances = await this.createInstances(manager, ids, { region, powerState, imageId: guest?.image.id ?? null, diskGb }, machines);
-        }
-        if (spec.type === 'object_storage') await this.storage.provisioned(manager, ids, product);
-      } catch (err) {
-        if (plan) await this.machines.discard(machines, plan);
-        throw err;
-      }
+      // An adopted machine is looked up first: the inserts below lock the account's counters until COMMIT.
+      const adopted: MachineRecord | null =
+        plan?.providerRef !== undefined ? await this.machines.adopt(manager, ids[0], { ...plan, providerRef: plan.providerRef }) : null;
+      const rows: InsertedService[] = await this.services.insertMany(manager, {
+        ids,
+        names,
+        accountId,
+        productId: product.id,
+        type: spec.type,
+        status,
+        price: price.price,
+        currency: price.currency,
+        billingCycle: price.billingCycle,
+        nextDueDate: due,
+        createdAt: spec.createdAt ?? null,
+      });
+      const instances =
+        spec.type === 'vps'
+          ? (
+              await this.machines.record(
+                manager,
+                ids,
+                names,
+                { region, powerState, imageId: guest?.image.id ?? null, diskGb },
+                plan,
+                adopted,
+              )
+            ).summaries
+          : new Map<string, InstanceSummary>();
+      if (spec.type === 'object_storage') await this.storage.provisioned(manager, ids, product);
       if (spec.actor) {
         for (const [i, id] of ids.entries()) {
           await this.activity.record(manager, {
@@ -211,45 +225,5 @@ export class ServiceProvisioner {
       throw Problem.invalidInput(spec.productSlug ? `No product with slug ${spec.productSlug}.` : `No available ${spec.type} product.`);
     if (product.type !== spec.type) throw Problem.invalidInput(`Product ${product.slug} is ${product.type}, not ${spec.type}.`);
     return product;
-  }
-
-  /**
-   * The VPS rows: addresses from the machine's network (user mode has no public address, only the
-   * forwarded SSH port); without one (the simulator) documentation addresses stand in.
-   */
-  private async createInstances(
-    manager: EntityManager,
-    ids: string[],
-    defaults: { region: string; powerState: PowerState; imageId: string | null; diskGb: number | null },
-    machines: Map<string, MadeMachine>,
-  ): Promise<Map<string, InstanceSummary>> {
-    const { region } = defaults;
-    const summaries = ids.map((id): InstanceSummary & { network: GuestNetwork | null } => {
-      const machine = machines.get(id);
-      const network = machine?.network ?? null;
-      const powerState = machine?.powerState ?? defaults.powerState;
-      if (network?.mode === 'user') {
-        return { powerState, region, ipv4: null, ipv6: null, sshHost: network.sshHost, sshPort: network.sshPort, network };
-      }
-      const ipv4 = network ? network.ipv4.address : `${DOC_V4_NETS[randomInt(DOC_V4_NETS.length)]}.${randomInt(1, 255)}`;
-      const ipv6 = network
-        ? (network.ipv6?.address ?? null)
-        : `2001:db8:${randomInt(0x10000).toString(16)}:${randomInt(0x10000).toString(16)}::1`;
-      return { powerState, region, ipv4, ipv6, sshHost: ipv4, sshPort: 22, network };
-    });
-    await this.instances.insertMany(manager, {
-      serviceIds: ids,
-      region,
-      powerStates: summaries.map((s) => s.powerState),
-      providerRefs: ids.map((id) => machines.get(id)?.providerRef ?? null),
-      ipv4: summaries.map((s) => s.ipv4),
-      ipv6: summaries.map((s) => s.ipv6),
-      sshHosts: summaries.map((s) => s.sshHost),
-      sshPorts: summaries.map((s) => s.sshPort),
-      networks: summaries.map((s) => s.network),
-      imageId: defaults.imageId,
-      diskGb: defaults.diskGb,
-    });
-    return new Map(ids.map((id, i) => [id, summaries[i]]));
   }
 }

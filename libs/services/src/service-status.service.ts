@@ -43,7 +43,7 @@ export class ServiceStatusService {
         if (status === 'terminated' && service.type === 'vps') {
           // The machine goes first: if the hypervisor refuses, the service keeps its status.
           await this.compute.destroyMachine(instanceRef(serviceId, service)).catch((err: unknown) => Promise.reject(computeProblem(err)));
-          await this.instances.setPowerState(m, serviceId, 'stopped');
+          await this.instances.retire(m, serviceId);
           // Its address or forwarded port goes back to the pool with the machine.
           await this.network.release(m, serviceId);
         }

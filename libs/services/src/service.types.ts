@@ -7,8 +7,18 @@ export const SERVICE_TYPES: readonly ServiceType[] = ['vps', 'object_storage'];
 export const SERVICE_STATUSES = ['pending', 'active', 'suspended', 'cancelled', 'terminated'] as const;
 export type ServiceStatus = (typeof SERVICE_STATUSES)[number];
 
-export const POWER_STATES = ['running', 'stopped', 'starting', 'stopping'] as const;
+/** What the database records: `provisioning`: its machine is being made; `error`: provisioning failed for good, or the machine vanished (issue 32). */
+export const POWER_STATES = ['running', 'stopped', 'starting', 'stopping', 'provisioning', 'error'] as const;
 export type PowerState = (typeof POWER_STATES)[number];
+
+/** What customers see (DESIGN.md's four): a machine being made is `starting`, one that could not be made or vanished is `stopped`. */
+export const PUBLIC_POWER_STATES = ['running', 'stopped', 'starting', 'stopping'] as const;
+export type PublicPowerState = (typeof PUBLIC_POWER_STATES)[number];
+
+export function publicPowerState(state: PowerState): PublicPowerState {
+  if (state === 'provisioning') return 'starting';
+  return state === 'error' ? 'stopped' : state;
+}
 
 export const ACTION_TYPES = ['start', 'stop', 'reboot', 'rebuild'] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];

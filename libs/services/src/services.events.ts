@@ -11,6 +11,10 @@ export const SERVICES_ACTIONS = declareActivityActions(30, [
   'instance.action_succeeded',
   'instance.action_failed',
   'instance.console',
+  'instance.provisioned',
+  'instance.provision_failed',
+  'instance.power_state_observed',
+  'instance.machine_missing',
   'object_storage.credentials_view',
   'object_storage.credentials_rotate',
 ] as const);

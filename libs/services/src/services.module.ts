@@ -32,6 +32,13 @@ import { InstanceActionsService } from './instance/instance-actions.service';
 import { InstanceController } from './instance/instance.controller';
 import { MachineProvisioning } from './instance/machine-provisioning';
 import { PowerStateSync } from './instance/power-state-sync';
+import { ProvisioningOutcome } from './instance/provisioning/provisioning-outcome';
+import { ProvisioningScheduler } from './instance/provisioning/provisioning-scheduler';
+import { VpsProvisioningJob } from './instance/provisioning/vps-provisioning.job';
+import { VpsProvisioningRepository } from './instance/provisioning/vps-provisioning.repository';
+import { HypervisorOrphansRepository } from './instance/reconcile/hypervisor-orphans.repository';
+import { MachineReconciler } from './instance/reconcile/machine-reconciler';
+import { MissingMachines } from './instance/reconcile/missing-machines';
 import { VpsInstancesRepository } from './instance/vps-instances.repository';
 import { VpsLookup } from './instance/vps-lookup';
 import { ObjectStorageProvider } from './object-storage/object-storage-provider';
@@ -64,6 +71,13 @@ import { ServicesService } from './services.service';
     VpsLookup,
     PowerStateSync,
     MachineProvisioning,
+    VpsProvisioningRepository,
+    VpsProvisioningJob,
+    ProvisioningOutcome,
+    ProvisioningScheduler,
+    HypervisorOrphansRepository,
+    MissingMachines,
+    MachineReconciler,
     InstanceActionsRepository,
     VpsInstancesRepository,
     InstanceActionsService,
@@ -114,6 +128,8 @@ import { ServicesService } from './services.service';
   ],
   exports: [
     ServiceOwnership,
+    MachineReconciler,
+    ProvisioningScheduler,
     ServiceProvisioner,
     ServiceStatusService,
     ConsoleService,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { ConsoleConnections } from '@app/services';
+import { ConsoleConnections, MachineReconciler } from '@app/services';
 
 interface PoolLike {
   totalCount?: number;
@@ -28,8 +28,29 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  constructor(dataSource: DataSource, consoles: ConsoleConnections) {
+  constructor(dataSource: DataSource, consoles: ConsoleConnections, reconciler: MachineReconciler) {
     collectDefaultMetrics({ register: this.registry });
+    new Gauge({
+      name: 'hypervisor_orphans',
+      help: 'Domains and volumes named svc-... that no live service owns, as the last reconciliation on this process saw them.',
+      labelNames: ['kind'] as const,
+      registers: [this.registry],
+      collect() {
+        this.set({ kind: 'domain' }, reconciler.counts.orphanDomains);
+        this.set({ kind: 'volume' }, reconciler.counts.orphanVolumes);
+      },
+    });
+    new Counter({
+      name: 'hypervisor_reconcile_events_total',
+      help: 'What reconciliation on this process did: orphans removed after their grace period, VPSes whose machine vanished.',
+      labelNames: ['event'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc({ event: 'orphan_removed' }, reconciler.counts.orphansRemoved);
+        this.inc({ event: 'machine_missing' }, reconciler.counts.machinesMissing);
+      },
+    });
     new Gauge({
       name: 'console_connections_open',
       help: 'Console WebSockets open on this process.',

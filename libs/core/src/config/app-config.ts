@@ -52,6 +52,8 @@ export interface LibvirtConfig {
   keepaliveSeconds: number;
   /** A virsh call that changes something is killed after this long (reads keep 2 s). */
   commandTimeoutSeconds: number;
+  /** A `svc-` domain or volume of no live service is removed this long after reconciliation first saw it. */
+  orphanGraceSeconds: number;
 }
 
 export interface Ipv4Pool {

@@ -99,6 +99,7 @@ function libvirtConfig(env: EnvReader): LibvirtConfig {
   // making progress is not abandoned half-done.
   const keepaliveSeconds = env.int('LIBVIRT_KEEPALIVE_SECONDS', 90, 2, 3600);
   const commandTimeoutSeconds = env.int('LIBVIRT_COMMAND_TIMEOUT_SECONDS', 120, 5, 3600);
+  const orphanGraceSeconds = env.int('LIBVIRT_ORPHAN_GRACE_SECONDS', 3600, 0, 30 * 86_400);
   return {
     uri,
     regionUris,
@@ -107,6 +108,7 @@ function libvirtConfig(env: EnvReader): LibvirtConfig {
     storagePool,
     keepaliveSeconds,
     commandTimeoutSeconds,
+    orphanGraceSeconds,
   };
 }
 

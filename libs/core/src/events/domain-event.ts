@@ -14,6 +14,11 @@ export type InstanceActionFinishedEvent = DomainEventBase<
   'instance.action_succeeded' | 'instance.action_failed',
   { serviceId: string; serviceName: string; actionId: string; type: string; error: { code: string; message: string } | null }
 >;
+/** A VPS's machine is not usable: its provisioning failed for good, or it vanished from the hypervisor. */
+export type InstanceFaultEvent = DomainEventBase<
+  'instance.fault',
+  { serviceId: string; serviceName: string; code: 'provisioning_failed' | 'machine_missing'; message: string }
+>;
 export type ServiceStatusChangedEvent = DomainEventBase<
   'service.status_changed',
   { serviceId: string; serviceName: string; from: string; to: string; reason: string | null }
@@ -52,6 +57,7 @@ export interface AreaEvents {
     events:
       | CredentialsRevokedEvent
       | InstanceActionFinishedEvent
+      | InstanceFaultEvent
       | ServiceStatusChangedEvent
       | ObjectStorageKeyRotatedEvent
       | ObjectStorageQuotaEvent;

@@ -7,8 +7,10 @@ export type CliArgs = Record<string, string | boolean | undefined>;
 export abstract class CliCommand {
   abstract readonly name: string;
   abstract readonly usage: string;
-  /** Option names that take a value; others are boolean flags. */
+  /** Option names that take a value. */
   abstract readonly options: readonly string[];
+  /** Boolean options (`--no-wait`): present or not. */
+  readonly flags: readonly string[] = [];
   abstract run(args: CliArgs): Promise<unknown[]>;
 }
 

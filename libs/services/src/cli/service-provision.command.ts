@@ -61,7 +61,7 @@ export class ServiceProvisionCommand extends CliCommand {
   readonly usage =
     'service:provision --email <account> --type vps|object_storage [--count N] [--status pending|active|suspended|cancelled|terminated] ' +
     '[--product <slug>] [--billing-cycle <cycle>] [--name <name>] [--power-state running|stopped] [--region <region>] [--provider-ref <domain name or uuid>] ' +
-    '[--image <slug> [--ssh-keys all|<id,...>]]';
+    '[--image <slug> [--ssh-keys all|<id,...>]] [--no-wait]';
   readonly options = [
     'email',
     'type',
@@ -76,6 +76,7 @@ export class ServiceProvisionCommand extends CliCommand {
     'image',
     'ssh-keys',
   ];
+  override readonly flags = ['no-wait'];
 
   constructor(
     private readonly provisioner: ServiceProvisioner,
@@ -127,6 +128,8 @@ export class ServiceProvisionCommand extends CliCommand {
         providerRef,
         image: input.image,
         sshKeys,
+        // By default the machines are made here, and the lines show how each ended.
+        wait: args['no-wait'] !== true,
         actor: staffActor(),
       },
       count,

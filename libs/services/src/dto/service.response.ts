@@ -1,7 +1,15 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiNullableRef } from '@app/core';
 import { BILLING_CYCLES, BillingCycle } from '@app/products';
-import { POWER_STATES, PowerState, SERVICE_STATUSES, SERVICE_TYPES, ServiceStatus, ServiceType } from '../service.types';
+import {
+  PUBLIC_POWER_STATES,
+  PublicPowerState,
+  publicPowerState,
+  SERVICE_STATUSES,
+  SERVICE_TYPES,
+  ServiceStatus,
+  ServiceType,
+} from '../service.types';
 import type { ServiceRow } from '../services.queries';
 
 export class SshEndpointResponse {
@@ -15,8 +23,13 @@ export class SshEndpointResponse {
 }
 
 export class InstanceSummaryResponse {
-  @ApiProperty({ enum: POWER_STATES, example: 'running', description: 'Power state of the virtual machine.' })
-  powerState: PowerState;
+  @ApiProperty({
+    enum: PUBLIC_POWER_STATES,
+    example: 'running',
+    description:
+      'Power state of the virtual machine. `starting` also while its machine is being made (power actions answer 409 `action_in_progress`). A machine that could not be made, or that vanished from its hypervisor, shows `stopped`, power actions answer 409 `invalid_state`, and an `instance_fault` notification says which.',
+  })
+  powerState: PublicPowerState;
   @ApiProperty({ type: 'string', nullable: true, example: '203.0.113.17', description: 'Primary public IPv4 address.' })
   ipv4: string | null;
   @ApiProperty({ type: 'string', nullable: true, example: '2001:db8:4f2a:10::1', description: 'Primary public IPv6 address.' })
@@ -122,7 +135,7 @@ export class ServiceResponse {
       instance:
         row.type === 'vps' && row.power_state
           ? {
-              powerState: row.power_state,
+              powerState: publicPowerState(row.power_state),
               ipv4: row.ipv4,
               ipv6: row.ipv6,
               region: row.region ?? '',

@@ -21,6 +21,18 @@ describe('power state machine', () => {
     expect(planAction(idle(state), type)).toMatchObject({ ok: false, code: 'invalid_state' });
   });
 
+  it.each(['start', 'stop', 'reboot', 'rebuild'] as const)(
+    'refuses %s while the machine is being made, and when it is in error',
+    (type) => {
+      expect(planAction(idle('provisioning'), type)).toMatchObject({ ok: false, code: 'action_in_progress' });
+      expect(planAction(idle('error'), type)).toMatchObject({
+        ok: false,
+        code: 'invalid_state',
+        detail: expect.stringContaining('support'),
+      });
+    },
+  );
+
   it.each(['pending', 'suspended', 'cancelled', 'terminated'] as const)('refuses every action on a %s service', (status) => {
     for (const type of ['start', 'stop', 'reboot'] as ActionType[]) {
       const plan = planAction(idle(type === 'start' ? 'stopped' : 'running', status), type);

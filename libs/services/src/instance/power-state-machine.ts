@@ -23,6 +23,9 @@ const TRANSITIONS: Record<ActionType, { from: PowerState[]; transitional: PowerS
 
 export const isTransitional = (state: PowerState): boolean => state === 'starting' || state === 'stopping';
 
+/** A machine that is up or down and nothing is changing it (not being made, not in error). */
+export const isSettled = (state: PowerState): boolean => state === 'running' || state === 'stopped';
+
 /** Power state at the end of a successful action. */
 export const targetOf = (type: ActionType): PowerState => TRANSITIONS[type].target;
 
@@ -33,6 +36,16 @@ export const targetOf = (type: ActionType): PowerState => TRANSITIONS[type].targ
 export function planAction(instance: InstanceSnapshot, type: ActionType): ActionPlan {
   if (instance.serviceStatus !== 'active') {
     return { ok: false, code: 'invalid_state', detail: `The service is ${instance.serviceStatus}; power actions need an active service.` };
+  }
+  if (instance.powerState === 'provisioning') {
+    return { ok: false, code: 'action_in_progress', detail: 'The machine is still being set up; try again when it is running or stopped.' };
+  }
+  if (instance.powerState === 'error') {
+    return {
+      ok: false,
+      code: 'invalid_state',
+      detail: 'The machine could not be set up or is missing on the hypervisor; open a support ticket for this service.',
+    };
   }
   if (instance.actionRunning || isTransitional(instance.powerState)) {
     return {

@@ -1,12 +1,14 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { Interval } from '@nestjs/schedule';
-import { JobLock } from '@app/core';
+import { Actor, ActivityLog, JobLock, TransactionRunner } from '@app/core';
 import { ServicesRepository, ServiceState } from '../services.repository';
 import type { PowerState } from '../service.types';
 import { ComputeProvider, instanceRef } from './compute/compute-provider';
-import { isTransitional } from './power-state-machine';
+import { isSettled, isTransitional } from './power-state-machine';
 import { ObservedChange, VpsInstancesRepository } from './vps-instances.repository';
+
+const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: null };
 
 /** Machines stopped (or started) outside the API show their real state at the latest after this. */
 export const RECONCILE_INTERVAL_MS = 30_000;
@@ -15,7 +17,8 @@ export const RECONCILE_INTERVAL_MS = 30_000;
  * Keeps vps_instances.power_state in step with a hypervisor whose machines also change state on
  * their own (a guest that shuts down, an operator's virsh): a read of one VPS asks the hypervisor
  * (briefly, see the adapter), and a periodic pass compares every machine. A recorded state is only
- * replaced while no action runs and when nothing recorded it after the hypervisor was asked.
+ * replaced while no action runs and when nothing recorded it after the hypervisor was asked, and
+ * each replacement is recorded in the activity log (`instance.power_state_observed`).
  */
 @Injectable()
 export class PowerStateSync implements OnApplicationBootstrap {
@@ -27,6 +30,8 @@ export class PowerStateSync implements OnApplicationBootstrap {
     private readonly compute: ComputeProvider,
     private readonly jobs: JobLock,
     private readonly adapterHost: HttpAdapterHost,
+    private readonly tx: TransactionRunner,
+    private readonly activity: ActivityLog,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -36,11 +41,11 @@ export class PowerStateSync implements OnApplicationBootstrap {
   /** The VPS's power state after asking the hypervisor; the recorded one when it cannot tell. */
   async refresh(service: ServiceState): Promise<PowerState | null> {
     const recorded = service.powerState;
-    if (!this.compute.observesExternalChanges || service.type !== 'vps' || !recorded || isTransitional(recorded)) return recorded;
+    if (!this.compute.observesExternalChanges || service.type !== 'vps' || !recorded || !isSettled(recorded)) return recorded;
     const askedAt = new Date();
     const real = await this.compute.powerState(instanceRef(service.id, service));
     if (!real || isTransitional(real) || real === recorded) return recorded;
-    const changed = await this.instances.applyObserved([{ id: service.id, recorded, real }], askedAt);
+    const changed = await this.apply([{ id: service.id, recorded, real }], askedAt);
     return changed.length ? real : recorded;
   }
 
@@ -69,6 +74,23 @@ export class PowerStateSync implements OnApplicationBootstrap {
       const real = states.get(row.id);
       if (real && !isTransitional(real) && real !== row.powerState) changes.push({ id: row.id, recorded: row.powerState, real });
     }
-    return changes.length ? this.instances.applyObserved(changes, askedAt) : [];
+    return changes.length ? this.apply(changes, askedAt) : [];
+  }
+
+  /** Records the observed states, each with an activity entry (issue 32: a drift is corrected and recorded). */
+  private apply(changes: ObservedChange[], askedAt: Date): Promise<string[]> {
+    return this.tx.run(async (m) => {
+      const changed = await this.instances.applyObserved(m, changes, askedAt);
+      for (const change of changed) {
+        await this.activity.record(m, {
+          accountId: change.accountId,
+          action: 'instance.power_state_observed',
+          entity: { type: 'service', id: change.id },
+          actor: SYSTEM_ACTOR,
+          details: { from: change.recorded, to: change.real },
+        });
+      }
+      return changed.map((change) => change.id);
+    });
   }
 }

@@ -66,6 +66,18 @@ export interface MachineRecord {
   powerState: PowerState | null;
 }
 
+/** The product's names on one hypervisor (`svc-` prefix), as reconciliation compares them with the database. */
+export interface HypervisorInventory {
+  /** How the provider names the hypervisor (hypervisorOf gives the same for a region). */
+  hypervisor: string;
+  /** Domain name -> power state. */
+  domains: Map<string, PowerState>;
+  volumes: string[];
+}
+
+/** Every domain and volume of a VPS is named with this prefix; reconciliation never touches another name. */
+export const MACHINE_PREFIX = 'svc-';
+
 /** Where the console proxy connects for a session, and what the client authenticates with. */
 export interface ConsoleTarget {
   protocol: 'vnc';
@@ -141,6 +153,32 @@ export abstract class ComputeProvider {
 
   /** Powers off and deletes the machine of a terminated VPS, with its root disk and seed. */
   destroyMachine(_instance: InstanceRef): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /**
+   * Whether new VPSes get a machine, made by the durable provisioning job (issue 32); false for the
+   * simulator, whose VPSes live in the database alone.
+   */
+  readonly makesMachines: boolean = false;
+
+  /** Whether the machine is there: false only when the hypervisor says it is not, null when it cannot tell. */
+  machineExists(_instance: InstanceRef): Promise<boolean | null> {
+    return Promise.resolve(null);
+  }
+
+  /** What each hypervisor that answers holds under MACHINE_PREFIX; one that does not answer is left out. */
+  inventory(): Promise<HypervisorInventory[]> {
+    return Promise.resolve([]);
+  }
+
+  /** The hypervisor (as inventory names it) that serves a region. */
+  hypervisorOf(region: string): string {
+    return region;
+  }
+
+  /** Removes a domain (powered off first) or a volume inventory reported; refuses a name without MACHINE_PREFIX. */
+  removeOrphan(_hypervisor: string, _kind: 'domain' | 'volume', _name: string): Promise<void> {
     return Promise.resolve();
   }
 

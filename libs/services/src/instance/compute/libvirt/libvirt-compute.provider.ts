@@ -10,6 +10,7 @@ import {
   ConsoleTarget,
   GuestBoot,
   GuestNetwork,
+  HypervisorInventory,
   InstanceRef,
   MachineRecord,
   MachineSpec,
@@ -21,6 +22,7 @@ import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, templateProblems, vncGraphics, w
 import { rootVolumeOf, seedVolumeOf } from './volume-names';
 import { StoragePool } from './storage-pool';
 import { lookBeforeRetry } from './look-before-retry';
+import { LibvirtInventory } from './libvirt-inventory';
 import { withSeedIso } from './seed-iso';
 import { DomainInfo, parseDominfo, parseDomainList, powerStateOf } from './domain-state';
 import { decodeTask, encodeTask } from './power-task';
@@ -29,6 +31,8 @@ import { withXmlFile } from './xml-file';
 
 /** Reads never keep a request waiting longer than this on the hypervisor. */
 const READ_TIMEOUT_MS = 2_000;
+/** A look after a failed step (background work, never a request): a daemon just back from a stall is slow. */
+const LOOK_TIMEOUT_MS = 10_000;
 const POLL_MS = 500;
 /** Classic VNC authentication reads at most 8 characters. */
 const VNC_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
@@ -45,10 +49,12 @@ const CONSOLE_PASSWORD_VALID_MS = 120_000;
 export class LibvirtComputeProvider extends ComputeProvider {
   override readonly observesExternalChanges = true;
   override readonly leasesNetwork = true;
+  override readonly makesMachines = true;
   private readonly logger = new Logger('LibvirtComputeProvider');
   private readonly template: string;
   private readonly pool: StoragePool;
   private readonly changeTimeoutMs: number;
+  private readonly inventories: LibvirtInventory;
 
   constructor(
     private readonly config: AppConfig,
@@ -57,6 +63,8 @@ export class LibvirtComputeProvider extends ComputeProvider {
     super();
     this.changeTimeoutMs = config.libvirt.commandTimeoutSeconds * 1000;
     this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.changeTimeoutMs);
+    // Reconciliation holds its job lock (a database connection) while it lists: reads stay short.
+    this.inventories = new LibvirtInventory(virsh, this.pool, READ_TIMEOUT_MS, this.changeTimeoutMs);
     const { domainTemplate } = config.libvirt;
     this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
     const problems = templateProblems(this.template);
@@ -68,7 +76,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     const domain = await this.info(instance, this.changeTimeoutMs);
     const state = powerStateOf(domain.state);
     if (type === 'start' || type === 'rebuild') await this.powerOn(instance, domain);
-    else if (state === 'running') await this.run(instance, ['shutdown', domain.name, '--mode', 'acpi']);
+    else if (state === 'running') await this.shutdownOnce(instance, domain.name);
     return encodeTask({ type, since: Date.now(), domainId: type === 'reboot' ? domain.id : null });
   }
 
@@ -78,6 +86,8 @@ export class LibvirtComputeProvider extends ComputeProvider {
     const state = powerStateOf(domain.state);
     if (task.type === 'start' || task.type === 'rebuild') {
       if (state === 'running') return { state: 'succeeded' };
+      // Still starting: libvirt keeps a new QEMU process paused until it is set up.
+      if (domain.id && Date.now() - task.since < this.config.computeStopTimeoutSeconds * 1000) return { state: 'running' };
       return { state: 'failed', error: { code: 'start_failed', message: `The machine is ${domain.state} after it was started.` } };
     }
     if (task.type === 'reboot' && state === 'running' && domain.id !== task.domainId) return { state: 'succeeded' };
@@ -144,22 +154,41 @@ export class LibvirtComputeProvider extends ComputeProvider {
     return POLL_MS;
   }
 
+  /**
+   * Safe to repeat (the provisioning job retries it after a lost answer or a crash): a domain that
+   * is already defined is adopted, not defined again, and it is started only if it is not running.
+   * Nothing is removed on failure; the job does that when it gives up.
+   */
   override async createMachine(instance: InstanceRef, spec: MachineSpec): Promise<MachineRecord> {
     const name = `svc-${instance.serviceId}`;
     const made = { ...instance, providerRef: name };
-    try {
+    if (!(await this.exists(made, this.changeTimeoutMs))) {
       if (spec.boot) await this.writeDisks(instance, spec.boot, spec.network ?? null);
       const values = { name, vcpus: spec.vcpus, memoryMb: spec.memoryMb, withDisks: !!spec.boot, network: spec.network ?? null };
       await lookBeforeRetry(
         () => this.define(made, values),
         () => this.exists(made),
       );
-      if (spec.powerOn) await this.startOnce(made, name);
-    } catch (err) {
-      await this.destroyMachine(made).catch(() => undefined);
-      throw err;
     }
+    if (spec.powerOn && powerStateOf((await this.info(made, this.changeTimeoutMs)).state) !== 'running') await this.startOnce(made, name);
     return { providerRef: name, powerState: spec.powerOn ? 'running' : 'stopped' };
+  }
+
+  override async machineExists(instance: InstanceRef): Promise<boolean | null> {
+    return this.exists(instance, READ_TIMEOUT_MS).catch(() => null);
+  }
+
+  override inventory(): Promise<HypervisorInventory[]> {
+    const { uri, regionUris } = this.config.libvirt;
+    return this.inventories.of([...new Set([uri, ...Object.values(regionUris)])]);
+  }
+
+  override hypervisorOf(region: string): string {
+    return this.uriOf(region);
+  }
+
+  override removeOrphan(hypervisor: string, kind: 'domain' | 'volume', name: string): Promise<void> {
+    return this.inventories.remove(hypervisor, kind, name);
   }
 
   /**
@@ -216,21 +245,30 @@ export class LibvirtComputeProvider extends ComputeProvider {
   private startOnce(instance: InstanceRef, name: string): Promise<void> {
     return lookBeforeRetry(
       () => this.run(instance, ['start', name]),
-      async () => powerStateOf((await this.info(instance, READ_TIMEOUT_MS)).state) === 'running',
+      // Active (a QEMU process, maybe still paused while libvirt starts it) is started.
+      async () => (await this.info(instance, LOOK_TIMEOUT_MS)).id !== null,
+    );
+  }
+
+  /** An ACPI request; asking again is harmless, and a guest that is already going down or off needs none. */
+  private shutdownOnce(instance: InstanceRef, name: string): Promise<void> {
+    return lookBeforeRetry(
+      () => this.run(instance, ['shutdown', name, '--mode', 'acpi']),
+      async () => powerStateOf((await this.info(instance, LOOK_TIMEOUT_MS)).state) !== 'running',
     );
   }
 
   private powerOffOnce(instance: InstanceRef, name: string): Promise<void> {
     return lookBeforeRetry(
       () => this.run(instance, ['destroy', name]),
-      async () => powerStateOf((await this.info(instance, READ_TIMEOUT_MS)).state) === 'stopped',
+      async () => powerStateOf((await this.info(instance, LOOK_TIMEOUT_MS)).state) === 'stopped',
     );
   }
 
   /** Whether the VPS's domain is defined (false only when libvirt says it is not). */
-  private async exists(instance: InstanceRef): Promise<boolean> {
+  private async exists(instance: InstanceRef, timeoutMs = LOOK_TIMEOUT_MS): Promise<boolean> {
     try {
-      await this.info(instance, READ_TIMEOUT_MS * 5);
+      await this.info(instance, timeoutMs);
       return true;
     } catch (err) {
       if (err instanceof ComputeProviderError && err.code === 'not_found') return false;
@@ -275,7 +313,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     const state = domain.state.toLowerCase();
     if (state === 'paused') await this.run(instance, ['resume', domain.name]);
     else if (state === 'pmsuspended') await this.run(instance, ['dompmwakeup', domain.name]);
-    else if (powerStateOf(state) === 'stopped') await this.run(instance, ['start', domain.name]);
+    else if (powerStateOf(state) === 'stopped') await this.startOnce(instance, domain.name);
   }
 
   private async info(instance: InstanceRef, timeoutMs: number): Promise<DomainInfo> {

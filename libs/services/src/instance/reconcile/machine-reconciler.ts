@@ -1,0 +1,110 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { Interval } from '@nestjs/schedule';
+import { AppConfig, JobLock } from '@app/core';
+import { ComputeProvider, HypervisorInventory, instanceRef } from '../compute/compute-provider';
+import { SettledInstance, VpsInstancesRepository } from '../vps-instances.repository';
+import { HypervisorOrphansRepository, Orphan } from './hypervisor-orphans.repository';
+import { MissingMachines } from './missing-machines';
+
+const TICK_MS = 60_000;
+
+export interface ReconcileReport {
+  /** `svc-` names of no live service seen in this pass. */
+  orphans: (Orphan & { hypervisor: string })[];
+  /** Removed in this pass, their grace period over. */
+  removed: (Orphan & { hypervisor: string })[];
+  /** VPSes marked `error` because their machine vanished. */
+  missing: string[];
+}
+
+/**
+ * Compares each hypervisor with the database (issue 32), one replica at a time: domains and
+ * volumes named `svc-...` that no live VPS owns are logged, counted for /metrics and removed once
+ * they have been seen for LIBVIRT_ORPHAN_GRACE_SECONDS (a name without the prefix is never
+ * looked at); a live VPS whose machine is gone shows `error` and its customer is told. Power
+ * states that drifted are PowerStateSync's job. A hypervisor that does not answer is skipped.
+ */
+@Injectable()
+export class MachineReconciler implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Reconcile');
+  private active = false;
+  /** For /metrics: orphans seen in the last pass, by kind; totals since start. */
+  readonly counts = { orphanDomains: 0, orphanVolumes: 0, orphansRemoved: 0, machinesMissing: 0 };
+
+  constructor(
+    private readonly compute: ComputeProvider,
+    private readonly instances: VpsInstancesRepository,
+    private readonly orphans: HypervisorOrphansRepository,
+    private readonly missing: MissingMachines,
+    private readonly lock: JobLock,
+    private readonly config: AppConfig,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.active = Boolean(this.adapterHost.httpAdapter) && this.compute.makesMachines;
+  }
+
+  @Interval('machine-reconcile', TICK_MS)
+  async tick(): Promise<void> {
+    if (!this.active) return;
+    await this.lock.runExclusive('machine-reconcile', async () => void (await this.reconcile()));
+  }
+
+  async reconcile(): Promise<ReconcileReport> {
+    const report: ReconcileReport = { orphans: [], removed: [], missing: [] };
+    // Read before listing: a VPS made after this read is no candidate for a vanished machine.
+    const settled = (await this.instances.settled()).filter((row) => row.providerRef);
+    for (const inventory of await this.compute.inventory()) {
+      await this.orphansOf(inventory, report);
+      await this.vanishedOf(inventory, settled, report);
+    }
+    this.counts.orphanDomains = report.orphans.filter((o) => o.kind === 'domain').length;
+    this.counts.orphanVolumes = report.orphans.length - this.counts.orphanDomains;
+    this.counts.orphansRemoved += report.removed.length;
+    this.counts.machinesMissing += report.missing.length;
+    return report;
+  }
+
+  private async orphansOf({ hypervisor, domains, volumes }: HypervisorInventory, report: ReconcileReport): Promise<void> {
+    const names = [...domains.keys(), ...volumes];
+    const live = await this.instances.liveMachineNames(names);
+    const found: Orphan[] = [
+      ...[...domains.keys()].filter((name) => !live.has(name)).map((name) => ({ kind: 'domain' as const, name })),
+      ...volumes.filter((name) => !live.has(name)).map((name) => ({ kind: 'volume' as const, name })),
+    ];
+    const graceMs = this.config.libvirt.orphanGraceSeconds * 1000;
+    for (const orphan of await this.orphans.sighted(hypervisor, found)) {
+      report.orphans.push({ hypervisor, kind: orphan.kind, name: orphan.name });
+      const seenMs = Date.now() - new Date(orphan.firstSeenAt).getTime();
+      if (seenMs < graceMs) {
+        this.logger.warn(
+          `Orphan ${orphan.kind} ${orphan.name} on ${hypervisor}: no live service owns it; removed in ${Math.ceil((graceMs - seenMs) / 1000)} s`,
+        );
+        continue;
+      }
+      try {
+        // Domains come first in the list: a volume is no longer in use once its domain is gone.
+        await this.compute.removeOrphan(hypervisor, orphan.kind, orphan.name);
+        await this.orphans.forget(hypervisor, orphan);
+        report.removed.push({ hypervisor, kind: orphan.kind, name: orphan.name });
+        this.logger.warn(`Orphan ${orphan.kind} ${orphan.name} on ${hypervisor} removed after its grace period`);
+      } catch (err) {
+        this.logger.error(`Orphan ${orphan.kind} ${orphan.name} on ${hypervisor} not removed: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  /** A machine missing from the list is asked about once more by name before its VPS is marked. */
+  private async vanishedOf(inventory: HypervisorInventory, settled: SettledInstance[], report: ReconcileReport): Promise<void> {
+    for (const row of settled) {
+      if (this.compute.hypervisorOf(row.region) !== inventory.hypervisor || inventory.domains.has(row.providerRef!)) continue;
+      if ((await this.compute.machineExists(instanceRef(row.id, row))) !== false) continue;
+      if (await this.missing.mark(row.id, row.providerRef!)) {
+        report.missing.push(row.id);
+        this.logger.error(`The machine ${row.providerRef} of service ${row.id} is gone from ${inventory.hypervisor}; marked error`);
+      }
+    }
+  }
+}
