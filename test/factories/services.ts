@@ -1,4 +1,12 @@
-import { PowerState, ProvisionSpec, publicPowerState, ServiceProvisioner, ServiceResponse, ServiceStatus, ServiceType } from '@app/services';
+import {
+  PowerState,
+  ProvisionSpec,
+  publicPowerState,
+  ServiceProvisioner,
+  ServiceResponse,
+  ServiceStatus,
+  ServiceType,
+} from '@app/services';
 import { TestApp } from '../support/test-app';
 
 export interface ServiceOptions extends Omit<ProvisionSpec, 'type' | 'powerState'> {
