@@ -643,7 +643,8 @@ describe('Activity log: every operation records one entry', () => {
     // Every event type reached the endpoint but those this account cannot cause once its webhook
     // exists (registering and confirming the address come first, deleting the webhook ends it), a
     // reset (it disables the endpoint first, and what it disables), or that this walk does not cause
-    // (a hypervisor failure, the summary of a flood of failed sign-ins: in their own suites).
+    // (a hypervisor failure, the summary of a flood of failed sign-ins, the hypervisor's own
+    // provisioning and reconciliation: in their own suites).
     const delivered = new Set(entries.map((e) => e.action));
     expect(ACTIVITY_ACTIONS.filter((a) => !delivered.has(a))).toEqual([
       'account.register',
@@ -651,6 +652,10 @@ describe('Activity log: every operation records one entry', () => {
       'auth.failures_summary',
       'auth.password_reset',
       'instance.action_failed',
+      'instance.provisioned',
+      'instance.provision_failed',
+      'instance.power_state_observed',
+      'instance.machine_missing',
       'webhook.delete',
       'webhook.disable',
     ]);

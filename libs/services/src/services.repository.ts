@@ -77,9 +77,15 @@ export class ServicesRepository {
     return this.state(this.dataSource.manager, accountId, id, '');
   }
 
-  /** The same under SELECT ... FOR UPDATE of the service row: serialises actions, status changes and credential creation per service. */
-  lockForAccount(manager: EntityManager, accountId: string, id: string): Promise<ServiceState | null> {
-    return this.state(manager, accountId, id, 'FOR UPDATE OF s');
+  /**
+   * The same under SELECT ... FOR UPDATE of the service row: serialises actions, status changes and
+   * credential creation per service. Read after the lock is held, in a statement of its own: a
+   * statement that waited for the lock sees the joined rows (the power state) as they were before
+   * the wait, so a stop that finished meanwhile would read as still running.
+   */
+  async lockForAccount(manager: EntityManager, accountId: string, id: string): Promise<ServiceState | null> {
+    const locked: unknown[] = await manager.query('SELECT 1 FROM services WHERE id = $1 AND account_id = $2 FOR UPDATE', [id, accountId]);
+    return locked.length ? this.state(manager, accountId, id, '') : null;
   }
 
   /** Without an ownership check: for the operator's commands and background work only. */
