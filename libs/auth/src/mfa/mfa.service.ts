@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import {
+  ActivityInput,
   ActivityLog,
   Actor,
   AppConfig,
@@ -8,6 +9,7 @@ import {
   Principal,
   RequestFacts,
   Problem,
+  Publish,
   RateLimitStore,
   SecretBox,
   TransactionRunner,
@@ -119,15 +121,7 @@ export class MfaService {
       const mfa = await this.repository.find(m, account.id, true);
       if (!mfa?.enabled_at) return 'not_enabled' as const;
       if (!(await this.acceptCodeOrRecovery(m, account.id, mfa, input.code))) return 'bad_code' as const;
-      await this.repository.disable(m, account.id);
-      await this.sessions.endAllExcept(m, publish, account.id, current);
-      await this.mail.notice(m, account.email, account.name, 'mfa_disabled');
-      await this.activity.record(m, {
-        accountId: account.id,
-        action: 'two_factor.disable',
-        entity: { type: 'account', id: account.id },
-        caller: principal,
-      });
+      await this.turnOff(m, publish, account, current, { caller: principal });
       return 'ok' as const;
     });
     if (outcome === 'not_enabled') throw Problem.conflict('mfa_not_enabled', 'Two-factor sign-in is not on.');
@@ -145,17 +139,27 @@ export class MfaService {
     return this.tx.run(async (m, publish) => {
       const mfa = await this.repository.find(m, account.id, true);
       if (!mfa?.enabled_at) return false;
-      await this.repository.disable(m, account.id);
-      await this.sessions.endAllExcept(m, publish, account.id, null);
-      await this.mail.notice(m, account.email, account.name, 'mfa_disabled');
-      await this.activity.record(m, {
-        accountId: account.id,
-        action: 'two_factor.disable',
-        entity: { type: 'account', id: account.id },
-        actor,
-        details: { byOperator: true },
-      });
+      await this.turnOff(m, publish, account, null, { actor, details: { byOperator: true } });
       return true;
+    });
+  }
+
+  /** 2FA off: every session but `keep` ends, the owner is told by mail, and the change is recorded as done by `by`. */
+  private async turnOff(
+    m: EntityManager,
+    publish: Publish,
+    account: AccountView,
+    keep: string | null,
+    by: Pick<ActivityInput, 'caller' | 'actor' | 'details'>,
+  ): Promise<void> {
+    await this.repository.disable(m, account.id);
+    await this.sessions.endAllExcept(m, publish, account.id, keep);
+    await this.mail.notice(m, account.email, account.name, 'mfa_disabled');
+    await this.activity.record(m, {
+      accountId: account.id,
+      action: 'two_factor.disable',
+      entity: { type: 'account', id: account.id },
+      ...by,
     });
   }
 
