@@ -1,6 +1,12 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InstanceActionFinishedEvent } from '@app/core';
-import { ComputeProvider, ComputeProviderError, InstanceActionRunner, ServiceProvisioner, ServicesModule } from '@app/services';
+import {
+  ComputeProvider,
+  ComputeProviderError,
+  InstanceActionFinishedEvent,
+  InstanceActionRunner,
+  ServiceProvisioner,
+  ServicesModule,
+} from '@app/services';
 import { InstanceActionsService } from '../../libs/services/src/instance/instance-actions.service';
 import { ServicesService } from '../../libs/services/src/services.service';
 import { callerFor, startTestModule, TestModule } from '../support/test-module';

@@ -7,6 +7,7 @@ import { ImageAddCommand } from './images/cli/image-add.command';
 import { ImageRemoveCommand } from './images/cli/image-remove.command';
 import { ImageStore, SimulatedImageStore } from './images/image-store';
 import { ImagesController } from './images/images.controller';
+import { ImagesDemoSeeder } from './images/images.demo';
 import { ImagesRepository } from './images/images.repository';
 import { ImagesService } from './images/images.service';
 import { LibvirtImageStore } from './instance/compute/libvirt/libvirt-image-store';
@@ -15,7 +16,7 @@ import { NetworkAllocator } from './instance/network/network-allocator';
 import { NetworkLeasesRepository } from './instance/network/network-leases.repository';
 import { ServiceProvisionCommand } from './cli/service-provision.command';
 import { ServiceSetStatusCommand } from './cli/service-set-status.command';
-import { ServicesDemoSeeder } from './demo/services-demo.seeder';
+import { ServicesDemoSeeder } from './services.demo';
 import { ComputeProvider } from './instance/compute/compute-provider';
 import { LibvirtComputeProvider } from './instance/compute/libvirt/libvirt-compute.provider';
 import { SimulatedComputeProvider } from './instance/compute/simulated-compute.provider';
@@ -124,6 +125,7 @@ import { ServicesService } from './services.service';
     ServiceSetStatusCommand,
     ImageAddCommand,
     ImageRemoveCommand,
+    ImagesDemoSeeder,
     ServicesDemoSeeder,
   ],
   exports: [

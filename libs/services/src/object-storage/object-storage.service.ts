@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { ActivityLog, domainEvent, ObjectStorageKeyRotatedEvent, Principal, Problem, SecretBox, TransactionRunner } from '@app/core';
+import { ActivityLog, domainEvent, Principal, Problem, SecretBox, TransactionRunner } from '@app/core';
 import { ServicesRepository } from '../services.repository';
 import type { ServiceStatus, ServiceType } from '../service.types';
 import { ObjectStorageCredentialsResponse } from './dto/object-storage-credentials.response';
@@ -9,6 +9,7 @@ import { ObjectStorageLifecycle } from './object-storage-lifecycle';
 import { ObjectStorageProvider } from './object-storage-provider';
 import { ObjectStorageUsersRepository } from './object-storage-users.repository';
 import { newS3Key, serviceBucket } from './s3-keys';
+import type { ObjectStorageKeyRotatedEvent } from '../services.events';
 
 type StorageService = { type: ServiceType; status: ServiceStatus; gateway_state?: string | null };
 
