@@ -1,12 +1,7 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import {
-  ComputeProvider,
-  ComputeProviderError,
-  InstanceActionFinishedEvent,
-  InstanceActionRunner,
-  ServiceProvisioner,
-  ServicesModule,
-} from '@app/services';
+import { ComputeProvider, ComputeProviderError, InstanceActionFinishedEvent, ServicesModule } from '@app/services';
+import { InstanceActionRunner } from '../../libs/services/src/instance/instance-action-runner';
+import { ServiceProvisioner } from '../../libs/services/src/service-provisioner';
 import { InstanceActionsService } from '../../libs/services/src/instance/instance-actions.service';
 import { ServicesService } from '../../libs/services/src/services.service';
 import { callerFor, startTestModule, TestModule } from '../support/test-module';

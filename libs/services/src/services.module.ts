@@ -41,7 +41,6 @@ import { HypervisorOrphansRepository } from './instance/reconcile/hypervisor-orp
 import { MachineReconciler } from './instance/reconcile/machine-reconciler';
 import { MissingMachines } from './instance/reconcile/missing-machines';
 import { VpsInstancesRepository } from './instance/vps-instances.repository';
-import { VpsLookup } from './instance/vps-lookup';
 import { ObjectStorageProvider } from './object-storage/object-storage-provider';
 import { ObjectStorageController } from './object-storage/object-storage.controller';
 import { ObjectStorageCredentialsRepository } from './object-storage/object-storage-credentials.repository';
@@ -57,6 +56,7 @@ import { ServiceOwnership } from './service-ownership';
 import { ServiceProvisioner } from './service-provisioner';
 import { ServiceStatusService } from './service-status.service';
 import { ServicesController } from './services.controller';
+import { ServicesGauges } from './services-gauges';
 import { ServicesRepository } from './services.repository';
 import { ServicesService } from './services.service';
 
@@ -65,11 +65,11 @@ import { ServicesService } from './services.service';
   controllers: [ServicesController, InstanceController, ObjectStorageController, ImagesController],
   providers: [
     ServiceOwnership,
+    ServicesGauges,
     ServicesRepository,
     ServicesService,
     ServiceProvisioner,
     ServiceStatusService,
-    VpsLookup,
     PowerStateSync,
     MachineProvisioning,
     VpsProvisioningRepository,
@@ -128,18 +128,6 @@ import { ServicesService } from './services.service';
     ImagesDemoSeeder,
     ServicesDemoSeeder,
   ],
-  exports: [
-    ServiceOwnership,
-    MachineReconciler,
-    ProvisioningScheduler,
-    ServiceProvisioner,
-    ServiceStatusService,
-    ConsoleService,
-    ConsoleConnections,
-    ImagesService,
-    NetworkAllocator,
-    ObjectStorageSync,
-    ObjectStorageUsage,
-  ],
+  exports: [ServiceOwnership, ServicesGauges],
 })
 export class ServicesModule {}

@@ -11,6 +11,7 @@ import {
   Problem,
   TransactionRunner,
 } from '@app/core';
+import { ServiceOwnership } from '../service-ownership';
 import { ServicesRepository } from '../services.repository';
 import type { ActionType } from '../service.types';
 import { InstanceActionResponse } from './dto/instance-action.response';
@@ -21,7 +22,6 @@ import { InstanceActionsRepository, RebuildParams } from './instance-actions.rep
 import { planAction } from './power-state-machine';
 import { PowerStateSync } from './power-state-sync';
 import { VpsInstancesRepository } from './vps-instances.repository';
-import { VpsLookup } from './vps-lookup';
 
 @Injectable()
 export class InstanceActionsService {
@@ -29,7 +29,7 @@ export class InstanceActionsService {
     private readonly services: ServicesRepository,
     private readonly actions: InstanceActionsRepository,
     private readonly instances: VpsInstancesRepository,
-    private readonly vps: VpsLookup,
+    private readonly ownership: ServiceOwnership,
     private readonly tx: TransactionRunner,
     private readonly runner: InstanceActionRunner,
     private readonly config: AppConfig,
@@ -50,7 +50,7 @@ export class InstanceActionsService {
       .run(async (m) => {
         const service = await this.services.lockForAccount(m, accountId, serviceId);
         if (!service) throw Problem.notFound('Service');
-        if (service.type !== 'vps' || !service.powerState) throw VpsLookup.noInstance();
+        if (service.type !== 'vps' || !service.powerState) throw ServiceOwnership.noInstance();
         // The request's own faults (an unknown image, another account's key) come before the machine's state.
         const params = rebuild ? await this.rebuildParams(m, accountId, serviceId, service.name, rebuild) : null;
         const actionRunning = await this.actions.hasRunning(m, serviceId);
@@ -96,13 +96,13 @@ export class InstanceActionsService {
   }
 
   async list(accountId: string, serviceId: string, query: PageQuery): Promise<Paginated<InstanceActionResponse>> {
-    await this.vps.require(accountId, serviceId);
+    await this.ownership.requireVps(accountId, serviceId);
     const { rows, total } = await this.actions.page(serviceId, query);
     return paginated(rows.map(InstanceActionResponse.fromRow), query, total);
   }
 
   async get(accountId: string, serviceId: string, actionId: string): Promise<InstanceActionResponse> {
-    await this.vps.require(accountId, serviceId);
+    await this.ownership.requireVps(accountId, serviceId);
     const row = await this.actions.findForService(serviceId, actionId);
     if (!row) throw Problem.notFound('Action');
     return InstanceActionResponse.fromRow(row);

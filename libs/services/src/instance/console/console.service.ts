@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ActivityLog, AppConfig, CredentialRef, CredentialStatus, Principal, Problem, SecretBox, TransactionRunner } from '@app/core';
+import { ServiceOwnership } from '../../service-ownership';
 import { ComputeProvider, ConsoleTarget } from '../compute/compute-provider';
 import { ConsoleSessionResponse } from '../dto/console-session.response';
-import { VpsLookup } from '../vps-lookup';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
 
 export const CONSOLE_SESSION_TTL_MS = 60_000;
@@ -34,7 +34,7 @@ export type ConsoleRedemption =
 @Injectable()
 export class ConsoleService {
   constructor(
-    private readonly vps: VpsLookup,
+    private readonly ownership: ServiceOwnership,
     private readonly compute: ComputeProvider,
     private readonly sessions: ConsoleSessionsRepository,
     private readonly tx: TransactionRunner,
@@ -46,7 +46,7 @@ export class ConsoleService {
 
   async open(caller: Principal, serviceId: string): Promise<ConsoleSessionResponse> {
     const { accountId } = caller;
-    const vps = await this.vps.require(accountId, serviceId);
+    const vps = await this.ownership.requireVps(accountId, serviceId);
     if (vps.status !== 'active')
       throw Problem.conflict('invalid_state', `The service is ${vps.status}; a console needs an active service.`);
     if (vps.powerState !== 'running')
