@@ -22,7 +22,10 @@ import { AccountPagesController } from './pages/account-pages.controller';
 import { AccountPagesService } from './pages/account-pages.service';
 import { formBody } from './pages/form-body';
 import { MfaRepository } from './mfa/mfa.repository';
+import { MfaChanges } from './mfa/mfa-changes';
+import { MfaLogin } from './mfa/mfa-login';
 import { MfaService } from './mfa/mfa.service';
+import { SecondFactorCodes } from './mfa/second-factor-codes';
 import { RefreshToken } from './sessions/refresh-token.entity';
 import { Session } from './sessions/session.entity';
 import { SessionActivity } from './sessions/session-activity';
@@ -30,7 +33,7 @@ import { SessionsController } from './sessions/sessions.controller';
 import { SessionsRepository } from './sessions/sessions.repository';
 import { SessionsService } from './sessions/sessions.service';
 import { AccessTokens } from './tokens/access-tokens';
-import { LoginActivity } from './login-activity';
+import { LoginActivity } from './login/login-activity';
 
 @Module({
   imports: [PassportModule, AccountsModule, ApiKeysModule, TypeOrmModule.forFeature([Session, RefreshToken])],
@@ -42,6 +45,9 @@ import { LoginActivity } from './login-activity';
     SessionsRepository,
     SessionActivity,
     MfaService,
+    MfaChanges,
+    MfaLogin,
+    SecondFactorCodes,
     MfaRepository,
     AccountMail,
     AccountTokensRepository,
