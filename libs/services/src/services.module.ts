@@ -27,6 +27,8 @@ import { ConsoleProxy } from './instance/console/console-proxy';
 import { ConsoleRechecks } from './instance/console/console-rechecks';
 import { ConsoleSessionsRepository } from './instance/console/console-sessions.repository';
 import { ConsoleService } from './instance/console/console.service';
+import { ActionStart } from './instance/action-start';
+import { InstanceActionHistory } from './instance/instance-action-history';
 import { InstanceActionRunner } from './instance/instance-action-runner';
 import { InstanceActionsRepository } from './instance/instance-actions.repository';
 import { InstanceActionsService } from './instance/instance-actions.service';
@@ -82,6 +84,8 @@ import { ServicesService } from './services.service';
     InstanceActionsRepository,
     VpsInstancesRepository,
     InstanceActionsService,
+    InstanceActionHistory,
+    ActionStart,
     InstanceActionRunner,
     ConsoleService,
     ConsoleSessionsRepository,

@@ -17,6 +17,7 @@ import { ConsoleService } from './console/console.service';
 import { ConsoleSessionResponse } from './dto/console-session.response';
 import { InstanceActionResponse } from './dto/instance-action.response';
 import { RebuildInstanceRequest } from './dto/rebuild-instance.request';
+import { InstanceActionHistory } from './instance-action-history';
 import { InstanceActionsService } from './instance-actions.service';
 
 const PaginatedInstanceActions = PaginatedResponse(InstanceActionResponse, 'PaginatedInstanceActions');
@@ -33,6 +34,7 @@ const ACCEPTED = {
 export class InstanceController {
   constructor(
     private readonly actions: InstanceActionsService,
+    private readonly history: InstanceActionHistory,
     private readonly consoles: ConsoleService,
   ) {}
 
@@ -107,7 +109,7 @@ export class InstanceController {
     @UuidParam() id: string,
     @Query() query: PageQuery,
   ): Promise<Paginated<InstanceActionResponse>> {
-    return this.actions.list(principal.accountId, id, query);
+    return this.history.list(principal.accountId, id, query);
   }
 
   @Get('actions/:actionId')
@@ -119,7 +121,7 @@ export class InstanceController {
     @UuidParam() id: string,
     @UuidParam('actionId') actionId: string,
   ): Promise<InstanceActionResponse> {
-    return this.actions.get(principal.accountId, id, actionId);
+    return this.history.get(principal.accountId, id, actionId);
   }
 
   @Get('console')
