@@ -23,6 +23,7 @@ import { SimulatedComputeProvider } from './instance/compute/simulated-compute.p
 import { SimulatorTasksRepository } from './instance/compute/simulator-tasks.repository';
 import { SimulatedVncServers } from './instance/compute/simulated-vnc-servers';
 import { ConsoleConnections } from './instance/console/console-connections';
+import { ConsoleIssuer } from './instance/console/console-issuer';
 import { ConsoleProxy } from './instance/console/console-proxy';
 import { ConsoleRechecks } from './instance/console/console-rechecks';
 import { ConsoleSessionsRepository } from './instance/console/console-sessions.repository';
@@ -88,6 +89,7 @@ import { ServicesService } from './services.service';
     ActionStart,
     InstanceActionRunner,
     ConsoleService,
+    ConsoleIssuer,
     ConsoleSessionsRepository,
     ConsoleConnections,
     ConsoleProxy,

@@ -13,7 +13,7 @@ import {
   RequireScope,
   UuidParam,
 } from '@app/core';
-import { ConsoleService } from './console/console.service';
+import { ConsoleIssuer } from './console/console-issuer';
 import { ConsoleSessionResponse } from './dto/console-session.response';
 import { InstanceActionResponse } from './dto/instance-action.response';
 import { RebuildInstanceRequest } from './dto/rebuild-instance.request';
@@ -35,7 +35,7 @@ export class InstanceController {
   constructor(
     private readonly actions: InstanceActionsService,
     private readonly history: InstanceActionHistory,
-    private readonly consoles: ConsoleService,
+    private readonly consoles: ConsoleIssuer,
   ) {}
 
   @Post('start')
