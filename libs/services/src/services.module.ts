@@ -47,6 +47,7 @@ import { VpsInstancesRepository } from './instance/vps-instances.repository';
 import { ObjectStorageProvider } from './object-storage/object-storage-provider';
 import { ObjectStorageController } from './object-storage/object-storage.controller';
 import { ObjectStorageCredentialsRepository } from './object-storage/object-storage-credentials.repository';
+import { ObjectStorageKeys } from './object-storage/object-storage-keys';
 import { ObjectStorageLifecycle } from './object-storage/object-storage-lifecycle';
 import { ObjectStorageScheduler } from './object-storage/object-storage-scheduler';
 import { ObjectStorageSync } from './object-storage/object-storage-sync';
@@ -97,6 +98,7 @@ import { ServicesService } from './services.service';
     SimulatedVncServers,
     SimulatorTasksRepository,
     ObjectStorageService,
+    ObjectStorageKeys,
     ObjectStorageCredentialsRepository,
     ImagesRepository,
     ImagesService,
