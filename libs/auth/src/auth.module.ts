@@ -3,6 +3,7 @@ import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from '@app/accounts';
 import { ApiKeysModule } from '@app/api-keys';
+import { AccountBudgets } from './account-budgets';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { LoginFlow } from './login/login-flow';
@@ -14,6 +15,7 @@ import { CredentialVerifier } from './bearer/credential-verifier';
 import { AccountEmailController } from './email/account-email.controller';
 import { AccountMail } from './email/account-mail';
 import { AccountTokensRepository } from './email/account-tokens.repository';
+import { EmailChange } from './email/email-change';
 import { EmailVerificationService } from './email/email-verification.service';
 import { PasswordCheck } from './password/password-check';
 import { PasswordResetService } from './password/password-reset.service';
@@ -52,6 +54,8 @@ import { LoginActivity } from './login/login-activity';
     AccountMail,
     AccountTokensRepository,
     EmailVerificationService,
+    EmailChange,
+    AccountBudgets,
     PasswordResetService,
     AccessTokens,
     CredentialVerifier,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AppConfig, Problem, RateLimitStore, SecretBox } from '@app/core';
-import { spendAccountBudget } from '../account-rate-limit';
+import { Problem, SecretBox } from '@app/core';
+import { AccountBudgets } from '../account-budgets';
 import { hashRecoveryCode } from '../tokens/secret-tokens';
 import { MfaRepository, MfaRow } from './mfa.repository';
 import { totp } from './totp';
@@ -15,8 +15,7 @@ export class SecondFactorCodes {
   constructor(
     private readonly repository: MfaRepository,
     private readonly secrets: SecretBox,
-    private readonly rateLimits: RateLimitStore,
-    private readonly config: AppConfig,
+    private readonly budgets: AccountBudgets,
   ) {}
 
   seal(secret: string): string {
@@ -24,7 +23,7 @@ export class SecondFactorCodes {
   }
 
   countAttempt(accountId: string): Promise<void> {
-    return spendAccountBudget(this.rateLimits, `2fa:account:${accountId}`, this.config.rateLimit.mfaPerMinute, 60);
+    return this.budgets.secondFactor(accountId);
   }
 
   /** A six-digit TOTP code, or else a recovery code (spent). */
