@@ -80,16 +80,16 @@ export class ServicesRepository {
     const limit = `$${values.length - 1}`;
     const offset = `$${values.length}::bigint`;
     const text = `
-      WITH total AS (
-        SELECT coalesce(sum(n), 0)::int AS total FROM service_counts WHERE ${where}
-      ), page AS (
-        SELECT id, created_at FROM services WHERE ${where}
-         ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}
-      )
-      SELECT t.total, ${SERVICE_COLUMNS}
-        FROM total t
-        LEFT JOIN (page p JOIN services s ON s.id = p.id ${SERVICE_JOINS}) ON true
-       ORDER BY p.created_at DESC, p.id DESC`;
+    WITH total AS (
+      SELECT coalesce(sum(n), 0)::int AS total FROM service_counts WHERE ${where}
+    ), page AS (
+      SELECT id, created_at FROM services WHERE ${where}
+       ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}
+    )
+    SELECT t.total, ${SERVICE_COLUMNS}
+      FROM total t
+      LEFT JOIN (page p JOIN services s ON s.id = p.id ${SERVICE_JOINS}) ON true
+     ORDER BY p.created_at DESC, p.id DESC`;
     return { text, values };
   }
 
