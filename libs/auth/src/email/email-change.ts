@@ -9,6 +9,7 @@ import { AccountMail } from './account-mail';
 import { AccountTokensRepository } from './account-tokens.repository';
 import { UpdateMeRequest } from './dto/account-email.request';
 import { VERIFY_TTL_SECONDS } from './email-verification.service';
+import { callerAccount } from '../sessions/current-session';
 
 /** PATCH /me: the name at once; a new email address once the link mailed to it is followed (EmailVerificationService.verify). */
 @Injectable()
@@ -29,7 +30,7 @@ export class EmailChange {
    * is told by mail, with no link, and nothing changes.
    */
   async update(principal: Principal, input: UpdateMeRequest): Promise<AccountResponse> {
-    const account = await this.existingAccount(principal.accountId);
+    const account = await callerAccount(this.accounts, principal.accountId);
     const newEmail = input.email && input.email !== account.email ? input.email : undefined;
     if (newEmail) await this.checkEmailChange(principal, account, input.currentPassword);
     const holder = newEmail ? await this.accounts.findByEmail(newEmail) : null;
@@ -68,11 +69,5 @@ export class EmailChange {
     }
     await this.passwordCheck.confirm(principal, account, currentPassword, 'email_change', 'currentPassword');
     await this.budgets.mail(account.id);
-  }
-
-  private async existingAccount(accountId: string): Promise<AccountView> {
-    const account = await this.accounts.findById(accountId);
-    if (!account) throw Problem.unauthorized();
-    return account;
   }
 }

@@ -6,6 +6,7 @@ import { AccountBudgets } from '../account-budgets';
 import { hashSecretToken, newSecretToken } from '../tokens/secret-tokens';
 import { AccountMail } from './account-mail';
 import { AccountTokensRepository } from './account-tokens.repository';
+import { callerAccount } from '../sessions/current-session';
 
 export const VERIFY_TTL_SECONDS = 24 * 3600;
 
@@ -41,7 +42,7 @@ export class EmailVerificationService {
   }
 
   async resend(principal: Principal): Promise<void> {
-    const account = await this.existingAccount(principal.accountId);
+    const account = await callerAccount(this.accounts, principal.accountId);
     if (account.emailVerifiedAt) throw Problem.conflict('already_verified', 'The email address is already confirmed.');
     await this.budgets.mail(account.id);
     await this.tx.run((m) => this.sendVerification(m, account));
@@ -77,11 +78,5 @@ export class EmailVerificationService {
       await recordAs('account.email_change');
       return { email: used.email, change: true };
     });
-  }
-
-  private async existingAccount(accountId: string): Promise<AccountView> {
-    const account = await this.accounts.findById(accountId);
-    if (!account) throw Problem.unauthorized();
-    return account;
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Actor, Principal, Problem, TransactionRunner } from '@app/core';
 import { AccountsService } from '@app/accounts';
 import { PasswordCheck } from '../password/password-check';
-import { currentSessionOf } from '../sessions/current-session';
+import { callerAccount, currentSessionOf } from '../sessions/current-session';
 import { hashRecoveryCode, newRecoveryCode } from '../tokens/secret-tokens';
 import { DisableMfaRequest, EnableMfaRequest } from './dto/mfa.request';
 import { MfaSetupResponse, RecoveryCodesResponse } from './dto/mfa.response';
@@ -27,7 +27,7 @@ export class MfaService {
 
   async setup(principal: Principal): Promise<MfaSetupResponse> {
     currentSessionOf(principal);
-    const account = await this.existingAccount(principal.accountId);
+    const account = await callerAccount(this.accounts, principal.accountId);
     // Pre-hijacking: a second factor on someone else's address would outlast the owner's password reset.
     if (!account.emailVerifiedAt) throw Problem.emailUnverified('turning on two-factor sign-in');
     if (await this.repository.isEnabled(account.id))
@@ -45,7 +45,7 @@ export class MfaService {
   async enable(principal: Principal, input: EnableMfaRequest): Promise<RecoveryCodesResponse> {
     const current = currentSessionOf(principal);
     await this.codes.countAttempt(principal.accountId);
-    const account = await this.existingAccount(principal.accountId);
+    const account = await callerAccount(this.accounts, principal.accountId);
     await this.passwordCheck.confirm(principal, account, input.password, 'two_factor_enable', 'password');
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
     const outcome = await this.tx.run(async (m, publish) => {
@@ -65,7 +65,7 @@ export class MfaService {
   async disable(principal: Principal, input: DisableMfaRequest): Promise<void> {
     const current = currentSessionOf(principal);
     await this.codes.countAttempt(principal.accountId);
-    const account = await this.existingAccount(principal.accountId);
+    const account = await callerAccount(this.accounts, principal.accountId);
     await this.passwordCheck.confirm(principal, account, input.password, 'two_factor_disable', 'password');
     const outcome = await this.tx.run(async (m, publish) => {
       const mfa = await this.repository.find(m, account.id, true);
@@ -85,18 +85,12 @@ export class MfaService {
    * False if 2FA was not on.
    */
   async disableByOperator(accountId: string, actor: Actor): Promise<boolean> {
-    const account = await this.existingAccount(accountId);
+    const account = await callerAccount(this.accounts, accountId);
     return this.tx.run(async (m, publish) => {
       const mfa = await this.repository.find(m, account.id, true);
       if (!mfa?.enabled_at) return false;
       await this.changes.turnOff(m, publish, account, null, { actor, details: { byOperator: true } });
       return true;
     });
-  }
-
-  private async existingAccount(accountId: string) {
-    const account = await this.accounts.findById(accountId);
-    if (!account) throw Problem.unauthorized();
-    return account;
   }
 }
