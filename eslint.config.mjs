@@ -13,14 +13,6 @@ const DATA_INFRASTRUCTURE = [
   'apps/api/src/cli.ts',
   'apps/api/src/metrics/metrics.service.ts',
 ];
-/**
- * Issue 28 left libs/services as it was (issue 32 was changing it at the same time): these two
- * files still reach the database outside a repository (the console rechecks' NOTIFY through a
- * DataSource, the images demo seeder's manager call). Remove them from here once they go through
- * the area's repositories.
- */
-const NOT_YET_REPOSITORIES_ONLY = ['libs/services/src/instance/console/console-rechecks.ts', 'libs/services/src/images/images.demo.ts'];
-
 export default tseslint.config(
   {
     ignores: [
@@ -55,7 +47,7 @@ export default tseslint.config(
   // DataSource or a raw statement. Below, the documented infrastructure (docs/adding-a-module.md, "Data").
   {
     files: ['libs/**/*.ts', 'apps/**/*.ts'],
-    ignores: ['**/*.spec.ts', '**/*.repository.ts', '**/migrations/**', ...DATA_INFRASTRUCTURE, ...NOT_YET_REPOSITORIES_ONLY],
+    ignores: ['**/*.spec.ts', '**/*.repository.ts', '**/migrations/**', ...DATA_INFRASTRUCTURE],
     rules: {
       'no-restricted-imports': [
         'error',

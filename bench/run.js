@@ -863,12 +863,12 @@ async function main() {
   }
 }
 
-/** The baseline's list SQL must be the API's: compared with the built libs/services query builder. */
+/** The baseline's list SQL must be the API's: compared with the built ServicesRepository.pageStatement. */
 function checkSqlParity(apiMain, accountId) {
-  const built = path.resolve(path.dirname(apiMain), '../../../libs/services/src/services.queries.js');
+  const built = path.resolve(path.dirname(apiMain), '../../../libs/services/src/services.repository.js');
   let apiQueries;
   try {
-    apiQueries = require(built);
+    apiQueries = require(built).ServicesRepository;
   } catch (err) {
     log(`  (could not load ${path.relative(ROOT, built)} to compare the list SQL: ${err.message})`);
     return null;
@@ -878,13 +878,13 @@ function checkSqlParity(apiMain, accountId) {
     { page: 1, pageSize: 10 },
     { page: 1000, pageSize: 100 },
   ]) {
-    const a = apiQueries.listServicesQuery(accountId, {}, page);
+    const a = apiQueries.pageStatement(accountId, {}, page);
     const b = ours.listServicesQuery(accountId, {}, page);
     if (a.text !== b.text || JSON.stringify(a.values) !== JSON.stringify(b.values)) {
-      return `The baseline's list SQL differs from libs/services/src/services.queries.ts: update bench/baseline/server.js.\nAPI:\n${a.text}\nbaseline:\n${b.text}`;
+      return `The baseline's list SQL differs from ServicesRepository.pageStatement (libs/services/src/services.repository.ts): update bench/baseline/server.js.\nAPI:\n${a.text}\nbaseline:\n${b.text}`;
     }
   }
-  log('  same list SQL in both (libs/services/src/services.queries.ts)');
+  log('  same list SQL in both (ServicesRepository.pageStatement)');
   return null;
 }
 

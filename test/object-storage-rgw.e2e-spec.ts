@@ -9,7 +9,8 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import request from 'supertest';
-import { ObjectStorageProvider, ServiceProvisioner } from '@app/services';
+import { ObjectStorageProvider } from '../libs/services/src/object-storage/object-storage-provider';
+import { ServiceProvisioner } from '../libs/services/src/service-provisioner';
 import { ObjectStorageSync } from '../libs/services/src/object-storage/object-storage-sync';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import request from 'supertest';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { ServiceStatusService } from '@app/services';
+import { ServiceStatusService } from '../libs/services/src/service-status.service';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
 import { runCli } from './support/run-cli';

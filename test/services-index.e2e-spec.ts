@@ -1,4 +1,4 @@
-import { listServicesQuery } from '@app/services';
+import { ServicesRepository } from '../libs/services/src/services.repository';
 import { createAccount } from './factories/accounts';
 import { startTestApp, TestApp } from './support/test-app';
 import { TEST_DATABASE_URL } from './support/test-env';
@@ -35,7 +35,7 @@ const SERVICES = 100_000;
   afterAll(() => t.close());
 
   const plan = async (filters: object, page: { page: number; pageSize: number }) => {
-    const { text, values } = listServicesQuery(accountId, filters, page);
+    const { text, values } = ServicesRepository.pageStatement(accountId, filters, page);
     const rows: { 'QUERY PLAN': string }[] = await t.db.query(`EXPLAIN ${text}`, values);
     return rows.map((r) => r['QUERY PLAN']).join('\n');
   };
@@ -63,7 +63,7 @@ const SERVICES = 100_000;
   it('answers the first and a deep page with the right total', async () => {
     const account = { id: accountId };
     for (const page of [1, 9_000]) {
-      const { text, values } = listServicesQuery(account.id, {}, { page, pageSize: 10 });
+      const { text, values } = ServicesRepository.pageStatement(account.id, {}, { page, pageSize: 10 });
       const rows = await t.db.query(text, values);
       expect(rows).toHaveLength(10);
       expect(rows[0].total).toBe(SERVICES);

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import request from 'supertest';
-import { InstanceActionRunner } from '@app/services';
+import { InstanceActionRunner } from '../libs/services/src/instance/instance-action-runner';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
 import { freshDataDir } from './support/test-database';

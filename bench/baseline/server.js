@@ -46,7 +46,7 @@ const TOUCH_SQL = `UPDATE api_keys SET last_used_at = now()
 // libs/auth/src/sessions/sessions.service.ts isLive
 const SESSION_SQL = 'SELECT 1 FROM sessions WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL AND expires_at > now()';
 
-// libs/services/src/services.queries.ts (bench/run.js compares this text with the built API's)
+// ServicesRepository.pageStatement in libs/services/src/services.repository.ts (bench/run.js compares this text with the built API's)
 const isoText = (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const SERVICE_COLUMNS = `s.id, s.product_id, s.name, s.type, s.status, s.price, s.currency, s.billing_cycle,
        ${isoText('s.next_due_date')} AS next_due_date, ${isoText('s.created_at')} AS created_at,

@@ -1,12 +1,6 @@
-import {
-  PowerState,
-  ProvisionSpec,
-  publicPowerState,
-  ServiceProvisioner,
-  ServiceResponse,
-  ServiceStatus,
-  ServiceType,
-} from '@app/services';
+import { PowerState, publicPowerState, ServiceStatus, ServiceType } from '@app/services';
+import { ProvisionSpec, ServiceProvisioner } from '../../libs/services/src/service-provisioner';
+import { ServiceResponse } from '../../libs/services/src/dto/service.response';
 import { TestApp } from '../support/test-app';
 
 export interface ServiceOptions extends Omit<ProvisionSpec, 'type' | 'powerState'> {

@@ -1,6 +1,8 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InstanceActionFinishedEvent } from '@app/core';
-import { ComputeProvider, ComputeProviderError, InstanceActionRunner, ServiceProvisioner, ServicesModule } from '@app/services';
+import { ComputeProvider, ComputeProviderError, InstanceActionFinishedEvent, ServicesModule } from '@app/services';
+import { InstanceActionRunner } from '../../libs/services/src/instance/instance-action-runner';
+import { ServiceProvisioner } from '../../libs/services/src/service-provisioner';
+import { InstanceActionHistory } from '../../libs/services/src/instance/instance-action-history';
 import { InstanceActionsService } from '../../libs/services/src/instance/instance-actions.service';
 import { ServicesService } from '../../libs/services/src/services.service';
 import { callerFor, startTestModule, TestModule } from '../support/test-module';
@@ -37,7 +39,7 @@ describe('InstanceActionRunner (TestingModule on the real database, a fake hyper
     );
   const settled = (accountId: string, serviceId: string, actionId: string) =>
     waitFor(
-      () => actions.get(accountId, serviceId, actionId),
+      () => m.get(InstanceActionHistory).get(accountId, serviceId, actionId),
       (action) => action.status !== 'running',
     );
   // On PostgreSQL the run's database is shared: the runner also finishes actions other suites left running.

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
-import { ComputeProvider, ComputeProviderError, ServiceProvisioner, ServicesModule } from '@app/services';
+import { ComputeProvider, ComputeProviderError, ServicesModule } from '@app/services';
+import { ServiceProvisioner } from '../../libs/services/src/service-provisioner';
 import { ServicesService } from '../../libs/services/src/services.service';
 import { ServicesRepository } from '../../libs/services/src/services.repository';
 import { startTestModule, TestModule } from '../support/test-module';

@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import {
-  ComputeProvider,
-  ComputeProviderError,
-  MachineReconciler,
-  PowerStateSync,
-  ProvisioningScheduler,
-  ServiceProvisioner,
-  ServicesModule,
-  ServiceStatusService,
-} from '@app/services';
+import { ComputeProvider, ComputeProviderError, ServicesModule } from '@app/services';
+import { MachineReconciler } from '../../libs/services/src/instance/reconcile/machine-reconciler';
+import { PowerStateSync } from '../../libs/services/src/instance/power-state-sync';
+import { ProvisioningScheduler } from '../../libs/services/src/instance/provisioning/provisioning-scheduler';
+import { ServiceProvisioner } from '../../libs/services/src/service-provisioner';
+import { ServiceStatusService } from '../../libs/services/src/service-status.service';
 import { VpsProvisioningJob } from '../../libs/services/src/instance/provisioning/vps-provisioning.job';
 import { VpsProvisioningRepository } from '../../libs/services/src/instance/provisioning/vps-provisioning.repository';
 import { ServicesRepository } from '../../libs/services/src/services.repository';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { ServiceStatusService } from '@app/services';
+import { ServiceStatusService } from '../../libs/services/src/service-status.service';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createService } from '../factories/services';
 import { waitForOrFail } from '../support/wait-for';

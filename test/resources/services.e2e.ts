@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ServicesDemoSeeder } from '../../libs/services/src/demo/services-demo.seeder';
+import { ImagesDemoSeeder } from '../../libs/services/src/images/images.demo';
+import { ServicesDemoSeeder } from '../../libs/services/src/services.demo';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createService, createServices } from '../factories/services';
 import { startAppWithAccounts, TestAppWithAccounts } from '../support/test-app';
@@ -300,7 +301,10 @@ describe('Services', () => {
   describe('demo data', () => {
     it('gives an account services of both types and several statuses, priced from the catalogue', async () => {
       const account = await createAccount(t);
-      await t.app.get(DataSource).transaction((manager) => t.app.get(ServicesDemoSeeder).seed({ accountId: account.id, manager }));
+      await t.app.get(DataSource).transaction(async (manager) => {
+        for (const seeder of [t.app.get(ImagesDemoSeeder), t.app.get(ServicesDemoSeeder)])
+          await seeder.seed({ accountId: account.id, manager });
+      });
       const res = await request(t.http).get('/api/services?pageSize=100').set('Authorization', account.bearer);
       expect(res.status).toBe(200);
       const services = res.body.data as {

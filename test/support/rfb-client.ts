@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import WebSocket, { createWebSocketStream } from 'ws';
-import { vncResponse } from '@app/services';
+import { vncResponse } from '../../libs/services/src/instance/console/rfb/vnc-auth';
 import { SocketReader } from '../../libs/services/src/instance/console/rfb/socket-reader';
 
 export interface RfbScreen {

@@ -3,6 +3,7 @@ import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from '@app/accounts';
 import { ApiKeysModule } from '@app/api-keys';
+import { AccountBudgets } from './account-budgets';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { LoginFlow } from './login/login-flow';
@@ -14,6 +15,7 @@ import { CredentialVerifier } from './bearer/credential-verifier';
 import { AccountEmailController } from './email/account-email.controller';
 import { AccountMail } from './email/account-mail';
 import { AccountTokensRepository } from './email/account-tokens.repository';
+import { EmailChange } from './email/email-change';
 import { EmailVerificationService } from './email/email-verification.service';
 import { PasswordCheck } from './password/password-check';
 import { PasswordResetService } from './password/password-reset.service';
@@ -22,7 +24,10 @@ import { AccountPagesController } from './pages/account-pages.controller';
 import { AccountPagesService } from './pages/account-pages.service';
 import { formBody } from './pages/form-body';
 import { MfaRepository } from './mfa/mfa.repository';
+import { MfaChanges } from './mfa/mfa-changes';
+import { MfaLogin } from './mfa/mfa-login';
 import { MfaService } from './mfa/mfa.service';
+import { SecondFactorCodes } from './mfa/second-factor-codes';
 import { RefreshToken } from './sessions/refresh-token.entity';
 import { Session } from './sessions/session.entity';
 import { SessionActivity } from './sessions/session-activity';
@@ -30,7 +35,7 @@ import { SessionsController } from './sessions/sessions.controller';
 import { SessionsRepository } from './sessions/sessions.repository';
 import { SessionsService } from './sessions/sessions.service';
 import { AccessTokens } from './tokens/access-tokens';
-import { LoginActivity } from './login-activity';
+import { LoginActivity } from './login/login-activity';
 
 @Module({
   imports: [PassportModule, AccountsModule, ApiKeysModule, TypeOrmModule.forFeature([Session, RefreshToken])],
@@ -42,10 +47,15 @@ import { LoginActivity } from './login-activity';
     SessionsRepository,
     SessionActivity,
     MfaService,
+    MfaChanges,
+    MfaLogin,
+    SecondFactorCodes,
     MfaRepository,
     AccountMail,
     AccountTokensRepository,
     EmailVerificationService,
+    EmailChange,
+    AccountBudgets,
     PasswordResetService,
     AccessTokens,
     CredentialVerifier,

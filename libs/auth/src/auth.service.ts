@@ -6,6 +6,7 @@ import { ChangePasswordRequest, RegisterRequest } from './dto/auth.request';
 import { AccountTokensRepository } from './email/account-tokens.repository';
 import { EmailVerificationService } from './email/email-verification.service';
 import { PasswordCheck } from './password/password-check';
+import { callerAccount } from './sessions/current-session';
 import { SessionsService } from './sessions/sessions.service';
 
 @Injectable()
@@ -59,8 +60,7 @@ export class AuthService {
 
   async changePassword(principal: Principal, input: ChangePasswordRequest): Promise<void> {
     const sessionId = this.sessionOf(principal);
-    const account = await this.accounts.findById(principal.accountId);
-    if (!account) throw Problem.unauthorized();
+    const account = await callerAccount(this.accounts, principal.accountId);
     await this.passwordCheck.confirm(principal, account, input.currentPassword, 'password_change', 'currentPassword');
     await this.tx.run(async (m, publish) => {
       await this.accounts.setPassword(m, account.id, input.newPassword);
@@ -77,8 +77,7 @@ export class AuthService {
   }
 
   async me(principal: Principal): Promise<AccountResponse> {
-    const account = await this.accounts.findById(principal.accountId);
-    if (!account) throw Problem.unauthorized();
+    const account = await callerAccount(this.accounts, principal.accountId);
     return AccountResponse.from(account);
   }
 

@@ -1,6 +1,5 @@
-import { Column, CreateDateColumn, Entity, OneToMany, PrimaryColumn } from 'typeorm';
-import type { ProductSpecs, ProductType } from './catalogue';
-import { ProductPrice } from './product-price.entity';
+import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, OneToMany, PrimaryColumn } from 'typeorm';
+import type { BillingCycle, ProductSpecs, ProductType } from './catalogue';
 
 @Entity('products')
 export class Product {
@@ -33,4 +32,25 @@ export class Product {
 
   @OneToMany(() => ProductPrice, (price) => price.product)
   prices: ProductPrice[];
+}
+
+/** A product's price per billing cycle and currency (in this file: the two entities name each other). */
+@Entity('product_prices')
+export class ProductPrice {
+  @PrimaryColumn({ name: 'product_id', type: 'uuid' })
+  productId: string;
+
+  @PrimaryColumn({ name: 'billing_cycle', type: 'varchar', length: 20 })
+  billingCycle: BillingCycle;
+
+  @PrimaryColumn({ type: 'char', length: 3 })
+  currency: string;
+
+  /** numeric(12,4): the driver gives a decimal string. */
+  @Column({ type: 'numeric', precision: 12, scale: 4 })
+  price: string;
+
+  @ManyToOne(() => Product, (product) => product.prices, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'product_id' })
+  product: Product;
 }

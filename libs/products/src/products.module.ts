@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ProductCatalog } from './product-catalog';
-import { ProductPrice } from './product-price.entity';
-import { Product } from './product.entity';
+import { Product, ProductPrice } from './product.entity';
 import { ProductsController } from './products.controller';
 import { ProductsRepository } from './products.repository';
 import { ProductsService } from './products.service';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ActivityLog, Actor, domainEvent, Problem, ServiceStatusChangedEvent, TransactionRunner } from '@app/core';
+import { ActivityLog, Actor, domainEvent, Problem, TransactionRunner } from '@app/core';
 import { nextDueDate } from './billing';
 import { computeProblem } from './instance/compute/compute-problem';
 import { ComputeProvider, instanceRef } from './instance/compute/compute-provider';
@@ -9,6 +9,7 @@ import { ServiceResponse } from './dto/service.response';
 import { ObjectStorageLifecycle } from './object-storage/object-storage-lifecycle';
 import { ServicesRepository } from './services.repository';
 import { ServiceStatus } from './service.types';
+import type { ServiceStatusChangedEvent } from './services.events';
 
 /**
  * Billing status changes made by the operator (the customer API has none); each emits

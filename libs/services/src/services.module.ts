@@ -7,6 +7,7 @@ import { ImageAddCommand } from './images/cli/image-add.command';
 import { ImageRemoveCommand } from './images/cli/image-remove.command';
 import { ImageStore, SimulatedImageStore } from './images/image-store';
 import { ImagesController } from './images/images.controller';
+import { ImagesDemoSeeder } from './images/images.demo';
 import { ImagesRepository } from './images/images.repository';
 import { ImagesService } from './images/images.service';
 import { LibvirtImageStore } from './instance/compute/libvirt/libvirt-image-store';
@@ -15,17 +16,20 @@ import { NetworkAllocator } from './instance/network/network-allocator';
 import { NetworkLeasesRepository } from './instance/network/network-leases.repository';
 import { ServiceProvisionCommand } from './cli/service-provision.command';
 import { ServiceSetStatusCommand } from './cli/service-set-status.command';
-import { ServicesDemoSeeder } from './demo/services-demo.seeder';
+import { ServicesDemoSeeder } from './services.demo';
 import { ComputeProvider } from './instance/compute/compute-provider';
 import { LibvirtComputeProvider } from './instance/compute/libvirt/libvirt-compute.provider';
 import { SimulatedComputeProvider } from './instance/compute/simulated-compute.provider';
 import { SimulatorTasksRepository } from './instance/compute/simulator-tasks.repository';
 import { SimulatedVncServers } from './instance/compute/simulated-vnc-servers';
 import { ConsoleConnections } from './instance/console/console-connections';
+import { ConsoleIssuer } from './instance/console/console-issuer';
 import { ConsoleProxy } from './instance/console/console-proxy';
 import { ConsoleRechecks } from './instance/console/console-rechecks';
 import { ConsoleSessionsRepository } from './instance/console/console-sessions.repository';
 import { ConsoleService } from './instance/console/console.service';
+import { ActionStart } from './instance/action-start';
+import { InstanceActionHistory } from './instance/instance-action-history';
 import { InstanceActionRunner } from './instance/instance-action-runner';
 import { InstanceActionsRepository } from './instance/instance-actions.repository';
 import { InstanceActionsService } from './instance/instance-actions.service';
@@ -40,10 +44,10 @@ import { HypervisorOrphansRepository } from './instance/reconcile/hypervisor-orp
 import { MachineReconciler } from './instance/reconcile/machine-reconciler';
 import { MissingMachines } from './instance/reconcile/missing-machines';
 import { VpsInstancesRepository } from './instance/vps-instances.repository';
-import { VpsLookup } from './instance/vps-lookup';
 import { ObjectStorageProvider } from './object-storage/object-storage-provider';
 import { ObjectStorageController } from './object-storage/object-storage.controller';
 import { ObjectStorageCredentialsRepository } from './object-storage/object-storage-credentials.repository';
+import { ObjectStorageKeys } from './object-storage/object-storage-keys';
 import { ObjectStorageLifecycle } from './object-storage/object-storage-lifecycle';
 import { ObjectStorageScheduler } from './object-storage/object-storage-scheduler';
 import { ObjectStorageSync } from './object-storage/object-storage-sync';
@@ -56,6 +60,7 @@ import { ServiceOwnership } from './service-ownership';
 import { ServiceProvisioner } from './service-provisioner';
 import { ServiceStatusService } from './service-status.service';
 import { ServicesController } from './services.controller';
+import { ServicesGauges } from './services-gauges';
 import { ServicesRepository } from './services.repository';
 import { ServicesService } from './services.service';
 
@@ -64,11 +69,11 @@ import { ServicesService } from './services.service';
   controllers: [ServicesController, InstanceController, ObjectStorageController, ImagesController],
   providers: [
     ServiceOwnership,
+    ServicesGauges,
     ServicesRepository,
     ServicesService,
     ServiceProvisioner,
     ServiceStatusService,
-    VpsLookup,
     PowerStateSync,
     MachineProvisioning,
     VpsProvisioningRepository,
@@ -81,8 +86,11 @@ import { ServicesService } from './services.service';
     InstanceActionsRepository,
     VpsInstancesRepository,
     InstanceActionsService,
+    InstanceActionHistory,
+    ActionStart,
     InstanceActionRunner,
     ConsoleService,
+    ConsoleIssuer,
     ConsoleSessionsRepository,
     ConsoleConnections,
     ConsoleProxy,
@@ -90,6 +98,7 @@ import { ServicesService } from './services.service';
     SimulatedVncServers,
     SimulatorTasksRepository,
     ObjectStorageService,
+    ObjectStorageKeys,
     ObjectStorageCredentialsRepository,
     ImagesRepository,
     ImagesService,
@@ -124,20 +133,9 @@ import { ServicesService } from './services.service';
     ServiceSetStatusCommand,
     ImageAddCommand,
     ImageRemoveCommand,
+    ImagesDemoSeeder,
     ServicesDemoSeeder,
   ],
-  exports: [
-    ServiceOwnership,
-    MachineReconciler,
-    ProvisioningScheduler,
-    ServiceProvisioner,
-    ServiceStatusService,
-    ConsoleService,
-    ConsoleConnections,
-    ImagesService,
-    NetworkAllocator,
-    ObjectStorageSync,
-    ObjectStorageUsage,
-  ],
+  exports: [ServiceOwnership, ServicesGauges],
 })
 export class ServicesModule {}

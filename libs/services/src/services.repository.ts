@@ -1,9 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText, PageQuery, poolQuery } from '@app/core';
+import { isoText, PageQuery, pageOffset, poolQuery } from '@app/core';
 import type { BillingCycle } from '@app/products';
-import type { PowerState, ServiceStatus, ServiceType } from './service.types';
-import { getServiceQuery, listServicesQuery, ServiceFilters, ServiceRow } from './services.queries';
+import type { PowerState, ServiceFilters, ServiceRow, ServiceStatus, ServiceType } from './service.types';
+
+/** Exactly the columns a ServiceResponse needs. */
+const SERVICE_COLUMNS = `s.id, s.product_id, s.name, s.type, s.status, s.price, s.currency, s.billing_cycle,
+       ${isoText('s.next_due_date')} AS next_due_date, ${isoText('s.created_at')} AS created_at,
+       i.power_state, i.region, i.ipv4, i.ipv6, i.ssh_host, i.ssh_port,
+       CASE WHEN o.applied_version < o.desired_version THEN 'pending' ELSE o.gateway_state END AS os_state,
+       o.used_bytes::float8 AS os_used_bytes, o.used_objects::float8 AS os_objects, o.bucket_count AS os_buckets,
+       o.quota_bytes::float8 AS os_quota_bytes, o.quota_objects::float8 AS os_quota_objects, ${isoText('o.usage_updated_at')} AS os_usage_updated_at`;
+
+/** The tables SERVICE_COLUMNS reads, joined to `services s`. */
+const SERVICE_JOINS = `LEFT JOIN vps_instances i ON i.service_id = s.id LEFT JOIN object_storage_users o ON o.service_id = s.id`;
 
 /** The parts of a service its sub-resources decide on. */
 export interface ServiceState {
@@ -50,8 +60,41 @@ export interface BillingState {
 export class ServicesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /**
+   * One page and the total in one round trip. The total is summed from the per-account counters
+   * (service_counts), not counted; the page is a deferred join: ids from the covering index
+   * (account_id[, status | type], created_at DESC, id DESC) first, then only those rows.
+   * A row with a null id carries the total when the page is empty. Static: test/services-index reads its plan.
+   */
+  static pageStatement(accountId: string, filters: ServiceFilters, page: PageQuery): { text: string; values: unknown[] } {
+    const values: unknown[] = [accountId];
+    const conditions: string[] = [];
+    for (const column of ['type', 'status'] as const) {
+      const value = filters[column];
+      if (value === undefined) continue;
+      values.push(value);
+      conditions.push(`AND ${column} = $${values.length}`);
+    }
+    const where = `account_id = $1 ${conditions.join(' ')}`;
+    values.push(page.pageSize, pageOffset(page));
+    const limit = `$${values.length - 1}`;
+    const offset = `$${values.length}::bigint`;
+    const text = `
+    WITH total AS (
+      SELECT coalesce(sum(n), 0)::int AS total FROM service_counts WHERE ${where}
+    ), page AS (
+      SELECT id, created_at FROM services WHERE ${where}
+       ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}
+    )
+    SELECT t.total, ${SERVICE_COLUMNS}
+      FROM total t
+      LEFT JOIN (page p JOIN services s ON s.id = p.id ${SERVICE_JOINS}) ON true
+     ORDER BY p.created_at DESC, p.id DESC`;
+    return { text, values };
+  }
+
   async page(accountId: string, filters: ServiceFilters, page: PageQuery): Promise<{ rows: ServiceRow[]; total: number }> {
-    const { text, values } = listServicesQuery(accountId, filters, page);
+    const { text, values } = ServicesRepository.pageStatement(accountId, filters, page);
     const result = await poolQuery<ServiceRow & { total: number }>(this.dataSource, text, values);
     return { rows: result.filter((row) => row.id !== null), total: result[0]?.total ?? 0 };
   }
@@ -62,8 +105,10 @@ export class ServicesRepository {
 
   /** The same inside the caller's transaction (which may have just changed the service). */
   async findOneIn(manager: EntityManager, accountId: string, id: string): Promise<ServiceRow | null> {
-    const { text, values } = getServiceQuery(accountId, id);
-    const rows: ServiceRow[] = await manager.query(text, values);
+    const rows: ServiceRow[] = await manager.query(
+      `SELECT ${SERVICE_COLUMNS} FROM services s ${SERVICE_JOINS} WHERE s.id = $1 AND s.account_id = $2`,
+      [id, accountId],
+    );
     return rows[0] ?? null;
   }
 

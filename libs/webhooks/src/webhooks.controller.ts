@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@ne
 import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiProblems, CurrentPrincipal, Idempotent, PageQuery, Paginated, PaginatedResponse, Principal, UuidParam } from '@app/core';
 import { DeliveriesService } from './delivery/deliveries.service';
+import { DeliveryHistory } from './delivery/delivery-history';
 import { WebhookDeliveryAttemptResponse } from './dto/delivery-attempt.response';
 import { WebhookDeliveryResponse } from './dto/delivery.response';
 import { CreateWebhookRequest, UpdateWebhookRequest } from './dto/webhook.request';
@@ -19,6 +20,7 @@ export class WebhooksController {
   constructor(
     private readonly webhooks: WebhooksService,
     private readonly deliveries: DeliveriesService,
+    private readonly history: DeliveryHistory,
   ) {}
 
   @Post()
@@ -92,7 +94,7 @@ export class WebhooksController {
     @UuidParam() id: string,
     @Query() query: PageQuery,
   ): Promise<Paginated<WebhookDeliveryResponse>> {
-    return this.deliveries.list(principal.accountId, id, query);
+    return this.history.list(principal.accountId, id, query);
   }
 
   @Get(':id/deliveries/:deliveryId/attempts')
@@ -108,7 +110,7 @@ export class WebhooksController {
     @UuidParam('deliveryId') deliveryId: string,
     @Query() query: PageQuery,
   ): Promise<Paginated<WebhookDeliveryAttemptResponse>> {
-    return this.deliveries.attempts(principal.accountId, id, deliveryId, query);
+    return this.history.attempts(principal.accountId, id, deliveryId, query);
   }
 
   @Post(':id/deliveries/:deliveryId/redeliver')

@@ -4,6 +4,7 @@ import { AttemptsRepository } from './delivery/attempts.repository';
 import { DeliveriesRetentionJob } from './delivery/deliveries-retention.job';
 import { DeliveriesRepository } from './delivery/deliveries.repository';
 import { DeliveriesService } from './delivery/deliveries.service';
+import { DeliveryHistory } from './delivery/delivery-history';
 import { DeliveryAttemptJob } from './delivery/delivery-attempt.job';
 import { DeliveryFanOut } from './delivery/delivery-fan-out';
 import { DeliveryOutcomes } from './delivery/delivery-outcomes';
@@ -24,6 +25,7 @@ import { WebhooksService } from './webhooks.service';
     AttemptsRepository,
     WebhooksService,
     DeliveriesService,
+    DeliveryHistory,
     DeliveryOutbox,
     DeliveryFanOut,
     DeliveryAttemptJob,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { ConsoleConnections, MachineReconciler } from '@app/services';
+import { ServicesGauges } from '@app/services';
 
 interface PoolLike {
   totalCount?: number;
@@ -28,7 +28,7 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  constructor(dataSource: DataSource, consoles: ConsoleConnections, reconciler: MachineReconciler) {
+  constructor(dataSource: DataSource, services: ServicesGauges) {
     collectDefaultMetrics({ register: this.registry });
     new Gauge({
       name: 'hypervisor_orphans',
@@ -36,8 +36,8 @@ export class MetricsService {
       labelNames: ['kind'] as const,
       registers: [this.registry],
       collect() {
-        this.set({ kind: 'domain' }, reconciler.counts.orphanDomains);
-        this.set({ kind: 'volume' }, reconciler.counts.orphanVolumes);
+        this.set({ kind: 'domain' }, services.reconciliation.orphanDomains);
+        this.set({ kind: 'volume' }, services.reconciliation.orphanVolumes);
       },
     });
     new Counter({
@@ -47,8 +47,8 @@ export class MetricsService {
       registers: [this.registry],
       collect() {
         this.reset();
-        this.inc({ event: 'orphan_removed' }, reconciler.counts.orphansRemoved);
-        this.inc({ event: 'machine_missing' }, reconciler.counts.machinesMissing);
+        this.inc({ event: 'orphan_removed' }, services.reconciliation.orphansRemoved);
+        this.inc({ event: 'machine_missing' }, services.reconciliation.machinesMissing);
       },
     });
     new Gauge({
@@ -56,7 +56,7 @@ export class MetricsService {
       help: 'Console WebSockets open on this process.',
       registers: [this.registry],
       collect() {
-        this.set(consoles.openCount);
+        this.set(services.console.open);
       },
     });
     new Counter({
@@ -66,8 +66,8 @@ export class MetricsService {
       registers: [this.registry],
       collect() {
         this.reset();
-        this.inc({ direction: 'to_client' }, consoles.bytesToClient);
-        this.inc({ direction: 'from_client' }, consoles.bytesFromClient);
+        this.inc({ direction: 'to_client' }, services.console.bytesToClient);
+        this.inc({ direction: 'from_client' }, services.console.bytesFromClient);
       },
     });
     const pool = () => (dataSource.driver as unknown as { master?: PoolLike }).master ?? {};

@@ -10,6 +10,7 @@ import {
   UpdateMeRequest,
   VerifyEmailRequest,
 } from './dto/account-email.request';
+import { EmailChange } from './email-change';
 import { EmailVerificationService } from './email-verification.service';
 
 @ApiTags('Auth')
@@ -17,6 +18,7 @@ import { EmailVerificationService } from './email-verification.service';
 export class AccountEmailController {
   constructor(
     private readonly verification: EmailVerificationService,
+    private readonly emailChange: EmailChange,
     private readonly passwordReset: PasswordResetService,
   ) {}
 
@@ -72,6 +74,6 @@ export class AccountEmailController {
   })
   @ApiProblems(400, 401, 403, 429)
   updateMe(@CurrentPrincipal() principal: Principal, @Body() body: UpdateMeRequest): Promise<AccountResponse> {
-    return this.verification.updateMe(principal, body);
+    return this.emailChange.update(principal, body);
   }
 }

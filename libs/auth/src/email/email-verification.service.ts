@@ -1,26 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AccountsService, AccountView } from '@app/accounts';
-import {
-  accountActor,
-  ActivityAction,
-  ActivityLog,
-  AppConfig,
-  Principal,
-  Problem,
-  RateLimitStore,
-  RequestFacts,
-  TransactionRunner,
-} from '@app/core';
-import { spendAccountBudget } from '../account-rate-limit';
-import { PasswordCheck } from '../password/password-check';
-import { AccountResponse } from '../dto/auth.response';
+import { accountActor, ActivityAction, ActivityLog, Principal, Problem, RequestFacts, TransactionRunner } from '@app/core';
+import { AccountBudgets } from '../account-budgets';
 import { hashSecretToken, newSecretToken } from '../tokens/secret-tokens';
 import { AccountMail } from './account-mail';
 import { AccountTokensRepository } from './account-tokens.repository';
-import { UpdateMeRequest } from './dto/account-email.request';
+import { callerAccount } from '../sessions/current-session';
 
-const VERIFY_TTL_SECONDS = 24 * 3600;
+export const VERIFY_TTL_SECONDS = 24 * 3600;
 
 /** A verification link: the address it confirms, and whether it moves the account to that address. */
 export interface EmailLink {
@@ -33,7 +21,7 @@ const invalidToken = () =>
     { field: 'token', message: 'is invalid, expired or already used' },
   ]);
 
-/** Proof that an address is the account holder's: at registration, on request, and before an email change. */
+/** Proof that an address is the account holder's: at registration, on request, and before an email change (EmailChange). */
 @Injectable()
 export class EmailVerificationService {
   constructor(
@@ -41,10 +29,8 @@ export class EmailVerificationService {
     private readonly tokens: AccountTokensRepository,
     private readonly mail: AccountMail,
     private readonly tx: TransactionRunner,
-    private readonly rateLimits: RateLimitStore,
-    private readonly config: AppConfig,
+    private readonly budgets: AccountBudgets,
     private readonly activity: ActivityLog,
-    private readonly passwordCheck: PasswordCheck,
   ) {}
 
   /** Queues the verification mail in the caller's transaction (registration). */
@@ -56,9 +42,9 @@ export class EmailVerificationService {
   }
 
   async resend(principal: Principal): Promise<void> {
-    const account = await this.existingAccount(principal.accountId);
+    const account = await callerAccount(this.accounts, principal.accountId);
     if (account.emailVerifiedAt) throw Problem.conflict('already_verified', 'The email address is already confirmed.');
-    await this.spendMailBudget(account.id);
+    await this.budgets.mail(account.id);
     await this.tx.run((m) => this.sendVerification(m, account));
   }
 
@@ -92,62 +78,5 @@ export class EmailVerificationService {
       await recordAs('account.email_change');
       return { email: used.email, change: true };
     });
-  }
-
-  /**
-   * A new name applies at once; a new email only after it is confirmed, and the old address is
-   * told. An address another account has gets the same answer (issue 26, finding 7): its owner
-   * is told by mail, with no link, and nothing changes.
-   */
-  async updateMe(principal: Principal, input: UpdateMeRequest): Promise<AccountResponse> {
-    const account = await this.existingAccount(principal.accountId);
-    const newEmail = input.email && input.email !== account.email ? input.email : undefined;
-    if (newEmail) await this.checkEmailChange(principal, account, input.currentPassword);
-    const holder = newEmail ? await this.accounts.findByEmail(newEmail) : null;
-    const token = newSecretToken('hev_');
-    await this.tx.run(async (m) => {
-      if (input.name !== undefined) await this.accounts.rename(m, account.id, input.name);
-      if (input.name !== undefined || newEmail) {
-        await this.activity.record(m, {
-          accountId: account.id,
-          action: 'account.update',
-          entity: { type: 'account', id: account.id },
-          caller: principal,
-          details: { nameChanged: input.name !== undefined, emailChangeRequested: Boolean(newEmail) },
-        });
-      }
-      if (!newEmail) return;
-      // Either way the request replaces an earlier pending change, so that the two answers cannot be told apart.
-      await this.tokens.retire(m, account.id, 'change_email');
-      const name = input.name ?? account.name;
-      if (holder) {
-        await this.mail.emailInUseNotice(m, holder.email, holder.name);
-      } else {
-        await this.tokens.create(m, account.id, 'change_email', newEmail, token.hash, VERIFY_TTL_SECONDS);
-        await this.mail.confirmNewEmail(m, newEmail, name, token.token);
-      }
-      await this.mail.emailChangeRequested(m, account.email, name, newEmail);
-    });
-    return AccountResponse.from((await this.accounts.findById(account.id))!);
-  }
-
-  private async checkEmailChange(principal: Principal, account: AccountView, currentPassword: string | undefined): Promise<void> {
-    if (!currentPassword) {
-      throw Problem.invalidInput('currentPassword is required to change the email.', [
-        { field: 'currentPassword', message: 'is required to change the email' },
-      ]);
-    }
-    await this.passwordCheck.confirm(principal, account, currentPassword, 'email_change', 'currentPassword');
-    await this.spendMailBudget(account.id);
-  }
-
-  private spendMailBudget(accountId: string): Promise<void> {
-    return spendAccountBudget(this.rateLimits, `email:account:${accountId}`, this.config.rateLimit.emailPerHour, 3600);
-  }
-
-  private async existingAccount(accountId: string): Promise<AccountView> {
-    const account = await this.accounts.findById(accountId);
-    if (!account) throw Problem.unauthorized();
-    return account;
   }
 }

@@ -3,10 +3,10 @@ import { AccountsService } from '@app/accounts';
 import { Problem, RequestFacts, TransactionRunner } from '@app/core';
 import { AuthTokensResponse } from '../dto/auth.response';
 import { LoginRequest } from '../dto/auth.request';
-import { LoginActivity } from '../login-activity';
+import { LoginActivity } from './login-activity';
 import { MfaLoginRequest } from '../mfa/dto/mfa.request';
 import { MfaRequiredResponse } from '../mfa/dto/mfa.response';
-import { MfaService } from '../mfa/mfa.service';
+import { MfaLogin } from '../mfa/mfa-login';
 import { SessionsService } from '../sessions/sessions.service';
 
 const INVALID_CREDENTIALS = () => new Problem(401, 'invalid_credentials', 'The email or password is incorrect.');
@@ -16,7 +16,7 @@ const INVALID_CREDENTIALS = () => new Problem(401, 'invalid_credentials', 'The e
 export class LoginFlow {
   constructor(
     private readonly accounts: AccountsService,
-    private readonly mfa: MfaService,
+    private readonly mfa: MfaLogin,
     private readonly sessions: SessionsService,
     private readonly logins: LoginActivity,
     private readonly tx: TransactionRunner,
@@ -29,7 +29,7 @@ export class LoginFlow {
       void this.logins.failed({ email: input.email }, { action: 'auth.login_failed', reason: 'wrong_password' }, client);
       throw INVALID_CREDENTIALS();
     }
-    if (await this.mfa.isEnabled(account.id)) return this.mfa.challenge(account.id, client);
+    if (await this.mfa.isRequired(account.id)) return this.mfa.challenge(account.id, client);
     const tokens = await this.tx.run(async (m) => {
       const issued = await this.sessions.start(m, account.id, client);
       await this.logins.succeeded(m, account, issued.sessionId, false, client);
@@ -40,7 +40,7 @@ export class LoginFlow {
 
   /** The mfaToken of the first step with a code; the account is the one the session was started for. */
   async withSecondFactor(input: MfaLoginRequest, client?: RequestFacts): Promise<AuthTokensResponse> {
-    const { tokens, account } = await this.mfa.completeLogin(input, client);
+    const { tokens, account } = await this.mfa.complete(input, client);
     if (!account) throw Problem.unauthorized();
     return AuthTokensResponse.fromTokens(account, tokens);
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccountsService, AccountView } from '@app/accounts';
 import { PasswordFailures, Principal, Problem } from '@app/core';
-import { LoginActivity, PasswordCheckOperation } from '../login-activity';
+import { LoginActivity, PasswordCheckOperation } from '../login/login-activity';
 
 /**
  * The current password of a signed-in caller (password change, email change, two-factor enable

@@ -1,5 +1,3 @@
-import type { RequestFacts } from '../http/request-facts';
-
 export type Scope = 'read' | 'write';
 export const ALL_SCOPES: readonly Scope[] = ['read', 'write'];
 
@@ -18,4 +16,18 @@ export interface Principal {
   name?: string;
   /** The request it came with (the activity log's ip, user agent and request id). */
   request?: RequestFacts;
+}
+
+/** Where a request came from, as recorded on a session. */
+export interface ClientInfo {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/**
+ * A request's facts as the activity log records them. Passed explicitly (on the Principal, or as
+ * an argument on public routes): an AsyncLocalStorage context costs every request Node's promise hooks.
+ */
+export interface RequestFacts extends ClientInfo {
+  requestId: string | null;
 }

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { Ipv4Pool, Ipv6Pool, NetworkConfig } from './app-config';
-import type { EnvReader } from './load-config';
+import type { EnvReader } from './env-reader';
 
 export const ipv4ToNumber = (address: string): number => address.split('.').reduce((n, part) => n * 256 + Number(part), 0);
 export const numberToIpv4 = (n: number): string => [24, 16, 8, 0].map((shift) => Math.floor(n / 2 ** shift) % 256).join('.');

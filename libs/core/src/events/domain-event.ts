@@ -10,37 +10,6 @@ export interface DomainEventBase<N extends string, P> {
   payload: P;
 }
 
-export type InstanceActionFinishedEvent = DomainEventBase<
-  'instance.action_succeeded' | 'instance.action_failed',
-  { serviceId: string; serviceName: string; actionId: string; type: string; error: { code: string; message: string } | null }
->;
-/** A VPS's machine is not usable: its provisioning failed for good, or it vanished from the hypervisor. */
-export type InstanceFaultEvent = DomainEventBase<
-  'instance.fault',
-  { serviceId: string; serviceName: string; code: 'provisioning_failed' | 'machine_missing'; message: string }
->;
-export type ServiceStatusChangedEvent = DomainEventBase<
-  'service.status_changed',
-  { serviceId: string; serviceName: string; from: string; to: string; reason: string | null }
->;
-/** A new S3 key replaced the old one of an object storage service (the old one no longer works). */
-export type ObjectStorageKeyRotatedEvent = DomainEventBase<
-  'object_storage.credentials_rotated',
-  { serviceId: string; serviceName: string; accessKeyId: string }
->;
-/** Usage reached 80 % or 100 % of the quota (bytes or objects, whichever is fuller). */
-export type ObjectStorageQuotaEvent = DomainEventBase<
-  'object_storage.quota_warning',
-  {
-    serviceId: string;
-    serviceName: string;
-    percent: 80 | 100;
-    usedBytes: number;
-    quotaBytes: number;
-    objects: number;
-    quotaObjects: number;
-  }
->;
 /** Sessions ended or API keys revoked: open event streams of the account check their credential again. */
 export type CredentialsRevokedEvent = DomainEventBase<'credentials.revoked', Record<string, never>>;
 
@@ -48,19 +17,13 @@ export type CredentialsRevokedEvent = DomainEventBase<'credentials.revoked', Rec
  * What each area declares in its `libs/<area>/src/<area>.events.ts`: its activity actions and its
  * domain events, added here by declaration merging
  * (`declare module '@app/core' { interface AreaEvents { <area>: { actions: ...; events: ... } } }`),
- * so `ActivityAction` and `DomainEvent` are the unions of what the areas declare. Core holds the
- * event every area shares, and the services area's (issue 28 left libs/services to issue 32).
+ * so `ActivityAction` and `DomainEvent` are the unions of what the areas declare. Core holds only
+ * the event several areas emit and hear (`credentials.revoked`).
  */
 export interface AreaEvents {
   core: {
     actions: never;
-    events:
-      | CredentialsRevokedEvent
-      | InstanceActionFinishedEvent
-      | InstanceFaultEvent
-      | ServiceStatusChangedEvent
-      | ObjectStorageKeyRotatedEvent
-      | ObjectStorageQuotaEvent;
+    events: CredentialsRevokedEvent;
   };
 }
 

@@ -1,19 +1,8 @@
 import type { Request } from 'express';
+import type { RequestFacts } from '../auth/principal';
 import './request-types';
 
-/** Where a request came from, as recorded on a session. */
-export interface ClientInfo {
-  ip: string | null;
-  userAgent: string | null;
-}
-
-/**
- * A request's facts as the activity log records them. Passed explicitly (on the Principal, or as
- * an argument on public routes): an AsyncLocalStorage context costs every request Node's promise hooks.
- */
-export interface RequestFacts extends ClientInfo {
-  requestId: string | null;
-}
+export type { ClientInfo, RequestFacts } from '../auth/principal';
 
 export function requestFactsOf(req: Request): RequestFacts {
   const userAgent = req.headers['user-agent'];

@@ -10,7 +10,7 @@ import {
   ServiceStatus,
   ServiceType,
 } from '../service.types';
-import type { ServiceRow } from '../services.queries';
+import type { ServiceRow } from '../service.types';
 
 export class SshEndpointResponse {
   @ApiProperty({

@@ -1,22 +1,46 @@
-import { EntityManager } from 'typeorm';
+import { Injectable } from '@nestjs/common';
+import { AppConfig, DemoContext, DemoSeeder } from '@app/core';
+import { ImagesRepository, NewImage } from './images.repository';
 
-const DEMO_IMAGES = [
-  ['debian-12', 'Debian 12 (bookworm)', 'debian', '12', 2, 'qcow2', 338_624_512],
-  ['ubuntu-24.04', 'Ubuntu 24.04 LTS', 'ubuntu', '24.04', 4, 'qcow2', 587_202_560],
-] as const;
+const DEMO_IMAGES: NewImage[] = [
+  {
+    slug: 'debian-12',
+    name: 'Debian 12 (bookworm)',
+    osFamily: 'debian',
+    osVersion: '12',
+    minDiskGb: 2,
+    format: 'qcow2',
+    sizeBytes: 338_624_512,
+  },
+  {
+    slug: 'ubuntu-24.04',
+    name: 'Ubuntu 24.04 LTS',
+    osFamily: 'ubuntu',
+    osVersion: '24.04',
+    minDiskGb: 4,
+    format: 'qcow2',
+    sizeBytes: 587_202_560,
+  },
+];
 
 /**
  * The simulator's catalogue of images for a first `npm start` (rows only: the simulator keeps no
- * files), added once. With libvirt, operators add real images with image:add instead.
+ * files), added once, before the demo VPSes that use them. With libvirt, operators add real images
+ * with image:add instead.
  */
-export async function seedDemoImages(manager: EntityManager): Promise<void> {
-  for (const [slug, name, family, version, minDiskGb, format, size] of DEMO_IMAGES) {
-    await manager.query(
-      `INSERT INTO images (slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status)
-       SELECT $1::varchar, $2, $3, $4, $5::int, $6, $7::bigint, 'available'
-        WHERE NOT EXISTS (SELECT 1 FROM images WHERE slug = $1::varchar AND status <> 'deleted')
-       ON CONFLICT DO NOTHING`,
-      [slug, name, family, version, minDiskGb, format, size],
-    );
+@Injectable()
+export class ImagesDemoSeeder extends DemoSeeder {
+  readonly order = 190;
+
+  constructor(
+    private readonly images: ImagesRepository,
+    private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  async seed({ manager }: DemoContext): Promise<void> {
+    if (this.config.computeProvider !== 'simulator') return;
+    for (const image of DEMO_IMAGES) await this.images.insertIfAbsent(manager, image);
   }
 }

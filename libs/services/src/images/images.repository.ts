@@ -61,6 +61,17 @@ export class ImagesRepository {
     return rows[0] ?? null;
   }
 
+  /** Demo data: an available image, unless a live one has its slug already. */
+  async insertIfAbsent(manager: EntityManager, image: NewImage): Promise<void> {
+    await manager.query(
+      `INSERT INTO images (slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status)
+       SELECT $1::varchar, $2, $3, $4, $5::int, $6, $7::bigint, 'available'
+        WHERE NOT EXISTS (SELECT 1 FROM images WHERE slug = $1::varchar AND status <> 'deleted')
+       ON CONFLICT DO NOTHING`,
+      [image.slug, image.name, image.osFamily, image.osVersion, image.minDiskGb, image.format, image.sizeBytes],
+    );
+  }
+
   async deleteRow(id: string): Promise<void> {
     await this.dataSource.query(`DELETE FROM images WHERE id = $1`, [id]);
   }

@@ -1,12 +1,13 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { Interval } from '@nestjs/schedule';
-import { ActivityLog, AppConfig, domainEvent, InstanceActionFinishedEvent, JobLock, TransactionRunner } from '@app/core';
+import { ActivityLog, AppConfig, domainEvent, JobLock, TransactionRunner } from '@app/core';
 import { ServicesRepository } from '../services.repository';
 import { ActionNote, ComputeProvider, ComputeProviderError, instanceRef, TaskStatus } from './compute/compute-provider';
 import { InstanceActionsRepository, PendingAction } from './instance-actions.repository';
 import { isTransitional, targetOf } from './power-state-machine';
 import { VpsInstancesRepository } from './vps-instances.repository';
+import type { InstanceActionFinishedEvent } from '../services.events';
 
 /** An action the hypervisor has not finished by then fails with `timeout`, also when found at start-up. */
 export const ACTION_TIMEOUT_MS = 10 * 60_000;

@@ -13,10 +13,11 @@ import {
   RequireScope,
   UuidParam,
 } from '@app/core';
-import { ConsoleService } from './console/console.service';
+import { ConsoleIssuer } from './console/console-issuer';
 import { ConsoleSessionResponse } from './dto/console-session.response';
 import { InstanceActionResponse } from './dto/instance-action.response';
 import { RebuildInstanceRequest } from './dto/rebuild-instance.request';
+import { InstanceActionHistory } from './instance-action-history';
 import { InstanceActionsService } from './instance-actions.service';
 
 const PaginatedInstanceActions = PaginatedResponse(InstanceActionResponse, 'PaginatedInstanceActions');
@@ -33,7 +34,8 @@ const ACCEPTED = {
 export class InstanceController {
   constructor(
     private readonly actions: InstanceActionsService,
-    private readonly consoles: ConsoleService,
+    private readonly history: InstanceActionHistory,
+    private readonly consoles: ConsoleIssuer,
   ) {}
 
   @Post('start')
@@ -107,7 +109,7 @@ export class InstanceController {
     @UuidParam() id: string,
     @Query() query: PageQuery,
   ): Promise<Paginated<InstanceActionResponse>> {
-    return this.actions.list(principal.accountId, id, query);
+    return this.history.list(principal.accountId, id, query);
   }
 
   @Get('actions/:actionId')
@@ -119,7 +121,7 @@ export class InstanceController {
     @UuidParam() id: string,
     @UuidParam('actionId') actionId: string,
   ): Promise<InstanceActionResponse> {
-    return this.actions.get(principal.accountId, id, actionId);
+    return this.history.get(principal.accountId, id, actionId);
   }
 
   @Get('console')

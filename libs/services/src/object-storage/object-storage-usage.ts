@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { domainEvent, ObjectStorageQuotaEvent, PageQuery, Paginated, paginated, Problem, TransactionRunner } from '@app/core';
+import { domainEvent, PageQuery, Paginated, paginated, Problem, TransactionRunner } from '@app/core';
 import { ServicesRepository } from '../services.repository';
 import { BucketResponse } from './dto/bucket.response';
 import { ObjectStorageProvider, ObjectStorageUnavailableError } from './object-storage-provider';
 import { ObjectStorageUsersRepository } from './object-storage-users.repository';
 import { gatewayUid } from './s3-keys';
+import type { ObjectStorageQuotaEvent } from '../services.events';
 
 /** A reading on demand is taken at most this often per service; a newer one is answered as stored. */
 export const ON_DEMAND_MIN_AGE_SECONDS = 60;

@@ -1,28 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { ActivityLog, domainEvent, ObjectStorageKeyRotatedEvent, Principal, Problem, SecretBox, TransactionRunner } from '@app/core';
+import { ActivityLog, domainEvent, Principal, Problem, SecretBox, TransactionRunner } from '@app/core';
 import { ServicesRepository } from '../services.repository';
 import type { ServiceStatus, ServiceType } from '../service.types';
 import { ObjectStorageCredentialsResponse } from './dto/object-storage-credentials.response';
 import { CredentialRow, ObjectStorageCredentialsRepository } from './object-storage-credentials.repository';
 import { ObjectStorageLifecycle } from './object-storage-lifecycle';
-import { ObjectStorageProvider } from './object-storage-provider';
-import { ObjectStorageUsersRepository } from './object-storage-users.repository';
-import { newS3Key, serviceBucket } from './s3-keys';
+import { ObjectStorageKeys } from './object-storage-keys';
+import type { ObjectStorageKeyRotatedEvent } from '../services.events';
 
 type StorageService = { type: ServiceType; status: ServiceStatus; gateway_state?: string | null };
 
 /**
- * The S3 key of an object storage service, kept sealed (AES-256-GCM). On a real gateway it is made
- * with the gateway user at provisioning; on the simulator it is issued on first request.
+ * The S3 key of an object storage service, shown to its owner and rotated. On a real gateway it is
+ * made with the gateway user at provisioning; on the simulator it is issued on first request.
  */
 @Injectable()
 export class ObjectStorageService {
   constructor(
     private readonly credentials: ObjectStorageCredentialsRepository,
-    private readonly users: ObjectStorageUsersRepository,
     private readonly services: ServicesRepository,
-    private readonly storage: ObjectStorageProvider,
+    private readonly keys: ObjectStorageKeys,
     private readonly lifecycle: ObjectStorageLifecycle,
     private readonly tx: TransactionRunner,
     private readonly box: SecretBox,
@@ -45,7 +43,7 @@ export class ObjectStorageService {
         await this.recordView(m, caller, serviceId, false);
         return this.respond(existing);
       }
-      await this.issue(m, serviceId);
+      await this.keys.issue(m, serviceId);
       await this.recordView(m, caller, serviceId, true);
       return this.respond((await this.credentials.find(m, serviceId))!);
     });
@@ -57,10 +55,7 @@ export class ObjectStorageService {
     await this.tx.run(async (m, publish) => {
       const service = await this.services.lockForAccount(m, accountId, serviceId);
       this.check(service);
-      if (!(await this.credentials.find(m, serviceId))) await this.issue(m, serviceId);
-      const { accessKeyId, secretAccessKey } = newS3Key();
-      await this.credentials.replaceKey(m, serviceId, accessKeyId, this.box.seal(secretAccessKey));
-      await this.lifecycle.changed(m, serviceId);
+      const accessKeyId = await this.keys.replace(m, serviceId);
       publish(
         domainEvent<ObjectStorageKeyRotatedEvent>('object_storage.credentials_rotated', accountId, {
           serviceId,
@@ -79,15 +74,6 @@ export class ObjectStorageService {
     await this.lifecycle.settle([serviceId]);
     const row = await this.credentials.findWithService(accountId, serviceId);
     return this.respond(row as CredentialRow);
-  }
-
-  /** A key for a service that has none (the simulator's first request); a real gateway gets it through the queue. */
-  private async issue(m: EntityManager, serviceId: string): Promise<void> {
-    const [region] = [...(await this.users.regions(m, [serviceId])).values()];
-    const location = this.storage.location(region) ?? this.storage.location()!;
-    const { secretAccessKey, ...key } = newS3Key();
-    await this.credentials.insert(m, serviceId, { ...location, bucket: serviceBucket(serviceId), ...key }, this.box.seal(secretAccessKey));
-    if (region !== undefined) await this.lifecycle.changed(m, serviceId);
   }
 
   /** Who saw the secret, and when (never the secret itself). */

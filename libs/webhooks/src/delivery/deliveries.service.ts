@@ -1,19 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { ActivityLog, AppConfig, Paginated, paginated, PageQuery, Principal, Problem, TransactionRunner } from '@app/core';
-import { WebhookDeliveryAttemptResponse } from '../dto/delivery-attempt.response';
+import { ActivityLog, AppConfig, Principal, Problem, TransactionRunner } from '@app/core';
 import { WebhookDeliveryResponse } from '../dto/delivery.response';
 import { WebhooksRepository } from '../webhooks.repository';
 import { WebhooksService } from '../webhooks.service';
-import { AttemptsRepository } from './attempts.repository';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveryOutbox } from './delivery-outbox';
 
-/** The delivery routes: history, attempts, a test event and a redelivery. */
+/** The delivery routes that send: a test event and a redelivery (the history is DeliveryHistory). */
 @Injectable()
 export class DeliveriesService {
   constructor(
     private readonly deliveries: DeliveriesRepository,
-    private readonly attemptsOf: AttemptsRepository,
     private readonly endpoints: WebhooksRepository,
     private readonly webhooks: WebhooksService,
     private readonly outbox: DeliveryOutbox,
@@ -21,25 +18,6 @@ export class DeliveriesService {
     private readonly tx: TransactionRunner,
     private readonly config: AppConfig,
   ) {}
-
-  async list(accountId: string, webhookId: string, query: PageQuery): Promise<Paginated<WebhookDeliveryResponse>> {
-    await this.webhooks.findOneForAccount(accountId, webhookId);
-    const { rows, total } = await this.deliveries.page(webhookId, query);
-    return paginated(rows.map(WebhookDeliveryResponse.fromRow), query, total);
-  }
-
-  /** Every attempt of one delivery, newest first: the delivery row keeps only the last one's outcome. */
-  async attempts(
-    accountId: string,
-    webhookId: string,
-    deliveryId: string,
-    query: PageQuery,
-  ): Promise<Paginated<WebhookDeliveryAttemptResponse>> {
-    await this.webhooks.findOneForAccount(accountId, webhookId);
-    if (!(await this.deliveries.findForEndpoint(webhookId, deliveryId))) throw Problem.notFound('Delivery');
-    const { rows, total } = await this.attemptsOf.page(deliveryId, query);
-    return paginated(rows.map(WebhookDeliveryAttemptResponse.fromRow), query, total);
-  }
 
   async sendTest(caller: Principal, webhookId: string): Promise<WebhookDeliveryResponse> {
     const { accountId } = caller;

@@ -1,15 +1,9 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { DataSource } from 'typeorm';
-import {
-  AppConfig,
-  CredentialsRevokedEvent,
-  InstanceActionFinishedEvent,
-  PgListener,
-  pgNotify,
-  ServiceStatusChangedEvent,
-} from '@app/core';
+import { AppConfig, CredentialsRevokedEvent, PgListener } from '@app/core';
+import type { InstanceActionFinishedEvent, ServiceStatusChangedEvent } from '../../services.events';
 import { ConsoleConnections } from './console-connections';
+import { ConsoleSessionsRepository } from './console-sessions.repository';
 
 const CHANNEL = 'console_rechecks';
 const ACCOUNT_ID = /^[0-9a-f-]{36}$/i;
@@ -28,7 +22,7 @@ export class ConsoleRechecks implements OnApplicationBootstrap, BeforeApplicatio
 
   constructor(
     private readonly config: AppConfig,
-    private readonly dataSource: DataSource,
+    private readonly sessions: ConsoleSessionsRepository,
     private readonly connections: ConsoleConnections,
   ) {}
 
@@ -70,7 +64,7 @@ export class ConsoleRechecks implements OnApplicationBootstrap, BeforeApplicatio
 
   private async announce(accountId: string): Promise<void> {
     try {
-      if (this.config.databaseUrl) await pgNotify(this.dataSource, CHANNEL, accountId);
+      if (this.config.databaseUrl) await this.sessions.notifyProcesses(CHANNEL, accountId);
       else await this.connections.recheck(accountId);
     } catch (err) {
       this.logger.warn(`Could not announce a console check: ${(err as Error).message}`);

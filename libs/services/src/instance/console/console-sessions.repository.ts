@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import type { CredentialKind, CredentialRef } from '@app/core';
+import { pgNotify, type CredentialKind, type CredentialRef } from '@app/core';
 
 /** An open connection whose replica has not refreshed it for this long no longer counts. */
 export const CONSOLE_STALE_SECONDS = 60;
@@ -32,6 +32,11 @@ export class ConsoleSessionsRepository {
       `INSERT INTO console_sessions (service_id, token_hash, target_sealed, expires_at, credential_kind, credential_id) VALUES ($1, $2, $3, $4, $5, $6)`,
       [serviceId, session.tokenHash, session.targetSealed, session.expiresAt, credential.kind, credential.credentialId],
     );
+  }
+
+  /** A NOTIFY to every API process on the channel (no table: messages between replicas). */
+  notifyProcesses(channel: string, payload: string): Promise<void> {
+    return pgNotify(this.dataSource, channel, payload);
   }
 
   countOpen(accountId: string): Promise<number> {

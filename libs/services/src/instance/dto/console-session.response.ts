@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { isoTimestamp } from '@app/core';
 
 export class ConsoleSessionResponse {
   @ApiProperty({ enum: ['vnc'], example: 'vnc', description: 'Remote framebuffer protocol spoken over the WebSocket.' })
@@ -9,4 +10,8 @@ export class ConsoleSessionResponse {
   password: string;
   @ApiProperty({ format: 'date-time', description: 'Connect before this time (60 seconds after creation).' })
   expiresAt: string;
+
+  static fromSession(url: string, password: string, expiresAt: Date): ConsoleSessionResponse {
+    return { protocol: 'vnc', url, password, expiresAt: isoTimestamp(expiresAt) };
+  }
 }

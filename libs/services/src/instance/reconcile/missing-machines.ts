@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Actor, ActivityLog, domainEvent, InstanceFaultEvent, TransactionRunner } from '@app/core';
+import { Actor, ActivityLog, domainEvent, TransactionRunner } from '@app/core';
 import { ServicesRepository } from '../../services.repository';
 import { VpsInstancesRepository } from '../vps-instances.repository';
+import type { InstanceFaultEvent } from '../../services.events';
 
 const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: null };
 

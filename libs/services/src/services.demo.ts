@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, DemoContext, DemoSeeder } from '@app/core';
-import { seedDemoImages } from '../images/images.demo';
-import { InstanceActionsRepository } from '../instance/instance-actions.repository';
-import { ProvisionSpec, ServiceProvisioner } from '../service-provisioner';
+import { InstanceActionsRepository } from './instance/instance-actions.repository';
+import { ProvisionSpec, ServiceProvisioner } from './service-provisioner';
 
 const DAY = 86_400_000;
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY);
@@ -20,13 +19,12 @@ export class ServicesDemoSeeder extends DemoSeeder {
     super();
   }
 
-  /** The simulator's demo images; with libvirt, demo VPSes have none (no machines are made for them). */
+  /** The simulator's demo images (ImagesDemoSeeder, run before); with libvirt, demo VPSes have none (no machines are made for them). */
   private image(slug: string): Pick<ProvisionSpec, 'image'> {
     return this.config.computeProvider === 'simulator' ? { image: slug } : {};
   }
 
   async seed({ accountId, manager }: DemoContext): Promise<void> {
-    if (this.config.computeProvider === 'simulator') await seedDemoImages(manager);
     const specs: ProvisionSpec[] = [
       { type: 'vps', name: 'legacy-shop', productSlug: 'vps-xxl-2023', status: 'terminated', region: 'eu-west', createdAt: daysAgo(420) },
       { type: 'object_storage', name: 'old-archive', productSlug: 'storage-5000', status: 'cancelled', createdAt: daysAgo(300) },
