@@ -11,6 +11,11 @@ const CHANNEL = 'account_notifications';
 const RECONNECT_AFTER_LIMIT_SECONDS = 30;
 /** Every open stream's credential is verified again this often, whatever was announced. */
 const RECHECK_MS = 60_000;
+/**
+ * The heartbeat interval is cut into this many ticks, each beating its share of the streams: every
+ * stream still gets one per interval, and 10,000 streams are not written all in one turn.
+ */
+const HEARTBEAT_SLICES = 10;
 /** Credential checks a recheck runs at once: the rest of the pool stays free for requests. */
 const RECHECK_CONCURRENCY = 4;
 interface Announcement {
@@ -25,6 +30,8 @@ interface OpenStream {
   ip: string;
   credential: StreamCredential;
   timer: NodeJS.Timeout;
+  /** The heartbeat tick that beats this stream. */
+  slice: number;
 }
 
 /**
@@ -40,6 +47,8 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
   private readonly rechecker = setInterval(() => this.recheckAll(), RECHECK_MS).unref();
   /** One heartbeat timer for every stream of the process, not one per stream. */
   private readonly heartbeat: NodeJS.Timeout;
+  private ticks = 0;
+  private opened = 0;
   private readonly bursts: NewsBursts;
   private listener: PgListener | null = null;
   private closing = false;
@@ -48,7 +57,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     private readonly config: AppConfig,
     private readonly repository: NotificationsRepository,
   ) {
-    this.heartbeat = setInterval(() => this.beat(), config.notificationsHeartbeatMs).unref();
+    this.heartbeat = setInterval(() => this.beat(), Math.max(1, config.notificationsHeartbeatMs / HEARTBEAT_SLICES)).unref();
     this.bursts = new NewsBursts(repository, (accountId, news) => this.push(accountId, news), this.logger);
   }
 
@@ -86,7 +95,13 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     const lifetimeEnd = Date.now() + limits.maxSeconds * 1000;
     const expired = credential.validUntil !== null && credential.validUntil.getTime() <= lifetimeEnd;
     const endsAt = expired ? credential.validUntil!.getTime() : lifetimeEnd;
-    const open: OpenStream = { stream, ip, credential, timer: undefined as unknown as NodeJS.Timeout };
+    const open: OpenStream = {
+      stream,
+      ip,
+      credential,
+      timer: undefined as unknown as NodeJS.Timeout,
+      slice: this.opened++ % HEARTBEAT_SLICES,
+    };
     open.timer = setTimeout(
       () => this.finish(open, expired ? STREAM_ENDINGS.credentialInvalid : STREAM_ENDINGS.maxLifetime),
       Math.max(0, endsAt - Date.now()),
@@ -159,7 +174,8 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private beat(): void {
-    for (const set of this.streams.values()) for (const { stream } of set) stream.heartbeat();
+    const slice = this.ticks++ % HEARTBEAT_SLICES;
+    for (const set of this.streams.values()) for (const open of set) if (open.slice === slice) open.stream.heartbeat();
   }
 
   private recheckAll(): void {
