@@ -1,4 +1,5 @@
-import { createAccount } from './factories/accounts';
+import { NotificationsRepository } from '../libs/notifications/src/notifications.repository';
+import { createSettledAccount } from './factories/notifications';
 import { startTestApp, TestApp } from './support/test-app';
 import { TEST_DATABASE_URL } from './support/test-env';
 
@@ -12,7 +13,7 @@ import { TEST_DATABASE_URL } from './support/test-env';
   beforeAll(async () => {
     // The bulk insert below outlasts the app's 5 s statement timeout on a busy machine.
     t = await startTestApp({ DB_STATEMENT_TIMEOUT_MS: '120000' });
-    accountId = (await createAccount(t)).id;
+    accountId = (await createSettledAccount(t)).id;
     await t.db.query(
       `INSERT INTO notifications (account_id, type, severity, title, body, read_at, created_at)
        SELECT $1, 'ticket_closed', 'info', 't' || g, 'b', CASE WHEN g % 1000 = 0 THEN NULL ELSE now() END, now() - g * interval '1 second'
@@ -43,6 +44,31 @@ import { TEST_DATABASE_URL } from './support/test-env';
     ]);
     expect(all).toMatch(/Index (Only )?Scan using notifications_account_list_idx/);
     expect(all).not.toMatch(/Seq Scan|Sort/);
+  });
+
+  it('fetches a burst of announcements (issue 30) from the partial index and the primary key, without scanning the table', async () => {
+    const repository = t.app.get(NotificationsRepository);
+    const [unread] = (await t.db.query(`SELECT id FROM notifications WHERE account_id = $1 AND read_at IS NULL LIMIT 1`, [accountId])) as {
+      id: string;
+    }[];
+    const other = (await createSettledAccount(t)).id;
+    const news = await repository.news([accountId, other], [unread.id]);
+    expect(news.get(accountId)).toEqual({
+      unread: await repository.unreadCount(accountId),
+      notifications: [expect.objectContaining({ id: unread.id, read_at: null })],
+    });
+    // The other account gets its count, and not the notification announced beside it.
+    expect(news.get(other)).toEqual({ unread: await repository.unreadCount(other), notifications: [] });
+    const text = await plan(
+      `SELECT a.account, u.unread, n.id FROM unnest($1::uuid[]) AS a(account)
+        CROSS JOIN LATERAL (SELECT count(*)::int AS unread FROM notifications WHERE account_id = a.account AND read_at IS NULL) u
+         LEFT JOIN notifications n ON n.account_id = a.account AND n.id = ANY($2::uuid[])
+        ORDER BY a.account, array_position($2::uuid[], n.id)`,
+      [[accountId, other], [unread.id]],
+    );
+    expect(text).toMatch(/Index (Only )?Scan using notifications_unread_idx/);
+    expect(text).toMatch(/Index Scan using notifications_pkey/);
+    expect(text).not.toMatch(/Seq Scan on notifications/);
   });
 
   it('marks one read by primary key', async () => {

@@ -15,6 +15,12 @@ export interface DemoNotification {
 
 const COLUMNS = 'id, type, severity, title, body, link, entity_type, entity_id, read_at, created_at';
 
+/** What a burst of announcements brings one account: its unread count and the announced notifications that are its own. */
+export interface AccountNews {
+  unread: number;
+  notifications: NotificationRow[];
+}
+
 /** Raw SQL on the hot paths (unread count, mark read): one statement each, no entity hydration. */
 @Injectable()
 export class NotificationsRepository {
@@ -53,6 +59,31 @@ export class NotificationsRepository {
       [accountId],
     );
     return Number(count);
+  }
+
+  /**
+   * One statement for a burst of announcements (issue 30): every account's unread count (from the
+   * partial index) and, in the order announced, those of `notificationIds` that belong to it.
+   */
+  async news(accountIds: string[], notificationIds: string[]): Promise<Map<string, AccountNews>> {
+    const rows = await poolQuery<Partial<NotificationRow> & { account: string; unread: number }>(
+      this.dataSource,
+      `SELECT a.account, u.unread, ${COLUMNS.split(', ')
+        .map((column) => `n.${column}`)
+        .join(', ')}
+         FROM unnest($1::uuid[]) AS a(account)
+        CROSS JOIN LATERAL (SELECT count(*)::int AS unread FROM notifications WHERE account_id = a.account AND read_at IS NULL) u
+         LEFT JOIN notifications n ON n.account_id = a.account AND n.id = ANY($2::uuid[])
+        ORDER BY a.account, array_position($2::uuid[], n.id)`,
+      [accountIds, notificationIds],
+    );
+    const news = new Map<string, AccountNews>();
+    for (const { account, unread, ...notification } of rows) {
+      const entry = news.get(account) ?? { unread: Number(unread), notifications: [] };
+      if (notification.id) entry.notifications.push(notification as NotificationRow);
+      news.set(account, entry);
+    }
+    return news;
   }
 
   /**

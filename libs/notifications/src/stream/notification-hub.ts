@@ -2,14 +2,22 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import type { Response } from 'express';
 import { AppConfig, PgListener, Problem } from '@app/core';
 import { NotificationResponse, UnreadCountResponse } from '../dto/notification.response';
-import { NotificationsRepository } from '../notifications.repository';
-import { SseStream } from './sse-stream';
+import { AccountNews, NotificationsRepository } from '../notifications.repository';
+import { NewsBursts } from './news-bursts';
+import { SseStream, sseEvent } from './sse-stream';
 import { STREAM_ENDINGS, StreamCredential } from './stream-credential';
 
 const CHANNEL = 'account_notifications';
 const RECONNECT_AFTER_LIMIT_SECONDS = 30;
 /** Every open stream's credential is verified again this often, whatever was announced. */
 const RECHECK_MS = 60_000;
+/**
+ * The heartbeat interval is cut into this many ticks, each beating its share of the streams: every
+ * stream still gets one per interval, and 10,000 streams are not written all in one turn.
+ */
+const HEARTBEAT_SLICES = 10;
+/** Credential checks a recheck runs at once: the rest of the pool stays free for requests. */
+const RECHECK_CONCURRENCY = 4;
 interface Announcement {
   accountId: string;
   notificationId: string | null;
@@ -22,6 +30,8 @@ interface OpenStream {
   ip: string;
   credential: StreamCredential;
   timer: NodeJS.Timeout;
+  /** The heartbeat tick that beats this stream. */
+  slice: number;
 }
 
 /**
@@ -35,13 +45,21 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
   private readonly streams = new Map<string, Set<OpenStream>>();
   private readonly perIp = new Map<string, number>();
   private readonly rechecker = setInterval(() => this.recheckAll(), RECHECK_MS).unref();
+  /** One heartbeat timer for every stream of the process, not one per stream. */
+  private readonly heartbeat: NodeJS.Timeout;
+  private ticks = 0;
+  private opened = 0;
+  private readonly bursts: NewsBursts;
   private listener: PgListener | null = null;
   private closing = false;
 
   constructor(
     private readonly config: AppConfig,
     private readonly repository: NotificationsRepository,
-  ) {}
+  ) {
+    this.heartbeat = setInterval(() => this.beat(), Math.max(1, config.notificationsHeartbeatMs / HEARTBEAT_SLICES)).unref();
+    this.bursts = new NewsBursts(repository, (accountId, news) => this.push(accountId, news), this.logger);
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.databaseUrl) return;
@@ -68,7 +86,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     const limits = this.config.notificationStreams;
     if ((this.perIp.get(ip) ?? 0) >= limits.perIp) throw Problem.rateLimited(RECONNECT_AFTER_LIMIT_SECONDS);
     const accountId = credential.principal.accountId;
-    const stream = new SseStream(res, this.config.notificationsHeartbeatMs);
+    const stream = new SseStream(res);
     if (this.closing) return stream.end();
     if (!stream.open) return;
     const set = this.streams.get(accountId) ?? new Set<OpenStream>();
@@ -77,7 +95,13 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     const lifetimeEnd = Date.now() + limits.maxSeconds * 1000;
     const expired = credential.validUntil !== null && credential.validUntil.getTime() <= lifetimeEnd;
     const endsAt = expired ? credential.validUntil!.getTime() : lifetimeEnd;
-    const open: OpenStream = { stream, ip, credential, timer: undefined as unknown as NodeJS.Timeout };
+    const open: OpenStream = {
+      stream,
+      ip,
+      credential,
+      timer: undefined as unknown as NodeJS.Timeout,
+      slice: this.opened++ % HEARTBEAT_SLICES,
+    };
     open.timer = setTimeout(
       () => this.finish(open, expired ? STREAM_ENDINGS.credentialInvalid : STREAM_ENDINGS.maxLifetime),
       Math.max(0, endsAt - Date.now()),
@@ -114,7 +138,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     const message: Announcement = { accountId, notificationId };
     try {
       if (this.config.databaseUrl) await this.repository.notifyProcesses(CHANNEL, JSON.stringify(message));
-      else await this.deliver(message);
+      else this.queue(accountId, notificationId);
     } catch (err) {
       this.logger.warn(`Could not announce a notification: ${(err as Error).message}`);
     }
@@ -140,30 +164,50 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
       return;
     }
     if (message.recheck) void this.recheck(message.accountId);
-    else this.deliver(message).catch((err: Error) => this.logger.warn(`Could not deliver a notification: ${err.message}`));
+    else this.queue(message.accountId, message.notificationId);
   }
 
   /** After LISTEN was down, announcements may have been missed: resend every local stream's count. */
   private resync(): void {
-    for (const accountId of this.streams.keys()) void this.deliver({ accountId, notificationId: null }).catch(() => undefined);
+    for (const accountId of this.streams.keys()) this.queue(accountId, null);
     this.recheckAll();
   }
 
-  private recheckAll(): void {
-    for (const accountId of this.streams.keys()) void this.recheck(accountId);
+  private beat(): void {
+    const slice = this.ticks++ % HEARTBEAT_SLICES;
+    for (const set of this.streams.values()) for (const open of set) if (open.slice === slice) open.stream.heartbeat();
   }
 
-  /** Ends the account's streams whose credential no longer verifies; a failed check keeps the stream. */
+  private recheckAll(): void {
+    void this.verify([...this.streams.values()].flatMap((set) => [...set]));
+  }
+
   private async recheck(accountId: string): Promise<void> {
-    await Promise.all(
-      [...(this.streams.get(accountId) ?? [])].map(async (open) => {
+    await this.verify([...(this.streams.get(accountId) ?? [])]);
+  }
+
+  /**
+   * Ends the streams whose credential no longer verifies; a failed check keeps them. Streams opened
+   * with the same bearer (a dashboard's tabs) are answered by one check, RECHECK_CONCURRENCY at a time.
+   */
+  private async verify(opens: OpenStream[]): Promise<void> {
+    const byBearer = new Map<string, OpenStream[]>();
+    for (const open of opens) {
+      const group = byBearer.get(open.credential.key);
+      if (group) group.push(open);
+      else byBearer.set(open.credential.key, [open]);
+    }
+    const groups = [...byBearer.values()];
+    const worker = async () => {
+      for (let group = groups.pop(); group; group = groups.pop()) {
         try {
-          if (!(await open.credential.stillValid())) this.finish(open, STREAM_ENDINGS.credentialInvalid);
+          if (!(await group[0].credential.stillValid())) for (const open of group) this.finish(open, STREAM_ENDINGS.credentialInvalid);
         } catch (err) {
           this.logger.warn(`Could not check a stream's credential: ${(err as Error).message}`);
         }
-      }),
-    );
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(RECHECK_CONCURRENCY, groups.length) }, worker));
   }
 
   private finish(open: OpenStream, ending: { event: string; data: unknown }): void {
@@ -171,18 +215,15 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     this.remove(open.credential.principal.accountId, open);
   }
 
-  private async deliver({ accountId, notificationId }: Announcement): Promise<void> {
-    if (!this.streams.get(accountId)?.size) return;
-    const [notification, count] = await Promise.all([
-      notificationId ? this.repository.findOne(accountId, notificationId) : Promise.resolve(null),
-      this.repository.unreadCount(accountId),
-    ]);
-    const shown = notification && NotificationResponse.fromRow(notification);
-    const unread = UnreadCountResponse.fromCount(count);
-    for (const { stream } of this.streams.get(accountId) ?? []) {
-      if (shown) stream.send('notification', shown);
-      stream.send('unread-count', unread);
-    }
+  private queue(accountId: string, notificationId: string | null): void {
+    if (this.streams.has(accountId)) this.bursts.add(accountId, notificationId);
+  }
+
+  private push(accountId: string, { unread, notifications }: AccountNews): void {
+    const events =
+      notifications.map((n) => sseEvent('notification', NotificationResponse.fromRow(n))).join('') +
+      sseEvent('unread-count', UnreadCountResponse.fromCount(unread));
+    for (const { stream } of this.streams.get(accountId) ?? []) stream.push(events);
   }
 
   private remove(accountId: string, open: OpenStream): void {
@@ -199,6 +240,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
     clearInterval(this.rechecker);
+    clearInterval(this.heartbeat);
     for (const set of this.streams.values()) {
       for (const open of set) {
         clearTimeout(open.timer);

@@ -3,6 +3,8 @@ import type { Principal } from '@app/core';
 /** What a stream needs to know about the credential it was opened with. */
 export interface StreamCredential {
   principal: Principal;
+  /** The same for every stream opened with the same bearer: one check answers for all of them. */
+  key: string;
   /** When the credential stops working by itself (token exp, key expiry); null: never. */
   validUntil: Date | null;
   /** Verifies the credential again (revoked key, ended session, changed password). */

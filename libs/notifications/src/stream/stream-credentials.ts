@@ -16,6 +16,7 @@ export class StreamCredentials {
     const token = BEARER.exec(req.headers.authorization ?? '')?.[1] ?? '';
     return {
       principal,
+      key: token,
       validUntil: this.verifier.validUntil(token, principal),
       stillValid: async () => {
         const now = await this.verifier.verify(token);

@@ -5,6 +5,7 @@ import { AppConfig, CredentialRef, CredentialStatus } from '@app/core';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
 import type { OpenedConsole } from './console.service';
 import { copyBothWays } from './copy-both-ways';
+import type { UpstreamReads } from './upstream-reads';
 
 /** How often this replica refreshes its open consoles and ends those whose machine stopped. */
 export const CONSOLE_CHECK_INTERVAL_MS = 5_000;
@@ -62,7 +63,12 @@ export class ConsoleConnections implements OnModuleDestroy {
     return [...this.open.values()].filter((open) => open.credential.accountId === accountId).length;
   }
 
-  bridge(opened: Pick<OpenedConsole, 'sessionId' | 'credential' | 'validUntil'>, ws: WebSocket, upstream: Socket): void {
+  bridge(
+    opened: Pick<OpenedConsole, 'sessionId' | 'credential' | 'validUntil'>,
+    ws: WebSocket,
+    upstream: Socket,
+    reads: UpstreamReads,
+  ): void {
     const { sessionId, credential, validUntil } = opened;
     const limitAt = Date.now() + this.config.consoleMaxSeconds * 1000;
     const expires = validUntil !== null && validUntil.getTime() < limitAt;
@@ -73,7 +79,7 @@ export class ConsoleConnections implements OnModuleDestroy {
     this.open.set(sessionId, { ws, upstream, credential, deadline, verifiedAt: Date.now() });
     this.checker ??= setInterval(() => void this.check(), CONSOLE_CHECK_INTERVAL_MS).unref();
 
-    copyBothWays(ws, upstream, (toClient, fromClient) => {
+    copyBothWays(ws, upstream, reads, (toClient, fromClient) => {
       this.bytesToClient += toClient;
       this.bytesFromClient += fromClient;
     });

@@ -9,6 +9,7 @@ import { AppConfig, PROBLEM_TITLES, ProblemCode } from '@app/core';
 import type { ConsoleTarget } from '../compute/compute-provider';
 import { ConsoleConnections } from './console-connections';
 import { ConsoleService } from './console.service';
+import { UpstreamReads } from './upstream-reads';
 
 const UPSTREAM_CONNECT_TIMEOUT_MS = 5_000;
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -102,19 +103,21 @@ export class ConsoleProxy implements OnApplicationBootstrap, OnApplicationShutdo
       );
     if (redemption.outcome === 'limit') throw new Refusal(409, 'quota_exceeded', this.consoles.limitReached().detail);
 
-    const upstream = await connectUpstream(redemption.target).catch(() => null);
+    const reads = new UpstreamReads();
+    const upstream = await connectUpstream(redemption.target, reads).catch(() => null);
     if (!upstream || socket.destroyed) {
       upstream?.destroy();
       await this.connections.forget(redemption.sessionId);
       throw new Refusal(503, 'hypervisor_unavailable', "The machine's console could not be reached. Retry shortly.");
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.connections.bridge(redemption, ws, upstream));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.connections.bridge(redemption, ws, upstream, reads));
   }
 }
 
-function connectUpstream(target: ConsoleTarget): Promise<Socket> {
+/** Connected and not read from until the bridge pipes it (the VNC server speaks first). */
+function connectUpstream(target: ConsoleTarget, reads: UpstreamReads): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: target.host, port: target.port, noDelay: true });
+    const socket = connect({ host: target.host, port: target.port, noDelay: true, onread: reads.onread }).pause();
     const timer = setTimeout(() => socket.destroy(new Error('upstream connect timeout')), UPSTREAM_CONNECT_TIMEOUT_MS);
     socket.once('connect', () => {
       clearTimeout(timer);
