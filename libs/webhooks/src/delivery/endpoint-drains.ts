@@ -174,6 +174,6 @@ export class EndpointDrains implements BeforeApplicationShutdown {
   }
 }
 
-function secondsUntil(at: Date): number {
-  return Math.max(0, Math.ceil((at.getTime() - Date.now()) / 1000));
+function secondsUntil(at: Date | string): number {
+  return Math.max(0, Math.ceil((new Date(at).getTime() - Date.now()) / 1000));
 }
