@@ -685,6 +685,7 @@ async function main() {
         apiKey: creds.apiKey,
         dbUrl,
         perEndpoint: Number(process.env.BENCH_WEBHOOK_BACKLOG) || (opts.smoke ? 50 : 500),
+        rounds: opts.rounds,
         log,
       });
     }

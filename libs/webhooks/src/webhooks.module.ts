@@ -10,6 +10,8 @@ import { DeliveryFanOut } from './delivery/delivery-fan-out';
 import { DeliveryOutcomes } from './delivery/delivery-outcomes';
 import { DeliveryOutbox } from './delivery/delivery-outbox';
 import { DeliverySigner } from './delivery/delivery-signer';
+import { EndpointDrains } from './delivery/endpoint-drains';
+import { EndpointLeasesRepository } from './delivery/endpoint-leases.repository';
 import { WebhookSender } from './delivery/webhook-sender';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
@@ -23,12 +25,14 @@ import { WebhooksService } from './webhooks.service';
     WebhooksRepository,
     DeliveriesRepository,
     AttemptsRepository,
+    EndpointLeasesRepository,
     WebhooksService,
     DeliveriesService,
     DeliveryHistory,
     DeliveryOutbox,
     DeliveryFanOut,
     DeliveryAttemptJob,
+    EndpointDrains,
     DeliverySigner,
     DeliveryOutcomes,
     WebhookSender,

@@ -155,27 +155,6 @@ export class WebhooksRepository {
     return rows[0] ?? null;
   }
 
-  /**
-   * Worker side: takes the endpoint's single in-flight slot for `seconds` (longer than an attempt
-   * lasts); false while another attempt, in any process, holds it.
-   */
-  async lease(id: string, seconds: number): Promise<boolean> {
-    const rows = await this.dataSource.query(
-      `UPDATE webhook_endpoints SET in_flight_until = now() + make_interval(secs => $2)
-       WHERE id = $1 AND (in_flight_until IS NULL OR in_flight_until < now()) RETURNING id`,
-      [id, seconds],
-    );
-    return firstReturned(rows) !== null;
-  }
-
-  async release(id: string): Promise<void> {
-    await this.dataSource.query(`UPDATE webhook_endpoints SET in_flight_until = NULL WHERE id = $1`, [id]);
-  }
-
-  async markSucceeded(manager: EntityManager, id: string): Promise<void> {
-    await manager.query(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [id]);
-  }
-
   /** Starts (or continues) the failure streak; returns the endpoint when the streak is older than `disableAfterSeconds` and it was just disabled. */
   async markFailed(manager: EntityManager, id: string, disableAfterSeconds: number): Promise<EndpointRow | null> {
     await manager.query(`UPDATE webhook_endpoints SET failing_since = now() WHERE id = $1 AND failing_since IS NULL`, [id]);

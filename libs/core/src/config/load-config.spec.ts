@@ -326,7 +326,7 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('defaults webhooks to https, public addresses only, 10 s an attempt, 24 h of retries and disabling after 3 days', () => {
+  it('defaults webhooks to https, public addresses only, 10 s an attempt, 32 endpoints at once, 24 h of retries and disabling after 3 days', () => {
     expect(loadConfig({ DATA_DIR: dataDir(), ...secrets }).webhooks).toEqual({
       allowHttp: false,
       allowPrivate: false,
@@ -334,7 +334,7 @@ describe('loadConfig', () => {
       retryWindowSeconds: 86_400,
       disableAfterSeconds: 259_200,
       timeoutSeconds: 10,
-      concurrency: 4,
+      concurrency: 32,
     });
     expect(
       problems({

@@ -255,7 +255,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
       retryWindowSeconds: env.int('WEBHOOKS_RETRY_WINDOW_SECONDS', 86_400, 1, 7 * 86_400),
       disableAfterSeconds: env.int('WEBHOOKS_DISABLE_AFTER_SECONDS', 3 * 86_400, 1, 30 * 86_400),
       timeoutSeconds: env.int('WEBHOOKS_TIMEOUT_SECONDS', 10, 1, 15),
-      concurrency: env.int('WEBHOOKS_CONCURRENCY', 4, 1, 64),
+      concurrency: env.int('WEBHOOKS_CONCURRENCY', 32, 1, 64),
     },
   };
   if (!/^[^<>@\s]+@[^<>@\s]+$|<[^<>@\s]+@[^<>@\s]+>$/.test(config.mail.from)) {

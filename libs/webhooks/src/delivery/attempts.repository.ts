@@ -28,26 +28,8 @@ export class AttemptsRepository {
 
   /** In the transaction that records the delivery's outcome; `startedAt` is when the request went out. */
   async insert(manager: EntityManager, deliveryId: string, attempt: number, startedAt: Date, r: SendResult): Promise<void> {
-    const response = r.response;
-    await manager.query(
-      `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, result, response_code, duration_ms, error, response_headers,
-         response_headers_truncated, response_body, response_body_encoding, response_body_truncated, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12)`,
-      [
-        deliveryId,
-        attempt,
-        r.result,
-        r.responseCode,
-        r.durationMs,
-        r.error,
-        response ? JSON.stringify(response.headers) : null,
-        response?.headersTruncated ?? false,
-        response?.body ?? null,
-        response?.bodyEncoding ?? null,
-        response?.bodyTruncated ?? false,
-        startedAt,
-      ],
-    );
+    const { sql, values } = attemptInsert(1, deliveryId, attempt, startedAt, r);
+    await manager.query(sql, values);
   }
 
   /** The attempts of one delivery (the caller has checked it is the account's), newest first. */
@@ -58,4 +40,39 @@ export class AttemptsRepository {
       query,
     );
   }
+}
+
+/**
+ * The INSERT of one attempt with its placeholders numbered from `first`: on its own in the outcome's
+ * transaction, or as a part of the statement that records a success and claims the next delivery.
+ */
+export function attemptInsert(
+  first: number,
+  deliveryId: string,
+  attempt: number,
+  startedAt: Date,
+  r: SendResult,
+): { sql: string; values: unknown[] } {
+  const response = r.response;
+  const values = [
+    deliveryId,
+    attempt,
+    r.result,
+    r.responseCode,
+    r.durationMs,
+    r.error,
+    response ? JSON.stringify(response.headers) : null,
+    response?.headersTruncated ?? false,
+    response?.body ?? null,
+    response?.bodyEncoding ?? null,
+    response?.bodyTruncated ?? false,
+    startedAt,
+  ];
+  const p = (i: number) => `$${first + i}`;
+  return {
+    sql: `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, result, response_code, duration_ms, error, response_headers,
+         response_headers_truncated, response_body, response_body_encoding, response_body_truncated, created_at)
+       VALUES (${values.map((_, i) => (i === 6 ? `${p(i)}::jsonb` : p(i))).join(', ')})`,
+    values,
+  };
 }

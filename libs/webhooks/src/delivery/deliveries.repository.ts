@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { PageQuery, pageOfRows, RowsPage } from '@app/core';
-import { ENDPOINT_COLUMNS, EndpointRow, firstReturned } from '../webhooks.repository';
+import { firstReturned } from '../webhooks.repository';
 
 /** A webhook_deliveries row as the driver returns it. */
 export interface DeliveryRow {
@@ -20,7 +20,7 @@ export interface DeliveryRow {
   retry_until: Date;
   created_at: Date;
 }
-const COLUMNS = `id, endpoint_id, message_id, event_type, body, status, attempts, last_response_code, last_duration_ms,
+export const DELIVERY_COLUMNS = `id, endpoint_id, message_id, event_type, body, status, attempts, last_response_code, last_duration_ms,
   last_error, last_attempt_at, next_attempt_at, retry_until, created_at`;
 
 /** Deliveries deleted per statement by the retention purge. */
@@ -45,7 +45,7 @@ export class DeliveriesRepository {
   ): Promise<DeliveryRow> {
     const rows: DeliveryRow[] = await manager.query(
       `INSERT INTO webhook_deliveries (endpoint_id, message_id, event_type, body, next_attempt_at, retry_until)
-       VALUES ($1, $2, $3, $4, now(), now() + make_interval(secs => $5)) RETURNING ${COLUMNS}`,
+       VALUES ($1, $2, $3, $4, now(), now() + make_interval(secs => $5)) RETURNING ${DELIVERY_COLUMNS}`,
       [d.endpointId, d.messageId, d.eventType, d.body, d.retryWindowSeconds],
     );
     return rows[0];
@@ -55,14 +55,14 @@ export class DeliveriesRepository {
   page(endpointId: string, query: PageQuery): Promise<RowsPage<DeliveryRow>> {
     return pageOfRows(
       this.dataSource,
-      { table: 'webhook_deliveries', columns: COLUMNS, where: 'endpoint_id = $1', params: [endpointId] },
+      { table: 'webhook_deliveries', columns: DELIVERY_COLUMNS, where: 'endpoint_id = $1', params: [endpointId] },
       query,
     );
   }
 
   async findForEndpoint(endpointId: string, id: string): Promise<DeliveryRow | null> {
     const rows: DeliveryRow[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2`,
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2`,
       [id, endpointId],
     );
     return rows[0] ?? null;
@@ -70,67 +70,22 @@ export class DeliveriesRepository {
 
   /** Worker side, unscoped. */
   async findById(id: string): Promise<DeliveryRow | null> {
-    const rows: DeliveryRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = $1`, [id]);
+    const rows: DeliveryRow[] = await this.dataSource.query(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1`, [id]);
     return rows[0] ?? null;
   }
 
-  /** Worker side, unscoped: a delivery and its endpoint in one read; null when either is gone. */
-  async findWithEndpoint(id: string): Promise<{ delivery: DeliveryRow; endpoint: EndpointRow } | null> {
-    const endpointColumns = ENDPOINT_COLUMNS.map((c) => `e.${c} AS "endpoint.${c}"`).join(', ');
-    const deliveryColumns = COLUMNS.split(',').map((c) => `d.${c.trim()}`);
-    const rows: Record<string, unknown>[] = await this.dataSource.query(
-      `SELECT ${deliveryColumns.join(', ')}, ${endpointColumns}
-         FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.id = $1`,
-      [id],
-    );
-    if (!rows[0]) return null;
-    const delivery: Record<string, unknown> = {};
-    const endpoint: Record<string, unknown> = {};
-    for (const [column, value] of Object.entries(rows[0])) {
-      if (column.startsWith('endpoint.')) endpoint[column.slice('endpoint.'.length)] = value;
-      else delivery[column] = value;
-    }
-    return { delivery: delivery as unknown as DeliveryRow, endpoint: endpoint as unknown as EndpointRow };
+  /** Worker side, unscoped: the endpoint a delivery goes to (for jobs queued before issue 30, which name only the delivery). */
+  async endpointOf(id: string): Promise<string | null> {
+    const rows: { endpoint_id: string }[] = await this.dataSource.query(`SELECT endpoint_id FROM webhook_deliveries WHERE id = $1`, [id]);
+    return rows[0]?.endpoint_id ?? null;
   }
 
   /** Pending again, with a fresh retry window, for another series of attempts under the same message id. */
   async reopen(manager: EntityManager, endpointId: string, id: string, retryWindowSeconds: number): Promise<DeliveryRow | null> {
     const rows = await manager.query(
       `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), retry_until = now() + make_interval(secs => $3)
-       WHERE id = $1 AND endpoint_id = $2 RETURNING ${COLUMNS}`,
+       WHERE id = $1 AND endpoint_id = $2 RETURNING ${DELIVERY_COLUMNS}`,
       [id, endpointId, retryWindowSeconds],
-    );
-    return firstReturned(rows);
-  }
-
-  /**
-   * Claims attempt number `attempt + 1`: only the job that expected `attempt` attempts so far wins,
-   * so a job handed out twice (or a retry racing a redelivery) sends once. A claim whose outcome was
-   * never recorded (pending, no next attempt, older than `staleSeconds`: its process died mid-attempt)
-   * may be claimed again by pg-boss's retry of that job, so the delivery is not stranded.
-   */
-  async claimAttempt(id: string, attempt: number, staleSeconds: number): Promise<DeliveryRow | null> {
-    const rows = await this.dataSource.query(
-      `UPDATE webhook_deliveries SET attempts = $2 + 1, last_attempt_at = now(), next_attempt_at = NULL
-       WHERE id = $1 AND status = 'pending' AND (attempts = $2
-         OR (attempts = $2 + 1 AND next_attempt_at IS NULL AND last_attempt_at < now() - make_interval(secs => $3)))
-       RETURNING ${COLUMNS}`,
-      [id, attempt, staleSeconds],
-    );
-    return firstReturned(rows);
-  }
-
-  /**
-   * Claims the endpoint's next due delivery (the oldest whose attempt time has come), for the process
-   * that holds the endpoint's lease. That delivery's own job, when it runs, finds it claimed.
-   */
-  async claimNextDue(endpointId: string): Promise<DeliveryRow | null> {
-    const rows = await this.dataSource.query(
-      `UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = now(), next_attempt_at = NULL
-       WHERE id = (SELECT id FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending' AND next_attempt_at <= now()
-                    ORDER BY next_attempt_at, created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
-       RETURNING ${COLUMNS}`,
-      [endpointId],
     );
     return firstReturned(rows);
   }
@@ -142,13 +97,6 @@ export class DeliveriesRepository {
          next_attempt_at = CASE WHEN $6::int IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int) END
        WHERE id = $1`,
       [id, status, o.responseCode, o.durationMs, o.error, o.retryInSeconds],
-    );
-  }
-
-  async fail(id: string, error: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE webhook_deliveries SET status = 'failed', last_error = $2, next_attempt_at = NULL WHERE id = $1 AND status = 'pending'`,
-      [id, error],
     );
   }
 

@@ -42,7 +42,7 @@ export class DeliveriesService {
     const row = await this.tx.run(async (m) => {
       const reopened = await this.deliveries.reopen(m, webhookId, deliveryId, this.config.webhooks.retryWindowSeconds);
       if (!reopened) throw Problem.notFound('Delivery');
-      await this.outbox.schedule({ deliveryId, attempt: reopened.attempts }, 0, m);
+      await this.outbox.schedule({ endpointId: webhookId, deliveryId, attempt: reopened.attempts }, 0, m);
       return reopened;
     });
     return WebhookDeliveryResponse.fromRow(row);

@@ -8,13 +8,21 @@ export const DELIVERY_JOB = 'webhook-delivery';
 /** pg-boss retries a job whose handler threw (a database error), not a failed attempt: those are ours. */
 const JOB_OPTIONS: JobOptions = { retryLimit: 3, retryDelaySeconds: 5, retryBackoff: true };
 
+/**
+ * A delivery of the endpoint came due (or, with `watchdog`, a lease holder's session needs looking
+ * after): the job sees that the endpoint's lease holder, or this process, drains its due deliveries.
+ */
 export interface DeliveryJob {
-  deliveryId: string;
-  /** Attempts made before this one: the claim succeeds only if the row still says so. */
-  attempt: number;
+  /** Absent in jobs queued before issue 30: the delivery names it. */
+  endpointId?: string;
+  deliveryId?: string;
+  /** Attempts made before this one (what a process of the version before issue 30 reads). */
+  attempt?: number;
+  /** The holder whose session this job looks after: if the holder died, the job takes over its endpoint. */
+  watchdog?: string;
 }
 
-/** A delivery row and its attempt job, always together: in the caller's transaction, or (a busy endpoint) on their own. */
+/** A delivery row and its job, always together: in the caller's transaction; and a lease holder's watchdog job. */
 @Injectable()
 export class DeliveryOutbox {
   constructor(
@@ -41,13 +49,18 @@ export class DeliveryOutbox {
       body: JSON.stringify({ type: entry.action, timestamp, data }),
       retryWindowSeconds: this.config.webhooks.retryWindowSeconds,
     });
-    await this.schedule({ deliveryId: row.id, attempt: 0 }, 0, manager);
+    await this.schedule({ endpointId, deliveryId: row.id, attempt: 0 }, 0, manager);
     return row;
   }
 
-  /** The attempt after `job.attempt`, `afterSeconds` from now. */
+  /** The job, `afterSeconds` from now. */
   schedule(job: DeliveryJob, afterSeconds: number, manager?: EntityManager): Promise<void> {
     const options = afterSeconds ? { ...JOB_OPTIONS, startAfterSeconds: afterSeconds } : JOB_OPTIONS;
     return this.jobs.send<DeliveryJob>(DELIVERY_JOB, job, options, manager);
+  }
+
+  /** Looks after the session of the endpoint's lease `holder` `afterSeconds` from now (see EndpointDrains). */
+  watchdog(endpointId: string, holder: string, afterSeconds: number): Promise<void> {
+    return this.schedule({ endpointId, watchdog: holder }, afterSeconds);
   }
 }

@@ -27,6 +27,8 @@ export interface SendResult {
   response: CapturedResponse | null;
 }
 
+const INTERRUPTED = 'interrupted by shutdown; will be retried';
+
 class Refused extends Error {}
 class TimedOut extends Error {}
 
@@ -39,12 +41,17 @@ class TimedOut extends Error {}
 @Injectable()
 export class WebhookSender implements BeforeApplicationShutdown {
   private readonly inFlight = new Set<AbortController>();
+  private stopped = false;
 
   constructor(private readonly config: AppConfig) {}
 
-  /** Attempts under way end at once (recorded as failed and retried), so shutdown is not held by a slow endpoint. */
+  /**
+   * Attempts under way, and any begun after this, end at once (recorded as failed and retried), so
+   * shutdown is not held by a slow endpoint.
+   */
   beforeApplicationShutdown(): void {
-    for (const controller of this.inFlight) controller.abort(new Error('interrupted by shutdown; will be retried'));
+    this.stopped = true;
+    for (const controller of this.inFlight) controller.abort(new Error(INTERRUPTED));
   }
 
   async send(rawUrl: string, headers: Record<string, string>, body: string): Promise<SendResult> {
@@ -61,6 +68,7 @@ export class WebhookSender implements BeforeApplicationShutdown {
     const { timeoutSeconds } = this.config.webhooks;
     const timer = setTimeout(() => controller.abort(new TimedOut(`no complete answer within ${timeoutSeconds} s`)), timeoutSeconds * 1000);
     this.inFlight.add(controller);
+    if (this.stopped) controller.abort(new Error(INTERRUPTED));
     try {
       const url = new URL(rawUrl);
       const { allowHttp, allowPrivate } = this.config.webhooks;

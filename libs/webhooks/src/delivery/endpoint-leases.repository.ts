@@ -1,0 +1,172 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { poolQuery } from '@app/core';
+import { ENDPOINT_COLUMNS, EndpointRow, firstReturned } from '../webhooks.repository';
+import { attemptInsert } from './attempts.repository';
+import { DELIVERY_COLUMNS, DeliveryRow } from './deliveries.repository';
+import type { SendResult } from './webhook-sender';
+
+/**
+ * How long a lease lasts from its last renewal (every claim renews it): longer than an attempt can
+ * last (WEBHOOKS_TIMEOUT_SECONDS, at most 15) plus recording it and the claim made meanwhile.
+ */
+export const LEASE_SECONDS = 30;
+
+/** An endpoint's lease as its holder knows it. */
+export interface Lease {
+  endpointId: string;
+  holder: string;
+}
+
+/** The endpoint as read when the lease was renewed, and the delivery claimed with it (none: nothing due). */
+export interface Claim {
+  endpoint: EndpointRow;
+  delivery: DeliveryRow | null;
+}
+
+/** What a poke found: the lease taken, or held by another holder (null: a process of the version before issue 30). */
+export type Taken = { leased: true; endpoint: EndpointRow } | { leased: false; holder: string | null; until: Date };
+
+const LEASE = `make_interval(secs => ${LEASE_SECONDS})`;
+const due = (d: string) => `${d}.status = 'pending' AND ${d}.next_attempt_at <= now()`;
+/** Claimed and never recorded: while nobody holds the lease, the claim of a holder that died (or stalled past its lease). */
+const orphaned = (d: string) => `${d}.status = 'pending' AND ${d}.next_attempt_at IS NULL`;
+const HELD = `(e.in_flight_until IS NOT NULL AND e.in_flight_until >= now())`;
+const endpointColumns = (table: string) => ENDPOINT_COLUMNS.map((c) => `${table}.${c}`).join(', ');
+const deliveryColumns = DELIVERY_COLUMNS.split(',').map((c) => c.trim());
+
+/**
+ * Claims the endpoint's oldest due delivery when `ep` (the renewed endpoint) came back enabled and
+ * `$claim` is true. The statement commits without waiting for its WAL flush (see decisions.md:
+ * PostgreSQL's own crash may undo the last of these, and the deliveries are sent again).
+ */
+const claimNext = (claim: string) => `next AS (
+  UPDATE webhook_deliveries d SET attempts = d.attempts + 1, last_attempt_at = now(), next_attempt_at = NULL
+  WHERE d.id = (SELECT c.id FROM webhook_deliveries c WHERE c.endpoint_id = $1 AND ${due('c')}
+                  AND ${claim} AND EXISTS (SELECT 1 FROM ep WHERE ep.enabled)
+                ORDER BY c.next_attempt_at, c.created_at, c.id LIMIT 1 FOR UPDATE SKIP LOCKED)
+  RETURNING ${deliveryColumns.map((c) => `d.${c}`).join(', ')})
+SELECT ${ENDPOINT_COLUMNS.map((c) => `ep.${c} AS "endpoint.${c}"`).join(', ')},
+  ${deliveryColumns.map((c) => `next.${c} AS "delivery.${c}"`).join(', ')}
+FROM ep LEFT JOIN next ON true, (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait`;
+
+/**
+ * The single attempt in flight per endpoint (issue 30, item 4): a lease on the endpoint's row,
+ * named by its holder, renewed with every claim, and a poke that keeps the holder from letting go
+ * while a job it made unnecessary may have seen it busy. Every statement that decides on the lease
+ * is an UPDATE of that one row, so they happen one after another.
+ */
+@Injectable()
+export class EndpointLeasesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * A delivery of the endpoint came due: takes the lease for `holder` if it is free and something is
+   * due (null when nothing is, or the endpoint is gone), or pokes the holder if it is held. Taking
+   * it makes the claims left without an outcome due again, at the same attempt number: that attempt
+   * is made again (at-least-once, the same webhook-id).
+   */
+  async take(endpointId: string, holder: string): Promise<Taken | null> {
+    const rows = await poolQuery<EndpointRow & { in_flight_holder: string | null; in_flight_until: Date }>(
+      this.dataSource,
+      `WITH ep AS (
+         UPDATE webhook_endpoints e SET in_flight_holder = CASE WHEN ${HELD} THEN e.in_flight_holder ELSE $2::uuid END,
+           in_flight_until = CASE WHEN ${HELD} THEN e.in_flight_until ELSE now() + ${LEASE} END,
+           in_flight_poked = ${HELD}
+         WHERE e.id = $1
+           AND (${HELD} OR EXISTS (SELECT 1 FROM webhook_deliveries c WHERE c.endpoint_id = $1 AND (${due('c')} OR ${orphaned('c')})))
+         RETURNING ${endpointColumns('e')}, e.in_flight_holder, e.in_flight_until),
+       orphans AS (
+         UPDATE webhook_deliveries d SET attempts = d.attempts - 1, next_attempt_at = now()
+         WHERE d.endpoint_id = $1 AND ${orphaned('d')} AND EXISTS (SELECT 1 FROM ep WHERE ep.in_flight_holder = $2::uuid))
+       SELECT * FROM ep`,
+      [endpointId, holder],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    if (row.in_flight_holder === holder) return { leased: true, endpoint: row };
+    return { leased: false, holder: row.in_flight_holder, until: row.in_flight_until };
+  }
+
+  /** Renews the lease and claims the next due delivery; null when the lease is no longer the holder's. */
+  async claimNext(lease: Lease): Promise<Claim | null> {
+    const rows = await poolQuery<Record<string, unknown>>(this.dataSource, `WITH ep AS (${this.renew('')}), ${claimNext('true')}`, [
+      lease.endpointId,
+      lease.holder,
+    ]);
+    return claimOf(rows);
+  }
+
+  /**
+   * One statement for a successful attempt and what follows it: the delivery succeeded, the attempt
+   * in its history, the endpoint's failure streak ended and its lease renewed, and (unless
+   * `next` is false) the next due delivery claimed.
+   */
+  async succeedAndClaimNext(lease: Lease, delivery: DeliveryRow, startedAt: Date, r: SendResult, next: boolean): Promise<Claim | null> {
+    const attempt = attemptInsert(7, delivery.id, delivery.attempts, startedAt, r);
+    const rows = await poolQuery<Record<string, unknown>>(
+      this.dataSource,
+      `WITH outcome AS (
+         UPDATE webhook_deliveries SET status = 'succeeded', last_response_code = $4, last_duration_ms = $5, last_error = NULL,
+           next_attempt_at = NULL
+         WHERE id = $3),
+       attempt AS (${attempt.sql}),
+       ep AS (${this.renew(', failing_since = NULL')}),
+       ${claimNext('$6::boolean')}`,
+      [lease.endpointId, lease.holder, delivery.id, r.responseCode, r.durationMs, next, ...attempt.values],
+    );
+    return claimOf(rows);
+  }
+
+  /**
+   * Lets go of the lease, unless a job poked it since the last look: then keeps it (renewed, the
+   * poke cleared) and answers false, and the holder looks for due deliveries again. True also
+   * when the lease was no longer the holder's.
+   */
+  async releaseUnlessPoked(lease: Lease): Promise<boolean> {
+    const rows = await poolQuery(
+      this.dataSource,
+      `UPDATE webhook_endpoints SET in_flight_until = CASE WHEN in_flight_poked THEN now() + ${LEASE} END,
+         in_flight_holder = CASE WHEN in_flight_poked THEN in_flight_holder END, in_flight_poked = false
+       WHERE id = $1 AND in_flight_holder = $2 RETURNING in_flight_holder`,
+      [lease.endpointId, lease.holder],
+    );
+    return (firstReturned<{ in_flight_holder: string | null }>(rows)?.in_flight_holder ?? null) === null;
+  }
+
+  /** Lets go of the lease whatever is due (shutdown; the session's watchdog job sees to the rest). */
+  async release(lease: Lease): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE webhook_endpoints SET in_flight_until = NULL, in_flight_holder = NULL, in_flight_poked = false
+       WHERE id = $1 AND in_flight_holder = $2`,
+      [lease.endpointId, lease.holder],
+    );
+  }
+
+  /** The due deliveries of a disabled endpoint end without an attempt. */
+  async failDue(endpointId: string, error: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE webhook_deliveries d SET status = 'failed', last_error = $2, next_attempt_at = NULL WHERE d.endpoint_id = $1 AND ${due('d')}`,
+      [endpointId, error],
+    );
+  }
+
+  private renew(alsoSet: string): string {
+    return `UPDATE webhook_endpoints SET in_flight_until = now() + ${LEASE}${alsoSet}
+      WHERE id = $1 AND in_flight_holder = $2::uuid RETURNING ${ENDPOINT_COLUMNS.join(', ')}`;
+  }
+}
+
+function claimOf(rows: Record<string, unknown>[]): Claim | null {
+  if (!rows[0]) return null;
+  const endpoint: Record<string, unknown> = {};
+  const delivery: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(rows[0])) {
+    if (column.startsWith('endpoint.')) endpoint[column.slice('endpoint.'.length)] = value;
+    else delivery[column.slice('delivery.'.length)] = value;
+  }
+  return {
+    endpoint: endpoint as unknown as EndpointRow,
+    delivery: delivery.id ? (delivery as unknown as DeliveryRow) : null,
+  };
+}
