@@ -1,6 +1,6 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InstanceActionFinishedEvent } from '@app/core';
-import { ComputeProvider, ComputeProviderError, InstanceActionRunner, ServiceProvisioner, ServicesModule } from '@app/services';
+import { InstanceActionFinishedEvent, JobQueue } from '@app/core';
+import { ComputeProvider, ComputeProviderError, ServiceProvisioner, ServicesModule } from '@app/services';
 import { InstanceActionsService } from '../../libs/services/src/instance/instance-actions.service';
 import { ServicesService } from '../../libs/services/src/services.service';
 import { callerFor, startTestModule, TestModule } from '../support/test-module';
@@ -19,8 +19,8 @@ describe('InstanceActionRunner (TestingModule on the real database, a fake hyper
     const emitter = m.get(EventEmitter2);
     for (const name of ['instance.action_succeeded', 'instance.action_failed'])
       emitter.on(name, (e: InstanceActionFinishedEvent) => events.push(e));
-    // No HTTP server in this tier: the runner is started by hand, as the server's bootstrap does.
-    await m.get(InstanceActionRunner).start();
+    // No HTTP server in this tier: the job workers are started by hand, as the server's bootstrap does.
+    await m.get(JobQueue).startWorkers();
   });
   afterAll(() => m.close());
   beforeEach(() => (events.length = 0));

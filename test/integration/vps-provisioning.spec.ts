@@ -5,7 +5,7 @@ import {
   ComputeProviderError,
   MachineReconciler,
   PowerStateSync,
-  ProvisioningScheduler,
+  ProvisioningResumeJob,
   ServiceProvisioner,
   ServicesModule,
   ServiceStatusService,
@@ -83,7 +83,7 @@ describe('VPS provisioning job and reconciliation (TestingModule, a fake hypervi
     // A process takes it and dies without a word.
     expect(await repository.lease(vps.id, 1)).toMatchObject({ serviceId: vps.id, attempts: 1 });
     expect(await job.run(vps.id)).toBe('busy');
-    const scheduler = m.get(ProvisioningScheduler);
+    const scheduler = m.get(ProvisioningResumeJob);
     await waitForOrFail(
       () => scheduler.resume(),
       (ids) => ids.includes(vps.id),

@@ -26,14 +26,17 @@ import { ConsoleProxy } from './instance/console/console-proxy';
 import { ConsoleRechecks } from './instance/console/console-rechecks';
 import { ConsoleSessionsRepository } from './instance/console/console-sessions.repository';
 import { ConsoleService } from './instance/console/console.service';
+import { InstanceActionOutcome } from './instance/instance-action-outcome';
 import { InstanceActionRunner } from './instance/instance-action-runner';
+import { InstanceActionJob } from './instance/instance-action.job';
 import { InstanceActionsRepository } from './instance/instance-actions.repository';
 import { InstanceActionsService } from './instance/instance-actions.service';
 import { InstanceController } from './instance/instance.controller';
 import { MachineProvisioning } from './instance/machine-provisioning';
+import { PowerStateReconcileJob } from './instance/power-state-reconcile.job';
 import { PowerStateSync } from './instance/power-state-sync';
 import { ProvisioningOutcome } from './instance/provisioning/provisioning-outcome';
-import { ProvisioningScheduler } from './instance/provisioning/provisioning-scheduler';
+import { ProvisioningResumeJob } from './instance/provisioning/provisioning-resume.job';
 import { VpsProvisioningJob } from './instance/provisioning/vps-provisioning.job';
 import { VpsProvisioningRepository } from './instance/provisioning/vps-provisioning.repository';
 import { HypervisorOrphansRepository } from './instance/reconcile/hypervisor-orphans.repository';
@@ -45,7 +48,7 @@ import { ObjectStorageProvider } from './object-storage/object-storage-provider'
 import { ObjectStorageController } from './object-storage/object-storage.controller';
 import { ObjectStorageCredentialsRepository } from './object-storage/object-storage-credentials.repository';
 import { ObjectStorageLifecycle } from './object-storage/object-storage-lifecycle';
-import { ObjectStorageScheduler } from './object-storage/object-storage-scheduler';
+import { ObjectStorageReconcileJob } from './object-storage/object-storage-reconcile.job';
 import { ObjectStorageSync } from './object-storage/object-storage-sync';
 import { ObjectStorageUsage } from './object-storage/object-storage-usage';
 import { ObjectStorageUsersRepository } from './object-storage/object-storage-users.repository';
@@ -70,11 +73,12 @@ import { ServicesService } from './services.service';
     ServiceStatusService,
     VpsLookup,
     PowerStateSync,
+    PowerStateReconcileJob,
     MachineProvisioning,
     VpsProvisioningRepository,
     VpsProvisioningJob,
     ProvisioningOutcome,
-    ProvisioningScheduler,
+    ProvisioningResumeJob,
     HypervisorOrphansRepository,
     MissingMachines,
     MachineReconciler,
@@ -82,6 +86,8 @@ import { ServicesService } from './services.service';
     VpsInstancesRepository,
     InstanceActionsService,
     InstanceActionRunner,
+    InstanceActionOutcome,
+    InstanceActionJob,
     ConsoleService,
     ConsoleSessionsRepository,
     ConsoleConnections,
@@ -106,7 +112,7 @@ import { ServicesService } from './services.service';
     ObjectStorageSync,
     ObjectStorageLifecycle,
     ObjectStorageUsage,
-    ObjectStorageScheduler,
+    ObjectStorageReconcileJob,
     // Adapters: the simulators by default; COMPUTE_PROVIDER=libvirt drives real KVM/QEMU hosts.
     {
       provide: ComputeProvider,
@@ -129,7 +135,7 @@ import { ServicesService } from './services.service';
   exports: [
     ServiceOwnership,
     MachineReconciler,
-    ProvisioningScheduler,
+    ProvisioningResumeJob,
     ServiceProvisioner,
     ServiceStatusService,
     ConsoleService,

@@ -14,7 +14,7 @@ import {
 import { ServicesRepository } from '../services.repository';
 import type { ActionType } from '../service.types';
 import { InstanceActionResponse } from './dto/instance-action.response';
-import { InstanceActionRunner } from './instance-action-runner';
+import { InstanceActionJob } from './instance-action.job';
 import { RebuildInstanceRequest } from './dto/rebuild-instance.request';
 import { bootOf, GuestSetup, hostnameOf } from './guest-setup';
 import { InstanceActionsRepository, RebuildParams } from './instance-actions.repository';
@@ -31,7 +31,7 @@ export class InstanceActionsService {
     private readonly instances: VpsInstancesRepository,
     private readonly vps: VpsLookup,
     private readonly tx: TransactionRunner,
-    private readonly runner: InstanceActionRunner,
+    private readonly actionJob: InstanceActionJob,
     private readonly config: AppConfig,
     private readonly sync: PowerStateSync,
     private readonly activity: ActivityLog,
@@ -40,7 +40,8 @@ export class InstanceActionsService {
 
   /**
    * Records the action and the transitional power state under the service row lock, so of two
-   * concurrent requests exactly one begins; the runner then drives the provider after COMMIT.
+   * concurrent requests exactly one begins; its job, queued in the same transaction, drives the provider
+   * once this process's worker is woken after COMMIT.
    */
   async request(caller: Principal, serviceId: string, type: ActionType, rebuild?: RebuildInstanceRequest): Promise<InstanceActionResponse> {
     const { accountId } = caller;
@@ -66,6 +67,7 @@ export class InstanceActionsService {
           entity: { type: 'service', id: serviceId },
           details: { actionId: action.id, ...params?.details },
         });
+        await this.actionJob.enqueue(m, action.id);
         return action;
       })
       .catch((err: unknown) => {
@@ -74,7 +76,7 @@ export class InstanceActionsService {
         }
         throw err;
       });
-    this.runner.kick(row.id);
+    this.actionJob.wake();
     return InstanceActionResponse.fromRow(row);
   }
 
