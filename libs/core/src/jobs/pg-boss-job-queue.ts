@@ -28,7 +28,7 @@ const SHUTDOWN_WAIT_MS = 5000;
  * running, fetches again as soon as one ends or `wake` is called, and otherwise waits
  * JOBS_POLL_INTERVAL_MS. Periodic jobs are sent by every replica's timer into one pg-boss
  * singleton slot per period (the database's clock decides the slot; a second send is dropped),
- * on a `singleton` queue (one active at a time); see docs/decisions.md.
+ * on a `stately` queue (one waiting and one active at most); see docs/decisions.md.
  */
 @Injectable()
 export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -204,13 +204,16 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
   /**
    * Every replica sends each period's job into the same singleton slot (pg-boss computes the slot
    * from the database's `now()`; the unique index drops the second send), so one run per period
-   * across replicas. A run cut short is retried once.
+   * across replicas. A run cut short is retried once; a run whose process died is taken as lost
+   * after four periods (2 to 15 minutes), and the next period's run waits until then.
    */
   private async schedule(name: string, { seconds, atStart }: { seconds: number } & PeriodicOptions): Promise<void> {
     const boss = await this.started();
+    const expireInSeconds = Math.min(900, Math.max(120, 4 * seconds));
     const send = async (atStart: boolean) => {
       try {
-        const options = { retryLimit: 1, retryDelay: 1, ...(atStart ? {} : { singletonKey: name, singletonSeconds: seconds }) };
+        const slot = atStart ? {} : { singletonSeconds: seconds };
+        const options = { retryLimit: 1, retryDelay: 1, expireInSeconds, singletonKey: name, ...slot };
         if (await this.counted(boss.send(name, { atStart }, options))) this.wake(name);
       } catch (err) {
         if (!this.stopping) this.logger.warn(`Periodic job ${name} not queued: ${(err as Error).message}`);
@@ -253,8 +256,9 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
   private async ensureQueue(boss: PgBoss, name: string, db?: PgBoss.Db): Promise<void> {
     const made = this.queues.get(name);
     if (made) return made;
-    // A periodic job's queue lets one job be active at a time (a run longer than its period waits).
-    const policy = this.handlers.get(name)?.every ? 'singleton' : 'standard';
+    // A periodic job's queue holds at most one waiting and one active job: a run longer than its
+    // period delays the next, and the periods it overran are not queued up behind it.
+    const policy = this.handlers.get(name)?.every ? 'stately' : 'standard';
     // pg-boss creates queues on its own connection; inside a transaction, the same function on it.
     // Remembered only when made outside a transaction, which cannot roll back under us.
     if (db) return void (await db.executeSql('SELECT pgboss.create_queue($1, $2::json)', [name, JSON.stringify({ policy })]));
