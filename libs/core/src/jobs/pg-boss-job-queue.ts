@@ -26,9 +26,10 @@ const SHUTDOWN_WAIT_MS = 5000;
  * The fetch loops are ours (pg-boss's `work` awaits each batch before fetching again, so one
  * long job would hold back the others): one loop per job name keeps up to `concurrency` jobs
  * running, fetches again as soon as one ends or `wake` is called, and otherwise waits
- * JOBS_POLL_INTERVAL_MS. Periodic jobs are sent by every replica's timer into one pg-boss
- * singleton slot per period (the database's clock decides the slot; a second send is dropped),
- * on a `stately` queue (one waiting and one active at most); see docs/decisions.md.
+ * JOBS_POLL_INTERVAL_MS (a periodic job's loop: its period). Periodic jobs are sent by every
+ * replica's timer into one pg-boss singleton slot per period (the database's clock decides the
+ * slot; a second send is dropped), on a `stately` queue (one waiting and one active at most); see
+ * docs/decisions.md.
  */
 @Injectable()
 export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -143,12 +144,13 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
       quiet = this.inFlight.size === 0 && this.statementsInFlight === 0 ? quiet + 1 : 0;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    await boss.stop({ graceful: false, wait: true, timeout: 1000 }).catch(() => undefined);
+    await boss.stop({ graceful: true, wait: true, timeout: 1000 }).catch(() => undefined);
   }
 
   /** Keeps up to `concurrency` jobs of `name` running until the stop. */
-  private async loop(boss: PgBoss, name: string, { handler, concurrency }: Registered): Promise<void> {
-    const pollMs = this.config.jobs.pollIntervalMs;
+  private async loop(boss: PgBoss, name: string, { handler, concurrency, every }: Registered): Promise<void> {
+    // A periodic job's loop is woken by its timer each period: it need not poll more often.
+    const pollMs = Math.max(this.config.jobs.pollIntervalMs, (every?.seconds ?? 0) * 1000);
     let running = 0;
     let woken = false;
     let wakeUp: () => void = () => undefined;
@@ -160,7 +162,10 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
       woken = false;
       let fetched = 0;
       if (running < concurrency) {
-        const jobs = await this.counted(boss.fetch<object>(name, { batchSize: concurrency - running }));
+        const jobs = await this.counted(boss.fetch<object>(name, { batchSize: concurrency - running })).catch((err: Error) => {
+          this.logger.warn(`Jobs ${name} not fetched: ${err.message}`);
+          return [];
+        });
         fetched = jobs.length;
         for (const job of jobs) {
           running++;
@@ -214,7 +219,9 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
       try {
         const slot = atStart ? {} : { singletonSeconds: seconds };
         const options = { retryLimit: 1, retryDelay: 1, expireInSeconds, singletonKey: name, ...slot };
-        if (await this.counted(boss.send(name, { atStart }, options))) this.wake(name);
+        await this.counted(boss.send(name, { atStart }, options));
+        // Also when another replica's send took the slot: its job may be ours to run.
+        this.wake(name);
       } catch (err) {
         if (!this.stopping) this.logger.warn(`Periodic job ${name} not queued: ${(err as Error).message}`);
       }
