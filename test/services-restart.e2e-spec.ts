@@ -1,13 +1,13 @@
 import { rmSync } from 'node:fs';
 import request from 'supertest';
-import { InstanceActionRunner } from '../libs/services/src/instance/instance-action-runner';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
+import { InstanceActionJob } from '../libs/services/src/instance/instance-action.job';
 import { freshDataDir } from './support/test-database';
 import { startTestApp, TestApp } from './support/test-app';
 import { waitFor } from './support/wait-for';
 
-/** Actions are rows, not timers: a process that stops mid-action leaves them for the next one. */
+/** Actions are rows with queued jobs, not timers: a process that stops mid-action leaves them for the next one. */
 describe('Services: instance actions across a restart', () => {
   let dataDir: string;
   let t: TestApp | undefined;
@@ -122,7 +122,7 @@ describe('Services: instance actions across a restart', () => {
       [vps.id],
     );
     await t!.db.query(`UPDATE vps_instances SET power_state = 'starting' WHERE service_id = $1`, [vps.id]);
-    await t!.app.get(InstanceActionRunner).adoptOrphans();
+    await t!.app.get(InstanceActionJob).adoptOrphans();
     expect(
       (
         await until(

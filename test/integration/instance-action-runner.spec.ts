@@ -1,6 +1,6 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { JobQueue } from '@app/core';
 import { ComputeProvider, ComputeProviderError, InstanceActionFinishedEvent, ServicesModule } from '@app/services';
-import { InstanceActionRunner } from '../../libs/services/src/instance/instance-action-runner';
 import { ServiceProvisioner } from '../../libs/services/src/service-provisioner';
 import { InstanceActionHistory } from '../../libs/services/src/instance/instance-action-history';
 import { InstanceActionsService } from '../../libs/services/src/instance/instance-actions.service';
@@ -21,8 +21,8 @@ describe('InstanceActionRunner (TestingModule on the real database, a fake hyper
     const emitter = m.get(EventEmitter2);
     for (const name of ['instance.action_succeeded', 'instance.action_failed'])
       emitter.on(name, (e: InstanceActionFinishedEvent) => events.push(e));
-    // No HTTP server in this tier: the runner is started by hand, as the server's bootstrap does.
-    await m.get(InstanceActionRunner).start();
+    // No HTTP server in this tier: the job workers are started by hand, as the server's bootstrap does.
+    await m.get(JobQueue).startWorkers();
   });
   afterAll(() => m.close());
   beforeEach(() => (events.length = 0));

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { JobQueue } from '@app/core';
+import { freshDataDir } from '../support/test-database';
 import { startTestModule, TestModule } from '../support/test-module';
 import { TEST_DATABASE_URL } from '../support/test-env';
 import { waitFor } from '../support/wait-for';
@@ -86,7 +88,104 @@ describe('JobQueue (pg-boss, TestingModule on the real database)', () => {
       );
       expect(first.length).toBe(handledByTheStopped);
       expect(new Set([...first, ...second]).size).toBe(JOBS);
-      expect(await states()).toEqual([{ state: 'completed', n: JOBS }]);
+      // A handler has run before its job is recorded completed: the last outcome may still be on its way.
+      expect(await waitFor(states, (rows) => rows.length === 1, 5_000)).toEqual([{ state: 'completed', n: JOBS }]);
     },
   );
+
+  describe('periodic jobs (every)', () => {
+    /** A module running the periodic job `name` every second; `run` is its handler. */
+    async function periodic(name: string, run: (jobs: JobQueue) => Promise<void>, env: Record<string, string> = {}) {
+      const m = await startTestModule([], { JOBS_POLL_INTERVAL_MS: '500', ...env });
+      opened.push(m);
+      const jobs = m.get(JobQueue);
+      jobs.every(name, 1, () => run(jobs));
+      await jobs.startWorkers();
+      return { m, jobs, db: m.get(DataSource) };
+    }
+    const close = async (m: TestModule) => {
+      opened.splice(opened.indexOf(m), 1);
+      await m.close();
+    };
+
+    it('runs once a period without being sent, never two runs at once, and does not queue up the periods a long run overran', async () => {
+      const name = `test-every-${randomUUID()}`;
+      let running = 0;
+      let most = 0;
+      let runs = 0;
+      const { m, db } = await periodic(name, async () => {
+        most = Math.max(most, ++running);
+        // Longer than the period: the next runs wait, and only one of them is kept waiting.
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+        running--;
+        runs++;
+      });
+      await waitFor(
+        async () => runs,
+        (n) => n >= 2,
+        20_000,
+      );
+      const waiting = await db.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state = 'created'`, [name]);
+      expect(waiting[0].n).toBeLessThanOrEqual(1);
+      expect(most).toBe(1);
+      await close(m);
+    });
+
+    (onPostgres ? it : it.skip)('runs once per period across two app instances', async () => {
+      const name = `test-every-${randomUUID()}`;
+      const handled: string[] = [];
+      const a = await periodic(name, async () => void handled.push('a'));
+      const b = await periodic(name, async () => void handled.push('b'));
+      const started = Date.now();
+      await waitFor(
+        async () => handled.length,
+        (n) => n >= 6,
+        20_000,
+      );
+      const slots = await a.db.query(
+        `SELECT count(*)::int AS jobs, count(DISTINCT singleton_on)::int AS slots FROM pgboss.job WHERE name = $1 AND singleton_on IS NOT NULL`,
+        [name],
+      );
+      await close(a.m);
+      await close(b.m);
+      const periods = Math.ceil((Date.now() - started) / 1000);
+      // Each instance sends every period: without the shared slot there would be about two runs a period.
+      expect(handled.length).toBeLessThanOrEqual(periods + 1);
+      expect(slots[0].jobs).toBe(slots[0].slots);
+    });
+
+    it('a run cut short by a shutdown is run again by the next process', async () => {
+      const name = `test-every-${randomUUID()}`;
+      const dataDir = freshDataDir('job-queue-restart-');
+      try {
+        // The first process's run waits until its shutdown and ends unfinished.
+        const first = await periodic(
+          name,
+          async (jobs) => {
+            await jobs.delay(120_000);
+            if (jobs.stopping) throw new Error('cut short');
+          },
+          { DATA_DIR: dataDir },
+        );
+        const [cut] = await waitFor(
+          () => first.db.query(`SELECT id FROM pgboss.job WHERE name = $1 AND state = 'active'`, [name]) as Promise<{ id: string }[]>,
+          (rows) => rows.length > 0,
+          20_000,
+        );
+        await close(first.m);
+        let runs = 0;
+        const next = await periodic(name, async () => void runs++, { DATA_DIR: dataDir });
+        const job = await waitFor(
+          async () => (await next.db.query(`SELECT state, retry_count FROM pgboss.job WHERE id = $1`, [cut.id]))[0],
+          (row) => row.state === 'completed',
+          20_000,
+        );
+        expect(job.retry_count).toBe(1);
+        expect(runs).toBeGreaterThanOrEqual(1);
+        await close(next.m);
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  });
 });

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { ComputeProvider, ComputeProviderError, ServicesModule } from '@app/services';
 import { MachineReconciler } from '../../libs/services/src/instance/reconcile/machine-reconciler';
 import { PowerStateSync } from '../../libs/services/src/instance/power-state-sync';
-import { ProvisioningScheduler } from '../../libs/services/src/instance/provisioning/provisioning-scheduler';
+import { ProvisioningResumeJob } from '../../libs/services/src/instance/provisioning/provisioning-resume.job';
 import { ServiceProvisioner } from '../../libs/services/src/service-provisioner';
 import { ServiceStatusService } from '../../libs/services/src/service-status.service';
 import { VpsProvisioningJob } from '../../libs/services/src/instance/provisioning/vps-provisioning.job';
@@ -79,7 +79,7 @@ describe('VPS provisioning job and reconciliation (TestingModule, a fake hypervi
     // A process takes it and dies without a word.
     expect(await repository.lease(vps.id, 1)).toMatchObject({ serviceId: vps.id, attempts: 1 });
     expect(await job.run(vps.id)).toBe('busy');
-    const scheduler = m.get(ProvisioningScheduler);
+    const scheduler = m.get(ProvisioningResumeJob);
     await waitForOrFail(
       () => scheduler.resume(),
       (ids) => ids.includes(vps.id),

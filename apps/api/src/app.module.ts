@@ -1,19 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
-import { ScheduleModule } from '@nestjs/schedule';
 import { TerminusModule } from '@nestjs/terminus';
 import { BearerAuthGuard } from '@app/auth';
-import {
-  AppConfig,
-  ConfigModule,
-  CoreModule,
-  createValidationPipe,
-  DatabaseModule,
-  IdempotencyJanitor,
-  ProblemFilter,
-  RateLimitGuard,
-} from '@app/core';
+import { AppConfig, ConfigModule, CoreModule, createValidationPipe, DatabaseModule, ProblemFilter, RateLimitGuard } from '@app/core';
 import { AREA_MODULES } from './area-modules';
 import { CredentialStatusModule } from './credentials/credential-status.module';
 import { DemoDataService } from './demo/demo-data.service';
@@ -33,7 +23,6 @@ export class AppModule {
         CoreModule,
         DatabaseModule.forRoot({ migrations: allMigrations }),
         EventEmitterModule.forRoot({ ignoreErrors: true }),
-        ScheduleModule.forRoot(),
         DiscoveryModule,
         TerminusModule.forRoot({ logger: false }),
         ...AREA_MODULES,
@@ -44,7 +33,6 @@ export class AppModule {
         DemoDataService,
         MetricsService,
         MetricsEndpoint,
-        IdempotencyJanitor,
         JobWorkers,
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },

@@ -1,6 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { Interval } from '@nestjs/schedule';
-import { domainEvent, isoTimestamp, JobLock, TransactionRunner } from '@app/core';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { domainEvent, isoTimestamp, JobQueue, TransactionRunner } from '@app/core';
 import { ApiKeyExpiringEvent } from './api-keys.events';
 import { ApiKeysRepository } from './api-keys.repository';
 
@@ -8,18 +7,15 @@ export const EXPIRY_NOTICE_DAYS = 7;
 
 /** Hourly: keys that expire within 7 days are announced (the notification is made once per key). */
 @Injectable()
-export class ApiKeyExpiryJob {
+export class ApiKeyExpiryJob implements OnModuleInit {
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly tx: TransactionRunner,
-    private readonly jobs: JobLock,
+    private readonly jobs: JobQueue,
   ) {}
 
-  @Interval('api-key-expiry', 3_600_000)
-  async tick(): Promise<void> {
-    await this.jobs.runExclusive('api-key-expiry', async () => {
-      await this.scan();
-    });
+  onModuleInit(): void {
+    this.jobs.every('api-key-expiry', 3600, async () => void (await this.scan()));
   }
 
   async scan(): Promise<number> {

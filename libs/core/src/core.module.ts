@@ -3,9 +3,9 @@ import { ActivityThrottle } from './activity/activity-throttle';
 import { AppConfig } from './config/app-config';
 import { SecretBox } from './crypto/secret-box';
 import { UrlSigner } from './crypto/url-signer';
-import { JobLock } from './database/job-lock';
 import { TransactionRunner } from './database/transaction';
 import { join } from 'node:path';
+import { IdempotencyPurgeJob } from './idempotency/idempotency-purge.job';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { AuthFailureLimiter } from './rate-limit/auth-failure-limiter';
 import { JobQueue } from './jobs/job-queue';
@@ -26,7 +26,7 @@ import { PasswordFailures } from './rate-limit/password-failures';
     SecretBox,
     UrlSigner,
     IdempotencyStore,
-    JobLock,
+    IdempotencyPurgeJob,
     AuthFailureLimiter,
     PasswordFailures,
     ActivityThrottle,
@@ -52,7 +52,6 @@ import { PasswordFailures } from './rate-limit/password-failures';
     UrlSigner,
     RateLimitStore,
     IdempotencyStore,
-    JobLock,
     AuthFailureLimiter,
     PasswordFailures,
     ActivityThrottle,

@@ -1,22 +1,18 @@
-import { Injectable } from '@nestjs/common';
-import { Interval } from '@nestjs/schedule';
-import { AppConfig, JobLock } from '@app/core';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { AppConfig, JobQueue } from '@app/core';
 import { ActivityRepository, PURGE_BATCH } from './activity.repository';
 
 /** Hourly, on one replica: entries older than EVENTS_RETENTION_DAYS go, in batches. */
 @Injectable()
-export class ActivityRetentionJob {
+export class ActivityRetentionJob implements OnModuleInit {
   constructor(
     private readonly repository: ActivityRepository,
     private readonly config: AppConfig,
-    private readonly jobs: JobLock,
+    private readonly jobs: JobQueue,
   ) {}
 
-  @Interval('activity-retention', 3_600_000)
-  async tick(): Promise<void> {
-    await this.jobs.runExclusive('activity-retention', async () => {
-      await this.purge();
-    });
+  onModuleInit(): void {
+    this.jobs.every('activity-retention', 3600, async () => void (await this.purge()));
   }
 
   /** How many entries were deleted. */

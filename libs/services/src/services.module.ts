@@ -30,14 +30,17 @@ import { ConsoleSessionsRepository } from './instance/console/console-sessions.r
 import { ConsoleService } from './instance/console/console.service';
 import { ActionStart } from './instance/action-start';
 import { InstanceActionHistory } from './instance/instance-action-history';
+import { InstanceActionOutcome } from './instance/instance-action-outcome';
 import { InstanceActionRunner } from './instance/instance-action-runner';
+import { InstanceActionJob } from './instance/instance-action.job';
 import { InstanceActionsRepository } from './instance/instance-actions.repository';
 import { InstanceActionsService } from './instance/instance-actions.service';
 import { InstanceController } from './instance/instance.controller';
 import { MachineProvisioning } from './instance/machine-provisioning';
+import { PowerStateReconcileJob } from './instance/power-state-reconcile.job';
 import { PowerStateSync } from './instance/power-state-sync';
 import { ProvisioningOutcome } from './instance/provisioning/provisioning-outcome';
-import { ProvisioningScheduler } from './instance/provisioning/provisioning-scheduler';
+import { ProvisioningResumeJob } from './instance/provisioning/provisioning-resume.job';
 import { VpsProvisioningJob } from './instance/provisioning/vps-provisioning.job';
 import { VpsProvisioningRepository } from './instance/provisioning/vps-provisioning.repository';
 import { HypervisorOrphansRepository } from './instance/reconcile/hypervisor-orphans.repository';
@@ -49,7 +52,7 @@ import { ObjectStorageController } from './object-storage/object-storage.control
 import { ObjectStorageCredentialsRepository } from './object-storage/object-storage-credentials.repository';
 import { ObjectStorageKeys } from './object-storage/object-storage-keys';
 import { ObjectStorageLifecycle } from './object-storage/object-storage-lifecycle';
-import { ObjectStorageScheduler } from './object-storage/object-storage-scheduler';
+import { ObjectStorageReconcileJob } from './object-storage/object-storage-reconcile.job';
 import { ObjectStorageSync } from './object-storage/object-storage-sync';
 import { ObjectStorageUsage } from './object-storage/object-storage-usage';
 import { ObjectStorageUsersRepository } from './object-storage/object-storage-users.repository';
@@ -75,11 +78,12 @@ import { ServicesService } from './services.service';
     ServiceProvisioner,
     ServiceStatusService,
     PowerStateSync,
+    PowerStateReconcileJob,
     MachineProvisioning,
     VpsProvisioningRepository,
     VpsProvisioningJob,
     ProvisioningOutcome,
-    ProvisioningScheduler,
+    ProvisioningResumeJob,
     HypervisorOrphansRepository,
     MissingMachines,
     MachineReconciler,
@@ -89,6 +93,8 @@ import { ServicesService } from './services.service';
     InstanceActionHistory,
     ActionStart,
     InstanceActionRunner,
+    InstanceActionOutcome,
+    InstanceActionJob,
     ConsoleService,
     ConsoleIssuer,
     ConsoleSessionsRepository,
@@ -115,7 +121,7 @@ import { ServicesService } from './services.service';
     ObjectStorageSync,
     ObjectStorageLifecycle,
     ObjectStorageUsage,
-    ObjectStorageScheduler,
+    ObjectStorageReconcileJob,
     // Adapters: the simulators by default; COMPUTE_PROVIDER=libvirt drives real KVM/QEMU hosts.
     {
       provide: ComputeProvider,

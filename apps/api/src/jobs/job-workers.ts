@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { JobQueue } from '@app/core';
 
-/** Background jobs (mail) run in API server processes only, not in operator commands. */
+/** Background jobs, queued and periodic, run in API server processes only, not in operator commands. */
 @Injectable()
 export class JobWorkers implements OnApplicationBootstrap {
   constructor(private readonly jobs: JobQueue) {}

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { Interval } from '@nestjs/schedule';
 import type { Request, Response } from 'express';
 import { from, Observable, of } from 'rxjs';
 import { catchError, mergeMap } from 'rxjs/operators';
-import { JobLock } from '../database/job-lock';
 import { Problem } from '../errors/problem';
 import { IdempotencyStore } from './idempotency.store';
 
@@ -69,20 +67,5 @@ export class IdempotencyInterceptor implements NestInterceptor {
         throw err;
       }),
     );
-  }
-}
-
-@Injectable()
-export class IdempotencyJanitor {
-  constructor(
-    private readonly store: IdempotencyStore,
-    private readonly jobs: JobLock,
-  ) {}
-
-  @Interval('idempotency-purge', 3_600_000)
-  async purge(): Promise<void> {
-    await this.jobs.runExclusive('idempotency-purge', async () => {
-      await this.store.purgeExpired();
-    });
   }
 }

@@ -2,28 +2,49 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import PgBoss from 'pg-boss';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { JobHandler, JobOptions, JobQueue, WorkOptions } from './job-queue';
+import { JobHandler, JobOptions, JobQueue, PeriodicOptions, PeriodicRun, WorkOptions } from './job-queue';
 
 interface Pool {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
+interface Registered {
+  handler: JobHandler<object>;
+  concurrency: number;
+  /** Periodic jobs: their period and options. */
+  every?: { seconds: number } & PeriodicOptions;
+}
+
+/** How long a shutdown waits for handlers under way (they see `stopping` and end their step). */
+const SHUTDOWN_WAIT_MS = 5000;
+
 /**
  * pg-boss 10 (the last major that runs on Node 20) in the application database, schema `pgboss`.
  * It reaches the database through the app's own pool (pg.Pool, or the PGlite look-alike whose
  * single session it must share), and a job sent with a manager is inserted by that transaction.
+ *
+ * The fetch loops are ours (pg-boss's `work` awaits each batch before fetching again, so one
+ * long job would hold back the others): one loop per job name keeps up to `concurrency` jobs
+ * running, fetches again as soon as one ends or `wake` is called, and otherwise waits
+ * JOBS_POLL_INTERVAL_MS (a periodic job's loop: its period). Periodic jobs are sent by every
+ * replica's timer into one pg-boss singleton slot per period (the database's clock decides the
+ * slot; a second send is dropped), on a `stately` queue (one waiting and one active at most); see
+ * docs/decisions.md.
  */
 @Injectable()
 export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Jobs');
-  private readonly handlers = new Map<string, { handler: JobHandler<object>; concurrency: number }>();
+  private readonly handlers = new Map<string, Registered>();
   /** Queues made (or being made) outside a transaction; concurrent first sends share one creation. */
   private readonly queues = new Map<string, Promise<void>>();
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly loops = new Set<Promise<void>>();
+  private readonly wakers = new Map<string, () => void>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly stop = new AbortController();
   /** Statements pg-boss has issued through our pool and not yet seen answered. */
   private statementsInFlight = 0;
   private boss?: Promise<PgBoss>;
-  private stopped = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -55,6 +76,7 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
       ...(options.retryDelaySeconds !== undefined ? { retryDelay: options.retryDelaySeconds } : {}),
       ...(options.retryBackoff !== undefined ? { retryBackoff: options.retryBackoff } : {}),
       ...(options.startAfterSeconds ? { startAfter: Math.ceil(options.startAfterSeconds) } : {}),
+      ...(options.expireInSeconds ? { expireInSeconds: Math.ceil(options.expireInSeconds) } : {}),
       ...(db ? { db } : {}),
     });
   }
@@ -63,68 +85,151 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
     this.handlers.set(name, { handler: handler as JobHandler<object>, concurrency: options.concurrency ?? 1 });
   }
 
+  every(name: string, seconds: number, handler: (run: PeriodicRun) => Promise<void>, options: PeriodicOptions = {}): void {
+    const run = (data: Partial<PeriodicRun>) => handler({ atStart: data.atStart === true });
+    this.handlers.set(name, { handler: run, concurrency: 1, every: { seconds, ...options } });
+  }
+
+  wake(name: string): void {
+    this.wakers.get(name)?.();
+  }
+
   get stopping(): boolean {
-    return this.stopped;
+    return this.stop.signal.aborted;
+  }
+
+  delay(ms: number): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.stop.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.stop.signal.addEventListener('abort', done, { once: true });
+    });
   }
 
   async startWorkers(): Promise<void> {
     const boss = await this.started();
-    const pollingIntervalSeconds = this.config.jobs.pollIntervalMs / 1000;
-    for (const [name, { handler, concurrency }] of this.handlers) {
+    for (const [name, registered] of this.handlers) {
       await this.ensureQueue(boss, name);
-      // pg-boss 10 runs one fetch-and-handle loop per work() call: n calls, n jobs at once.
-      for (let i = 0; i < concurrency; i++) {
-        const worker: { id?: string } = {};
-        worker.id = await boss.work<object>(name, { pollingIntervalSeconds, batchSize: 1 }, (jobs) =>
-          this.track(this.run(boss, name, handler, jobs, worker)),
-        );
-      }
+      const loop = this.loop(boss, name, registered).catch((err: Error) => this.logger.error(`Job loop ${name} ended: ${err.message}`));
+      this.loops.add(loop);
+      if (registered.every) await this.schedule(name, registered.every);
     }
   }
 
   /**
-   * Stops the loops, then waits (5 s at most) until no handler runs and no statement of pg-boss's
-   * is unanswered: a fetch under way when the stop began, or pg-boss's own completion call after a
-   * handler, must not reach the pool after it closes.
+   * Stops the timers and loops, then waits (5 s at most) until no handler runs and no statement of
+   * pg-boss's is unanswered: a fetch under way when the stop began, or an outcome being recorded,
+   * must not reach the pool after it closes. A handler cut short throws, and its job is failed back
+   * to the queue to be retried by the next process.
    */
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
+    this.stop.abort();
+    for (const timer of this.timers) clearInterval(timer);
+    for (const wake of this.wakers.values()) wake();
     if (!this.boss) return;
     const boss = await this.boss;
-    await boss.stop({ graceful: true, wait: true, timeout: 5000 });
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + SHUTDOWN_WAIT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.loops, ...this.inFlight]),
+      new Promise((resolve) => (timer = setTimeout(resolve, SHUTDOWN_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
     for (let quiet = 0; quiet < 2 && Date.now() < deadline;) {
       quiet = this.inFlight.size === 0 && this.statementsInFlight === 0 ? quiet + 1 : 0;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+    await boss.stop({ graceful: true, wait: true, timeout: 1000 }).catch(() => undefined);
+  }
+
+  /** Keeps up to `concurrency` jobs of `name` running until the stop. */
+  private async loop(boss: PgBoss, name: string, { handler, concurrency, every }: Registered): Promise<void> {
+    // A periodic job's loop is woken by its timer each period: it need not poll more often.
+    const pollMs = Math.max(this.config.jobs.pollIntervalMs, (every?.seconds ?? 0) * 1000);
+    let running = 0;
+    let woken = false;
+    let wakeUp: () => void = () => undefined;
+    this.wakers.set(name, () => {
+      woken = true;
+      wakeUp();
+    });
+    while (!this.stopping) {
+      woken = false;
+      let fetched = 0;
+      if (running < concurrency) {
+        const jobs = await this.counted(boss.fetch<object>(name, { batchSize: concurrency - running })).catch((err: Error) => {
+          this.logger.warn(`Jobs ${name} not fetched: ${err.message}`);
+          return [];
+        });
+        fetched = jobs.length;
+        for (const job of jobs) {
+          running++;
+          void this.track(this.handle(boss, name, handler, job)).finally(() => {
+            running--;
+            this.wake(name);
+          });
+        }
+      }
+      if (this.stopping || woken || (fetched > 0 && running < concurrency)) continue;
+      // Idle (nothing fetched) or full: wait for a wake-up (a job sent here, one ended, the stop) or the poll.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, fetched === 0 ? pollMs : 2 ** 31 - 1);
+        wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wakeUp = () => undefined;
+    }
+    this.wakers.delete(name);
   }
 
   /**
-   * pg-boss 10 records a job's outcome without awaiting it, so a shutdown could close the pool
-   * first and leave the job "active" until it expires. The outcome is recorded here, awaited.
-   * A loop that handled a job fetches again at once (pg-boss would otherwise wait its polling
-   * interval after every job); only an empty fetch waits. A job fetched after the stop began is
-   * failed back to the queue unhandled, to be retried by the next process.
+   * Records each job's outcome, awaited (pg-boss's own `work` records it without awaiting, so a
+   * shutdown could close the pool first and leave the job active until it expires). A job fetched
+   * after the stop began is failed back unhandled, to be retried by the next process.
    */
-  private async run(
-    boss: PgBoss,
-    name: string,
-    handler: JobHandler<object>,
-    jobs: PgBoss.Job<object>[],
-    worker: { id?: string },
-  ): Promise<void> {
-    if (this.stopped && jobs.length) throw new Error('The job queue is stopping; the job will be retried');
-    for (const job of jobs) {
-      try {
-        await handler(job.data);
-        await boss.complete(name, job.id);
-      } catch (err) {
-        await boss
-          .fail(name, job.id, { message: (err as Error).message })
-          .catch((failErr: Error) => this.logger.error(`Job ${name} ${job.id}: ${failErr.message}`));
-      }
+  private async handle(boss: PgBoss, name: string, handler: JobHandler<object>, job: PgBoss.Job<object>): Promise<void> {
+    try {
+      if (this.stopping) throw new Error('The job queue is stopping; the job will be retried');
+      await handler(job.data);
+      await this.counted(boss.complete(name, job.id));
+    } catch (err) {
+      await this.counted(boss.fail(name, job.id, { message: (err as Error).message })).catch((failErr: Error) =>
+        this.logger.error(`Job ${name} ${job.id}: ${failErr.message}`),
+      );
     }
-    if (jobs.length && !this.stopped && worker.id) boss.notifyWorker(worker.id);
+  }
+
+  /**
+   * Every replica sends each period's job into the same singleton slot (pg-boss computes the slot
+   * from the database's `now()`; the unique index drops the second send), so one run per period
+   * across replicas. A run cut short is retried once; a run whose process died is taken as lost
+   * after four periods (2 to 15 minutes), and the next period's run waits until then.
+   */
+  private async schedule(name: string, { seconds, atStart }: { seconds: number } & PeriodicOptions): Promise<void> {
+    const boss = await this.started();
+    const expireInSeconds = Math.min(900, Math.max(120, 4 * seconds));
+    const send = async (atStart: boolean) => {
+      try {
+        const slot = atStart ? {} : { singletonSeconds: seconds };
+        const options = { retryLimit: 1, retryDelay: 1, expireInSeconds, singletonKey: name, ...slot };
+        await this.counted(boss.send(name, { atStart }, options));
+        // Also when another replica's send took the slot: its job may be ours to run.
+        this.wake(name);
+      } catch (err) {
+        if (!this.stopping) this.logger.warn(`Periodic job ${name} not queued: ${(err as Error).message}`);
+      }
+    };
+    if (atStart) await send(true);
+    const timer = setInterval(() => void this.track(send(false)), seconds * 1000);
+    timer.unref();
+    this.timers.push(timer);
   }
 
   private counted<T>(statement: Promise<T>): Promise<T> {
@@ -138,7 +243,7 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
   }
 
   private started(): Promise<PgBoss> {
-    if (this.stopped) return Promise.reject(new Error('The job queue is stopped'));
+    if (this.stopping) return Promise.reject(new Error('The job queue is stopped'));
     this.boss ??= this.start();
     return this.boss;
   }
@@ -158,11 +263,14 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
   private async ensureQueue(boss: PgBoss, name: string, db?: PgBoss.Db): Promise<void> {
     const made = this.queues.get(name);
     if (made) return made;
+    // A periodic job's queue holds at most one waiting and one active job: a run longer than its
+    // period delays the next, and the periods it overran are not queued up behind it.
+    const policy = this.handlers.get(name)?.every ? 'stately' : 'standard';
     // pg-boss creates queues on its own connection; inside a transaction, the same function on it.
     // Remembered only when made outside a transaction, which cannot roll back under us.
-    if (db) return void (await db.executeSql('SELECT pgboss.create_queue($1, $2::json)', [name, JSON.stringify({ policy: 'standard' })]));
+    if (db) return void (await db.executeSql('SELECT pgboss.create_queue($1, $2::json)', [name, JSON.stringify({ policy })]));
     // Two creations of one new queue at once deadlock in PostgreSQL (pg-boss makes a partition).
-    const making = boss.createQueue(name).catch((err: unknown) => {
+    const making = boss.createQueue(name, { name, policy }).catch((err: unknown) => {
       this.queues.delete(name);
       throw err;
     });

@@ -5,7 +5,7 @@ import { ServicesRepository } from '../services.repository';
 import type { ActionType } from '../service.types';
 import { ActionStart } from './action-start';
 import { InstanceActionResponse } from './dto/instance-action.response';
-import { InstanceActionRunner } from './instance-action-runner';
+import { InstanceActionJob } from './instance-action.job';
 import { RebuildInstanceRequest } from './dto/rebuild-instance.request';
 import { PowerStateSync } from './power-state-sync';
 
@@ -15,14 +15,15 @@ export class InstanceActionsService {
     private readonly services: ServicesRepository,
     private readonly start: ActionStart,
     private readonly tx: TransactionRunner,
-    private readonly runner: InstanceActionRunner,
+    private readonly actionJob: InstanceActionJob,
     private readonly config: AppConfig,
     private readonly sync: PowerStateSync,
   ) {}
 
   /**
    * Records the action and the transitional power state under the service row lock, so of two
-   * concurrent requests exactly one begins; the runner then drives the provider after COMMIT.
+   * concurrent requests exactly one begins; its job, queued in the same transaction, drives the provider
+   * once this process's worker is woken after COMMIT.
    */
   async request(caller: Principal, serviceId: string, type: ActionType, rebuild?: RebuildInstanceRequest): Promise<InstanceActionResponse> {
     const { accountId } = caller;
@@ -34,7 +35,9 @@ export class InstanceActionsService {
         if (!service) throw Problem.notFound('Service');
         const { powerState } = service;
         if (service.type !== 'vps' || !powerState) throw ServiceOwnership.noInstance();
-        return this.start.begin(m, caller, { ...service, powerState }, type, rebuild);
+        const action = await this.start.begin(m, caller, { ...service, powerState }, type, rebuild);
+        await this.actionJob.enqueue(m, action.id);
+        return action;
       })
       .catch((err: unknown) => {
         if (isUniqueViolation(err, 'instance_actions_one_running_idx')) {
@@ -42,7 +45,7 @@ export class InstanceActionsService {
         }
         throw err;
       });
-    this.runner.kick(row.id);
+    this.actionJob.wake();
     return InstanceActionResponse.fromRow(row);
   }
 

@@ -1,7 +1,5 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import { Interval } from '@nestjs/schedule';
-import { Actor, ActivityLog, JobLock, TransactionRunner } from '@app/core';
+import { Injectable } from '@nestjs/common';
+import { Actor, ActivityLog, TransactionRunner } from '@app/core';
 import { ServicesRepository, ServiceState } from '../services.repository';
 import type { PowerState } from '../service.types';
 import { ComputeProvider, instanceRef } from './compute/compute-provider';
@@ -10,33 +8,23 @@ import { ObservedChange, VpsInstancesRepository } from './vps-instances.reposito
 
 const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: null };
 
-/** Machines stopped (or started) outside the API show their real state at the latest after this. */
-export const RECONCILE_INTERVAL_MS = 30_000;
-
 /**
  * Keeps vps_instances.power_state in step with a hypervisor whose machines also change state on
  * their own (a guest that shuts down, an operator's virsh): a read of one VPS asks the hypervisor
  * (briefly, see the adapter), and a periodic pass compares every machine. A recorded state is only
  * replaced while no action runs and when nothing recorded it after the hypervisor was asked, and
- * each replacement is recorded in the activity log (`instance.power_state_observed`).
+ * each replacement is recorded in the activity log (`instance.power_state_observed`). The periodic pass
+ * is PowerStateReconcileJob.
  */
 @Injectable()
-export class PowerStateSync implements OnApplicationBootstrap {
-  private active = false;
-
+export class PowerStateSync {
   constructor(
     private readonly instances: VpsInstancesRepository,
     private readonly services: ServicesRepository,
     private readonly compute: ComputeProvider,
-    private readonly jobs: JobLock,
-    private readonly adapterHost: HttpAdapterHost,
     private readonly tx: TransactionRunner,
     private readonly activity: ActivityLog,
   ) {}
-
-  onApplicationBootstrap(): void {
-    this.active = Boolean(this.adapterHost.httpAdapter) && this.compute.observesExternalChanges;
-  }
 
   /** The VPS's power state after asking the hypervisor; the recorded one when it cannot tell. */
   async refresh(service: ServiceState): Promise<PowerState | null> {
@@ -53,14 +41,6 @@ export class PowerStateSync implements OnApplicationBootstrap {
     if (!this.compute.observesExternalChanges) return;
     const service = await this.services.findStateForAccount(accountId, serviceId);
     if (service) await this.refresh(service);
-  }
-
-  @Interval('power-state-reconcile', RECONCILE_INTERVAL_MS)
-  async reconcileTick(): Promise<void> {
-    if (!this.active) return;
-    await this.jobs.runExclusive('power-state-reconcile', async () => {
-      await this.reconcile();
-    });
   }
 
   /** Compares every settled VPS of a live service with its machine; returns the ids whose state changed. */

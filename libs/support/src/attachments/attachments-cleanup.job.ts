@@ -1,26 +1,22 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { Interval } from '@nestjs/schedule';
-import { JobLock } from '@app/core';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { JobQueue } from '@app/core';
 import { BlobStorage } from '../blob-storage/blob-storage';
 import { UNREFERENCED_GRACE_MS } from '../support.types';
 import { AttachmentsRepository } from './attachments.repository';
 
 /** Every ten minutes, on one replica: uploads no message uses go, one hour after their upload URL expired. */
 @Injectable()
-export class AttachmentsCleanupJob {
+export class AttachmentsCleanupJob implements OnModuleInit {
   private readonly logger = new Logger('Attachments');
 
   constructor(
     private readonly attachments: AttachmentsRepository,
     private readonly storage: BlobStorage,
-    private readonly jobs: JobLock,
+    private readonly jobs: JobQueue,
   ) {}
 
-  @Interval('attachments-cleanup', 10 * 60 * 1000)
-  async tick(): Promise<void> {
-    await this.jobs.runExclusive('attachments-cleanup', async () => {
-      await this.purgeUnreferenced();
-    });
+  onModuleInit(): void {
+    this.jobs.every('attachments-cleanup', 10 * 60, async () => void (await this.purgeUnreferenced()));
   }
 
   /** How many uploads were found to delete (a failed one is logged and tried again next time). */

@@ -1,6 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { Interval } from '@nestjs/schedule';
-import { AppConfig, JobLock } from '@app/core';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { AppConfig, JobQueue } from '@app/core';
 import { DeliveriesRepository, PURGE_BATCH } from './deliveries.repository';
 
 /**
@@ -9,18 +8,15 @@ import { DeliveriesRepository, PURGE_BATCH } from './deliveries.repository';
  * kept longer than the log keeps the entry.
  */
 @Injectable()
-export class DeliveriesRetentionJob {
+export class DeliveriesRetentionJob implements OnModuleInit {
   constructor(
     private readonly deliveries: DeliveriesRepository,
     private readonly config: AppConfig,
-    private readonly jobs: JobLock,
+    private readonly jobs: JobQueue,
   ) {}
 
-  @Interval('webhook-deliveries-retention', 3_600_000)
-  async tick(): Promise<void> {
-    await this.jobs.runExclusive('webhook-deliveries-retention', async () => {
-      await this.purge();
-    });
+  onModuleInit(): void {
+    this.jobs.every('webhook-deliveries-retention', 3600, async () => void (await this.purge()));
   }
 
   /** How many deliveries were deleted. */

@@ -1,13 +1,11 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import { Interval } from '@nestjs/schedule';
-import { AppConfig, JobLock } from '@app/core';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { AppConfig, JobQueue } from '@app/core';
 import { ComputeProvider, HypervisorInventory, instanceRef } from '../compute/compute-provider';
 import { SettledInstance, VpsInstancesRepository } from '../vps-instances.repository';
 import { HypervisorOrphansRepository, Orphan } from './hypervisor-orphans.repository';
 import { MissingMachines } from './missing-machines';
 
-const TICK_MS = 60_000;
+const PERIOD_SECONDS = 60;
 
 export interface ReconcileReport {
   /** `svc-` names of no live service seen in this pass. */
@@ -24,11 +22,11 @@ export interface ReconcileReport {
  * they have been seen for LIBVIRT_ORPHAN_GRACE_SECONDS (a name without the prefix is never
  * looked at); a live VPS whose machine is gone shows `error` and its customer is told. Power
  * states that drifted are PowerStateSync's job. A hypervisor that does not answer is skipped.
+ * A periodic job (`machine-reconcile`, once a minute) when the provider makes machines.
  */
 @Injectable()
-export class MachineReconciler implements OnApplicationBootstrap {
+export class MachineReconciler implements OnModuleInit {
   private readonly logger = new Logger('Reconcile');
-  private active = false;
   /** For /metrics: orphans seen in the last pass, by kind; totals since start. */
   readonly counts = { orphanDomains: 0, orphanVolumes: 0, orphansRemoved: 0, machinesMissing: 0 };
 
@@ -37,19 +35,12 @@ export class MachineReconciler implements OnApplicationBootstrap {
     private readonly instances: VpsInstancesRepository,
     private readonly orphans: HypervisorOrphansRepository,
     private readonly missing: MissingMachines,
-    private readonly lock: JobLock,
+    private readonly jobs: JobQueue,
     private readonly config: AppConfig,
-    private readonly adapterHost: HttpAdapterHost,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.active = Boolean(this.adapterHost.httpAdapter) && this.compute.makesMachines;
-  }
-
-  @Interval('machine-reconcile', TICK_MS)
-  async tick(): Promise<void> {
-    if (!this.active) return;
-    await this.lock.runExclusive('machine-reconcile', async () => void (await this.reconcile()));
+  onModuleInit(): void {
+    if (this.compute.makesMachines) this.jobs.every('machine-reconcile', PERIOD_SECONDS, async () => void (await this.reconcile()));
   }
 
   async reconcile(): Promise<ReconcileReport> {
