@@ -175,30 +175,6 @@ SELECT CASE WHEN a <= 1000 THEN pg_temp.bench_id('account-1') ELSE pg_temp.bench
        now() - a * interval '1 minute', now() + interval '30 days'
   FROM generate_series(1, pg_temp.n(100000)) a;
 
--- Account 2 is the account terminated in the cleanup scenario (bench/scale.js deletes it while
--- reads run): half of account 1's share on top of its own, with tickets about its services.
-WITH catalogue AS (
-  SELECT (row_number() OVER (ORDER BY p.position, p.id) - 1)::int AS i, p.id, p.type, pp.price, pp.currency
-    FROM products p JOIN product_prices pp ON pp.product_id = p.id AND pp.billing_cycle = 'monthly'
-), n AS (SELECT count(*)::int AS n FROM catalogue)
-INSERT INTO services (id, account_id, product_id, name, type, status, price, currency, billing_cycle, created_at, updated_at)
-SELECT pg_temp.bench_id('terminated-service-' || g), pg_temp.bench_id('account-2'), c.id, 'old-' || g, c.type, 'active', c.price,
-       c.currency, 'monthly', now() - g * interval '1 minute', now() - g * interval '1 minute'
-  FROM generate_series(1, pg_temp.n(1000000) / 200) g
-  CROSS JOIN n
-  JOIN catalogue c ON c.i = g % n.n;
-INSERT INTO activity_events (account_id, action, entity_type, entity_id, actor_type, status, created_at)
-SELECT pg_temp.bench_id('account-2'), 'instance.stop', 'service', pg_temp.bench_id('terminated-service-' || (1 + g % 100)), 'system',
-       'succeeded', now() - g * interval '1 minute'
-  FROM generate_series(1, pg_temp.n(10000000) / 200) g;
-INSERT INTO notifications (account_id, type, severity, title, body, created_at)
-SELECT pg_temp.bench_id('account-2'), 'service_status_changed', 'info', 'Service changed', 'Your service changed.', now() - g * interval '1 minute'
-  FROM generate_series(1, pg_temp.n(5000000) / 200) g;
-INSERT INTO tickets (account_id, subject, service_id, created_at, updated_at)
-SELECT pg_temp.bench_id('account-2'), 'About old-' || g, pg_temp.bench_id('terminated-service-' || g),
-       now() - g * interval '1 hour', now() - g * interval '1 hour'
-  FROM generate_series(1, pg_temp.n(200000) / 200) g;
-
 DO $$
 DECLARE r record;
 BEGIN
