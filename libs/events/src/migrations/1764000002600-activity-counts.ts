@@ -12,6 +12,8 @@ export class ActivityCounts1764000002600 implements MigrationInterface {
   name = 'ActivityCounts1764000002600';
 
   async up(db: QueryRunner): Promise<void> {
+    // A backfill or an index over a provider's tables outlasts the API's statement timeout (this transaction only).
+    await db.query(`SET LOCAL statement_timeout = 0`);
     await db.query(`
       CREATE TABLE activity_counts (
         account_id uuid NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,

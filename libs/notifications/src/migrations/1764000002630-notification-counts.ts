@@ -9,6 +9,8 @@ export class NotificationCounts1764000002630 implements MigrationInterface {
   name = 'NotificationCounts1764000002630';
 
   async up(db: QueryRunner): Promise<void> {
+    // A backfill or an index over a provider's tables outlasts the API's statement timeout (this transaction only).
+    await db.query(`SET LOCAL statement_timeout = 0`);
     await db.query(`
       CREATE TABLE notification_counts (
         account_id uuid NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
