@@ -7,7 +7,7 @@ export class MfaChallengesAccountIndex1764000002620 implements MigrationInterfac
   async up(db: QueryRunner): Promise<void> {
     // A backfill or an index over a provider's tables outlasts the API's statement timeout (this transaction only).
     await db.query(`SET LOCAL statement_timeout = 0`);
-    await db.query(`CREATE INDEX mfa_challenges_account_idx ON mfa_challenges (account_id)`);
+    await db.query(`CREATE INDEX IF NOT EXISTS mfa_challenges_account_idx ON mfa_challenges (account_id)`);
   }
 
   async down(db: QueryRunner): Promise<void> {

@@ -61,7 +61,9 @@ export class ActivityCounts1764000002600 implements MigrationInterface {
     await db.query(`
       INSERT INTO activity_counts (account_id, action, entity_type, n)
       SELECT account_id, action, coalesce(entity_type, ''), count(*) FROM activity_events GROUP BY 1, 2, 3`);
-    await db.query(`CREATE INDEX activity_events_entity_type_idx ON activity_events (account_id, entity_type, created_at DESC, id DESC)`);
+    await db.query(
+      `CREATE INDEX IF NOT EXISTS activity_events_entity_type_idx ON activity_events (account_id, entity_type, created_at DESC, id DESC)`,
+    );
   }
 
   async down(db: QueryRunner): Promise<void> {

@@ -11,8 +11,8 @@ export class SupportForeignKeyIndexes1764000002610 implements MigrationInterface
   async up(db: QueryRunner): Promise<void> {
     // A backfill or an index over a provider's tables outlasts the API's statement timeout (this transaction only).
     await db.query(`SET LOCAL statement_timeout = 0`);
-    await db.query(`CREATE INDEX tickets_service_idx ON tickets (service_id) WHERE service_id IS NOT NULL`);
-    await db.query(`CREATE INDEX attachments_account_idx ON attachments (account_id)`);
+    await db.query(`CREATE INDEX IF NOT EXISTS tickets_service_idx ON tickets (service_id) WHERE service_id IS NOT NULL`);
+    await db.query(`CREATE INDEX IF NOT EXISTS attachments_account_idx ON attachments (account_id)`);
   }
 
   async down(db: QueryRunner): Promise<void> {
