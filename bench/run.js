@@ -10,6 +10,9 @@
 //          webhooks: deliveries/s against a bare loop; streams: open notification streams)  --streams=N  --rounds=N  --duration=S  --warmup=S  --connections=N
 //          --pool=N (DB_POOL_SIZE of both servers; unset: the API's default)  --db=<name>
 //          --reuse-db (keep a seeded database from an earlier run)  --out=<file>  --strict
+//          --scale=provider (issue 30: every list at a provider's size against a small dataset, EXPLAIN of each,
+//          the retention purge and an account's cleanup while reading; bench/scale.js) --scale-factor=F (default 1)
+//          --rate=R (requests/s of each scale measurement; default 100)
 //          --admin-url=<postgres URL of the maintenance database>
 //          --api=<main.js of another build of the API> (to compare builds; default: the built dist/)
 //          --api-node-options=<NODE_OPTIONS for the API process only> (default: the Dockerfile's, as in production)
@@ -38,6 +41,7 @@ const { ALPHABET, toBase62 } = require(BASELINE);
 const { measureHostileBodies } = require('./hostile-bodies');
 const { webhooksScenario } = require('./webhooks');
 const { streamsScenario } = require('./streams');
+const { scaleScenario } = require('./scale');
 
 // ---- options -----------------------------------------------------------------------------------
 function parseArgs(argv) {
@@ -66,6 +70,9 @@ function parseArgs(argv) {
     apiNodeOptions: flags['api-node-options'] === undefined ? productionNodeOptions() : String(flags['api-node-options']),
     node: flags.node ? String(flags.node) : process.execPath,
     streams: flags.streams === undefined ? undefined : Number(flags.streams),
+    scale: flags.scale === undefined ? null : String(flags.scale),
+    scaleFactor: num('scale-factor', 1),
+    rate: num('rate', 100),
   };
 }
 
@@ -522,8 +529,9 @@ async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hosting-bench-'));
   const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: dbUrl, ...secrets };
   if (opts.pool) baseEnv.DB_POOL_SIZE = opts.pool;
-  const apiEnv = (port) => ({
+  const apiEnv = (port, url = dbUrl) => ({
     ...baseEnv,
+    DATABASE_URL: url,
     NODE_ENV: 'production',
     PORT: String(port),
     LOG_LEVEL: 'warn',
@@ -545,6 +553,36 @@ async function main() {
     await Promise.all(started.map((p) => stopProcess(p).catch(() => undefined)));
   };
   process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+
+  if (opts.scale) {
+    if (opts.scale !== 'provider') throw new Error(`Unknown --scale=${opts.scale} (provider is the one)`);
+    try {
+      const report = await scaleScenario({
+        opts: { ...opts, connections: opts.connections === 50 ? 10 : opts.connections },
+        apiMain: API_MAIN,
+        apiEnv,
+        secrets,
+        started,
+        databaseUrl: (db) => databaseUrl(opts.adminUrl, db),
+        freePort,
+        startProcess,
+        stopProcess,
+        waitReady,
+        newApiKey,
+        sha256,
+        log,
+      });
+      const out = opts.out.endsWith('latest.json') ? path.join(ROOT, 'bench/results/scale-provider.json') : opts.out;
+      fs.mkdirSync(path.dirname(out), { recursive: true });
+      fs.writeFileSync(out, `${JSON.stringify({ generatedAt: new Date().toISOString(), machine: machine(), ...report }, null, 2)}\n`);
+      log(`\nWritten to ${path.relative(ROOT, out)}`);
+      if (opts.strict && report.targets.some((c) => !c.pass)) process.exitCode = 1;
+    } finally {
+      await cleanup();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+    return;
+  }
 
   try {
     // 1. database: the API's migrations make the schema, then bulk SQL fills it.

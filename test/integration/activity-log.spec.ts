@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { ActivityAction, ActivityLog, Principal, TransactionRunner } from '@app/core';
 import { ActivityRetentionJob } from '@app/events';
+import { EventsService } from '../../libs/events/src/events.service';
 import { startTestModule, TestModule } from '../support/test-module';
 
 describe('ActivityLog and its retention (TestingModule on the real database)', () => {
@@ -31,6 +32,34 @@ describe('ActivityLog and its retention (TestingModule on the real database)', (
     const purged = await m.get(ActivityRetentionJob).purge();
     expect(purged).toBeGreaterThanOrEqual(1);
     expect(await idsOf(accountId)).toEqual([edge.id, fresh.id].sort());
+  });
+
+  it("keeps the list's totals (trigger-kept counters) right through recording, the purge and the account's deletion", async () => {
+    const accountId = await m.accountId();
+    const entity = { type: 'service', id: '6d9b4d0c-5a1e-4f3b-8c2d-1e0f9a8b7c6d' };
+    const record2 = (action: ActivityAction, about: typeof entity | null) =>
+      tx.run((manager) => log.record(manager, { accountId, action, entity: about, details: {} }));
+    await record2('instance.stop', entity);
+    await record2('instance.stop', entity);
+    await record2('instance.start', entity);
+    const old = await record2('ssh_key.create', null);
+    await record2('ssh_key.create', null);
+    await db.query(`UPDATE activity_events SET created_at = now() - interval '31 days' WHERE id = $1`, [old.id]);
+    await m.get(ActivityRetentionJob).purge();
+    const events = m.get(EventsService);
+    const total = async (filter: Record<string, string>) => (await events.list(accountId, { page: 1, pageSize: 1, ...filter })).total;
+    expect(await total({})).toBe(4);
+    expect(await total({ action: 'instance.stop' })).toBe(2);
+    expect(await total({ entityType: 'service' })).toBe(3);
+    expect(await total({ action: 'instance.stop', entityType: 'service' })).toBe(2);
+    expect(await total({ action: 'ssh_key.create' })).toBe(1);
+    expect(await total({ entityType: 'ticket' })).toBe(0);
+    expect(await total({ entityId: entity.id })).toBe(3);
+    // Counted again from the rows: the counters agree.
+    const [{ n }] = await db.query('SELECT count(*)::int AS n FROM activity_events WHERE account_id = $1', [accountId]);
+    expect(n).toBe(4);
+    await db.query('DELETE FROM accounts WHERE id = $1', [accountId]);
+    expect(await db.query('SELECT count(*)::int AS n FROM activity_counts WHERE account_id = $1', [accountId])).toEqual([{ n: 0 }]);
   });
 
   it('runs the registered hooks in the recording transaction: a rollback takes the entry and what the hook wrote', async () => {

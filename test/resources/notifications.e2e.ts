@@ -338,6 +338,8 @@ describe('Notifications', () => {
       expect(second.body).toEqual({ updated: 2 });
       expect(await unreadCountOf(t, account)).toBe(0);
       expect(await unreadCountOf(t, stranger)).toBe(1);
+      expect((await list(account, '?unread=true')).body.total).toBe(0);
+      expect((await list(account, '?unread=false')).body.total).toBe(7);
     });
 
     it('marks all read exactly once under 20 concurrent read-alls', async () => {
@@ -369,6 +371,10 @@ describe('Notifications', () => {
       );
       expect(read).toBe(marked);
       expect(unread + read).toBe(41);
+      // The list's totals (trigger-kept counters) agree with the rows.
+      expect((await list(account, '?pageSize=1')).body.total).toBe(41);
+      expect((await list(account, '?unread=true&pageSize=1')).body.total).toBe(unread);
+      expect((await list(account, '?unread=false&pageSize=1')).body.total).toBe(read);
     });
   });
 

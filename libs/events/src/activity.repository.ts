@@ -48,6 +48,7 @@ function toEntry(row: ActivityRow): ActivityEntry {
 
 /** Purged per statement, so one purge never holds a long lock or a huge transaction. */
 export const PURGE_BATCH = 5000;
+const PURGE_LOCK_TIMEOUT = '200ms';
 
 @Injectable()
 export class ActivityRepository {
@@ -87,17 +88,26 @@ export class ActivityRepository {
   async page(accountId: string, query: PageQuery, filter: ActivityFilter): Promise<{ entries: ActivityEntry[]; total: number }> {
     const params: unknown[] = [accountId];
     const where = ['account_id = $1'];
-    const add = (sql: string, value: unknown) => {
+    const counted = ['account_id = $1'];
+    const add = (sql: string, value: unknown, countable = false) => {
       params.push(value);
-      where.push(sql.replace('?', `$${params.length}`));
+      const condition = sql.replace('?', `$${params.length}`);
+      where.push(condition);
+      if (countable) counted.push(condition);
     };
-    if (filter.action) add('action = ?', filter.action);
-    if (filter.entityType) add('entity_type = ?', filter.entityType);
+    if (filter.action) add('action = ?', filter.action, true);
+    if (filter.entityType) add('entity_type = ?', filter.entityType, true);
     if (filter.entityId) add('entity_id = ?::uuid', filter.entityId);
     if (filter.since) add('created_at >= ?', filter.since);
+    // The total from the trigger-kept counters where they can give it (issue 30); entityId and
+    // since count the rows they match.
+    const totalSql =
+      filter.entityId || filter.since
+        ? undefined
+        : `SELECT coalesce(sum(n), 0)::int AS total FROM activity_counts WHERE ${counted.join(' AND ')}`;
     const { rows, total } = await pageOfRows<ActivityRow>(
       this.dataSource,
-      { table: 'activity_events', columns: COLUMNS, where: where.join(' AND '), params },
+      { table: 'activity_events', columns: COLUMNS, where: where.join(' AND '), params, totalSql },
       query,
     );
     return { entries: rows.map(toEntry), total };
@@ -111,12 +121,30 @@ export class ActivityRepository {
     return rows[0] ? toEntry(rows[0]) : null;
   }
 
-  /** Operator side, every account: one batch of entries older than the cutoff; returns how many went. */
+  /**
+   * Operator side, every account: one batch of entries older than the cutoff, in a short
+   * transaction of its own; returns how many went. The batch's rows are found by the created_at
+   * index and deleted by their ctid. The counters it decrements are also written by requests: it
+   * waits at most PURGE_LOCK_TIMEOUT for one, so in a lock cycle with a request the purge gives
+   * way (before PostgreSQL's one-second deadlock check could pick the request), and tries again.
+   */
   async purgeBatch(before: Date): Promise<number> {
-    const [, count] = await this.dataSource.query(
-      `DELETE FROM activity_events WHERE id IN (SELECT id FROM activity_events WHERE created_at < $1 LIMIT ${PURGE_BATCH})`,
-      [before],
-    );
-    return Number(count ?? 0);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.dataSource.transaction(async (manager) => {
+          await manager.query(`SET LOCAL lock_timeout = '${PURGE_LOCK_TIMEOUT}'`);
+          const [, count] = await manager.query(
+            `DELETE FROM activity_events
+              WHERE ctid = ANY (ARRAY(SELECT ctid FROM activity_events WHERE created_at < $1 LIMIT ${PURGE_BATCH}))`,
+            [before],
+          );
+          return Number(count ?? 0);
+        });
+      } catch (err) {
+        const code = (err as { driverError?: { code?: string }; code?: string }).driverError?.code ?? (err as { code?: string }).code;
+        if (attempt >= 5 || (code !== '55P03' && code !== '40P01')) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
+    }
   }
 }

@@ -37,9 +37,17 @@ export class NotificationsRepository {
 
   page(accountId: string, query: PageQuery, unread?: boolean): Promise<RowsPage<NotificationRow>> {
     const filter = unread === undefined ? '' : unread ? ' AND read_at IS NULL' : ' AND read_at IS NOT NULL';
+    // The total from the trigger-kept counters (issue 30), not by counting the account's rows.
+    const counted = unread === undefined ? '' : unread ? ' AND unread' : ' AND NOT unread';
     return pageOfRows<NotificationRow>(
       this.dataSource,
-      { table: 'notifications', columns: COLUMNS, where: `account_id = $1${filter}`, params: [accountId] },
+      {
+        table: 'notifications',
+        columns: COLUMNS,
+        where: `account_id = $1${filter}`,
+        params: [accountId],
+        totalSql: `SELECT coalesce(sum(n), 0)::int AS total FROM notification_counts WHERE account_id = $1${counted}`,
+      },
       query,
     );
   }

@@ -1,3 +1,4 @@
 import { AccountSecurity1764000001000 } from './1764000001000-account-security';
+import { MfaChallengesAccountIndex1764000002620 } from './1764000002620-mfa-challenges-account-index';
 
-export const authMigrations = [AccountSecurity1764000001000];
+export const authMigrations = [AccountSecurity1764000001000, MfaChallengesAccountIndex1764000002620];

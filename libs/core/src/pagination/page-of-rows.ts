@@ -14,17 +14,32 @@ export interface RowsPageSource {
   params: unknown[];
   /** Default `created_at DESC, id DESC`, which the lists' indexes follow. */
   orderBy?: string;
+  /**
+   * A statement giving `total` for the same `params` without counting rows (a trigger-kept
+   * counter); by default the matching rows are counted.
+   */
+  totalSql?: string;
+}
+
+/** The page's statement: a deferred join (ids from the list's index, then only those rows). */
+export function pageOfRowsSql(source: RowsPageSource): { page: string; total: string } {
+  const { table, columns, where, params, orderBy = 'created_at DESC, id DESC', totalSql } = source;
+  const limit = `$${params.length + 1}`;
+  const offset = `$${params.length + 2}::bigint`;
+  return {
+    // The inner SELECT reads only the list's index (an index-only scan where the index covers
+    // `where` and `orderBy`), so a deep OFFSET skips index entries, not rows (issue 30).
+    page: `SELECT ${columns} FROM ${table} JOIN (SELECT id AS page_id FROM ${table} WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}) page ON page.page_id = ${table}.id ORDER BY ${orderBy}`,
+    total: totalSql ?? `SELECT count(*)::int AS total FROM ${table} WHERE ${where}`,
+  };
 }
 
 /** One page of a table's rows that match `where`, newest first, and how many match in all. */
 export async function pageOfRows<T>(db: Pick<DataSource, 'query'>, source: RowsPageSource, query: PageQuery): Promise<RowsPage<T>> {
-  const { table, columns, where, params, orderBy = 'created_at DESC, id DESC' } = source;
+  const sql = pageOfRowsSql(source);
   const [rows, [{ total }]] = await Promise.all([
-    db.query(
-      `SELECT ${columns} FROM ${table} WHERE ${where} ORDER BY ${orderBy} LIMIT $${params.length + 1} OFFSET $${params.length + 2}::bigint`,
-      [...params, query.pageSize, pageOffset(query)],
-    ) as Promise<T[]>,
-    db.query(`SELECT count(*)::int AS total FROM ${table} WHERE ${where}`, params) as Promise<{ total: number }[]>,
+    db.query(sql.page, [...source.params, query.pageSize, pageOffset(query)]) as Promise<T[]>,
+    db.query(sql.total, source.params) as Promise<{ total: number }[]>,
   ]);
   return { rows, total: Number(total) };
 }

@@ -1,3 +1,4 @@
 import { CreateSupport1764000000600 } from './1764000000600-create-support';
+import { SupportForeignKeyIndexes1764000002610 } from './1764000002610-foreign-key-indexes';
 
-export const supportMigrations = [CreateSupport1764000000600];
+export const supportMigrations = [CreateSupport1764000000600, SupportForeignKeyIndexes1764000002610];
