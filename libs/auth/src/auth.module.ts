@@ -18,6 +18,7 @@ import { AccountTokensRepository } from './email/account-tokens.repository';
 import { EmailChange } from './email/email-change';
 import { EmailVerificationService } from './email/email-verification.service';
 import { PasswordCheck } from './password/password-check';
+import { PasswordResetLinkJob } from './password/password-reset-link.job';
 import { PasswordResetService } from './password/password-reset.service';
 import { MfaController } from './mfa/mfa.controller';
 import { AccountPagesController } from './pages/account-pages.controller';
@@ -57,6 +58,7 @@ import { LoginActivity } from './login/login-activity';
     EmailChange,
     AccountBudgets,
     PasswordResetService,
+    PasswordResetLinkJob,
     AccessTokens,
     CredentialVerifier,
     BearerStrategy,

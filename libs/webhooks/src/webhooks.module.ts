@@ -8,6 +8,7 @@ import { DeliveryHistory } from './delivery/delivery-history';
 import { DeliveryAttemptJob } from './delivery/delivery-attempt.job';
 import { DeliveryFanOut } from './delivery/delivery-fan-out';
 import { DeliveryOutcomes } from './delivery/delivery-outcomes';
+import { EndpointFailures } from './delivery/endpoint-failures';
 import { DeliveryOutbox } from './delivery/delivery-outbox';
 import { DeliverySigner } from './delivery/delivery-signer';
 import { EndpointDrains } from './delivery/endpoint-drains';
@@ -35,6 +36,7 @@ import { WebhooksService } from './webhooks.service';
     EndpointDrains,
     DeliverySigner,
     DeliveryOutcomes,
+    EndpointFailures,
     WebhookSender,
     DeliveriesRetentionJob,
   ],

@@ -1,15 +1,13 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
-import { accountActor, ActivityLog, JobQueue, Problem, RequestFacts, TransactionRunner } from '@app/core';
+import { Injectable } from '@nestjs/common';
+import { accountActor, ActivityLog, Problem, RequestFacts, TransactionRunner } from '@app/core';
 import { AccountsService } from '@app/accounts';
 import { ApiKeysService } from '@app/api-keys';
 import { AccountMail } from '../email/account-mail';
 import { AccountTokensRepository } from '../email/account-tokens.repository';
 import { AcceptedResponse } from '../email/dto/account-email.request';
-import { hashSecretToken, newSecretToken } from '../tokens/secret-tokens';
+import { hashSecretToken } from '../tokens/secret-tokens';
 import { SessionsService } from '../sessions/sessions.service';
-
-const RESET_REQUESTED = 'auth.password-reset-requested';
-const RESET_TTL_SECONDS = 3600;
+import { PasswordResetLinkJob } from './password-reset-link.job';
 
 /** What a reset through the mailed link did besides setting the password. */
 export interface ResetOutcome {
@@ -19,14 +17,11 @@ export interface ResetOutcome {
 
 const ACCEPTED: AcceptedResponse = { message: 'If an account has this email address, a reset link is on its way.' };
 
-/**
- * Forgot/reset password. The request only queues a job with the address, whether or not an
- * account has it, so the answer and its timing are the same; the worker looks the account up.
- */
+/** Forgot/reset password: the link is mailed by PasswordResetLinkJob. */
 @Injectable()
-export class PasswordResetService implements OnModuleInit {
+export class PasswordResetService {
   constructor(
-    private readonly jobs: JobQueue,
+    private readonly links: PasswordResetLinkJob,
     private readonly accounts: AccountsService,
     private readonly tokens: AccountTokensRepository,
     private readonly sessions: SessionsService,
@@ -36,13 +31,8 @@ export class PasswordResetService implements OnModuleInit {
     private readonly apiKeys: ApiKeysService,
   ) {}
 
-  onModuleInit(): void {
-    // The request's facts travel with the job, so the activity entry says where the request came from.
-    this.jobs.work<{ email: string; request?: RequestFacts }>(RESET_REQUESTED, (job) => this.mailResetLink(job.email, job.request));
-  }
-
   async requestReset(email: string, request?: RequestFacts): Promise<AcceptedResponse> {
-    await this.jobs.send(RESET_REQUESTED, { email, request }, { retryLimit: 5, retryDelaySeconds: 10, retryBackoff: true });
+    await this.links.queue(email, request);
     return ACCEPTED;
   }
 
@@ -83,24 +73,5 @@ export class PasswordResetService implements OnModuleInit {
         { field: 'token', message: 'is invalid, expired or already used' },
       ]);
     return done;
-  }
-
-  private async mailResetLink(email: string, request: RequestFacts | undefined): Promise<void> {
-    const account = await this.accounts.findByEmail(email);
-    if (!account) return;
-    const token = newSecretToken('hpr_');
-    await this.tx.run(async (m) => {
-      // The newest link is the one that works: an older reset mail, perhaps read by someone else, ends.
-      await this.tokens.retire(m, account.id, 'reset_password');
-      await this.tokens.create(m, account.id, 'reset_password', account.email, token.hash, RESET_TTL_SECONDS);
-      await this.mail.passwordReset(m, account.email, account.name, token.token);
-      await this.activity.record(m, {
-        accountId: account.id,
-        action: 'auth.password_reset_request',
-        entity: { type: 'account', id: account.id },
-        actor: accountActor(account),
-        request,
-      });
-    });
   }
 }
