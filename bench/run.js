@@ -31,7 +31,7 @@ const path = require('node:path');
 const { crc32 } = require('node:zlib');
 const autocannon = require('autocannon');
 const jwt = require('jsonwebtoken');
-const { Client } = require('pg');
+const { withClient } = require('./pg-client');
 const { consoleScenario } = require('./console');
 
 const ROOT = path.join(__dirname, '..');
@@ -89,16 +89,6 @@ function databaseUrl(adminUrl, db) {
   const url = new URL(adminUrl);
   url.pathname = `/${db}`;
   return url.toString();
-}
-
-async function withClient(url, fn) {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
 }
 
 async function isSeeded(url) {

@@ -13,21 +13,11 @@ const fs = require('node:fs');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const jwt = require('jsonwebtoken');
-const { Client } = require('pg');
+const { withClient } = require('./pg-client');
 
 const ROOT = path.join(__dirname, '..');
 const SMALL_FACTOR = 0.01;
 const RETENTION_DAYS = 90;
-
-async function withClient(url, fn) {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
 
 const benchId = (seed) => `overlay(overlay(md5(${seed}) placing '4' from 13) placing '8' from 17)::uuid`;
 

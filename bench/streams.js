@@ -6,6 +6,7 @@
 // on each stream, p50/p99/max over all of them.
 const http = require('node:http');
 const { Client } = require('pg');
+const { withClient } = require('./pg-client');
 
 const STREAMS_PER_ACCOUNT = 10;
 /** Streams opened at once (the rest wait): an opening authenticates and reads the unread count. */
@@ -43,16 +44,6 @@ function openStream(port, apiKey, onEvent) {
     req.setTimeout(OPEN_TIMEOUT_MS, () => req.destroy(new Error(`no first event within ${OPEN_TIMEOUT_MS / 1000} s`)));
     req.end();
   });
-}
-
-async function withDb(url, fn) {
-  const db = new Client({ connectionString: url });
-  await db.connect();
-  try {
-    return await fn(db);
-  } finally {
-    await db.end();
-  }
 }
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -138,7 +129,7 @@ async function streamsScenario({ port, pid, procStatus, keys, accountIds, dbUrl,
   const until = Date.now() + ARRIVAL_TIMEOUT_MS;
   while (arrivals.some((a) => a === null) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
   for (const s of open) s.close();
-  await withDb(dbUrl, (c) => c.query(`DELETE FROM notifications WHERE title = 'Bench stream notification'`));
+  await withClient(dbUrl, (c) => c.query(`DELETE FROM notifications WHERE title = 'Bench stream notification'`));
   const missing = arrivals.filter((a) => a === null).length;
   const latencies = arrivals
     .filter((a) => typeof a === 'number')
