@@ -12,6 +12,16 @@ export class RgwError extends Error {
   }
 }
 
+/** The gateway answered 5xx: down or overloaded, or it lost a race between two writers of one user's metadata. */
+export class RgwServerError extends ObjectStorageUnavailableError {
+  constructor(
+    readonly baseUrl: string,
+    readonly status: number,
+  ) {
+    super(`The storage gateway at ${baseUrl} answered ${status}`);
+  }
+}
+
 export interface RgwCall {
   method: 'GET' | 'PUT' | 'POST' | 'DELETE' | 'HEAD';
   path: string;
@@ -44,7 +54,7 @@ export class RgwClient {
       throw new ObjectStorageUnavailableError(`The storage gateway at ${this.baseUrl} did not answer (${cause})`);
     }
     const text = await res.text().catch(() => '');
-    if (res.status >= 500) throw new ObjectStorageUnavailableError(`The storage gateway at ${this.baseUrl} answered ${res.status}`);
+    if (res.status >= 500) throw new RgwServerError(this.baseUrl, res.status);
     if (res.status >= 400) throw new RgwError(res.status, errorCode(text) ?? String(res.status));
     if (!text || call.method === 'HEAD') return null;
     return call.path.startsWith('/admin/') ? (JSON.parse(text) as T) : (text as T);

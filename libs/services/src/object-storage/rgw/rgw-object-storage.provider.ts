@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ObjectStorageConfig } from '@app/core';
 import {
   GatewayBucket,
@@ -8,8 +9,10 @@ import {
   S3Key,
   StorageLocation,
 } from '../object-storage-provider';
-import { RgwClient, RgwError } from './rgw-admin-client';
+import { RgwClient, RgwError, RgwServerError } from './rgw-admin-client';
 import { RgwBucketInfo, RgwUserInfo } from './rgw-types';
+
+const APPLY_ATTEMPTS = 4;
 
 /**
  * Ceph RGW through its Admin Ops API (/admin/user, ?quota, ?key, /admin/bucket), signed with the
@@ -38,7 +41,24 @@ export class RgwObjectStorageProvider extends ObjectStorageProvider {
     return { endpoint, region };
   }
 
+  /**
+   * Two writers changing one user at once (two processes, or a caller's try beside a job) can make
+   * RGW answer 500: its metadata version check lost the race. The steps read again and redo what
+   * still differs, so a 5xx answer is tried again, a moment later, up to three times; a gateway that is down
+   * keeps answering 5xx (or nothing) and the error goes to the caller.
+   */
   async apply(spec: GatewayUserSpec): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.applyOnce(spec);
+      } catch (err) {
+        if (!(err instanceof RgwServerError) || attempt >= APPLY_ATTEMPTS) throw err;
+        await sleep(50 * attempt + Math.floor(Math.random() * 100));
+      }
+    }
+  }
+
+  private async applyOnce(spec: GatewayUserSpec): Promise<void> {
     const gw = this.gateway(spec.region);
     let user = await this.user(gw, spec.uid);
     if (!user) user = await this.create(gw, spec);
