@@ -111,7 +111,10 @@ describe('Support tickets', () => {
         [account.id],
       );
       const counted: Record<string, number> = { all: 0, open: 0, answered: 0, customer_reply: 0, closed: 0 };
-      for (const { status, n } of rows) (counted[status] += n), (counted.all += n);
+      for (const { status, n } of rows) {
+        counted[status] += n;
+        counted.all += n;
+      }
       expect(listed).toEqual(counted);
       return listed;
     };
@@ -127,7 +130,11 @@ describe('Support tickets', () => {
     expect(await totals()).toEqual({ all: 5, open: 4, answered: 0, customer_reply: 0, closed: 1 });
     await t.app.get(TicketsService).staffReply(a.id, 'We are on it.');
     expect(await totals()).toMatchObject({ open: 3, answered: 1 });
-    await request(t.http).post(`/api/support/tickets/${a.id}/reply`).set('Authorization', account.keyBearer).send({ message: 'Still down.' }).expect(201);
+    await request(t.http)
+      .post(`/api/support/tickets/${a.id}/reply`)
+      .set('Authorization', account.keyBearer)
+      .send({ message: 'Still down.' })
+      .expect(201);
     expect(await totals()).toMatchObject({ open: 3, answered: 0, customer_reply: 1 });
     await request(t.http).post(`/api/support/tickets/${b.id}/close`).set('Authorization', account.keyBearer).expect(200);
     await request(t.http).post(`/api/support/tickets/${b.id}/close`).set('Authorization', account.keyBearer).expect(200);
