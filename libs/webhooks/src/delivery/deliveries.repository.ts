@@ -55,7 +55,14 @@ export class DeliveriesRepository {
   page(endpointId: string, query: PageQuery): Promise<RowsPage<DeliveryRow>> {
     return pageOfRows(
       this.dataSource,
-      { table: 'webhook_deliveries', columns: DELIVERY_COLUMNS, where: 'endpoint_id = $1', params: [endpointId] },
+      {
+        table: 'webhook_deliveries',
+        columns: DELIVERY_COLUMNS,
+        where: 'endpoint_id = $1',
+        params: [endpointId],
+        // The total from the trigger-kept counter (issue 30), not by counting the endpoint's deliveries.
+        totalSql: 'SELECT coalesce(sum(n), 0)::int AS total FROM webhook_delivery_counts WHERE endpoint_id = $1',
+      },
       query,
     );
   }
