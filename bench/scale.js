@@ -202,8 +202,8 @@ async function listStatements(apiMain, h, route) {
   const q = new URLSearchParams(route.url.split('?')[1]);
   const base = route.base ?? route.id;
   if (base === 'services') {
-    const { listServicesQuery } = builtModule(apiMain, 'libs/services/src/services.queries.js');
-    const { text, values } = listServicesQuery(h.account, {}, page);
+    const { ServicesRepository } = builtModule(apiMain, 'libs/services/src/services.repository.js');
+    const { text, values } = ServicesRepository.pageStatement(h.account, {}, page);
     return [{ text, params: values }];
   }
   if (base.startsWith('events')) {
