@@ -127,6 +127,7 @@ function routes(h) {
     { id: 'notifications', path: '/api/notifications', rows: h.counts.notifications },
     { id: 'notifications-unread', path: '/api/notifications?unread=true', rows: null },
     { id: 'tickets', path: '/api/support/tickets', rows: h.counts.tickets },
+    { id: 'tickets-status', path: '/api/support/tickets?status=open', rows: null },
     { id: 'deliveries', path: `/api/webhooks/${h.endpoint}/deliveries`, rows: h.counts.deliveries },
     { id: 'ssh-keys', path: '/api/ssh-keys', rows: h.counts.ssh_keys },
     { id: 'api-keys', path: '/api/auth/api-keys', rows: h.counts.api_keys },
@@ -170,6 +171,13 @@ function builtModule(apiMain, rel) {
   return require(path.resolve(path.dirname(apiMain), '../../..', rel));
 }
 
+/** The built TicketsRepository's page as a function of a db, or null for a build whose page is a TypeORM find (before ticket_counts). */
+function ticketsPageOf(apiMain) {
+  const { TicketsRepository } = builtModule(apiMain, 'libs/support/src/tickets/tickets.repository.js');
+  if (/getRepository/.test(TicketsRepository.prototype.page.toString())) return null;
+  return (db, account, status, page) => new TicketsRepository(db).page(account, status, page);
+}
+
 /** Each list's statements as the built repositories send them (captured), or the TypeORM find's equivalent. */
 async function listStatements(apiMain, h, route) {
   const captured = [];
@@ -184,8 +192,8 @@ async function listStatements(apiMain, h, route) {
   const q = new URLSearchParams(route.url.split('?')[1]);
   const base = route.base ?? route.id;
   if (base === 'services') {
-    const { listServicesQuery } = builtModule(apiMain, 'libs/services/src/services.queries.js');
-    const { text, values } = listServicesQuery(h.account, {}, page);
+    const { ServicesRepository } = builtModule(apiMain, 'libs/services/src/services.repository.js');
+    const { text, values } = ServicesRepository.pageStatement(h.account, {}, page);
     return [{ text, params: values }];
   }
   if (base.startsWith('events')) {
@@ -202,19 +210,25 @@ async function listStatements(apiMain, h, route) {
   } else if (base === 'deliveries') {
     const { DeliveriesRepository } = builtModule(apiMain, 'libs/webhooks/src/delivery/deliveries.repository.js');
     await new DeliveriesRepository(db).page(h.endpoint, page);
+  } else if (base.startsWith('tickets') && ticketsPageOf(apiMain)) {
+    await ticketsPageOf(apiMain)(db, h.account, q.get('status') ?? undefined, page);
   } else if (base === 'sessions') {
     const { SessionsRepository } = builtModule(apiMain, 'libs/auth/src/sessions/sessions.repository.js');
     await new SessionsRepository(db).listLive(h.account, page);
   } else {
     // TypeORM find({ where, order: createdAt DESC, id DESC, skip, take }) and count: the same statements.
-    const table = { tickets: 'tickets', 'ssh-keys': 'ssh_keys', 'api-keys': 'api_keys' }[base];
-    const where = base === 'api-keys' ? 'account_id = $1 AND revoked_at IS NULL' : 'account_id = $1';
+    const table = { tickets: 'tickets', 'tickets-status': 'tickets', 'ssh-keys': 'ssh_keys', 'api-keys': 'api_keys' }[base];
+    const where =
+      { 'api-keys': 'account_id = $1 AND revoked_at IS NULL', 'tickets-status': 'account_id = $1 AND status = $2' }[base] ??
+      'account_id = $1';
+    const params = base === 'tickets-status' ? [h.account, q.get('status')] : [h.account];
+    const n = params.length;
     return [
       {
-        text: `SELECT * FROM ${table} WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-        params: [h.account, route.pageSize, offset],
+        text: `SELECT * FROM ${table} WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
+        params: [...params, route.pageSize, offset],
       },
-      { text: `SELECT count(*) FROM ${table} WHERE ${where}`, params: [h.account] },
+      { text: `SELECT count(*) FROM ${table} WHERE ${where}`, params },
     ];
   }
   return captured;

@@ -10,7 +10,7 @@
 -- The lists' secondary indexes of the big tables are dropped first and built again at the end from
 -- their own definitions (pg_indexes), which is much faster than keeping them row by row. Derived
 -- tables stay right because every insert goes through the triggers that keep them
--- (service_counts, activity_counts).
+-- (service_counts, activity_counts, notification_counts, ticket_counts, webhook_delivery_counts).
 
 CREATE FUNCTION pg_temp.bench_id(seed text) RETURNS uuid LANGUAGE sql IMMUTABLE
   AS $$ SELECT overlay(overlay(md5(seed) placing '4' from 13) placing '8' from 17)::uuid $$;

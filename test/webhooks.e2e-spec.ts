@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import sshpk from 'sshpk';
 import request from 'supertest';
 import { JobQueue } from '@app/core';
+import { DeliveriesRetentionJob } from '@app/webhooks';
 import { createAccount, TestAccount } from './factories/accounts';
 import { startAppWithAccounts, TestAppWithAccounts } from './support/test-app';
 import { waitFor, waitForOrFail } from './support/wait-for';
@@ -464,6 +465,39 @@ describe('Webhooks', () => {
         15_000,
       );
       expect(done).toMatchObject({ id: test.id, attempts: 5, lastResponseCode: 204 });
+    });
+
+    it("keeps each endpoint's deliveries total right through fan-out, the retention purge and the endpoint's deletion (trigger-kept counter)", async () => {
+      const account = await createAccount(t);
+      const a = await createEndpoint(account, ['ssh_key.create']);
+      const b = await createEndpoint(account, ['ssh_key.create']);
+      /** The list's total, checked against the endpoint's deliveries counted from the rows. */
+      const total = async (endpointId: string) => {
+        const listed = (await api(account).get(`/api/webhooks/${endpointId}/deliveries`).expect(200)).body.total;
+        const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1', [endpointId]);
+        expect(listed).toBe(n);
+        return listed;
+      };
+      expect([await total(a.id), await total(b.id)]).toEqual([0, 0]);
+      await api(account).post('/api/ssh-keys', { name: 'one', publicKey: freshKey() }).expect(201);
+      await api(account).post('/api/ssh-keys', { name: 'two', publicKey: freshKey() }).expect(201);
+      await api(account).post(`/api/webhooks/${a.id}/test`).expect(202);
+      expect([await total(a.id), await total(b.id)]).toEqual([3, 2]);
+      // Finished long ago, several endpoints in one statement: the purge's to take.
+      await t.db.query(
+        `INSERT INTO webhook_deliveries (endpoint_id, message_id, event_type, body, status, attempts, last_attempt_at, retry_until, created_at)
+         SELECT CASE WHEN i <= 5 THEN $1::uuid ELSE $2::uuid END, 'msg_old_' || i, 'ssh_key.create', '{}', 'succeeded', 1,
+                now() - make_interval(days => $3), now() - make_interval(days => $3), now() - make_interval(days => $3)
+           FROM generate_series(1, 6) i`,
+        [a.id, b.id, t.config.eventsRetentionDays + 1],
+      );
+      expect([await total(a.id), await total(b.id)]).toEqual([8, 3]);
+      expect(await t.app.get(DeliveriesRetentionJob).purge()).toBeGreaterThanOrEqual(6);
+      expect([await total(a.id), await total(b.id)]).toEqual([3, 2]);
+      // The endpoint's deletion takes its deliveries and its counter, and leaves the other's.
+      await api(account).delete(`/api/webhooks/${a.id}`).expect(204);
+      expect(await t.db.query('SELECT count(*)::int AS n FROM webhook_delivery_counts WHERE endpoint_id = $1', [a.id])).toEqual([{ n: 0 }]);
+      expect(await total(b.id)).toBe(2);
     });
 
     it('refuses a test delivery to a disabled endpoint (409 invalid_state)', async () => {

@@ -94,6 +94,60 @@ describe('Support tickets', () => {
     await request(t.http).get('/api/support/tickets?pageSize=101').set('Authorization', account.keyBearer).expect(400);
   });
 
+  it('keeps the totals of the list and of each status right through create, replies, close and delete (trigger-kept counters)', async () => {
+    const account = await createAccount(t);
+    /** The list's totals, unfiltered and per status, beside the same counted from the rows. */
+    const totals = async () => {
+      const listed: Record<string, number> = {};
+      for (const status of ['', 'open', 'answered', 'customer_reply', 'closed']) {
+        const res = await request(t.http)
+          .get(`/api/support/tickets${status ? `?status=${status}` : ''}`)
+          .set('Authorization', account.keyBearer)
+          .expect(200);
+        listed[status || 'all'] = res.body.total;
+      }
+      const rows: { status: string; n: number }[] = await t.db.query(
+        'SELECT status, count(*)::int AS n FROM tickets WHERE account_id = $1 GROUP BY status',
+        [account.id],
+      );
+      const counted: Record<string, number> = { all: 0, open: 0, answered: 0, customer_reply: 0, closed: 0 };
+      for (const { status, n } of rows) {
+        counted[status] += n;
+        counted.all += n;
+      }
+      expect(listed).toEqual(counted);
+      return listed;
+    };
+    expect(await totals()).toEqual({ all: 0, open: 0, answered: 0, customer_reply: 0, closed: 0 });
+    const a = await createTicket(t, account, { subject: 'first' });
+    const b = await createTicket(t, account, { subject: 'second' });
+    // Several in one statement (the rate limit allows two a minute through the API).
+    await t.db.query(
+      `INSERT INTO tickets (account_id, subject, status) SELECT $1, 'bulk ' || i, CASE WHEN i = 1 THEN 'closed' ELSE 'open' END
+         FROM generate_series(1, 3) i`,
+      [account.id],
+    );
+    expect(await totals()).toEqual({ all: 5, open: 4, answered: 0, customer_reply: 0, closed: 1 });
+    await t.app.get(TicketsService).staffReply(a.id, 'We are on it.');
+    expect(await totals()).toMatchObject({ open: 3, answered: 1 });
+    await request(t.http)
+      .post(`/api/support/tickets/${a.id}/reply`)
+      .set('Authorization', account.keyBearer)
+      .send({ message: 'Still down.' })
+      .expect(201);
+    expect(await totals()).toMatchObject({ open: 3, answered: 0, customer_reply: 1 });
+    await request(t.http).post(`/api/support/tickets/${b.id}/close`).set('Authorization', account.keyBearer).expect(200);
+    await request(t.http).post(`/api/support/tickets/${b.id}/close`).set('Authorization', account.keyBearer).expect(200);
+    expect(await totals()).toEqual({ all: 5, open: 2, answered: 0, customer_reply: 1, closed: 2 });
+    // An UPDATE that changes no status, and a delete (the operator's side; no route deletes a ticket).
+    await t.db.query(`UPDATE tickets SET updated_at = now() WHERE account_id = $1`, [account.id]);
+    await t.db.query(`DELETE FROM tickets WHERE account_id = $1 AND subject IN ('bulk 1', 'bulk 2')`, [account.id]);
+    expect(await totals()).toEqual({ all: 3, open: 1, answered: 0, customer_reply: 1, closed: 1 });
+    // The account's deletion takes its tickets and their counters.
+    await t.db.query('DELETE FROM accounts WHERE id = $1', [account.id]);
+    expect(await t.db.query('SELECT count(*)::int AS n FROM ticket_counts WHERE account_id = $1', [account.id])).toEqual([{ n: 0 }]);
+  });
+
   it("takes a serviceId only if it is the caller's own service", async () => {
     const account = await createAccount(t);
     const mine = await createService(t, account.id);

@@ -140,10 +140,14 @@ export class WebhooksRepository {
     return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as EndpointRow[];
   }
 
-  /** The enabled endpoints of the account subscribed to `eventType` (or to everything). */
+  /**
+   * The enabled endpoints of the account subscribed to `eventType` (or to everything), by id: the
+   * fan-out's inserts then lock the endpoints' delivery counters in key order, as the retention
+   * purge's batches do, so the two cannot deadlock.
+   */
   async subscribed(manager: EntityManager, accountId: string, eventType: string): Promise<string[]> {
     const rows: { id: string }[] = await manager.query(
-      `SELECT id FROM webhook_endpoints WHERE account_id = $1 AND enabled AND ($2 = ANY(events) OR '*' = ANY(events))`,
+      `SELECT id FROM webhook_endpoints WHERE account_id = $1 AND enabled AND ($2 = ANY(events) OR '*' = ANY(events)) ORDER BY id`,
       [accountId, eventType],
     );
     return rows.map((r) => r.id);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PageQuery, pageOffset } from '@app/core';
+import { PageQuery, pageOfRows, RowsPage } from '@app/core';
 import type { AuthorType, Department, Priority, TicketStatus } from '../support.types';
 import { TicketMessage } from './ticket-message.entity';
 import { Ticket } from './ticket.entity';
@@ -19,6 +19,10 @@ export interface NewMessage {
   authorName: string;
   message: string;
 }
+
+/** A ticket row under its entity's property names (what TicketResponse.from reads). */
+const LIST_COLUMNS = `id, account_id AS "accountId", reference, subject, status, priority, department, service_id AS "serviceId",
+  reply_count AS "replyCount", created_at AS "createdAt", updated_at AS "updatedAt", last_reply_at AS "lastReplyAt", closed_at AS "closedAt"`;
 
 export type TicketProgress = Partial<Pick<Ticket, 'status' | 'replyCount' | 'lastReplyAt'>>;
 
@@ -44,14 +48,24 @@ export class TicketsRepository {
     return manager.save(manager.create(TicketMessage, message));
   }
 
-  async page(accountId: string, status: TicketStatus | undefined, page: PageQuery): Promise<{ rows: Ticket[]; total: number }> {
-    const repo = this.dataSource.getRepository(Ticket);
-    const where = { accountId, ...(status ? { status } : {}) };
-    const [rows, total] = await Promise.all([
-      repo.find({ where, order: { createdAt: 'DESC', id: 'DESC' }, take: page.pageSize, skip: Number(pageOffset(page)) }),
-      repo.count({ where }),
-    ]);
-    return { rows, total };
+  /**
+   * One page of the account's tickets, newest first: a deferred join on the list's indexes, and the
+   * total from the trigger-kept counters (issue 30), not by counting the account's tickets.
+   */
+  page(accountId: string, status: TicketStatus | undefined, page: PageQuery): Promise<RowsPage<Ticket>> {
+    const params = status ? [accountId, status] : [accountId];
+    const filter = status ? ' AND status = $2' : '';
+    return pageOfRows<Ticket>(
+      this.dataSource,
+      {
+        table: 'tickets',
+        columns: LIST_COLUMNS,
+        where: `account_id = $1${filter}`,
+        params,
+        totalSql: `SELECT coalesce(sum(n), 0)::int AS total FROM ticket_counts WHERE account_id = $1${filter}`,
+      },
+      page,
+    );
   }
 
   findOneForAccount(accountId: string, id: string): Promise<Ticket | null> {
