@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ActivityEntry, ActivityStatus, ActorType, PageQuery, pageOfRows } from '@app/core';
+import { ActivityEntry, ActivityStatus, ActorType, PageQuery, pageOfRows, purgeBatchGivingWay } from '@app/core';
 
 /** An activity_events row as the driver returns it. */
 interface ActivityRow {
@@ -48,7 +48,6 @@ function toEntry(row: ActivityRow): ActivityEntry {
 
 /** Purged per statement, so one purge never holds a long lock or a huge transaction. */
 export const PURGE_BATCH = 5000;
-const PURGE_LOCK_TIMEOUT = '200ms';
 
 @Injectable()
 export class ActivityRepository {
@@ -122,29 +121,15 @@ export class ActivityRepository {
   }
 
   /**
-   * Operator side, every account: one batch of entries older than the cutoff, in a short
-   * transaction of its own; returns how many went. The batch's rows are found by the created_at
-   * index and deleted by their ctid. The counters it decrements are also written by requests: it
-   * waits at most PURGE_LOCK_TIMEOUT for one, so in a lock cycle with a request the purge gives
-   * way (before PostgreSQL's one-second deadlock check could pick the request), and tries again.
+   * Operator side, every account: one batch of entries older than the cutoff, found by the
+   * created_at index and deleted by their ctid; it gives way to requests on the counters.
    */
-  async purgeBatch(before: Date): Promise<number> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.dataSource.transaction(async (manager) => {
-          await manager.query(`SET LOCAL lock_timeout = '${PURGE_LOCK_TIMEOUT}'`);
-          const [, count] = await manager.query(
-            `DELETE FROM activity_events
-              WHERE ctid = ANY (ARRAY(SELECT ctid FROM activity_events WHERE created_at < $1 LIMIT ${PURGE_BATCH}))`,
-            [before],
-          );
-          return Number(count ?? 0);
-        });
-      } catch (err) {
-        const code = (err as { driverError?: { code?: string }; code?: string }).driverError?.code ?? (err as { code?: string }).code;
-        if (attempt >= 5 || (code !== '55P03' && code !== '40P01')) throw err;
-        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-      }
-    }
+  purgeBatch(before: Date): Promise<number> {
+    return purgeBatchGivingWay(
+      this.dataSource,
+      `DELETE FROM activity_events
+        WHERE ctid = ANY (ARRAY(SELECT ctid FROM activity_events WHERE created_at < $1 LIMIT ${PURGE_BATCH}))`,
+      [before],
+    );
   }
 }

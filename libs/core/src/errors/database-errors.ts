@@ -47,3 +47,10 @@ export function isInvalidInputFromDatabase(error: unknown): boolean {
   const code = err?.driverError?.code ?? err?.code;
   return typeof code === 'string' && INPUT_SQLSTATES.has(code);
 }
+
+/** A lock wait that gave up: `lock_timeout` ran out (55P03) or PostgreSQL broke a deadlock (40P01). */
+export function isLockConflict(error: unknown): boolean {
+  const err = error as { code?: string; driverError?: { code?: string } };
+  const code = err?.driverError?.code ?? err?.code;
+  return code === '55P03' || code === '40P01';
+}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PageQuery, pageOfRows, RowsPage } from '@app/core';
+import { PageQuery, pageOfRows, purgeBatchGivingWay, RowsPage } from '@app/core';
 import { firstReturned } from '../webhooks.repository';
 
 /** A webhook_deliveries row as the driver returns it. */
@@ -25,8 +25,6 @@ export const DELIVERY_COLUMNS = `id, endpoint_id, message_id, event_type, body, 
 
 /** Deliveries deleted per statement by the retention purge. */
 export const PURGE_BATCH = 1000;
-/** How long a purge batch waits for a counter a request holds before it gives way (see purgeBatch). */
-const PURGE_LOCK_TIMEOUT = '200ms';
 
 export interface AttemptOutcome {
   ok: boolean;
@@ -110,29 +108,15 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Operator side, every account: one batch of finished deliveries last tried before the cutoff, in
-   * a transaction of its own; returns how many went. The endpoints' delivery counters it decrements
-   * are also written by requests (the fan-out): it waits at most PURGE_LOCK_TIMEOUT for one, so in a
-   * lock cycle with a request the purge gives way (before PostgreSQL's one-second deadlock check
-   * could pick the request), and tries again.
+   * Operator side, every account: one batch of finished deliveries last tried before the cutoff;
+   * it gives way to requests (the fan-out) on the endpoints' delivery counters.
    */
-  async purgeBatch(before: Date): Promise<number> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.dataSource.transaction(async (manager) => {
-          await manager.query(`SET LOCAL lock_timeout = '${PURGE_LOCK_TIMEOUT}'`);
-          const [, count] = await manager.query(
-            `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries
-               WHERE status <> 'pending' AND coalesce(last_attempt_at, created_at) < $1 LIMIT ${PURGE_BATCH})`,
-            [before],
-          );
-          return Number(count ?? 0);
-        });
-      } catch (err) {
-        const code = (err as { driverError?: { code?: string }; code?: string }).driverError?.code ?? (err as { code?: string }).code;
-        if (attempt >= 5 || (code !== '55P03' && code !== '40P01')) throw err;
-        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-      }
-    }
+  purgeBatch(before: Date): Promise<number> {
+    return purgeBatchGivingWay(
+      this.dataSource,
+      `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries
+         WHERE status <> 'pending' AND coalesce(last_attempt_at, created_at) < $1 LIMIT ${PURGE_BATCH})`,
+      [before],
+    );
   }
 }

@@ -1,0 +1,28 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource } from 'typeorm';
+import { isLockConflict } from '../errors/database-errors';
+
+/** How long a purge's batch waits for a row lock that a request holds. */
+const PURGE_LOCK_TIMEOUT = '200ms';
+const PURGE_ATTEMPTS = 5;
+
+/**
+ * One batch of a background purge: `deleteSql` in a short transaction of its own; returns how many
+ * rows went. The counters its triggers decrement are also written by requests: it waits at most
+ * PURGE_LOCK_TIMEOUT for one, so in a lock cycle with a request the purge gives way (before
+ * PostgreSQL's one-second deadlock check could pick the request), and tries again.
+ */
+export async function purgeBatchGivingWay(dataSource: DataSource, deleteSql: string, params: unknown[]): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await dataSource.transaction(async (manager) => {
+        await manager.query(`SET LOCAL lock_timeout = '${PURGE_LOCK_TIMEOUT}'`);
+        const [, count] = await manager.query(deleteSql, params);
+        return Number(count ?? 0);
+      });
+    } catch (err) {
+      if (attempt >= PURGE_ATTEMPTS || !isLockConflict(err)) throw err;
+      await sleep(50 * attempt);
+    }
+  }
+}
