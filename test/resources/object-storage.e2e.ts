@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { ObjectStorageUsersRepository } from '../../libs/services/src/object-storage/object-storage-users.repository';
 import { ServiceStatusService } from '../../libs/services/src/service-status.service';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createService } from '../factories/services';
@@ -89,6 +90,31 @@ describe('Object storage (simulator)', () => {
       total: 1,
       totalPages: 1,
     });
+  });
+
+  it('notifies no quota level for a reading below 80% (issue 36: every reading said "at 0% of its quota")', async () => {
+    const storage = await createService(t, owner.id, { type: 'object_storage' });
+    expect((await post(`/api/services/${storage.id}/object-storage/usage/refresh`, owner.bearer)).status).toBe(200);
+    // The rotation's notice comes after the reading's would have: once it is listed, nothing else is on its way.
+    expect((await post(`/api/services/${storage.id}/object-storage/credentials/rotate`, owner.bearer)).status).toBe(200);
+    const notes = await waitForOrFail(
+      async () => (await t.get('/api/notifications?pageSize=100', owner.bearer)).body.data as { type: string; entity: { id: string } }[],
+      (list) => list.some((n) => n.type === 'object_storage_key_rotated' && n.entity.id === storage.id),
+      5000,
+      (list) => JSON.stringify(list),
+    );
+    expect(notes.filter((n) => n.entity.id === storage.id).map((n) => n.type)).toEqual(['object_storage_key_rotated']);
+    const [user] = await t.db.query('SELECT quota_notified FROM object_storage_users WHERE service_id = $1', [storage.id]);
+    expect(user.quota_notified).toBe(0);
+  });
+
+  it('settles a gateway change and says whether a newer one arrived meanwhile (issue 36: it always said none)', async () => {
+    const storage = await createService(t, owner.id, { type: 'object_storage' });
+    const users = t.app.get(ObjectStorageUsersRepository);
+    const [{ v }] = await t.db.query('SELECT desired_version AS v FROM object_storage_users WHERE service_id = $1', [storage.id]);
+    await t.db.manager.transaction((m) => users.bump(m, storage.id));
+    expect(await users.settle(storage.id, v, 'active')).toBe(true);
+    expect(await users.settle(storage.id, v + 1, 'active')).toBe(false);
   });
 
   it('answers 404 for another account’s service, a VPS or an unknown id, 400 for bad input and 401 without a token', async () => {

@@ -15,6 +15,7 @@ export * from './database/last-used-buffer';
 export * from './database/run-migrations';
 export * from './database/transaction';
 export * from './database/sql';
+export * from './database/statement';
 export * from './database/purge-batch';
 export * from './format/timestamps';
 export * from './errors/problem';

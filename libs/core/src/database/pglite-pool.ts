@@ -103,11 +103,11 @@ export class PGliteClient extends EventEmitter {
   private async run(text: string, values?: unknown[]) {
     if (values && values.length) {
       const result = await this.db.query(text, values);
-      return { ...result, rowCount: result.affectedRows ?? result.rows.length };
+      return { ...result, rowCount: rowCountOf(result) };
     }
     const results = await this.db.exec(text);
     const last = results[results.length - 1] ?? { rows: [], fields: [], affectedRows: 0 };
-    return { ...last, rowCount: last.affectedRows ?? last.rows.length };
+    return { ...last, rowCount: rowCountOf(last) };
   }
 
   release(): void {
@@ -115,4 +115,9 @@ export class PGliteClient extends EventEmitter {
     this.released = true;
     this.onRelease();
   }
+}
+
+/** pg's rowCount: rows touched by a write, rows given by a SELECT (PGlite's affectedRows is 0 for a SELECT). */
+function rowCountOf(result: { rows: unknown[]; affectedRows?: number; rowCount?: number }): number {
+  return result.rowCount ?? (result.affectedRows || result.rows.length);
 }

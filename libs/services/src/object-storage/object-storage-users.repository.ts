@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { sqlFirst } from '@app/core';
 import type { ServiceStatus } from '../service.types';
 
 export type GatewayState = 'pending' | 'active' | 'suspended' | 'closed' | 'purged';
@@ -88,7 +89,8 @@ export class ObjectStorageUsersRepository {
 
   /** Records what the gateway now is and frees the lease; true while newer changes wait. */
   async settle(serviceId: string, version: number, state: GatewayState): Promise<boolean> {
-    const [row]: { pending: boolean }[] = await this.dataSource.query(
+    const row = await sqlFirst<{ pending: boolean }>(
+      this.dataSource,
       `UPDATE object_storage_users SET applied_version = greatest(applied_version, $2), gateway_state = $3, last_error = NULL, lease_until = NULL
         WHERE service_id = $1
         RETURNING desired_version > applied_version OR (purge_after IS NOT NULL AND purge_after <= now() AND gateway_state <> 'purged') AS pending`,
@@ -157,7 +159,8 @@ export class ObjectStorageUsersRepository {
     level: number,
     minAgeSeconds: number,
   ): Promise<number | null> {
-    const [row]: { previous: number }[] = await this.dataSource.query(
+    const row = await sqlFirst<{ previous: number }>(
+      this.dataSource,
       `WITH p AS (SELECT quota_notified AS previous FROM object_storage_users WHERE service_id = $1)
        UPDATE object_storage_users u SET used_bytes = $2, used_objects = $3, bucket_count = $4, usage_updated_at = now(), quota_notified = $5
          FROM p

@@ -1,0 +1,43 @@
+import { DataSource, EntityManager, QueryResult } from 'typeorm';
+
+/** Where a statement runs: the data source (a connection of its own) or a transaction's manager. */
+export type SqlExecutor = DataSource | EntityManager;
+
+export interface StatementResult<T> {
+  rows: T[];
+  /** Rows the command touched: updated, deleted, inserted or selected. */
+  count: number;
+}
+
+/**
+ * The one way to run a raw statement. TypeORM's `query()` answers UPDATE and DELETE with
+ * `[rows, rowCount]` on PostgreSQL and everything else with `rows`, so `const [row] = await
+ * query('UPDATE ... RETURNING')` read the rows array as a row (issue 36). The structured result
+ * gives rows and count alike for every command, on PostgreSQL and PGlite.
+ */
+export async function runSql<T = Record<string, unknown>>(on: SqlExecutor, text: string, values: unknown[] = []): Promise<StatementResult<T>> {
+  const manager = on instanceof DataSource ? on.manager : on;
+  const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
+  try {
+    const result = (await runner.query(text, values, true)) as QueryResult<T>;
+    const rows = result.records ?? [];
+    return { rows, count: result.affected ?? rows.length };
+  } finally {
+    if (runner !== manager.queryRunner) await runner.release();
+  }
+}
+
+/** The rows a statement gives (a SELECT, or any command with RETURNING). */
+export async function sqlRows<T = Record<string, unknown>>(on: SqlExecutor, text: string, values: unknown[] = []): Promise<T[]> {
+  return (await runSql<T>(on, text, values)).rows;
+}
+
+/** The first row a statement gives, or null. */
+export async function sqlFirst<T = Record<string, unknown>>(on: SqlExecutor, text: string, values: unknown[] = []): Promise<T | null> {
+  return (await runSql<T>(on, text, values)).rows[0] ?? null;
+}
+
+/** How many rows a statement touched. */
+export async function sqlCount(on: SqlExecutor, text: string, values: unknown[] = []): Promise<number> {
+  return (await runSql(on, text, values)).count;
+}
