@@ -59,6 +59,34 @@ describe('Webhooks', () => {
   const forEntity = (id: string) => (r: ReceivedWebhook) => r.json.data.entity?.id === id;
 
   describe('endpoints', () => {
+    it('replays a creation and a rotation only to the credential that made them, and keeps no secret in clear (issue 36)', async () => {
+      const account = await createAccount(t);
+      const withKey = (bearer: string, path: string, key: string, body?: object) =>
+        request(t.http).post(path).set('Authorization', bearer).set('Idempotency-Key', key).send(body);
+      const created = await withKey(account.keyBearer, '/api/webhooks', 'create-1', { url: receiver.url, events: ['*'] });
+      expect(created.status).toBe(201);
+      const rotated = await withKey(account.keyBearer, `/api/webhooks/${created.body.id}/rotate-secret`, 'rotate-1');
+      expect(rotated.status).toBe(200);
+      const replayed = await withKey(account.keyBearer, '/api/webhooks', 'create-1', { url: receiver.url, events: ['*'] });
+      expect([replayed.status, replayed.headers['idempotent-replayed'], replayed.body.secret]).toEqual([201, 'true', created.body.secret]);
+      for (const [path, key, body] of [
+        ['/api/webhooks', 'create-1', { url: receiver.url, events: ['*'] }],
+        [`/api/webhooks/${created.body.id}/rotate-secret`, 'rotate-1', undefined],
+      ] as const) {
+        const other = await withKey(account.bearer, path, key, body);
+        expect([other.status, other.body.code]).toEqual([422, 'idempotency_key_reused']);
+        expect(JSON.stringify(other.body)).not.toContain('whsec_');
+      }
+      const rows = await t.db.query(`SELECT * FROM idempotency_keys WHERE account_id = $1`, [account.id]);
+      expect(rows).toHaveLength(2);
+      const stored = JSON.stringify(rows);
+      for (const secret of [created.body.secret, rotated.body.secret]) {
+        expect(stored).not.toContain(secret);
+        expect(stored).not.toContain(secret.slice(6));
+      }
+      expect((await api(account).get('/api/webhooks')).body.total).toBe(1);
+    });
+
     it('creates an endpoint with a secret shown once, then reads, lists, changes and deletes it', async () => {
       const account = await createAccount(t);
       const created = await api(account).post('/api/webhooks', {

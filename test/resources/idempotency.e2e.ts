@@ -72,6 +72,17 @@ describe('Idempotency-Key', () => {
     await stop(theirs.id, 'shared-key', other.keyBearer).expect(202);
   });
 
+  it('replays only to the API key or session that made the first request (issue 36)', async () => {
+    const vps = await createService(t, account.id, { powerState: 'running' });
+    const first = await stop(vps.id, 'bound-1', account.keyBearer);
+    expect(first.status).toBe(202);
+    const other = await stop(vps.id, 'bound-1', account.bearer);
+    expect([other.status, other.body.code, other.headers['idempotent-replayed']]).toEqual([422, 'idempotency_key_reused', undefined]);
+    expect(other.body.detail).toMatch(/another API key or session/);
+    expect((await stop(vps.id, 'bound-1', account.keyBearer)).body).toEqual(first.body);
+    expect(await actions(vps.id)).toBe(1);
+  });
+
   it('refuses a malformed key', async () => {
     const vps = await createService(t, account.id, { powerState: 'running' });
     const res = await stop(vps.id, 'x'.repeat(256));

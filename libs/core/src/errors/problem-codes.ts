@@ -150,8 +150,8 @@ export const PROBLEM_CODES: Record<ProblemCode, ProblemCodeInfo> = {
   },
   idempotency_key_reused: {
     statuses: [422],
-    meaning: 'This Idempotency-Key was used with a different request within 24 hours.',
-    action: 'Use a new key for a new request; reuse a key only to retry the very same request.',
+    meaning: 'This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.',
+    action: 'Use a new key for a new request; reuse a key only to retry the very same request with the same credential.',
   },
   rate_limited: {
     statuses: [429],

@@ -17,8 +17,9 @@ export const Idempotent = () =>
       name: 'Idempotency-Key',
       required: false,
       description:
-        'Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body ' +
-        '(with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409.',
+        'Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same ' +
+        'API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another ' +
+        'credential is 422, and while the first is still running 409.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
     }),
   );

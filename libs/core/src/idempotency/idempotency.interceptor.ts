@@ -12,9 +12,9 @@ const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 /**
  * Stripe-style Idempotency-Key on the POSTs marked @Idempotent(): the first response (status,
- * body, Location) is kept for 24 hours per account and replayed for a retry with the same key and
- * body; the same key with a different request is 422, and a retry while the first is still running
- * is 409.
+ * body, Location) is kept sealed for 24 hours per account and replayed for a retry with the same
+ * key and body from the same API key or session; the same key with a different request or from
+ * another credential is 422, and a retry while the first is still running is 409.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -33,15 +33,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
         { field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' },
       ]);
     }
-    const accountId = req.principal.accountId;
+    const { accountId, credentialId } = req.principal;
     const hash = createHash('sha256')
       .update(`${req.method} ${req.originalUrl}\n${JSON.stringify(req.body ?? null)}`)
       .digest('hex');
     const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? 201;
 
-    return from(this.store.claim(accountId, header, hash)).pipe(
+    return from(this.store.claim(accountId, credentialId, header, hash)).pipe(
       mergeMap((earlier) => {
         if (!earlier) return this.runAndRemember(next, res, accountId, header, status);
+        if (earlier.credentialId !== null && earlier.credentialId !== credentialId) {
+          throw new Problem(422, 'idempotency_key_reused', 'This Idempotency-Key was used by another API key or session of the account.');
+        }
         if (earlier.requestHash !== hash) {
           throw new Problem(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
         }
