@@ -37,7 +37,10 @@ export class AuthService {
     });
   }
 
-  /** Not in the activity log: a refresh changes no state the customer acts on (docs/decisions.md). */
+  /**
+   * Not in the activity log: a refresh changes no state the customer acts on
+   * (docs/decisions/notifications-and-activity.md, "Not recorded").
+   */
   async refresh(refreshToken: string): Promise<AuthTokensResponse> {
     const tokens = await this.sessions.refresh(refreshToken);
     const account = await this.accounts.findById(tokens.accountId);

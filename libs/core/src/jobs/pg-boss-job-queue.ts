@@ -29,7 +29,7 @@ const SHUTDOWN_WAIT_MS = 5000;
  * JOBS_POLL_INTERVAL_MS (a periodic job's loop: its period). Periodic jobs are sent by every
  * replica's timer into one pg-boss singleton slot per period (the database's clock decides the
  * slot; a second send is dropped), on a `stately` queue (one waiting and one active at most); see
- * docs/decisions.md.
+ * docs/decisions/jobs.md, "Periodic jobs".
  */
 @Injectable()
 export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {

@@ -39,7 +39,7 @@ const IPV6_LISTED = [...IPV6_SPECIAL_PURPOSE, ...IPV6_MULTICAST];
 
 /**
  * The policy, stated from the registries: an IPv4 address in any entry is refused, globally
- * reachable or not (docs/decisions.md, "Webhook address policy"); an IPv6 address in a range that
+ * reachable or not (docs/decisions/webhooks.md, "Address policy"); an IPv6 address in a range that
  * carries an IPv4 address (mapped, compatible, well-known NAT64, 6to4, Teredo's server and
  * inverted client) is judged by it; any other IPv6 address in an entry, or outside 2000::/3, is refused.
  */

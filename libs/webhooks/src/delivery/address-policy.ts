@@ -10,7 +10,7 @@ const v6 = (cidr: string, kind: string): RefusedRange<ipaddr.IPv6> => ({ range: 
 
 /**
  * Every entry of IANA's IPv4 special-purpose registry, and multicast, whatever its "globally
- * reachable" flag: none holds a customer's web server (docs/decisions.md, "Webhook address policy").
+ * reachable" flag: none holds a customer's web server (docs/decisions/webhooks.md, "Address policy").
  * The first match names the kind, so a more specific entry comes before its parent.
  */
 const REFUSED_V4 = [

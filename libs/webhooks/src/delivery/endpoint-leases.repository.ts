@@ -37,8 +37,9 @@ const deliveryColumns = DELIVERY_COLUMNS.split(',').map((c) => c.trim());
 
 /**
  * Claims the endpoint's oldest due delivery when `ep` (the renewed endpoint) came back enabled and
- * `$claim` is true. The statement commits without waiting for its WAL flush (see decisions.md:
- * PostgreSQL's own crash may undo the last of these, and the deliveries are sent again).
+ * `$claim` is true. The statement commits without waiting for its WAL flush (see
+ * docs/decisions/webhooks.md, "Delivery": PostgreSQL's own crash may undo the last of these, and the
+ * deliveries are sent again).
  */
 const claimNext = (claim: string) => `next AS (
   UPDATE webhook_deliveries d SET attempts = d.attempts + 1, last_attempt_at = now(), next_attempt_at = NULL
