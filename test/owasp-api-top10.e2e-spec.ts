@@ -4,7 +4,7 @@ import { createAccount, TestAccount } from './factories/accounts';
 import { confirmEmailInDatabase } from './support/confirm-email';
 import { ServerProcess, startServerProcess } from './support/server-process';
 import { startTestApp, TestApp } from './support/test-app';
-import { waitFor } from './support/wait-for';
+import { waitFor, waitForOrFail } from './support/wait-for';
 import { TEST_DATABASE_URL } from './support/test-env';
 
 /**
@@ -223,6 +223,95 @@ describe('OWASP API Security Top 10', () => {
       expect(key.headers['cache-control']).toBe('no-store');
       const login = await request(t.http).post('/api/auth/login').send({ email: owner.email, password: owner.password });
       expect(login.headers['cache-control']).toBe('no-store');
+    });
+  });
+
+  describe('Bodies of the wrong shape (issue 36, finding 6)', () => {
+    type Schema = Record<string, any>;
+    const resolve = (schema: Schema | undefined): Schema | undefined =>
+      schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema?.allOf?.length === 1 ? resolve(schema.allOf[0]) : schema;
+    const isObject = (schema: Schema | undefined) => resolve(schema)?.type === 'object' || resolve(schema)?.properties !== undefined;
+    const sampleOf = (schema: Schema) =>
+      Object.fromEntries(Object.entries<Schema>(resolve(schema)!.properties ?? {}).map(([name, p]) => [name, p.example ?? p.enum?.[0]]));
+    type NestedProperty = { op: string; path: string; method: string; name: string; hostile: unknown[] };
+    /** Each request body property that holds an object or a list of objects, with values that are not that. */
+    const nestedProperties = () =>
+      operations().flatMap(({ path, method }) => {
+        const body = resolve(doc.paths[path][method].requestBody?.content?.['application/json']?.schema);
+        return Object.entries<Schema>(body?.properties ?? {}).flatMap(([name, property]): NestedProperty[] => {
+          const op = `${method} ${path}`;
+          if (isObject(property)) {
+            const sample = sampleOf(property);
+            return [{ op, path, method, name, hostile: [[], [[]], [sample], 1, 'x', true] }];
+          }
+          if (property.type !== 'array' || !isObject(property.items)) return [];
+          const sample = sampleOf(property.items);
+          return [{ op, path, method, name, hostile: [[[]], [[[]]], [[sample]], [null], [1], ['x'], [true], {}, { 0: sample }, 'x', 1] }];
+        });
+      });
+    const storedFor = async (accountId: string) => {
+      const tables = await t.db.query(
+        `SELECT table_name AS name FROM information_schema.columns WHERE column_name = 'account_id' AND table_schema = current_schema()`,
+      );
+      const counts = await Promise.all(
+        tables.map(async ({ name }: { name: string }) => [
+          name,
+          (await t.db.query(`SELECT count(*)::int AS n FROM "${name}" WHERE account_id = $1`, [accountId]))[0].n,
+        ]),
+      );
+      return Object.fromEntries(counts) as Record<string, number>;
+    };
+    /** A new account once the notification of its API key is in (written after the key, by an event). */
+    const settledAccount = async () => {
+      const account = await createAccount(t);
+      await waitForOrFail(
+        () => storedFor(account.id),
+        (stored) => stored.notifications === 1 && stored.notification_counts === 1,
+        8000,
+        (stored) => `the API key's notification did not arrive: ${JSON.stringify(stored)}`,
+      );
+      return account;
+    };
+
+    it('answers 400 invalid_input naming the property, and stores nothing, for an array, a scalar or null where an object belongs', async () => {
+      const account = await settledAccount();
+      const properties = nestedProperties();
+      expect(properties.map((p) => `${p.op} ${p.name}`)).toContain('post /api/support/tickets/attachments/presign files');
+      const before = await storedFor(account.id);
+      const answers = [];
+      for (const { op, path, method, name, hostile } of properties) {
+        for (const value of hostile) {
+          const res = await (request(t.http) as any)
+            [method](concrete(path))
+            .set('Authorization', account.bearer)
+            .send({ [name]: value });
+          const named = (res.body.errors ?? []).some((e: { field: string }) => e.field === name || e.field.startsWith(`${name}.`));
+          answers.push({
+            op,
+            body: JSON.stringify({ [name]: value }),
+            answer: `${res.status} ${res.body.code}${named ? '' : ', not naming it'}`,
+          });
+        }
+      }
+      expect(answers.filter((a) => a.answer !== '400 invalid_input')).toEqual([]);
+      expect(await storedFor(account.id)).toEqual(before);
+    });
+
+    it('answers 400 invalid_input, and stores nothing, for a JSON array where a body object belongs', async () => {
+      const account = await settledAccount();
+      const withBody = operations().filter(({ path, method }) => doc.paths[path][method].requestBody);
+      expect(withBody.length).toBeGreaterThan(10);
+      const before = await storedFor(account.id);
+      const answers = [];
+      for (const { path, method } of withBody) {
+        const sample = sampleOf(doc.paths[path][method].requestBody.content['application/json'].schema);
+        for (const body of [[], [[]], [sample], [sample, sample]]) {
+          const res = await (request(t.http) as any)[method](concrete(path)).set('Authorization', account.bearer).send(body);
+          answers.push({ op: `${method} ${path}`, body: JSON.stringify(body), answer: `${res.status} ${res.body.code}` });
+        }
+      }
+      expect(answers.filter((a) => a.answer !== '400 invalid_input')).toEqual([]);
+      expect(await storedFor(account.id)).toEqual(before);
     });
   });
 });

@@ -74,6 +74,22 @@ describe('SSH keys', () => {
     ['authorized_keys options', () => `no-pty ${fixture('ed25519.pub')}`, 'options'],
     ['two keys', () => fixture('ed25519.pub') + fixture('rsa2048.pub'), 'single line'],
     ['an empty key', () => ' \n ', 'expected OpenSSH format'],
+    // Comments that made cloud-init refuse the whole user-data (issue 36, finding 5).
+    ...[
+      ['a C1 control', '\x80', 'U+0080'],
+      ['CSI', '\x9b', 'U+009B'],
+      ['U+FFFE', '\ufffe', 'U+FFFE'],
+      ['U+FFFF', '\uffff', 'U+FFFF'],
+      ['a noncharacter', '\ufdd0', 'U+FDD0'],
+      ['a byte order mark', '\ufeff', 'U+FEFF'],
+      ['a line separator', '\u2028', 'U+2028'],
+    ].map(([name, char, codePoint]): [string, () => string, string] => [
+      `${name} in the comment`,
+      () => `${fixture('ed25519.pub').trim()} laptop${char}key`,
+      `control or invisible character (${codePoint})`,
+    ]),
+    // The HTTP edge refuses a lone surrogate in any JSON string before the parser sees it.
+    ['a lone surrogate in the comment', () => `${fixture('ed25519.pub').trim()} laptop\ud800key`, 'no lone surrogates'],
   ])('answers 400 with the reason for %s', async (_name, key, reason) => {
     const account = await createAccount(t);
     const res = await add(account, { name: 'bad', publicKey: key() });

@@ -26,6 +26,9 @@ const HOSTILE_VALUES: unknown[] = [
   '<script>alert(1)</script>',
   [],
   [1, 'a', null],
+  // Arrays where a list's objects belong passed nested validation and answered 500 (issue 36, finding 6).
+  [[]],
+  [[[]]],
   {},
   { nested: { deeper: [1] } },
   // Wide and long: at the JSON guard's caps (100 keys, 100 items) and far past them.

@@ -42,6 +42,7 @@ export * from './validation/validation.pipe';
 export * from './validation/validate-input';
 export * from './validation/uuid-param';
 export * from './validation/plain-text';
+export * from './validation/nested';
 export * from './openapi/api-errors.decorator';
 export * from './openapi/problem-responses';
 export * from './openapi/api-nullable-ref.decorator';

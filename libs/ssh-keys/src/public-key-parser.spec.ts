@@ -65,7 +65,7 @@ describe('parsePublicKey', () => {
     ['authorized_keys options', () => `from="10.0.0.1",no-pty ${read('ed25519.pub')}`, /options .* are not accepted/],
     ['an unknown type', () => 'ssh-foo AAAA', /unsupported key type "ssh-foo"/],
     ['not base64', () => 'ssh-ed25519 !!!!', /not valid base64/],
-    ['control characters', () => `${edType} ${edData} evil\x1b[31m`, /control characters/],
+    ['control characters', () => `${edType} ${edData} evil\x1b[31m`, /a control or invisible character \(U\+001B\)/],
     ['empty input', () => '   ', /expected OpenSSH format/],
     ['only a comment line', () => '# nothing here', /expected OpenSSH format/],
     ['a type without key data', () => 'ssh-ed25519', /expected OpenSSH format/],
@@ -73,6 +73,32 @@ describe('parsePublicKey', () => {
     ['an oversized input', () => `${edType} ${'A'.repeat(17_000)}`, /longer than 16384/],
   ])('refuses %s with a reason', (_name, input, reason) => {
     expect(() => parsePublicKey(input())).toThrow(reason);
+  });
+
+  // Characters cloud-init's YAML reader refused (so no key was installed), or that read as a line
+  // break or hide what a comment says (issue 36, finding 5).
+  it.each([
+    ['a C1 control', '\x80', 'U+0080'],
+    ['NEL', '\x85', 'U+0085'],
+    ['CSI', '\x9b', 'U+009B'],
+    ['DEL', '\x7f', 'U+007F'],
+    ['U+FFFE', '\ufffe', 'U+FFFE'],
+    ['U+FFFF', '\uffff', 'U+FFFF'],
+    ['a noncharacter', '\ufdd0', 'U+FDD0'],
+    ['a noncharacter above the BMP', '\u{10fffe}', 'U+10FFFE'],
+    ['a byte order mark', '\ufeff', 'U+FEFF'],
+    ['a line separator', '\u2028', 'U+2028'],
+    ['a paragraph separator', '\u2029', 'U+2029'],
+    ['a bidi override', '\u202e', 'U+202E'],
+    ['a lone high surrogate', '\ud800', 'U+D800'],
+    ['a lone low surrogate', '\udfff', 'U+DFFF'],
+  ])('refuses %s in the comment, naming it', (_name, char, codePoint) => {
+    expect(() => parsePublicKey(`${edType} ${edData} laptop${char}key`)).toThrow(`a control or invisible character (${codePoint})`);
+  });
+
+  it('keeps letters of any script and emoji in a comment, and reads a .pub file saved with a byte order mark', () => {
+    expect(parsePublicKey(`${edType} ${edData} Jürgen@Büro 😀 東京`).publicKey).toBe(`${edType} ${edData} Jürgen@Büro 😀 東京`);
+    expect(parsePublicKey(`\ufeff${edType} ${edData} x\r\n`).publicKey).toBe(`${edType} ${edData} x`);
   });
 
   it.each(['ed25519.private-key-for-tests', 'rsa.pem.private-key-for-tests'])('refuses the private key %s without repeating it', (file) => {

@@ -41,10 +41,10 @@ export function parsePublicKey(input: string): ParsedPublicKey {
     .map((line) => line.trim())
     .filter((line) => line && !line.startsWith('#'));
   if (lines.length > 1) throw new PublicKeyError(`expected a single key on a single line in OpenSSH format: ${FORMAT}`);
+  refuseNonText(lines[0] ?? '');
   const match = /^(\S+)[ \t]+(\S+)(?:[ \t]+(.*))?$/.exec(lines[0] ?? '');
   if (!match) throw new PublicKeyError(`expected OpenSSH format: ${FORMAT}`);
   const [line, type, data, comment = ''] = match;
-  if (/[\x00-\x08\x0a-\x1f\x7f]/.test(line)) throw new PublicKeyError('the key contains control characters');
   refuseUnacceptedType(type, line);
 
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(data)) throw new PublicKeyError('the key data is not valid base64');
@@ -76,6 +76,20 @@ export function parsePublicKey(input: string): ParsedPublicKey {
     bits: key.size,
     fingerprint: key.fingerprint('sha256').toString(),
   };
+}
+
+/**
+ * Control characters but the tab, line and paragraph separators, bidi overrides and isolates, the
+ * byte order mark, noncharacters and lone surrogates: none belongs in a key line, and some made
+ * cloud-init refuse the whole user-data, so no key was installed (issue 36, finding 5).
+ */
+const NOT_TEXT = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\p{Noncharacter_Code_Point}\p{Cs}]/u;
+
+function refuseNonText(line: string): void {
+  const found = NOT_TEXT.exec(line);
+  if (!found) return;
+  const codePoint = found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+  throw new PublicKeyError(`the key contains a control or invisible character (U+${codePoint}); remove it`);
 }
 
 function refuseUnacceptedType(type: string, line: string): void {

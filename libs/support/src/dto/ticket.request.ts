@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -13,9 +13,8 @@ import {
   Length,
   Max,
   Min,
-  ValidateNested,
 } from 'class-validator';
-import { PageQuery } from '@app/core';
+import { IsListOf, PageQuery } from '@app/core';
 import { DEPARTMENTS, MAX_ATTACHMENT_BYTES, MAX_FILES_PER_PRESIGN, PRIORITIES, TICKET_STATUSES } from '../support.types';
 import type { Department, Priority, TicketStatus } from '../support.types';
 
@@ -114,10 +113,8 @@ export class PresignFile {
 
 export class PresignRequest {
   @ApiProperty({ type: [PresignFile], minItems: 1, maxItems: MAX_FILES_PER_PRESIGN, description: 'The files to upload.' })
-  @IsArray()
+  @IsListOf(() => PresignFile)
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_FILES_PER_PRESIGN)
-  @ValidateNested({ each: true })
-  @Type(() => PresignFile)
   files: PresignFile[];
 }

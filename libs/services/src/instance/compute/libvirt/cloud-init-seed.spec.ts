@@ -8,6 +8,20 @@ import { seedFiles } from './cloud-init-seed';
 
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPmfroQ5X/hvzDUHLkJAwYtggu3T3Ai3LLFsaRrwWH6Z demo@laptop';
 const CLOUD_INIT = '/usr/bin/cloud-init';
+/**
+ * Key comments cloud-init's YAML reader refused (C1 controls, U+FFFE, U+FFFF) or read back changed
+ * (NEL, line separators, lone surrogates) when the writer relied on JSON.stringify (issue 36, finding 5).
+ */
+const HOSTILE_COMMENTS = [
+  ...['\x80', '\x85', '\x9b', '\x9f', '\ufffe', '\uffff', '\ufeff', '\u2028', '\u2029', '\ufdd0', '\u{1fffe}', '\u{10ffff}'],
+  ...['\ud800', '\udfff', '\udc00\ud800', '\u{1f600}', '\x00\x09\x1b\x7f', '\r\n- evil', '" \\ \'#', 'Jürgen@Büro', '\u202e'],
+];
+
+/** What cloud-init's YAML reader (PyYAML, as cloud-init loads it) makes of a user-data file. */
+function cloudInitRead(userData: string): { hostname: string; ssh_authorized_keys?: string[] } {
+  const read = 'import json, sys, yaml; print(json.dumps(yaml.safe_load(sys.stdin.buffer)))';
+  return JSON.parse(execFileSync('/usr/bin/python3', ['-c', read], { input: userData, encoding: 'utf8' }));
+}
 
 /** cloud-init's own schema check of a user-data file (Debian's cloud-init on the test host). */
 function cloudInitSchema(userData: string): string {
@@ -68,4 +82,17 @@ describe('cloud-init NoCloud seed', () => {
       expect(cloudInitSchema(userData)).toMatch(/Valid cloud-config/);
     }
   });
+
+  (existsSync(CLOUD_INIT) || process.env.CI ? it : it.skip)(
+    'writes printable ASCII that cloud-init accepts and reads back as stored, whatever a key comment holds (issue 36, finding 5)',
+    () => {
+      const sshKeys = HOSTILE_COMMENTS.map((comment) => `${KEY} a${comment}b`);
+      const { 'user-data': userData } = seedFiles({ instanceId: 'i', hostname: 'h\u0085\u2028', sshKeys }, null);
+      expect(cloudInitSchema(userData)).toMatch(/Valid cloud-config/);
+      expect(userData).toMatch(/^[\x20-\x7e\n]*$/);
+      // Text the database holds has no lone surrogate: node-postgres and PGlite store one as U+FFFD.
+      const stored = (text: string) => Buffer.from(text).toString();
+      expect(cloudInitRead(userData)).toMatchObject({ hostname: 'h\u0085\u2028', ssh_authorized_keys: sshKeys.map(stored) });
+    },
+  );
 });

@@ -7,8 +7,25 @@ export interface SeedFiles {
   'network-config': string;
 }
 
-/** JSON strings are YAML's double-quoted scalars: nothing a name or key holds can break out. */
-const q = (value: string): string => JSON.stringify(value);
+/**
+ * A YAML double-quoted scalar of printable ASCII, every other character escaped, so nothing a name or
+ * key holds can break out, and nothing makes cloud-init refuse the whole file (its reader refuses raw
+ * C1 controls and U+FFFE, and folds a raw NEL; issue 36, finding 5). Above U+FFFF the escape is
+ * `\UXXXXXXXX`: YAML has no surrogate pairs. A lone surrogate, which UTF-8 cannot carry, is U+FFFD,
+ * as the database stores it.
+ */
+function q(value: string): string {
+  let quoted = '';
+  for (const char of value) {
+    const code = char.codePointAt(0)!;
+    if (code >= 0x20 && code < 0x7f) quoted += char === '"' || char === '\\' ? `\\${char}` : char;
+    else if (code > 0xffff) quoted += `\\U${hex(code, 8)}`;
+    else quoted += `\\u${hex(code >= 0xd800 && code <= 0xdfff ? 0xfffd : code, 4)}`;
+  }
+  return `"${quoted}"`;
+}
+
+const hex = (code: number, digits: number): string => code.toString(16).toUpperCase().padStart(digits, '0');
 
 export function seedFiles(seed: GuestSeed, network: GuestNetwork | null): SeedFiles {
   const metaData = `instance-id: ${q(seed.instanceId)}\nlocal-hostname: ${q(seed.hostname)}\n`;
