@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import request from 'supertest';
+import { DeploymentIdentity } from '../libs/services/src/instance/compute/deployment-identity';
+import { DEPLOYMENT_NS } from '../libs/services/src/instance/compute/libvirt/domain-xml';
 import { MachineReconciler } from '../libs/services/src/instance/reconcile/machine-reconciler';
 import { PowerStateSync } from '../libs/services/src/instance/power-state-sync';
 import { createAccount, TestAccount } from './factories/accounts';
@@ -211,7 +213,7 @@ const SLOW = 300_000;
   );
 
   it(
-    'reconciles: a guest shut down from inside shows stopped, a hand-made svc- domain and volume go after the grace and others stay, a vanished machine is marked and notified',
+    'reconciles: a guest shut down from inside shows stopped, a svc- domain marked as ours and its volume go after the grace and others stay, a vanished machine is marked and notified',
     async () => {
       const app = t!.app;
       // Shut down from inside: the guest's own init powers off on the ACPI button; the API did nothing.
@@ -230,13 +232,16 @@ const SLOW = 300_000;
       );
       expect(await activity(vps.id, 'instance.power_state_observed')).toContainEqual({ details: { from: 'running', to: 'stopped' } });
 
+      // Marked as this deployment's (a service row lost, say); one of no mark and no service of ours (issue 36); not ours by name.
       const stray = `svc-${randomUUID()}`;
+      const unmarked = `svc-${randomUUID()}`;
       const keep = `keep-${randomUUID().slice(0, 8)}`;
-      for (const name of [stray, keep]) {
+      const mark = `<metadata><h:deployment xmlns:h='${DEPLOYMENT_NS}'>${await app.get(DeploymentIdentity).id()}</h:deployment></metadata>`;
+      for (const name of [stray, unmarked, keep]) {
         const file = join(tmpdir(), `${name}.xml`);
         writeFileSync(
           file,
-          `<domain type='qemu'><name>${name}</name><memory unit='MiB'>64</memory><os><type arch='x86_64'>hvm</type></os></domain>`,
+          `<domain type='qemu'><name>${name}</name>${name === stray ? mark : ''}<memory unit='MiB'>64</memory><os><type arch='x86_64'>hvm</type></os></domain>`,
         );
         await ours('define', file);
       }
@@ -251,6 +256,7 @@ const SLOW = 300_000;
       const reconciler = app.get(MachineReconciler);
       const first = await reconciler.reconcile();
       expect(first.orphans.map((o) => `${o.kind}:${o.name}`).sort()).toEqual([`domain:${stray}`, `volume:${stray}-seed.iso`]);
+      expect(first.unmarked.map((o) => `${o.kind}:${o.name}`)).toEqual([`domain:${unmarked}`]);
       expect(first.removed).toEqual([]);
       expect(reconciler.counts).toMatchObject({ orphanDomains: 1, orphanVolumes: 1 });
       await waitForOrFail(
@@ -262,7 +268,7 @@ const SLOW = 300_000;
         60_000,
         (listing) => `still there after the grace: ${listing}`,
       );
-      expect(lines(await ours('list', '--all', '--name'))).toEqual(expect.arrayContaining([keep, vps.domain]));
+      expect(lines(await ours('list', '--all', '--name'))).toEqual(expect.arrayContaining([keep, unmarked, vps.domain]));
       expect(await ours('vol-list', 'default')).toContain(`${keep}.img`);
 
       // The machine vanishes behind the API's back.
@@ -288,6 +294,7 @@ const SLOW = 300_000;
         'invalid_state',
       );
       await ours('undefine', keep);
+      await ours('undefine', unmarked);
     },
     SLOW,
   );

@@ -5,6 +5,7 @@ import {
   ConsoleTarget,
   HypervisorInventory,
   InstanceRef,
+  MachineMark,
   MachineRecord,
   MachineSpec,
   PowerState,
@@ -32,6 +33,8 @@ export class FakeCompute extends ComputeProvider {
   readonly domains = new Map<string, PowerState>();
   readonly volumes: string[] = [];
   readonly removedOrphans: string[] = [];
+  /** Deployment marks of listed domains; a domain not in here carries none. */
+  readonly marks = new Map<string, MachineMark>();
   /** Runs inside createMachine before it makes the machine (something happening meanwhile). */
   duringCreate: (() => Promise<void>) | null = null;
 
@@ -88,6 +91,11 @@ export class FakeCompute extends ComputeProvider {
 
   override async machineExists(instance: InstanceRef): Promise<boolean | null> {
     return this.domains.has(instance.providerRef ?? '');
+  }
+
+  override async machineMark(_hypervisor: string, domain: string): Promise<MachineMark> {
+    if (!this.domains.has(domain)) throw new ComputeProviderError('not_found', 'The machine does not exist on the hypervisor.');
+    return this.marks.get(domain) ?? 'none';
   }
 
   override async removeOrphan(_hypervisor: string, kind: 'domain' | 'volume', name: string): Promise<void> {

@@ -102,26 +102,47 @@ describe('VPS provisioning job and reconciliation (TestingModule, a fake hypervi
     expect(await actions(vps.id)).not.toContainEqual(expect.objectContaining({ action: 'instance.provisioned' }));
   });
 
-  it('reconciles: orphans of no live service are reported, then removed after the grace; a vanished machine marks its VPS', async () => {
+  it('reconciles: orphans of this deployment are reported, then removed after the grace; a vanished machine marks its VPS', async () => {
     const accountId = await m.accountId();
     const [live, gone] = await provisioner.provision(accountId, { type: 'vps', machines: true }, 2);
-    const [dead] = await provisioner.provision(accountId, { type: 'vps', machines: true });
+    const [dead, copied] = await provisioner.provision(accountId, { type: 'vps', machines: true }, 2);
     await m.get(ServiceStatusService).setStatus(dead.id, 'terminated');
+    await m.get(ServiceStatusService).setStatus(copied.id, 'terminated');
     const [demo] = await provisioner.provision(accountId, { type: 'vps' });
-    const stranger = `svc-${randomUUID()}`;
+    // Issue 36: a domain marked ours that no service of this database names; one of no mark and no service of ours; another deployment's.
+    const [marked, stranger, foreign] = [`svc-${randomUUID()}`, `svc-${randomUUID()}`, `svc-${randomUUID()}`];
     compute.domains.clear();
     compute.domains
       .set(`vm-${live.id}`, 'running')
       .set(`svc-${live.id}`, 'running')
+      .set(`svc-${dead.id}`, 'stopped')
+      .set(`svc-${copied.id}`, 'running')
+      .set(marked, 'stopped')
       .set(stranger, 'stopped')
-      .set(`svc-${dead.id}`, 'stopped');
-    compute.volumes.splice(0, compute.volumes.length, `svc-${live.id}-root.qcow2`, `${stranger}-seed.iso`, 'svc-by-hand');
+      .set(foreign, 'running');
+    compute.marks.clear();
+    // A service of a database copied from another deployment: the other deployment's mark wins.
+    compute.marks.set(marked, 'ours').set(foreign, 'foreign').set(`svc-${copied.id}`, 'foreign');
+    compute.volumes.splice(
+      0,
+      compute.volumes.length,
+      `svc-${live.id}-root.qcow2`,
+      `svc-${dead.id}-seed.iso`,
+      `svc-${copied.id}-root.qcow2`,
+      `${marked}-root.qcow2`,
+      `${stranger}-seed.iso`,
+      `${foreign}-root.qcow2`,
+      'svc-by-hand',
+    );
     const reconciler = m.get(MachineReconciler);
 
     const first = await reconciler.reconcile();
     const orphanNames = first.orphans.map((o) => `${o.kind}:${o.name}`).sort();
     expect(orphanNames).toEqual(
-      [`domain:${stranger}`, `domain:svc-${dead.id}`, `volume:${stranger}-seed.iso`, 'volume:svc-by-hand'].sort(),
+      [`domain:svc-${dead.id}`, `domain:${marked}`, `volume:svc-${dead.id}-seed.iso`, `volume:${marked}-root.qcow2`].sort(),
+    );
+    expect(first.unmarked.map((o) => `${o.kind}:${o.name}`).sort()).toEqual(
+      [`domain:${stranger}`, `volume:${stranger}-seed.iso`, 'volume:svc-by-hand'].sort(),
     );
     expect(first.removed).toEqual([]);
     // VPSes of the earlier cases have no machine in this fake either: only ours are checked here.
@@ -137,9 +158,13 @@ describe('VPS provisioning job and reconciliation (TestingModule, a fake hypervi
       const second = await reconciler.reconcile();
       expect(second.removed.map((o) => `${o.kind}:${o.name}`).sort()).toEqual(orphanNames);
       expect(second.missing).toEqual([]);
-      expect([...compute.domains.keys()].sort()).toEqual([`svc-${live.id}`, `vm-${live.id}`].sort());
-      expect(compute.volumes).toEqual([`svc-${live.id}-root.qcow2`]);
-      expect((await reconciler.reconcile()).orphans).toEqual([]);
+      expect([...compute.domains.keys()].sort()).toEqual([`svc-${live.id}`, `vm-${live.id}`, `svc-${copied.id}`, stranger, foreign].sort());
+      expect(compute.volumes.sort()).toEqual(
+        [`svc-${live.id}-root.qcow2`, `svc-${copied.id}-root.qcow2`, `${stranger}-seed.iso`, `${foreign}-root.qcow2`, 'svc-by-hand'].sort(),
+      );
+      const third = await reconciler.reconcile();
+      expect(third.orphans).toEqual([]);
+      expect(third.unmarked).toHaveLength(3);
     } finally {
       m.config.libvirt.orphanGraceSeconds = 3600;
     }

@@ -18,6 +18,8 @@ import { ServiceProvisionCommand } from './cli/service-provision.command';
 import { ServiceSetStatusCommand } from './cli/service-set-status.command';
 import { ServicesDemoSeeder } from './services.demo';
 import { ComputeProvider } from './instance/compute/compute-provider';
+import { DeploymentIdentity } from './instance/compute/deployment-identity';
+import { DeploymentIdentityRepository } from './instance/compute/deployment-identity.repository';
 import { LibvirtComputeProvider } from './instance/compute/libvirt/libvirt-compute.provider';
 import { SimulatedComputeProvider } from './instance/compute/simulated-compute.provider';
 import { SimulatorTasksRepository } from './instance/compute/simulator-tasks.repository';
@@ -46,6 +48,7 @@ import { VpsProvisioningRepository } from './instance/provisioning/vps-provision
 import { HypervisorOrphansRepository } from './instance/reconcile/hypervisor-orphans.repository';
 import { MachineReconciler } from './instance/reconcile/machine-reconciler';
 import { MissingMachines } from './instance/reconcile/missing-machines';
+import { OrphanClaims } from './instance/reconcile/orphan-claims';
 import { VpsInstancesRepository } from './instance/vps-instances.repository';
 import { ObjectStorageProvider } from './object-storage/object-storage-provider';
 import { ObjectStorageController } from './object-storage/object-storage.controller';
@@ -85,6 +88,9 @@ import { ServicesService } from './services.service';
     ProvisioningOutcome,
     ProvisioningResumeJob,
     HypervisorOrphansRepository,
+    DeploymentIdentityRepository,
+    DeploymentIdentity,
+    OrphanClaims,
     MissingMachines,
     MachineReconciler,
     InstanceActionsRepository,
@@ -125,9 +131,11 @@ import { ServicesService } from './services.service';
     // Adapters: the simulators by default; COMPUTE_PROVIDER=libvirt drives real KVM/QEMU hosts.
     {
       provide: ComputeProvider,
-      inject: [AppConfig, SimulatorTasksRepository, SimulatedVncServers],
-      useFactory: (config: AppConfig, tasks: SimulatorTasksRepository, displays: SimulatedVncServers): ComputeProvider =>
-        config.computeProvider === 'libvirt' ? new LibvirtComputeProvider(config) : new SimulatedComputeProvider(tasks, config, displays),
+      inject: [AppConfig, SimulatorTasksRepository, SimulatedVncServers, DeploymentIdentity],
+      useFactory: (config: AppConfig, tasks: SimulatorTasksRepository, displays: SimulatedVncServers, identity: DeploymentIdentity) =>
+        config.computeProvider === 'libvirt'
+          ? new LibvirtComputeProvider(config, identity)
+          : new SimulatedComputeProvider(tasks, config, displays),
     },
     {
       provide: ObjectStorageProvider,

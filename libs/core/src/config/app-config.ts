@@ -54,6 +54,11 @@ export interface LibvirtConfig {
   commandTimeoutSeconds: number;
   /** A `svc-` domain or volume of no live service is removed this long after reconciliation first saw it. */
   orphanGraceSeconds: number;
+  /**
+   * Marks the domains this deployment defines, so two deployments on one hypervisor never take each
+   * other's for orphans; undefined: the id its database made once (LIBVIRT_DEPLOYMENT_ID).
+   */
+  deploymentId?: string;
 }
 
 export interface Ipv4Pool {

@@ -96,9 +96,14 @@ describe('loadConfig', () => {
       COMPUTE_PROVIDER: 'libvirt',
       LIBVIRT_REGION_URIS: 'eu-central=qemu+ssh://root@kvm1.eu-central/system, us-east = qemu+tls://kvm2/system',
       LIBVIRT_VNC_LISTEN: '10.0.0.5',
+      LIBVIRT_DEPLOYMENT_ID: 'staging-eu.2',
       COMPUTE_STOP_TIMEOUT_SECONDS: '3',
     });
-    expect(config).toMatchObject({ computeProvider: 'libvirt', computeStopTimeoutSeconds: 3, libvirt: { vncListen: '10.0.0.5' } });
+    expect(config).toMatchObject({
+      computeProvider: 'libvirt',
+      computeStopTimeoutSeconds: 3,
+      libvirt: { vncListen: '10.0.0.5', deploymentId: 'staging-eu.2' },
+    });
     expect(config.libvirt.regionUris).toEqual({
       'eu-central': 'qemu+ssh://root@kvm1.eu-central/system',
       'us-east': 'qemu+tls://kvm2/system',
@@ -114,6 +119,7 @@ describe('loadConfig', () => {
       LIBVIRT_REGION_URIS: 'eu-central',
       LIBVIRT_VNC_LISTEN: 'vnc.example',
       LIBVIRT_DOMAIN_TEMPLATE: '/nonexistent/domain.xml',
+      LIBVIRT_DEPLOYMENT_ID: 'staging <1>',
       COMPUTE_STOP_TIMEOUT_SECONDS: '0',
     });
     for (const name of [
@@ -122,6 +128,7 @@ describe('loadConfig', () => {
       'LIBVIRT_REGION_URIS',
       'LIBVIRT_VNC_LISTEN',
       'LIBVIRT_DOMAIN_TEMPLATE',
+      'LIBVIRT_DEPLOYMENT_ID',
       'COMPUTE_STOP_TIMEOUT_SECONDS',
     ]) {
       expect(found.some((problem) => problem.startsWith(name))).toBe(true);

@@ -50,6 +50,10 @@ function libvirtConfig(env: EnvReader): LibvirtConfig {
   const keepaliveSeconds = env.int('LIBVIRT_KEEPALIVE_SECONDS', 90, 2, 3600);
   const commandTimeoutSeconds = env.int('LIBVIRT_COMMAND_TIMEOUT_SECONDS', 120, 5, 3600);
   const orphanGraceSeconds = env.int('LIBVIRT_ORPHAN_GRACE_SECONDS', 3600, 0, 30 * 86_400);
+  const deploymentId = env.string('LIBVIRT_DEPLOYMENT_ID');
+  if (deploymentId !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(deploymentId)) {
+    env.problems.push(`LIBVIRT_DEPLOYMENT_ID must be 1 to 64 letters, digits, _ . - (got "${deploymentId}")`);
+  }
   return {
     uri,
     regionUris,
@@ -59,6 +63,7 @@ function libvirtConfig(env: EnvReader): LibvirtConfig {
     keepaliveSeconds,
     commandTimeoutSeconds,
     orphanGraceSeconds,
+    deploymentId,
   };
 }
 

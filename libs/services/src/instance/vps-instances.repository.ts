@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { sqlRows } from '@app/core';
 import type { PowerState } from '../service.types';
 import type { GuestNetwork } from './compute/compute-provider';
 
@@ -123,6 +124,25 @@ export class VpsInstancesRepository {
            OR EXISTS (
                 SELECT 1 FROM vps_instances i JOIN services s ON s.id = i.service_id
                  WHERE i.provider_ref = n.name AND s.status <> 'terminated')`,
+      [names],
+    );
+    return new Set(rows.map((row) => row.name));
+  }
+
+  /**
+   * Of these hypervisor names, the ones this database made or adopted, whatever became of the
+   * service since: the service in the name is one of its own (service ids are random, so another
+   * deployment's never are), or the name is one of its VPSes' machines.
+   */
+  async ownMachineNames(names: string[]): Promise<Set<string>> {
+    const rows = await sqlRows<{ name: string }>(
+      this.dataSource,
+      `SELECT n.name
+         FROM unnest($1::text[]) AS n(name)
+        WHERE EXISTS (
+                SELECT 1 FROM services s
+                 WHERE s.id = substring(n.name FROM '^svc-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})')::uuid)
+           OR EXISTS (SELECT 1 FROM vps_instances i WHERE i.provider_ref = n.name)`,
       [names],
     );
     return new Set(rows.map((row) => row.name));

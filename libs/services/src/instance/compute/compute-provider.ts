@@ -75,6 +75,12 @@ export interface HypervisorInventory {
   volumes: string[];
 }
 
+/**
+ * Whose a domain is by the deployment mark it carries (issue 36): this deployment's, another's
+ * sharing the hypervisor, or none (defined before marks, or by hand).
+ */
+export type MachineMark = 'ours' | 'foreign' | 'none';
+
 /** Every domain and volume of a VPS is named with this prefix; reconciliation never touches another name. */
 export const MACHINE_PREFIX = 'svc-';
 
@@ -135,7 +141,7 @@ export abstract class ComputeProvider {
     return Promise.resolve(null);
   }
 
-  /** Takes over an existing machine for a new VPS; the default trusts the reference as given. */
+  /** Takes over an existing machine for a new VPS (never one another deployment made); the default trusts the reference as given. */
   adoptMachine(_instance: InstanceRef, providerRef: string): Promise<MachineRecord | null> {
     return Promise.resolve({ providerRef, powerState: null });
   }
@@ -151,7 +157,7 @@ export abstract class ComputeProvider {
     return this.powerAction(_instance, 'rebuild', idempotencyKey);
   }
 
-  /** Powers off and deletes the machine of a terminated VPS, with its root disk and seed. */
+  /** Powers off and deletes the machine of a terminated VPS, with its root disk and seed; another deployment's machine stays. */
   destroyMachine(_instance: InstanceRef): Promise<void> {
     return Promise.resolve();
   }
@@ -177,7 +183,15 @@ export abstract class ComputeProvider {
     return region;
   }
 
-  /** Removes a domain (powered off first) or a volume inventory reported; refuses a name without MACHINE_PREFIX. */
+  /** The deployment mark of a domain inventory listed (not_found: it is gone meanwhile). */
+  machineMark(_hypervisor: string, _domain: string): Promise<MachineMark> {
+    return Promise.resolve('none');
+  }
+
+  /**
+   * Removes a domain (powered off first) or a volume inventory reported; refuses a name without
+   * MACHINE_PREFIX, and a domain marked by another deployment.
+   */
   removeOrphan(_hypervisor: string, _kind: 'domain' | 'volume', _name: string): Promise<void> {
     return Promise.resolve();
   }

@@ -4,12 +4,15 @@ import { ComputeProvider, HypervisorInventory, instanceRef } from '../compute/co
 import { SettledInstance, VpsInstancesRepository } from '../vps-instances.repository';
 import { HypervisorOrphansRepository, Orphan } from './hypervisor-orphans.repository';
 import { MissingMachines } from './missing-machines';
+import { OrphanClaims } from './orphan-claims';
 
 const PERIOD_SECONDS = 60;
 
 export interface ReconcileReport {
-  /** `svc-` names of no live service seen in this pass. */
+  /** `svc-` names of this deployment's that no live service owns, seen in this pass. */
   orphans: (Orphan & { hypervisor: string })[];
+  /** `svc-` names of no deployment's mark and no service of this database: never removed. */
+  unmarked: (Orphan & { hypervisor: string })[];
   /** Removed in this pass, their grace period over. */
   removed: (Orphan & { hypervisor: string })[];
   /** VPSes marked `error` because their machine vanished. */
@@ -18,9 +21,11 @@ export interface ReconcileReport {
 
 /**
  * Compares each hypervisor with the database (issue 32), one replica at a time: domains and
- * volumes named `svc-...` that no live VPS owns are logged, counted for /metrics and removed once
- * they have been seen for LIBVIRT_ORPHAN_GRACE_SECONDS (a name without the prefix is never
- * looked at); a live VPS whose machine is gone shows `error` and its customer is told. Power
+ * volumes named `svc-...` that no live VPS owns and that are this deployment's (OrphanClaims:
+ * another deployment may share the hypervisor, issue 36) are logged, counted for /metrics and
+ * removed once they have been seen for LIBVIRT_ORPHAN_GRACE_SECONDS (a name without the prefix is
+ * never looked at; one of no deployment's is logged once and left); a live VPS whose machine is
+ * gone shows `error` and its customer is told. Power
  * states that drifted are PowerStateSync's job. A hypervisor that does not answer is skipped.
  * A periodic job (`machine-reconcile`, once a minute) when the provider makes machines.
  */
@@ -29,11 +34,13 @@ export class MachineReconciler implements OnModuleInit {
   private readonly logger = new Logger('Reconcile');
   /** For /metrics: orphans seen in the last pass, by kind; totals since start. */
   readonly counts = { orphanDomains: 0, orphanVolumes: 0, orphansRemoved: 0, machinesMissing: 0 };
+  private readonly unmarkedLogged = new Set<string>();
 
   constructor(
     private readonly compute: ComputeProvider,
     private readonly instances: VpsInstancesRepository,
     private readonly orphans: HypervisorOrphansRepository,
+    private readonly claims: OrphanClaims,
     private readonly missing: MissingMachines,
     private readonly jobs: JobQueue,
     private readonly config: AppConfig,
@@ -44,7 +51,7 @@ export class MachineReconciler implements OnModuleInit {
   }
 
   async reconcile(): Promise<ReconcileReport> {
-    const report: ReconcileReport = { orphans: [], removed: [], missing: [] };
+    const report: ReconcileReport = { orphans: [], unmarked: [], removed: [], missing: [] };
     // Read before listing: a VPS made after this read is no candidate for a vanished machine.
     const settled = (await this.instances.settled()).filter((row) => row.providerRef);
     for (const inventory of await this.compute.inventory()) {
@@ -58,15 +65,22 @@ export class MachineReconciler implements OnModuleInit {
     return report;
   }
 
-  private async orphansOf({ hypervisor, domains, volumes }: HypervisorInventory, report: ReconcileReport): Promise<void> {
+  private async orphansOf(inventory: HypervisorInventory, report: ReconcileReport): Promise<void> {
+    const { hypervisor, domains, volumes } = inventory;
     const names = [...domains.keys(), ...volumes];
     const live = await this.instances.liveMachineNames(names);
-    const found: Orphan[] = [
+    const candidates: Orphan[] = [
       ...[...domains.keys()].filter((name) => !live.has(name)).map((name) => ({ kind: 'domain' as const, name })),
       ...volumes.filter((name) => !live.has(name)).map((name) => ({ kind: 'volume' as const, name })),
     ];
+    const claimed = await this.claims.sort(inventory, candidates).catch((err: Error) => {
+      this.logger.warn(`Orphans on ${hypervisor} left for the next pass: ${err.message}`);
+      return null;
+    });
+    if (!claimed) return;
+    this.reportUnmarked(hypervisor, claimed.unmarked, report);
     const graceMs = this.config.libvirt.orphanGraceSeconds * 1000;
-    for (const orphan of await this.orphans.sighted(hypervisor, found)) {
+    for (const orphan of await this.orphans.sighted(hypervisor, claimed.own)) {
       report.orphans.push({ hypervisor, kind: orphan.kind, name: orphan.name });
       const seenMs = Date.now() - new Date(orphan.firstSeenAt).getTime();
       if (seenMs < graceMs) {
@@ -84,6 +98,18 @@ export class MachineReconciler implements OnModuleInit {
       } catch (err) {
         this.logger.error(`Orphan ${orphan.kind} ${orphan.name} on ${hypervisor} not removed: ${(err as Error).message}`);
       }
+    }
+  }
+
+  private reportUnmarked(hypervisor: string, unmarked: Orphan[], report: ReconcileReport): void {
+    for (const orphan of unmarked) {
+      report.unmarked.push({ hypervisor, ...orphan });
+      const key = `${hypervisor} ${orphan.kind} ${orphan.name}`;
+      if (this.unmarkedLogged.has(key)) continue;
+      this.unmarkedLogged.add(key);
+      this.logger.warn(
+        `${orphan.kind} ${orphan.name} on ${hypervisor} is of no service of this deployment and of no marked domain: left in place (remove it by hand if no deployment uses it)`,
+      );
     }
   }
 

@@ -64,6 +64,8 @@ export const TEMPLATE_PLACEHOLDERS = [
 /** Placeholders replaced by whole elements (written by us, not escaped). */
 const ELEMENT_PLACEHOLDERS = new Set(['disks', 'network', 'qemuCommandline']);
 const QEMU_NS = 'http://libvirt.org/schemas/domain/qemu/1.0';
+/** The namespace of the deployment mark in a domain's <metadata> (issue 36); never fetched. */
+export const DEPLOYMENT_NS = 'https://hosting-account-api.invalid/libvirt/deployment/1';
 
 /** Problems that make a template unusable (checked at boot), empty when it is fine. */
 export function templateProblems(template: string): string[] {
@@ -83,6 +85,7 @@ export function templateProblems(template: string): string[] {
   ) {
     problems.push(`{{qemuCommandline}} needs xmlns:qemu='${QEMU_NS}' on <domain>`);
   }
+  if (template.includes(DEPLOYMENT_NS)) problems.push('the deployment mark is added to <metadata> by the API; remove it from the template');
   return problems;
 }
 
@@ -104,6 +107,20 @@ export function renderDomain(template: string, values: DomainValues): string {
     qemuCommandline: values.network?.mode === 'user' ? userNetworkXml(values.network, values.macAddress) : '',
   };
   return template.replace(PLACEHOLDER, (_, key: keyof typeof all) => (ELEMENT_PLACEHOLDERS.has(key) ? all[key] : escapeXml(all[key])));
+}
+
+/** The domain with this deployment's mark: in the template's own <metadata>, or a new one after <name>. */
+export function withDeploymentMark(xml: string, deploymentId: string): string {
+  const mark = `<hosting:deployment xmlns:hosting='${DEPLOYMENT_NS}'>${escapeXml(deploymentId)}</hosting:deployment>`;
+  if (/<metadata\s*\/>/.test(xml)) return xml.replace(/<metadata\s*\/>/, `<metadata>${mark}</metadata>`);
+  if (xml.includes('</metadata>')) return xml.replace('</metadata>', `${mark}</metadata>`);
+  return xml.replace(/<\/name>/, `</name>\n  <metadata>${mark}</metadata>`);
+}
+
+/** The deployment id in `virsh metadata --uri DEPLOYMENT_NS` (`<deployment>id</deployment>`); null when empty. */
+export function deploymentMarkOf(metadata: string): string | null {
+  const id = /<(?:[\w.-]+:)?deployment(?:\s[^>]*)?>([^<]*)</.exec(metadata)?.[1]?.trim();
+  return id ? unescapeXml(id) : null;
 }
 
 function disksXml(values: DomainValues): string {
@@ -154,6 +171,11 @@ export function withVncPassword(element: string, password: string, validTo: Date
   const bare = element.replace(/\s(passwd|passwdValidTo|connected)='[^']*'/g, '');
   const until = validTo.toISOString().slice(0, 19);
   return bare.replace(/^<graphics/, `<graphics passwd='${escapeXml(password)}' passwdValidTo='${until}'`);
+}
+
+function unescapeXml(value: string): string {
+  const named: Record<string, string> = { lt: '<', gt: '>', amp: '&', apos: "'", quot: '"' };
+  return value.replace(/&(lt|gt|amp|apos|quot);/g, (_, name: string) => named[name]);
 }
 
 function escapeXml(value: string): string {

@@ -12,13 +12,16 @@ import {
   GuestNetwork,
   HypervisorInventory,
   InstanceRef,
+  MachineMark,
   MachineRecord,
   MachineSpec,
   TaskStatus,
 } from '../compute-provider';
 import { imageVolume } from '../../../images/image.types';
 import { seedFiles } from './cloud-init-seed';
-import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, templateProblems, vncGraphics, withVncPassword } from './domain-xml';
+import type { DeploymentIdentity } from '../deployment-identity';
+import { DeploymentMarks } from './deployment-marks';
+import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, templateProblems, vncGraphics, withDeploymentMark, withVncPassword } from './domain-xml';
 import { rootVolumeOf, seedVolumeOf } from './volume-names';
 import { StoragePool } from './storage-pool';
 import { lookBeforeRetry } from './look-before-retry';
@@ -44,7 +47,9 @@ const CONSOLE_PASSWORD_VALID_MS = 120_000;
  * libvirt's calls are synchronous, so a task handle records what was asked and when, and
  * taskStatus compares the domain's state with the target: a guest still up after
  * COMPUTE_STOP_TIMEOUT_SECONDS of an ACPI shutdown is powered off, and the action says so.
- * A reboot is an ACPI shutdown followed by a start, so it can be followed by polling.
+ * A reboot is an ACPI shutdown followed by a start, so it can be followed by polling. Every domain
+ * it defines carries the deployment's mark; one marked by another deployment is never adopted,
+ * rebuilt or removed from here (issue 36).
  */
 export class LibvirtComputeProvider extends ComputeProvider {
   override readonly observesExternalChanges = true;
@@ -55,16 +60,19 @@ export class LibvirtComputeProvider extends ComputeProvider {
   private readonly pool: StoragePool;
   private readonly changeTimeoutMs: number;
   private readonly inventories: LibvirtInventory;
+  private readonly marks: DeploymentMarks;
 
   constructor(
     private readonly config: AppConfig,
+    identity: Pick<DeploymentIdentity, 'id'>,
     private readonly virsh = new Virsh(config.libvirt.keepaliveSeconds),
   ) {
     super();
     this.changeTimeoutMs = config.libvirt.commandTimeoutSeconds * 1000;
     this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.changeTimeoutMs);
+    this.marks = new DeploymentMarks(virsh, identity, this.changeTimeoutMs);
     // Reconciliation holds its job lock (a database connection) while it lists: reads stay short.
-    this.inventories = new LibvirtInventory(virsh, this.pool, READ_TIMEOUT_MS, this.changeTimeoutMs);
+    this.inventories = new LibvirtInventory(virsh, this.pool, this.marks, READ_TIMEOUT_MS, this.changeTimeoutMs);
     const { domainTemplate } = config.libvirt;
     this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
     const problems = templateProblems(this.template);
@@ -156,13 +164,15 @@ export class LibvirtComputeProvider extends ComputeProvider {
 
   /**
    * Safe to repeat (the provisioning job retries it after a lost answer or a crash): a domain that
-   * is already defined is adopted, not defined again, and it is started only if it is not running.
+   * is already defined is adopted (unless another deployment marked it), not defined again, and it
+   * is started only if it is not running.
    * Nothing is removed on failure; the job does that when it gives up.
    */
   override async createMachine(instance: InstanceRef, spec: MachineSpec): Promise<MachineRecord> {
     const name = `svc-${instance.serviceId}`;
     const made = { ...instance, providerRef: name };
-    if (!(await this.exists(made, this.changeTimeoutMs))) {
+    if (await this.exists(made, this.changeTimeoutMs)) await this.marks.refuseForeign(this.uriOf(instance.region), name);
+    else {
       if (spec.boot) await this.writeDisks(instance, spec.boot, spec.network ?? null);
       const values = { name, vcpus: spec.vcpus, memoryMb: spec.memoryMb, withDisks: !!spec.boot, network: spec.network ?? null };
       await lookBeforeRetry(
@@ -191,12 +201,18 @@ export class LibvirtComputeProvider extends ComputeProvider {
     return this.inventories.remove(hypervisor, kind, name);
   }
 
+  override async machineMark(hypervisor: string, domain: string): Promise<MachineMark> {
+    const mark = await this.marks.of(hypervisor, domain, READ_TIMEOUT_MS);
+    return mark === null ? 'none' : mark === (await this.marks.ours()) ? 'ours' : 'foreign';
+  }
+
   /**
    * Powers the domain off, makes the root disk again from the image and a new seed, defines the
    * domain again from the current template (same UUID, same size) and starts it.
    */
   override async rebuildMachine(instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null): Promise<string> {
     const domain = await this.info(instance, this.changeTimeoutMs);
+    await this.marks.refuseForeign(this.uriOf(instance.region), domain.name);
     if (domain.id) await this.powerOffOnce(instance, domain.name);
     await this.writeDisks(instance, boot, network);
     const values = {
@@ -217,6 +233,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
 
   override async adoptMachine(instance: InstanceRef, providerRef: string): Promise<MachineRecord> {
     const domain = await this.info({ ...instance, providerRef }, this.changeTimeoutMs);
+    await this.marks.refuseForeign(this.uriOf(instance.region), domain.name);
     const state = powerStateOf(domain.state);
     return { providerRef: domain.name, powerState: state === 'stopping' ? 'running' : state };
   }
@@ -228,6 +245,10 @@ export class LibvirtComputeProvider extends ComputeProvider {
     } catch (err) {
       if (!(err instanceof ComputeProviderError && err.code === 'not_found')) throw err;
     }
+    const uri = this.uriOf(instance.region);
+    // A service of a database copied from another deployment, say: that deployment's machine and disks stay.
+    const foreign = domain ? await this.marks.foreignMark(uri, domain.name) : null;
+    if (foreign) return this.logger.warn(`The machine ${domain?.name} was defined by another deployment (${foreign}): left in place`);
     if (domain?.id) await this.powerOffOnce(instance, domain.name);
     if (domain) {
       const name = domain.name;
@@ -236,7 +257,6 @@ export class LibvirtComputeProvider extends ComputeProvider {
         async () => !(await this.exists(instance)),
       );
     }
-    const uri = this.uriOf(instance.region);
     await this.pool.remove(uri, rootVolumeOf(instance.serviceId));
     await this.pool.remove(uri, seedVolumeOf(instance.serviceId));
     this.logger.log(`Domain ${domain?.name ?? this.domainOf(instance)} and its volumes removed`);
@@ -306,6 +326,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     });
     // Defining an existing domain again needs its UUID (libvirt would otherwise refuse the name).
     if (d.uuid) xml = xml.replace(/<\/name>/, `</name>\n  <uuid>${d.uuid}</uuid>`);
+    xml = withDeploymentMark(xml, await this.marks.ours());
     await withXmlFile(xml, (file) => this.run(instance, ['define', file]));
   }
 

@@ -1,4 +1,5 @@
 import { ComputeProviderError, HypervisorInventory, MACHINE_PREFIX } from '../compute-provider';
+import { DeploymentMarks } from './deployment-marks';
 import { parseDomainList, powerStateOf } from './domain-state';
 import { lookBeforeRetry } from './look-before-retry';
 import { StoragePool } from './storage-pool';
@@ -10,11 +11,14 @@ const isNotFound = (err: unknown) => err instanceof ComputeProviderError && err.
  * What reconciliation sees of each hypervisor (issue 32): its `svc-` domains with their states and
  * the `svc-` volumes of LIBVIRT_STORAGE_POOL, and the removal of one of them. A hypervisor named by
  * its connection URI; one whose list fails is left out (nothing can be concluded from silence).
+ * Which of them are this deployment's is the reconciler's call; a domain marked by another
+ * deployment is refused here once more, just before it would be removed.
  */
 export class LibvirtInventory {
   constructor(
     private readonly virsh: Virsh,
     private readonly pool: StoragePool,
+    private readonly marks: DeploymentMarks,
     private readonly readTimeoutMs: number,
     private readonly changeTimeoutMs: number,
   ) {}
@@ -38,6 +42,7 @@ export class LibvirtInventory {
     if (kind === 'volume') return this.pool.remove(uri, name);
     const state = await this.run(uri, ['domstate', name]).catch((err: unknown) => (isNotFound(err) ? null : Promise.reject(err)));
     if (state === null) return;
+    await this.marks.refuseForeign(uri, name);
     if (powerStateOf(state) !== 'stopped') {
       await lookBeforeRetry(
         () => this.run(uri, ['destroy', name]),

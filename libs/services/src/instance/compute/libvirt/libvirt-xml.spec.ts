@@ -1,6 +1,15 @@
 import { ComputeProviderError } from '../compute-provider';
 import { parseDominfo, parseDomainList, powerStateOf } from './domain-state';
-import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, templateProblems, vncGraphics, withVncPassword } from './domain-xml';
+import {
+  DEFAULT_DOMAIN_TEMPLATE,
+  DEPLOYMENT_NS,
+  deploymentMarkOf,
+  renderDomain,
+  templateProblems,
+  vncGraphics,
+  withDeploymentMark,
+  withVncPassword,
+} from './domain-xml';
 import { decodeTask, encodeTask } from './power-task';
 import { virshError } from './virsh';
 
@@ -164,9 +173,30 @@ describe('virsh output and errors', () => {
     });
     expect(err('', { code: 'ENOENT' })).toMatchObject({ code: 'hypervisor_unavailable', retryable: true });
     expect(err("error: failed to get domain 'svc-x'")).toMatchObject({ code: 'not_found', retryable: false });
+    expect(err('error: metadata not found: Requested metadata element is not present')).toMatchObject({ code: 'no_metadata' });
     const refused = err("error: Failed to start domain 'svc-x'\nerror: internal error: /var/lib/secret path");
     expect(refused).toBeInstanceOf(ComputeProviderError);
     expect(refused).toMatchObject({ code: 'hypervisor_error', retryable: false });
     expect(refused.message).not.toContain('/var/lib');
+  });
+
+  it('marks a domain with its deployment in <metadata> (issue 36), whatever the template has there, and reads the mark back', () => {
+    const mark = `<hosting:deployment xmlns:hosting='${DEPLOYMENT_NS}'>d-1</hosting:deployment>`;
+    expect(withDeploymentMark(`<domain>\n  <name>svc-1</name>\n</domain>`, 'd-1')).toBe(
+      `<domain>\n  <name>svc-1</name>\n  <metadata>${mark}</metadata>\n</domain>`,
+    );
+    expect(withDeploymentMark(`<domain><name>svc-1</name><metadata/></domain>`, 'd-1')).toBe(
+      `<domain><name>svc-1</name><metadata>${mark}</metadata></domain>`,
+    );
+    expect(withDeploymentMark(`<domain><name>svc-1</name><metadata><app:x xmlns:app='urn:x'/></metadata></domain>`, 'd-1')).toBe(
+      `<domain><name>svc-1</name><metadata><app:x xmlns:app='urn:x'/>${mark}</metadata></domain>`,
+    );
+    expect(deploymentMarkOf('<deployment>d-1</deployment>\n')).toBe('d-1');
+    expect(deploymentMarkOf(`<h:deployment xmlns:h="${DEPLOYMENT_NS}"> d-1 </h:deployment>`)).toBe('d-1');
+    expect(deploymentMarkOf('<deployment/>')).toBeNull();
+    expect(deploymentMarkOf('<deployment></deployment>')).toBeNull();
+    expect(templateProblems(DEFAULT_DOMAIN_TEMPLATE.replace('</name>', `</name><metadata>${mark}</metadata>`))).toEqual([
+      expect.stringContaining('deployment mark'),
+    ]);
   });
 });

@@ -17,6 +17,9 @@ const UNREACHABLE = [
 const NOT_FOUND =
   /(domain not found|failed to get domain|no domain with matching|storage volume not found|no storage vol with matching|storage pool not found|no storage pool with matching)/i;
 
+/** `virsh metadata --uri` of a namespace the domain has no element of. */
+export const NO_METADATA = 'no_metadata';
+
 export interface VirshOptions {
   timeoutMs: number;
 }
@@ -49,8 +52,12 @@ export class Virsh {
         { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 4 * 1024 * 1024, env: virshEnv() },
         (err, stdout, stderr) => {
           if (!err) return resolve(stdout);
-          this.logger.warn(`virsh ${args[0]} failed: ${String(stderr).trim().slice(0, 500) || (err as Error).message}`);
-          reject(virshError(err as NodeJS.ErrnoException & { killed?: boolean }, String(stderr), timeoutMs));
+          const error = virshError(err as NodeJS.ErrnoException & { killed?: boolean }, String(stderr), timeoutMs);
+          // An answer, not a failure: the domain has no such metadata element.
+          if (error.code !== NO_METADATA) {
+            this.logger.warn(`virsh ${args[0]} failed: ${String(stderr).trim().slice(0, 500) || (err as Error).message}`);
+          }
+          reject(error);
         },
       );
     });
@@ -68,6 +75,9 @@ export function virshError(err: NodeJS.ErrnoException & { killed?: boolean }, st
     .trim();
   if (UNREACHABLE.some((pattern) => pattern.test(said))) {
     return new ComputeProviderError('hypervisor_unavailable', 'The hypervisor cannot be reached.', true);
+  }
+  if (/requested metadata element is not present/i.test(said)) {
+    return new ComputeProviderError(NO_METADATA, 'The domain has no such metadata.');
   }
   if (NOT_FOUND.test(said)) return new ComputeProviderError('not_found', 'The machine does not exist on the hypervisor.');
   // The hypervisor's own words stay in our logs: they name hosts and paths customers need not see.

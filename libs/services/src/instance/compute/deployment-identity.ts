@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '@app/core';
+import { DeploymentIdentityRepository } from './deployment-identity.repository';
+
+/**
+ * Which deployment this is (issue 36): LIBVIRT_DEPLOYMENT_ID, or the id its database made once, so
+ * every replica and every restart of one deployment agree. The libvirt adapter marks the domains it
+ * defines with it, and reconciliation removes only what carries it.
+ */
+@Injectable()
+export class DeploymentIdentity {
+  private known: Promise<string> | null = null;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly identities: DeploymentIdentityRepository,
+  ) {}
+
+  id(): Promise<string> {
+    const configured = this.config.libvirt.deploymentId;
+    if (configured) return Promise.resolve(configured);
+    this.known ??= this.identities.idOrMake().catch((err: unknown) => {
+      this.known = null;
+      throw err;
+    });
+    return this.known;
+  }
+}
