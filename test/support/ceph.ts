@@ -52,6 +52,16 @@ export function adminGateway() {
   };
 }
 
+/**
+ * What radosgw has written to its log file (`log file` in the script's ceph.conf): at the default
+ * debug_rgw level (1) a line per request, with its method and URI, like an HTTP access log.
+ */
+export function gatewayLog(): string {
+  const conf = readFileSync(join(CEPH_DIR, 'ceph.conf'), 'utf8');
+  const file = /^\s*log[ _]file\s*=\s*(\S+)/m.exec(conf)?.[1] ?? join(CEPH_DIR, 'log', '$name.log');
+  return readFileSync(file.replace('$name', 'client.rgw.a'), 'utf8');
+}
+
 function pidOfGateway(): number | null {
   const file = join(CEPH_DIR, 'run', 'client.rgw.a.pid');
   return existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : null;

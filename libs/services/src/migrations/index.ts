@@ -5,6 +5,7 @@ import { ConsoleCredentials1764000002100 } from './1764000002100-console-credent
 import { ImagesDisksNetworks1764000002200 } from './1764000002200-images-disks-networks';
 import { ObjectStorageUsers1764000002310 } from './1764000002310-object-storage-users';
 import { MachineProvisioning1764000002500 } from './1764000002500-machine-provisioning';
+import { GatewayMadeSecrets1764000002730 } from './1764000002730-gateway-made-secrets';
 import { DeploymentIdentity1764000002760 } from './1764000002760-deployment-identity';
 
 export const servicesMigrations = [
@@ -15,5 +16,6 @@ export const servicesMigrations = [
   ImagesDisksNetworks1764000002200,
   ObjectStorageUsers1764000002310,
   MachineProvisioning1764000002500,
+  GatewayMadeSecrets1764000002730,
   DeploymentIdentity1764000002760,
 ];

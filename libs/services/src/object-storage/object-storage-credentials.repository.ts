@@ -1,15 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText } from '@app/core';
+import { isoText, sqlCount } from '@app/core';
 import type { ServiceStatus, ServiceType } from '../service.types';
 
-/** An object_storage_credentials row; the secret stays sealed (SecretBox) until the response is made. */
+/**
+ * An object_storage_credentials row; the secret stays sealed (SecretBox) until the response is
+ * made, and is null until the gateway has made it (a new key the sync has not added yet).
+ */
 export interface CredentialRow {
   endpoint: string;
   region: string;
   bucket: string;
   access_key_id: string;
-  secret_sealed: string;
+  secret_sealed: string | null;
   created_at: string;
 }
 
@@ -40,23 +43,34 @@ export class ObjectStorageCredentialsRepository {
     return row ?? null;
   }
 
-  /** A new key replaces the service's key (rotation). */
-  async replaceKey(manager: EntityManager, serviceId: string, accessKeyId: string, secretSealed: string): Promise<void> {
-    await manager.query(
-      `UPDATE object_storage_credentials SET access_key_id = $2, secret_sealed = $3, created_at = now() WHERE service_id = $1`,
-      [serviceId, accessKeyId, secretSealed],
+  /** A new key replaces the service's key (rotation); its secret follows from the gateway. */
+  async replaceKey(manager: EntityManager, serviceId: string, accessKeyId: string): Promise<void> {
+    await sqlCount(
+      manager,
+      `UPDATE object_storage_credentials SET access_key_id = $2, secret_sealed = NULL, created_at = now() WHERE service_id = $1`,
+      [serviceId, accessKeyId],
     );
   }
 
+  /** A key without its secret yet: the gateway makes it when the sync adds the key. */
   async insert(
     manager: EntityManager,
     serviceId: string,
     issued: { endpoint: string; region: string; bucket: string; accessKeyId: string },
-    secretSealed: string,
   ): Promise<void> {
-    await manager.query(
-      `INSERT INTO object_storage_credentials (service_id, endpoint, region, bucket, access_key_id, secret_sealed) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [serviceId, issued.endpoint, issued.region, issued.bucket, issued.accessKeyId, secretSealed],
+    await sqlCount(
+      manager,
+      `INSERT INTO object_storage_credentials (service_id, endpoint, region, bucket, access_key_id) VALUES ($1, $2, $3, $4, $5)`,
+      [serviceId, issued.endpoint, issued.region, issued.bucket, issued.accessKeyId],
+    );
+  }
+
+  /** The secret the gateway holds for a key, unless the service has moved on to another key meanwhile. */
+  async storeSecret(serviceId: string, accessKeyId: string, secretSealed: string): Promise<void> {
+    await sqlCount(
+      this.dataSource,
+      `UPDATE object_storage_credentials SET secret_sealed = $3 WHERE service_id = $1 AND access_key_id = $2`,
+      [serviceId, accessKeyId, secretSealed],
     );
   }
 }

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AppConfig, SecretBox } from '@app/core';
+import { AppConfig } from '@app/core';
 import type { CatalogProduct, ObjectStorageSpecs } from '@app/products';
 import type { ServiceStatus } from '../service.types';
 import { ObjectStorageCredentialsRepository } from './object-storage-credentials.repository';
 import { ObjectStorageProvider } from './object-storage-provider';
 import { ObjectStorageSync } from './object-storage-sync';
 import { GatewayState, ObjectStorageUsersRepository } from './object-storage-users.repository';
-import { newS3Key, serviceBucket } from './s3-keys';
+import { newAccessKeyId, serviceBucket } from './s3-keys';
 
 /** At most this many services are made on the gateway inside the provisioning call; the queue does the rest. */
 const INLINE_LIMIT = 20;
@@ -20,7 +20,6 @@ export class ObjectStorageLifecycle {
     private readonly credentials: ObjectStorageCredentialsRepository,
     private readonly provider: ObjectStorageProvider,
     private readonly sync: ObjectStorageSync,
-    private readonly box: SecretBox,
     private readonly config: AppConfig,
   ) {}
 
@@ -29,8 +28,9 @@ export class ObjectStorageLifecycle {
   }
 
   /**
-   * In the provisioning transaction: the limits from the product and, on a real gateway, the key
-   * (made here, so a repeated step adds this key and no other) and a queued job to make the user.
+   * In the provisioning transaction: the limits from the product and, on a real gateway, the key's
+   * id (made here, so a repeated step adds this key and no other; the gateway makes its secret) and
+   * a queued job to make the user.
    */
   async provisioned(manager: EntityManager, serviceIds: string[], product: CatalogProduct): Promise<void> {
     const specs = product.specs as ObjectStorageSpecs;
@@ -43,15 +43,13 @@ export class ObjectStorageLifecycle {
     });
     if (!this.provider.remote) return;
     for (const id of serviceIds) {
-      const { secretAccessKey, ...key } = newS3Key();
-      await this.credentials.insert(manager, id, { ...location, bucket: serviceBucket(id), ...key }, this.box.seal(secretAccessKey));
+      await this.credentials.insert(manager, id, { ...location, bucket: serviceBucket(id), accessKeyId: newAccessKeyId() });
       await this.sync.enqueue(manager, id);
     }
   }
 
-  /** In the transaction of a change the gateway must follow (a new key). Nothing to do on the simulator. */
+  /** In the transaction of a change the gateway must follow (a new key, whose secret it makes; the simulator too). */
   async changed(manager: EntityManager, serviceId: string): Promise<void> {
-    if (!this.provider.remote) return;
     await this.users.bump(manager, serviceId);
     await this.sync.enqueue(manager, serviceId);
   }

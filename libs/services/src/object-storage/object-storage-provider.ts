@@ -4,6 +4,12 @@ export interface S3Key {
   secretAccessKey: string;
 }
 
+/** A key a gateway user must have; the secret is null until the gateway has made it. */
+export interface GatewayKey {
+  accessKeyId: string;
+  secretAccessKey: string | null;
+}
+
 /** Where customers of a region reach the store, and the region they sign requests for. */
 export interface StorageLocation {
   endpoint: string;
@@ -19,8 +25,8 @@ export interface GatewayUserSpec {
   quotaObjects: number;
   maxBuckets: number;
   suspended: boolean;
-  /** Exactly these keys: missing ones are added, others removed. */
-  keys: S3Key[];
+  /** Exactly these keys: missing ones are added (the gateway makes their secrets), others removed. */
+  keys: GatewayKey[];
   /** Made with the first key if missing (only while the user is not suspended). */
   bucket: string | null;
 }
@@ -47,8 +53,12 @@ export abstract class ObjectStorageProvider {
   abstract readonly remote: boolean;
   /** Endpoint and region of a region (the default one when undefined); null for an unknown region. */
   abstract location(region?: string): StorageLocation | null;
-  /** Idempotent: reads the user first and changes only what differs. */
-  abstract apply(spec: GatewayUserSpec): Promise<void>;
+  /**
+   * Idempotent: reads the user first and changes only what differs. Returns the spec's keys whose
+   * secret the gateway holds other than the spec says (made now, or changed there), for the caller
+   * to store: a secret is made by the gateway and read from its answers, never sent in a URL.
+   */
+  abstract apply(spec: GatewayUserSpec): Promise<S3Key[]>;
   /** Deletes the user with its buckets and objects; nothing to do when it is gone. */
   abstract purge(uid: string, region: string): Promise<void>;
   /** The user's stats, synced from its buckets first. Null when the user does not exist. */

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AppConfig, JobQueue, SecretBox } from '@app/core';
+import { ObjectStorageCredentialsRepository } from './object-storage-credentials.repository';
 import { ObjectStorageProvider } from './object-storage-provider';
 import { GatewayState, GatewayWork, ObjectStorageUsersRepository } from './object-storage-users.repository';
 import { gatewayUid } from './s3-keys';
@@ -16,7 +17,8 @@ const WAIT_CALLS = 4;
 
 /**
  * Brings a service's gateway user in line with the service: created with its quota and bucket,
- * suspended or enabled with the billing status, its keys removed at termination and the user
+ * its key added (the gateway makes the secret, stored sealed from its answer), suspended or
+ * enabled with the billing status, its keys removed at termination and the user
  * purged after OBJECT_STORAGE_PURGE_AFTER_DAYS. Each change bumps the row's version and queues a
  * job in the same transaction; whoever holds the row's lease applies the newest version, so a
  * gateway that is down only delays the job (retried every OBJECT_STORAGE_RETRY_SECONDS), and two processes never
@@ -28,6 +30,7 @@ export class ObjectStorageSync implements OnModuleInit {
 
   constructor(
     private readonly users: ObjectStorageUsersRepository,
+    private readonly credentials: ObjectStorageCredentialsRepository,
     private readonly provider: ObjectStorageProvider,
     private readonly box: SecretBox,
     private readonly jobs: JobQueue,
@@ -107,11 +110,11 @@ export class ObjectStorageSync implements OnModuleInit {
       await this.provider.purge(uid, work.region);
       return target;
     }
-    const key =
-      target !== 'closed' && work.accessKeyId && work.secretSealed
-        ? [{ accessKeyId: work.accessKeyId, secretAccessKey: this.box.open(work.secretSealed) }]
+    const keys =
+      target !== 'closed' && work.accessKeyId
+        ? [{ accessKeyId: work.accessKeyId, secretAccessKey: work.secretSealed ? this.box.open(work.secretSealed) : null }]
         : [];
-    await this.provider.apply({
+    const made = await this.provider.apply({
       uid,
       region: work.region,
       displayName: `Service ${work.serviceId}`,
@@ -119,9 +122,11 @@ export class ObjectStorageSync implements OnModuleInit {
       quotaObjects: work.quotaObjects,
       maxBuckets: work.maxBuckets,
       suspended: target !== 'active',
-      keys: key,
+      keys,
       bucket: target === 'active' ? work.bucket : null,
     });
+    // Stored before the change counts as applied, so whoever waits for it finds the secret.
+    for (const key of made) await this.credentials.storeSecret(work.serviceId, key.accessKeyId, this.box.seal(key.secretAccessKey));
     return target;
   }
 }

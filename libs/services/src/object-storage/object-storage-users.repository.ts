@@ -31,6 +31,7 @@ export interface GatewayWork {
   purgeDue: boolean;
   bucket: string | null;
   accessKeyId: string | null;
+  /** Null until the gateway has made the key's secret. */
   secretSealed: string | null;
 }
 

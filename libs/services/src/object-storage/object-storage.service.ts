@@ -13,7 +13,8 @@ type StorageService = { type: ServiceType; status: ServiceStatus; gateway_state?
 
 /**
  * The S3 key of an object storage service, shown to its owner and rotated. On a real gateway it is
- * made with the gateway user at provisioning; on the simulator it is issued on first request.
+ * made with the gateway user at provisioning; on the simulator it is issued on first request. Its
+ * secret is made by the gateway: a key it has not made yet is answered 409 `invalid_state`.
  */
 @Injectable()
 export class ObjectStorageService {
@@ -31,22 +32,18 @@ export class ObjectStorageService {
     const { accountId } = caller;
     const row = await this.credentials.findWithService(accountId, serviceId);
     this.check(row);
-    if (row.access_key_id) {
-      await this.tx.run((m) => this.recordView(m, caller, serviceId, false));
-      return this.respond(row as CredentialRow);
-    }
     // First request: issue under the service row lock, so concurrent first requests agree on one key.
-    return this.tx.run(async (m) => {
-      this.check(await this.services.lockForAccount(m, accountId, serviceId));
-      const existing = await this.credentials.find(m, serviceId);
-      if (existing) {
-        await this.recordView(m, caller, serviceId, false);
-        return this.respond(existing);
-      }
-      await this.keys.issue(m, serviceId);
-      await this.recordView(m, caller, serviceId, true);
-      return this.respond((await this.credentials.find(m, serviceId))!);
-    });
+    const issued =
+      !row.access_key_id &&
+      (await this.tx.run(async (m) => {
+        this.check(await this.services.lockForAccount(m, accountId, serviceId));
+        if (await this.credentials.find(m, serviceId)) return false;
+        await this.keys.issue(m, serviceId);
+        return true;
+      }));
+    const ready = row.secret_sealed ? (row as CredentialRow) : await this.madeByGateway(accountId, serviceId);
+    await this.tx.run((m) => this.recordView(m, caller, serviceId, issued));
+    return this.respond(ready);
   }
 
   /** A new key; the old one is removed from the gateway (at once when it answers, else by the queued job). */
@@ -71,9 +68,17 @@ export class ObjectStorageService {
         details: { accessKeyId },
       });
     });
+    return this.respond(await this.madeByGateway(accountId, serviceId));
+  }
+
+  /** The key once the gateway has made its secret: the sync is tried at once (waiting for another process holding it). */
+  private async madeByGateway(accountId: string, serviceId: string): Promise<CredentialRow> {
     await this.lifecycle.settle([serviceId]);
     const row = await this.credentials.findWithService(accountId, serviceId);
-    return this.respond(row as CredentialRow);
+    this.check(row);
+    if (!row.access_key_id || !row.secret_sealed)
+      throw Problem.conflict('invalid_state', 'The storage gateway has not made the new key yet; get the credentials again in a moment.');
+    return row as CredentialRow;
   }
 
   /** Who saw the secret, and when (never the secret itself). */
@@ -98,6 +103,6 @@ export class ObjectStorageService {
   }
 
   private respond(row: CredentialRow): ObjectStorageCredentialsResponse {
-    return ObjectStorageCredentialsResponse.fromRow(row, this.box.open(row.secret_sealed));
+    return ObjectStorageCredentialsResponse.fromRow(row, this.box.open(row.secret_sealed!));
   }
 }

@@ -47,7 +47,7 @@ export class RgwObjectStorageProvider extends ObjectStorageProvider {
    * still differs, so a 5xx answer is tried again, a moment later, up to three times; a gateway that is down
    * keeps answering 5xx (or nothing) and the error goes to the caller.
    */
-  async apply(spec: GatewayUserSpec): Promise<void> {
+  async apply(spec: GatewayUserSpec): Promise<S3Key[]> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.applyOnce(spec);
@@ -58,7 +58,7 @@ export class RgwObjectStorageProvider extends ObjectStorageProvider {
     }
   }
 
-  private async applyOnce(spec: GatewayUserSpec): Promise<void> {
+  private async applyOnce(spec: GatewayUserSpec): Promise<S3Key[]> {
     const gw = this.gateway(spec.region);
     let user = await this.user(gw, spec.uid);
     if (!user) user = await this.create(gw, spec);
@@ -84,22 +84,36 @@ export class RgwObjectStorageProvider extends ObjectStorageProvider {
         },
       });
     }
-    const present = new Set(user.keys.map((k) => k.access_key));
-    const wanted = new Set(spec.keys.map((k) => k.accessKeyId));
-    for (const key of spec.keys.filter((k) => !present.has(k.accessKeyId))) {
-      await gw.admin(this.admin, {
-        method: 'PUT',
-        path: '/admin/user',
-        query: { key: '', uid: spec.uid, 'key-type': 's3', 'access-key': key.accessKeyId, 'secret-key': key.secretAccessKey },
-      });
+    const held = new Map(user.keys.map((k) => [k.access_key, k.secret_key]));
+    const keys: S3Key[] = [];
+    for (const { accessKeyId } of spec.keys) {
+      keys.push({ accessKeyId, secretAccessKey: held.get(accessKeyId) ?? (await this.makeKey(gw, spec.uid, accessKeyId)) });
     }
-    for (const accessKey of [...present].filter((k) => !wanted.has(k))) {
+    const wanted = new Set(spec.keys.map((k) => k.accessKeyId));
+    for (const accessKey of [...held.keys()].filter((k) => !wanted.has(k))) {
       await ignoring(
         404,
         gw.admin(this.admin, { method: 'DELETE', path: '/admin/user', query: { key: '', uid: spec.uid, 'access-key': accessKey } }),
       );
     }
-    if (spec.bucket && !spec.suspended && spec.keys.length) await this.ensureBucket(gw, spec.keys[0], spec.bucket);
+    if (spec.bucket && !spec.suspended && keys.length) await this.ensureBucket(gw, keys[0], spec.bucket);
+    return keys.filter((key, i) => key.secretAccessKey !== spec.keys[i].secretAccessKey);
+  }
+
+  /**
+   * Adds the key with a secret the gateway makes, read from the answer: a request's URL is written
+   * to the gateway's access log (and any proxy's), so no secret goes in one. Added again, a key gets
+   * a new secret; a step repeated after a lost answer finds the key and reads its secret instead.
+   */
+  private async makeKey(gw: RgwClient, uid: string, accessKeyId: string): Promise<string> {
+    const keys = await gw.admin<RgwUserInfo['keys']>(this.admin, {
+      method: 'PUT',
+      path: '/admin/user',
+      query: { key: '', uid, 'key-type': 's3', 'access-key': accessKeyId, 'generate-key': 'true' },
+    });
+    const made = keys?.find((k) => k.access_key === accessKeyId);
+    if (!made) throw new ObjectStorageUnavailableError(`The storage gateway did not answer with the key ${accessKeyId} it made`);
+    return made.secret_key;
   }
 
   async purge(uid: string, region: string): Promise<void> {

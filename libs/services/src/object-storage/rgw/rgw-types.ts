@@ -3,7 +3,7 @@ export interface RgwUserInfo {
   user_id: string;
   suspended: number;
   max_buckets: number;
-  keys: { user: string; access_key: string }[];
+  keys: { user: string; access_key: string; secret_key: string }[];
   user_quota?: { enabled: boolean; max_size: number; max_objects: number };
   stats?: { size: number; size_actual: number; num_objects: number };
 }
