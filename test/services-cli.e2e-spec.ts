@@ -221,4 +221,34 @@ describe('Services: operator commands', () => {
       ssh: null,
     });
   });
+
+  // Issue 36, finding 7: terminated is final, so an object storage user never comes back with its old key.
+  it('refuses to move a terminated service to any other status, and changes nothing', async () => {
+    const owner = await createAccount(t);
+    const storage = await createService(t, owner.id, { type: 'object_storage' });
+    const credentials = `/api/services/${storage.id}/object-storage/credentials`;
+    const key = (await t.get(credentials, owner.bearer).expect(200)).body.accessKeyId;
+    expect(key).toEqual(expect.any(String));
+    const terminated = await runCliIn(t.app, ['service:set-status', '--id', storage.id, '--status', 'terminated']);
+    expect(terminated.code).toBe(0);
+    expect(terminated.lines[0]).toMatchObject({ status: 'terminated', nextDueDate: null });
+    for (const status of ['active', 'suspended', 'pending', 'cancelled']) {
+      const res = await runCliIn(t.app, ['service:set-status', '--id', storage.id, '--status', status, '--reason', 'Paid after all']);
+      expect({ status, code: res.code, stdout: res.stdout }).toEqual({ status, code: 65, stdout: '' });
+      expect(res.stderr).toContain('invalid_state: The service is terminated');
+    }
+    await expect(t.app.get(ServiceStatusService).setStatus(storage.id, 'active')).rejects.toMatchObject({
+      status: 409,
+      code: 'invalid_state',
+    });
+    // Terminating again is no change (the command is safe to repeat).
+    expect((await runCliIn(t.app, ['service:set-status', '--id', storage.id, '--status', 'terminated'])).code).toBe(0);
+    const service = (await t.get(`/api/services/${storage.id}`, owner.bearer).expect(200)).body;
+    expect(service).toMatchObject({ status: 'terminated', nextDueDate: null, objectStorage: { state: 'closed' } });
+    expect((await t.get(credentials, owner.bearer).expect(409)).body.code).toBe('invalid_state');
+    const changes = await t.db.query(`SELECT details FROM activity_events WHERE entity_id = $1 AND action = 'service.status_change'`, [
+      storage.id,
+    ]);
+    expect(changes).toEqual([{ details: { from: 'active', to: 'terminated', reason: null } }]);
+  });
 });
