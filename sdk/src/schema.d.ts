@@ -1984,7 +1984,7 @@ export interface components {
              */
             minDiskGb: number;
             /**
-             * @description Only available images can be installed.
+             * @description Only available images can be installed, and only they are listed and shown to customers (an image still uploading is not).
              * @example available
              * @enum {string}
              */
