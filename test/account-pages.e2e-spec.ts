@@ -29,7 +29,13 @@ beforeAll(async () => {
   // PUBLIC_URL is the address a reverse proxy in front of the app listens on, as a customer's browser sees it.
   const port = await freePort();
   origin = `http://localhost:${port}`;
-  t = await startTestApp({ PUBLIC_URL: origin, SMTP_URL: smtp.url, TRUST_PROXY: '127.0.0.1', RATE_LIMIT_PASSWORD_RESET_PER_HOUR: '2' });
+  t = await startTestApp({
+    PUBLIC_URL: origin,
+    SMTP_URL: smtp.url,
+    TRUST_PROXY: '127.0.0.1',
+    RATE_LIMIT_PASSWORD_RESET_PER_HOUR: '2',
+    RATE_LIMIT_PASSWORD_RESET_IP_PER_MINUTE: '10',
+  });
   proxy = await tcpProxy(port, (t.http.address() as AddressInfo).port);
 }, 60_000);
 
@@ -170,7 +176,7 @@ describe('Account pages over HTTP', () => {
 
   it('posts spend the password-reset budget per IP, as the API route does: past it, a 429 page with Retry-After', async () => {
     const ip = nextIp();
-    // RATE_LIMIT_PASSWORD_RESET_PER_HOUR=2: ten a client IP an hour.
+    // RATE_LIMIT_PASSWORD_RESET_IP_PER_MINUTE=10: ten a client IP a minute.
     for (let i = 0; i < 10; i++) await postReset({ token: 'hpr_unknown' }, ip).expect(400);
     const limited = await postReset({ token: 'hpr_unknown' }, ip).expect(429);
     expect(limited.headers['content-type']).toBe('text/html; charset=utf-8');

@@ -22,6 +22,7 @@ describe('Account mail through a real SMTP server: verification, password reset,
       SMTP_URL: smtp.url,
       MAIL_FROM: 'Hosting <no-reply@hosting.test>',
       RATE_LIMIT_PASSWORD_RESET_PER_HOUR: '4',
+      RATE_LIMIT_PASSWORD_RESET_IP_PER_MINUTE: '30',
       WEBHOOKS_ALLOW_HTTP: 'true',
       WEBHOOKS_ALLOW_PRIVATE: 'true',
       // The reset suites below each play a client of their own (X-Forwarded-For): the reset bucket is per IP.
@@ -108,6 +109,26 @@ describe('Account mail through a real SMTP server: verification, password reset,
     const owner = await createAccount(t);
     for (let i = 0; i < 4; i++) await request(t.http).post('/api/auth/password/forgot').send({ email: owner.email }).expect(202);
     await request(t.http).post('/api/auth/password/forgot').send({ email: owner.email }).expect(429);
+  });
+
+  // Issue 36, finding 7: an office behind one NAT address is not locked out for an hour by its colleagues' resets.
+  it('forgot from one shared address: many emails get through up to the per-IP budget of a minute; one email stays limited for the hour', async () => {
+    const forgotFrom = (ip: string, email: string) =>
+      request(t.http).post('/api/auth/password/forgot').set('X-Forwarded-For', ip).send({ email });
+    const office = '203.0.113.77';
+    for (let i = 0; i < 30; i++) await forgotFrom(office, newEmail()).expect(202);
+    const spent = await forgotFrom(office, newEmail()).expect(429);
+    expect(spent.body.code).toBe('rate_limited');
+    expect(Number(spent.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(spent.headers['retry-after'])).toBeLessThanOrEqual(60);
+
+    const owner = await createAccount(t);
+    for (let i = 0; i < 4; i++) await forgotFrom('203.0.113.78', owner.email).expect(202);
+    const limited = await forgotFrom('203.0.113.78', owner.email).expect(429);
+    expect(limited.body.code).toBe('rate_limited');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(60);
+    // The per-email limit holds from every address.
+    expect(Number((await forgotFrom('203.0.113.79', owner.email).expect(429)).headers['retry-after'])).toBeGreaterThan(60);
   });
 
   it('changing the email needs the password, confirms the new address first and tells the old one', async () => {

@@ -1,6 +1,9 @@
 import { rmSync } from 'node:fs';
 import request from 'supertest';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { TransactionRunner } from '@app/core';
+import { NetworkAllocator } from '../libs/services/src/instance/network/network-allocator';
+import { NetworkLeasesRepository } from '../libs/services/src/instance/network/network-leases.repository';
 import { ServiceStatusService } from '../libs/services/src/service-status.service';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
@@ -175,5 +178,77 @@ describe('Services: operator commands', () => {
     } finally {
       events2.off('service.status_changed', listener);
     }
+  });
+
+  // Issue 36, finding 7: a terminated VPS's port or address goes back to the pool, so showing it would point at someone else's machine.
+  it('a terminated VPS shows no SSH endpoint or address, in the service and the list, and its lease is freed', async () => {
+    const owner = await createAccount(t);
+    const vps = await createService(t, owner.id);
+    expect(vps.instance!.ssh).toEqual({ host: vps.instance!.ipv4, port: 22 });
+    // The simulator leases nothing itself: lease as NETWORK_MODE=user would, and show it as libvirt does.
+    const lease = await t.app.get(TransactionRunner).run((m) => t.app.get(NetworkAllocator).allocate(m, vps.id, 'eu-central'));
+    expect(lease.mode).toBe('user');
+    if (lease.mode !== 'user') return;
+    await t.db.query('UPDATE vps_instances SET ssh_host = $2, ssh_port = $3, ipv4 = NULL, ipv6 = NULL WHERE service_id = $1', [
+      vps.id,
+      lease.sshHost,
+      lease.sshPort,
+    ]);
+    expect((await t.get(`/api/services/${vps.id}`, owner.bearer).expect(200)).body.instance.ssh).toEqual({
+      host: lease.sshHost,
+      port: lease.sshPort,
+    });
+    const leases = () => t.app.get(TransactionRunner).run((m) => t.app.get(NetworkLeasesRepository).valuesOf(m, vps.id));
+    expect(await leases()).toHaveLength(1);
+
+    const res = await runCliIn(t.app, ['service:set-status', '--id', vps.id, '--status', 'terminated']);
+    expect(res.code).toBe(0);
+    const gone = { powerState: 'stopped', ipv4: null, ipv6: null, region: vps.instance!.region, ssh: null };
+    expect(res.lines[0]).toMatchObject({ status: 'terminated', instance: gone });
+    expect((await t.get(`/api/services/${vps.id}`, owner.bearer).expect(200)).body.instance).toEqual(gone);
+    const list = await t.get('/api/services?status=terminated', owner.bearer).expect(200);
+    expect(list.body.data).toEqual([expect.objectContaining({ id: vps.id, instance: gone })]);
+    expect(await leases()).toEqual([]);
+  });
+
+  it('a VPS terminated with its documentation address (the simulator) shows none either', async () => {
+    const owner = await createAccount(t);
+    const vps = await createService(t, owner.id);
+    await t.app.get(ServiceStatusService).setStatus(vps.id, 'terminated');
+    expect((await t.get(`/api/services/${vps.id}`, owner.bearer).expect(200)).body.instance).toMatchObject({
+      ipv4: null,
+      ipv6: null,
+      ssh: null,
+    });
+  });
+
+  // Issue 36, finding 7: terminated is final, so an object storage user never comes back with its old key.
+  it('refuses to move a terminated service to any other status, and changes nothing', async () => {
+    const owner = await createAccount(t);
+    const storage = await createService(t, owner.id, { type: 'object_storage' });
+    const credentials = `/api/services/${storage.id}/object-storage/credentials`;
+    const key = (await t.get(credentials, owner.bearer).expect(200)).body.accessKeyId;
+    expect(key).toEqual(expect.any(String));
+    const terminated = await runCliIn(t.app, ['service:set-status', '--id', storage.id, '--status', 'terminated']);
+    expect(terminated.code).toBe(0);
+    expect(terminated.lines[0]).toMatchObject({ status: 'terminated', nextDueDate: null });
+    for (const status of ['active', 'suspended', 'pending', 'cancelled']) {
+      const res = await runCliIn(t.app, ['service:set-status', '--id', storage.id, '--status', status, '--reason', 'Paid after all']);
+      expect({ status, code: res.code, stdout: res.stdout }).toEqual({ status, code: 65, stdout: '' });
+      expect(res.stderr).toContain('invalid_state: The service is terminated');
+    }
+    await expect(t.app.get(ServiceStatusService).setStatus(storage.id, 'active')).rejects.toMatchObject({
+      status: 409,
+      code: 'invalid_state',
+    });
+    // Terminating again is no change (the command is safe to repeat).
+    expect((await runCliIn(t.app, ['service:set-status', '--id', storage.id, '--status', 'terminated'])).code).toBe(0);
+    const service = (await t.get(`/api/services/${storage.id}`, owner.bearer).expect(200)).body;
+    expect(service).toMatchObject({ status: 'terminated', nextDueDate: null, objectStorage: { state: 'closed' } });
+    expect((await t.get(credentials, owner.bearer).expect(409)).body.code).toBe('invalid_state');
+    const changes = await t.db.query(`SELECT details FROM activity_events WHERE entity_id = $1 AND action = 'service.status_change'`, [
+      storage.id,
+    ]);
+    expect(changes).toEqual([{ details: { from: 'active', to: 'terminated', reason: null } }]);
   });
 });

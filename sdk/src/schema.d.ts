@@ -1631,12 +1631,12 @@ export interface components {
              */
             powerState: "running" | "stopped" | "starting" | "stopping";
             /**
-             * @description Primary public IPv4 address.
+             * @description Primary public IPv4 address; null once the service is terminated.
              * @example 203.0.113.17
              */
             ipv4: string | null;
             /**
-             * @description Primary public IPv6 address.
+             * @description Primary public IPv6 address; null once the service is terminated.
              * @example 2001:db8:4f2a:10::1
              */
             ipv6: string | null;
@@ -1645,7 +1645,7 @@ export interface components {
              * @example eu-central
              */
             region: string;
-            /** @description Where to reach the SSH server: `ssh -p <port> root@<host>` with one of the keys the machine was built with; null if unknown. */
+            /** @description Where to reach the SSH server: `ssh -p <port> root@<host>` with one of the keys the machine was built with; null if unknown, and once the service is terminated (the port or address goes back to the pool). */
             ssh: components["schemas"]["SshEndpointResponse"] | null;
         };
         ObjectStorageSummaryResponse: {
@@ -1984,7 +1984,7 @@ export interface components {
              */
             minDiskGb: number;
             /**
-             * @description Only available images can be installed.
+             * @description Only available images can be installed, and only they are listed and shown to customers (an image still uploading is not).
              * @example available
              * @enum {string}
              */

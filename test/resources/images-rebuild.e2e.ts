@@ -3,6 +3,7 @@ import request from 'supertest';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createImage, uploadSshKey } from '../factories/images';
 import { createService } from '../factories/services';
+import { ImagesRepository } from '../../libs/services/src/images/images.repository';
 import { sharedTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -121,5 +122,27 @@ describe('Images and rebuilding a VPS (simulator)', () => {
     await expect(createService(t, owner.id, { image: image.slug, sshKeys: [strangersKey] })).rejects.toMatchObject({ status: 404 });
     await expect(createService(t, owner.id, { image: huge.slug })).rejects.toMatchObject({ status: 400 });
     expect((await t.get('/api/services', owner.bearer).expect(200)).body.total).toBe(before);
+  });
+
+  // Issue 36, finding 7: an image whose file is still going to the hypervisors cannot be installed, so customers do not see it.
+  it('hides an image still uploading: not listed, 404 by id, and refused by rebuild and provisioning', async () => {
+    const slug = `uploading-${randomUUID().slice(0, 8)}`;
+    const uploading = await t.app
+      .get(ImagesRepository)
+      .insertUploading({ slug, name: 'Half there', osFamily: 'debian', osVersion: '13', minDiskGb: 2, format: 'qcow2', sizeBytes: 512 });
+    expect(uploading.status).toBe('uploading');
+    const list = await t.get('/api/images?pageSize=100', owner.bearer).expect(200);
+    expect(list.body.data.map((i: { id: string }) => i.id)).not.toContain(uploading.id);
+    expect(list.body.data.every((i: { status: string }) => i.status === 'available')).toBe(true);
+    expect((await t.get(`/api/images/${uploading.id}`, owner.bearer).expect(404)).body.code).toBe('not_found');
+    const vps = await createService(t, owner.id, { image: image.slug });
+    for (const ref of [slug, uploading.id]) {
+      const refused = await rebuild(vps.id, { image: ref }).expect(400);
+      expect(refused.body).toMatchObject({ code: 'invalid_input', errors: [{ field: 'image' }] });
+      expect(refused.body.detail).toContain(`No available image "${ref}"`);
+      await expect(createService(t, owner.id, { image: ref })).rejects.toMatchObject({ status: 400 });
+    }
+    expect(await actionsOf(vps.id)).toEqual([]);
+    expect(await imageOf(vps.id)).toBe(image.id);
   });
 });

@@ -14,7 +14,7 @@ import type { ServiceStatusChangedEvent } from './services.events';
 /**
  * Billing status changes made by the operator (the customer API has none); each emits
  * service.status_changed. Terminating a VPS powers its machine off and deletes it, with its disks,
- * and gives its address or port back.
+ * and gives its address or port back; terminated is final.
  */
 @Injectable()
 export class ServiceStatusService {
@@ -39,6 +39,10 @@ export class ServiceStatusService {
     return this.tx.run(async (m, publish) => {
       const service = await this.services.lockById(m, serviceId);
       if (!service) throw Problem.notFound('Service');
+      // Terminated is final (issue 36, finding 7): its machine, address and storage keys are gone, and a
+      // customer who pays again gets a new service rather than an old one with its old key brought back.
+      if (service.status === 'terminated' && status !== 'terminated')
+        throw Problem.conflict('invalid_state', 'The service is terminated, which is final; provision a new service instead.');
       if (service.status !== status) {
         const current = await this.services.billingOf(m, serviceId);
         if (status === 'terminated' && service.type === 'vps') {

@@ -14,8 +14,10 @@ export interface RateLimitConfig {
   authFailuresPerMinute: number;
   /** Second-factor attempts per account (login step, enable, disable). */
   mfaPerMinute: number;
-  /** Password-reset requests per IP and per email. */
+  /** Password-reset requests per email. */
   passwordResetPerHour: number;
+  /** Password-reset requests per IP: a minute's window, so colleagues behind one office address wait a minute at most. */
+  passwordResetIpPerMinute: number;
   /** Verification and email-change mails per account. */
   emailPerHour: number;
 }

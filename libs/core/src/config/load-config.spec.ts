@@ -273,6 +273,7 @@ describe('loadConfig', () => {
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET must be at least 32 characters'],
     [{ BLOB_STORAGE: 's3' }, 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required'],
     [{ RATE_LIMIT_PER_MINUTE: '-1' }, 'RATE_LIMIT_PER_MINUTE must be a whole number'],
+    [{ RATE_LIMIT_PASSWORD_RESET_IP_PER_MINUTE: '1e3' }, 'RATE_LIMIT_PASSWORD_RESET_IP_PER_MINUTE must be a whole number'],
   ])('explains %j', (env, message) => {
     expect(problems({ DATA_DIR: dataDir(), ...secrets, ...env }).join('\n')).toContain(message);
   });
@@ -310,7 +311,7 @@ describe('loadConfig', () => {
     const config = loadConfig({ DATA_DIR: dataDir(), ...secrets });
     expect(config.mail).toEqual({ smtpUrl: undefined, from: 'Hosting Account <no-reply@localhost>', retryDelaySeconds: 30 });
     expect(config.jobs.pollIntervalMs).toBe(2000);
-    expect(config.rateLimit).toMatchObject({ mfaPerMinute: 10, passwordResetPerHour: 5, emailPerHour: 5 });
+    expect(config.rateLimit).toMatchObject({ mfaPerMinute: 10, passwordResetPerHour: 5, passwordResetIpPerMinute: 10, emailPerHour: 5 });
     expect(
       loadConfig({ DATA_DIR: dataDir(), ...secrets, SMTP_URL: 'smtps://u:p@mail.example.com:465', MAIL_FROM: 'ops@example.com' }).mail,
     ).toMatchObject({

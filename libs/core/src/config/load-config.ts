@@ -216,6 +216,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
       authFailuresPerMinute: env.int('RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 60),
       mfaPerMinute: env.int('RATE_LIMIT_2FA_PER_MINUTE', 10),
       passwordResetPerHour: env.int('RATE_LIMIT_PASSWORD_RESET_PER_HOUR', 5),
+      passwordResetIpPerMinute: env.int('RATE_LIMIT_PASSWORD_RESET_IP_PER_MINUTE', 10),
       emailPerHour: env.int('RATE_LIMIT_EMAIL_PER_HOUR', 5),
     },
     corsOrigins: (env.string('CORS_ORIGINS', '') ?? '')

@@ -94,7 +94,8 @@ export class RateLimitGuard implements CanActivate {
         if (email) rules.push({ key: `register:email:${email}`, limit: limits.registerPerHour, windowSeconds: 3600 });
         break;
       case 'password-reset':
-        rules.push({ key: `reset:ip:${req.ip}`, limit: limits.passwordResetPerHour * 5, windowSeconds: 3600 });
+        // Per IP a short window: many people share an office's address (issue 36, finding 7); per email it stays strict.
+        rules.push({ key: `reset:ip:${req.ip}`, limit: limits.passwordResetIpPerMinute, windowSeconds: 60 });
         if (email) rules.push({ key: `reset:email:${email}`, limit: limits.passwordResetPerHour, windowSeconds: 3600 });
         break;
       case 'ticket-create':

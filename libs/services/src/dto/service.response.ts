@@ -30,17 +30,38 @@ export class InstanceSummaryResponse {
       'Power state of the virtual machine. `starting` also while its machine is being made (power actions answer 409 `action_in_progress`). A machine that could not be made, or that vanished from its hypervisor, shows `stopped`, power actions answer 409 `invalid_state`, and an `instance_fault` notification says which.',
   })
   powerState: PublicPowerState;
-  @ApiProperty({ type: 'string', nullable: true, example: '203.0.113.17', description: 'Primary public IPv4 address.' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: '203.0.113.17',
+    description: 'Primary public IPv4 address; null once the service is terminated.',
+  })
   ipv4: string | null;
-  @ApiProperty({ type: 'string', nullable: true, example: '2001:db8:4f2a:10::1', description: 'Primary public IPv6 address.' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: '2001:db8:4f2a:10::1',
+    description: 'Primary public IPv6 address; null once the service is terminated.',
+  })
   ipv6: string | null;
   @ApiProperty({ example: 'eu-central', description: 'Region the instance runs in.' })
   region: string;
   @ApiNullableRef(SshEndpointResponse, {
     description:
-      'Where to reach the SSH server: `ssh -p <port> root@<host>` with one of the keys the machine was built with; null if unknown.',
+      'Where to reach the SSH server: `ssh -p <port> root@<host>` with one of the keys the machine was built with; null if unknown, and once the service is terminated (the port or address goes back to the pool).',
   })
   ssh: SshEndpointResponse | null;
+
+  static fromRow(row: ServiceRow): InstanceSummaryResponse | null {
+    if (row.type !== 'vps' || !row.power_state) return null;
+    const powerState = publicPowerState(row.power_state);
+    const region = row.region ?? '';
+    // Its address or port went back to the pool and may be another customer's machine by now (issue 36, finding 7).
+    if (row.status === 'terminated') return { powerState, ipv4: null, ipv6: null, region, ssh: null };
+    const ssh =
+      row.ssh_host && row.ssh_port ? { host: row.ssh_host, port: Number(row.ssh_port) } : row.ipv4 ? { host: row.ipv4, port: 22 } : null;
+    return { powerState, ipv4: row.ipv4, ipv6: row.ipv6, region, ssh };
+  }
 }
 
 export const OBJECT_STORAGE_STATES = ['pending', 'active', 'suspended', 'closed', 'purged'] as const;
@@ -132,21 +153,7 @@ export class ServiceResponse {
       productId: row.product_id,
       currency: row.currency,
       createdAt: row.created_at,
-      instance:
-        row.type === 'vps' && row.power_state
-          ? {
-              powerState: publicPowerState(row.power_state),
-              ipv4: row.ipv4,
-              ipv6: row.ipv6,
-              region: row.region ?? '',
-              ssh:
-                row.ssh_host && row.ssh_port
-                  ? { host: row.ssh_host, port: Number(row.ssh_port) }
-                  : row.ipv4
-                    ? { host: row.ipv4, port: 22 }
-                    : null,
-            }
-          : null,
+      instance: InstanceSummaryResponse.fromRow(row),
       objectStorage: row.type === 'object_storage' ? ObjectStorageSummaryResponse.fromRow(row) : null,
     };
   }

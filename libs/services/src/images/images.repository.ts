@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText, PageQuery, pageOfRows, RowsPage } from '@app/core';
+import { isoText, PageQuery, pageOfRows, RowsPage, sqlFirst } from '@app/core';
 import type { ImageFormat, ImageRow } from './image.types';
 
 const COLUMNS = `id, slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status, ${isoText('created_at')} AS created_at`;
@@ -20,23 +20,19 @@ export interface NewImage {
 export class ImagesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** What customers see: available images only; one still uploading cannot be installed yet (issue 36, finding 7). */
   page(query: PageQuery): Promise<RowsPage<ImageRow>> {
-    return pageOfRows(this.dataSource, { table: 'images', columns: COLUMNS, where: `status <> 'deleted'`, params: [] }, query);
-  }
-
-  async findLive(id: string): Promise<ImageRow | null> {
-    const [row]: ImageRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM images WHERE id = $1 AND status <> 'deleted'`, [id]);
-    return row ?? null;
+    return pageOfRows(this.dataSource, { table: 'images', columns: COLUMNS, where: `status = 'available'`, params: [] }, query);
   }
 
   /** An available image by slug or id. */
-  async findAvailable(slugOrId: string, manager: EntityManager = this.dataSource.manager): Promise<ImageRow | null> {
+  findAvailable(slugOrId: string, manager: EntityManager = this.dataSource.manager): Promise<ImageRow | null> {
     const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(slugOrId);
-    const [row]: ImageRow[] = await manager.query(
+    return sqlFirst<ImageRow>(
+      manager,
       `SELECT ${COLUMNS} FROM images WHERE ${byId ? 'id = $1::uuid' : 'slug = $1'} AND status = 'available'`,
       [slugOrId],
     );
-    return row ?? null;
   }
 
   async findBySlug(slug: string): Promise<ImageRow | null> {

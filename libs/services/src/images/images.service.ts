@@ -35,7 +35,7 @@ export class ImagesService {
   }
 
   async get(id: string): Promise<ImageResponse> {
-    const row = await this.images.findLive(id);
+    const row = await this.images.findAvailable(id);
     if (!row) throw Problem.notFound('Image');
     return ImageResponse.fromRow(row);
   }

@@ -14,7 +14,12 @@ export class ImageResponse {
   osVersion: string;
   @ApiProperty({ example: 2, description: 'Smallest disk, in GB (GiB), the image fits on.' })
   minDiskGb: number;
-  @ApiProperty({ enum: IMAGE_STATUSES, example: 'available', description: 'Only available images can be installed.' })
+  @ApiProperty({
+    enum: IMAGE_STATUSES,
+    example: 'available',
+    description:
+      'Only available images can be installed, and only they are listed and shown to customers (an image still uploading is not).',
+  })
   status: ImageStatus;
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
