@@ -13,6 +13,22 @@ const DATA_INFRASTRUCTURE = [
   'apps/api/src/cli.ts',
   'apps/api/src/metrics/metrics.service.ts',
 ];
+const THROUGH_HELPERS =
+  "Raw statements go through runSql/sqlRows/sqlFirst/sqlCount from @app/core (libs/core/src/database/statement.ts): TypeORM's query() answers UPDATE and DELETE with [rows, count] (issue 36).";
+const READ_THROUGH_HELPERS =
+  "TypeORM's query() answers UPDATE and DELETE with [rows, count] and everything else with rows: read a statement's rows or count with runSql/sqlRows/sqlFirst/sqlCount from @app/core (issue 36).";
+const AWAITED_QUERY = "AwaitExpression > CallExpression[callee.property.name='query']";
+/** The statement (a string or a template) opens with one of `words`. */
+const opens = (words) => [`[arguments.0.value=/^\\s*(${words})\\b/i]`, `[arguments.0.quasis.0.value.raw=/^\\s*(${words})\\b/i]`];
+/** Where query() is still called (tests, migrations, the driver level): its answer taken as the other shape. */
+const QUERY_ANSWER_MISREAD = [
+  // An UPDATE or DELETE answers [rows, count], not its rows.
+  ...opens('UPDATE|DELETE').map((first) => `VariableDeclarator > ${AWAITED_QUERY}${first}`),
+  // A WITH may end in one.
+  ...opens('WITH').map((first) => `VariableDeclarator[id.type='ArrayPattern'] > ${AWAITED_QUERY}${first}`),
+  // [rows, count] read from whatever statement: a SELECT answers its rows alone.
+  `VariableDeclarator[id.type='ArrayPattern'][id.elements.length>1] > ${AWAITED_QUERY}`,
+].map((selector) => ({ selector, message: READ_THROUGH_HELPERS }));
 export default tseslint.config(
   {
     ignores: [
@@ -43,6 +59,27 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [THROUGH_ALIAS] }],
     },
   },
+  // Where query() stays (tests, migrations, the driver level), its answer is not read as the other shape (issue 36).
+  {
+    files: ['**/*.ts'],
+    // TEMPORARY: converted after issue 36's services fixes merge
+    ignores: ['libs/services/**'],
+    rules: { 'no-restricted-syntax': ['error', ...QUERY_ANSWER_MISREAD] },
+  },
+  // One way to run a raw statement (issue 36). Below, the driver level and the migrations' DDL.
+  {
+    files: ['libs/**/*.ts', 'apps/**/*.ts'],
+    ignores: [
+      '**/*.spec.ts',
+      'libs/core/src/database/**',
+      '**/migrations/**',
+      // TEMPORARY: converted after issue 36's services fixes merge
+      'libs/services/**',
+    ],
+    rules: {
+      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.property.name='query']", message: THROUGH_HELPERS }],
+    },
+  },
   // Repositories are the only data access (issue 28): no other class holds a TypeORM repository, a
   // DataSource or a raw statement. Below, the documented infrastructure (docs/adding-a-module.md, "Data").
   {
@@ -62,6 +99,7 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         { selector: 'CallExpression[callee.property.name=/^(query|getRepository|createQueryBuilder)$/]', message: ONLY_REPOSITORIES },
+        { selector: 'CallExpression[callee.name=/^(runSql|sqlRows|sqlFirst|sqlCount|poolQuery|pageOfRows)$/]', message: ONLY_REPOSITORIES },
         {
           selector: `CallExpression[callee.object.name=/^(m|manager|em)$/][callee.property.name=${ENTITY_MANAGER_CALLS}]`,
           message: ONLY_REPOSITORIES,

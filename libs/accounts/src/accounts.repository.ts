@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
+import { runSql, sqlRows } from '@app/core';
 import { Account } from './account.entity';
 import type { AccountView } from './account.view';
 
@@ -50,7 +51,7 @@ export class AccountsRepository {
 
   /** SELECT ... FOR UPDATE of the account row; false for an unknown id. */
   async lockForUpdate(manager: EntityManager, id: string): Promise<boolean> {
-    const rows: unknown[] = await manager.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [id]);
+    const rows = await sqlRows(manager, 'SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [id]);
     return rows.length > 0;
   }
 
@@ -64,12 +65,12 @@ export class AccountsRepository {
 
   /** Swaps in a hash made with the current parameters, unless the password changed meanwhile. */
   async replacePasswordHash(id: string, previous: string, next: string): Promise<void> {
-    await this.dataSource.query('UPDATE accounts SET password_hash = $3 WHERE id = $1 AND password_hash = $2', [id, previous, next]);
+    await runSql(this.dataSource, 'UPDATE accounts SET password_hash = $3 WHERE id = $1 AND password_hash = $2', [id, previous, next]);
   }
 
   /** Marks the address confirmed only while it is still the account's address. */
   async markEmailVerified(manager: EntityManager, accountId: string, email: string): Promise<void> {
-    await manager.query('UPDATE accounts SET email_verified_at = now() WHERE id = $1 AND email = $2 AND email_verified_at IS NULL', [
+    await runSql(manager, 'UPDATE accounts SET email_verified_at = now() WHERE id = $1 AND email = $2 AND email_verified_at IS NULL', [
       accountId,
       email,
     ]);
@@ -77,6 +78,9 @@ export class AccountsRepository {
 
   /** Replaces the address with a confirmed one (a unique violation if another account has it). */
   async changeEmail(manager: EntityManager, accountId: string, email: string): Promise<void> {
-    await manager.query('UPDATE accounts SET email = $2, email_verified_at = now(), updated_at = now() WHERE id = $1', [accountId, email]);
+    await runSql(manager, 'UPDATE accounts SET email = $2, email_verified_at = now(), updated_at = now() WHERE id = $1', [
+      accountId,
+      email,
+    ]);
   }
 }

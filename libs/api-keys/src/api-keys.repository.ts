@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { And, DataSource, EntityManager, IsNull, LessThanOrEqual, MoreThan, Repository } from 'typeorm';
-import { pageOffset, PageQuery, poolQuery, Scope } from '@app/core';
+import { pageOffset, PageQuery, poolQuery, runSql, Scope, sqlRows } from '@app/core';
 import { ApiKey } from './api-key.entity';
 
 /** A key as the per-request lookup returns it; `live` is false for a revoked or expired key. */
@@ -84,7 +84,8 @@ export class ApiKeysRepository {
 
   /** Sets last_used_at of these keys, at most once a minute each. */
   async touch(ids: string[]): Promise<void> {
-    await this.dataSource.query(
+    await runSql(
+      this.dataSource,
       `UPDATE api_keys SET last_used_at = now()
         WHERE id = ANY($1::uuid[]) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
       [ids],
@@ -92,13 +93,11 @@ export class ApiKeysRepository {
   }
 
   /** In the caller's transaction: revokes every live key of the account and returns them. */
-  async revokeAllForAccount(manager: EntityManager, accountId: string): Promise<{ id: string; name: string; prefix: string }[]> {
-    const result: unknown = await manager.query(
+  revokeAllForAccount(manager: EntityManager, accountId: string): Promise<{ id: string; name: string; prefix: string }[]> {
+    return sqlRows<{ id: string; name: string; prefix: string }>(
+      manager,
       `UPDATE api_keys SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL RETURNING id, name, prefix`,
       [accountId],
     );
-    // PostgreSQL gives [rows, count] for UPDATE ... RETURNING, some drivers the rows alone.
-    const rows = Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result;
-    return rows as { id: string; name: string; prefix: string }[];
   }
 }

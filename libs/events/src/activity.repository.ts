@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ActivityEntry, ActivityStatus, ActorType, PageQuery, pageOfRows, purgeBatchGivingWay } from '@app/core';
+import { ActivityEntry, ActivityStatus, ActorType, PageQuery, pageOfRows, purgeBatchGivingWay, runSql, sqlFirst, sqlRows } from '@app/core';
 
 /** An activity_events row as the driver returns it. */
 interface ActivityRow {
@@ -54,7 +54,8 @@ export class ActivityRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async insert(manager: EntityManager, entry: Omit<ActivityEntry, 'id' | 'createdAt'>): Promise<ActivityEntry> {
-    const rows: ActivityRow[] = await manager.query(
+    const rows = await sqlRows<ActivityRow>(
+      manager,
       `INSERT INTO activity_events (account_id, action, entity_type, entity_id, actor_type, actor_id, actor_name, ip, user_agent,
          request_id, status, details)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb) RETURNING ${COLUMNS}`,
@@ -77,7 +78,7 @@ export class ActivityRepository {
   }
 
   async replaceDetails(manager: EntityManager, accountId: string, id: string, details: Record<string, unknown>): Promise<void> {
-    await manager.query(`UPDATE activity_events SET details = $3::jsonb WHERE id = $1 AND account_id = $2`, [
+    await runSql(manager, `UPDATE activity_events SET details = $3::jsonb WHERE id = $1 AND account_id = $2`, [
       id,
       accountId,
       JSON.stringify(details),
@@ -113,11 +114,11 @@ export class ActivityRepository {
   }
 
   async findOneForAccount(accountId: string, id: string): Promise<ActivityEntry | null> {
-    const rows: ActivityRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM activity_events WHERE id = $1 AND account_id = $2`, [
+    const row = await sqlFirst<ActivityRow>(this.dataSource, `SELECT ${COLUMNS} FROM activity_events WHERE id = $1 AND account_id = $2`, [
       id,
       accountId,
     ]);
-    return rows[0] ? toEntry(rows[0]) : null;
+    return row ? toEntry(row) : null;
   }
 
   /**

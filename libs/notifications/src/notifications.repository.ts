@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PageQuery, pageOfRows, pgNotify, poolQuery, RowsPage } from '@app/core';
+import { PageQuery, pageOfRows, pgNotify, poolQuery, RowsPage, runSql, sqlCount, sqlFirst } from '@app/core';
 import { NewNotification, NotificationRow } from './notification.types';
 
 /** A demo notification: `age` is a PostgreSQL interval ('2 hours'). */
@@ -26,13 +26,13 @@ export interface AccountNews {
 export class NotificationsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async insert(n: NewNotification): Promise<NotificationRow | null> {
-    const rows: NotificationRow[] = await this.dataSource.query(
+  insert(n: NewNotification): Promise<NotificationRow | null> {
+    return sqlFirst<NotificationRow>(
+      this.dataSource,
       `INSERT INTO notifications (account_id, type, severity, title, body, link, entity_type, entity_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
       [n.accountId, n.type, n.severity, n.title, n.body, n.link, n.entity?.type ?? null, n.entity?.id ?? null],
     );
-    return rows[0] ?? null;
   }
 
   page(accountId: string, query: PageQuery, unread?: boolean): Promise<RowsPage<NotificationRow>> {
@@ -52,12 +52,11 @@ export class NotificationsRepository {
     );
   }
 
-  async findOne(accountId: string, id: string): Promise<NotificationRow | null> {
-    const rows: NotificationRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM notifications WHERE id = $1 AND account_id = $2`, [
+  findOne(accountId: string, id: string): Promise<NotificationRow | null> {
+    return sqlFirst<NotificationRow>(this.dataSource, `SELECT ${COLUMNS} FROM notifications WHERE id = $1 AND account_id = $2`, [
       id,
       accountId,
     ]);
-    return rows[0] ?? null;
   }
 
   async unreadCount(accountId: string): Promise<number> {
@@ -111,11 +110,8 @@ export class NotificationsRepository {
   }
 
   /** One statement: concurrent calls and concurrent inserts each see a consistent set. */
-  async markAllRead(accountId: string): Promise<number> {
-    const [, count] = await this.dataSource.query('UPDATE notifications SET read_at = now() WHERE account_id = $1 AND read_at IS NULL', [
-      accountId,
-    ]);
-    return Number(count ?? 0);
+  markAllRead(accountId: string): Promise<number> {
+    return sqlCount(this.dataSource, 'UPDATE notifications SET read_at = now() WHERE account_id = $1 AND read_at IS NULL', [accountId]);
   }
 
   /** NOTIFY on `channel` for every API process's hub (no table; not part of a transaction). */
@@ -125,7 +121,8 @@ export class NotificationsRepository {
 
   /** Demo data: a notification of some age, read halfway through it or not at all. */
   async insertAged(manager: EntityManager, accountId: string, n: DemoNotification): Promise<void> {
-    await manager.query(
+    await runSql(
+      manager,
       `INSERT INTO notifications (account_id, type, severity, title, body, read_at, created_at)
        VALUES ($1, $2, $3, $4, $5, CASE WHEN $6 THEN now() - $7::interval / 2 END, now() - $7::interval)`,
       [accountId, n.type, n.severity, n.title, n.body, n.read, n.age],

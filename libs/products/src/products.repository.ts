@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
+import { sqlFirst } from '@app/core';
 import { CatalogProduct, ProductType } from './catalogue';
 import { Product } from './product.entity';
 
@@ -46,14 +47,16 @@ export class ProductsRepository {
   }
 
   async findBySlug(slug: string, manager: EntityManager = this.dataSource.manager): Promise<CatalogProduct | null> {
-    const rows: CatalogRow[] = await manager.query(`${SELECT} WHERE p.slug = $1`, [slug]);
-    return rows[0] ? toProduct(rows[0]) : null;
+    const row = await sqlFirst<CatalogRow>(manager, `${SELECT} WHERE p.slug = $1`, [slug]);
+    return row ? toProduct(row) : null;
   }
 
   /** The smallest available plan of a type. */
   async findDefaultFor(type: ProductType, manager: EntityManager = this.dataSource.manager): Promise<CatalogProduct | null> {
-    const rows: CatalogRow[] = await manager.query(`${SELECT} WHERE p.type = $1 AND p.available ORDER BY p.position, p.id LIMIT 1`, [type]);
-    return rows[0] ? toProduct(rows[0]) : null;
+    const row = await sqlFirst<CatalogRow>(manager, `${SELECT} WHERE p.type = $1 AND p.available ORDER BY p.position, p.id LIMIT 1`, [
+      type,
+    ]);
+    return row ? toProduct(row) : null;
   }
 }
 

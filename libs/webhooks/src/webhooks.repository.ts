@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PageQuery, pageOfRows, RowsPage } from '@app/core';
+import { PageQuery, pageOfRows, RowsPage, runSql, sqlFirst, sqlRows } from '@app/core';
 
 /** A webhook_endpoints row as the driver returns it. */
 export interface EndpointRow {
@@ -55,12 +55,15 @@ export class WebhooksRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async countForAccount(manager: EntityManager, accountId: string): Promise<number> {
-    const [{ total }] = await manager.query(`SELECT count(*)::int AS total FROM webhook_endpoints WHERE account_id = $1`, [accountId]);
-    return Number(total);
+    const row = await sqlFirst<{ total: number }>(manager, `SELECT count(*)::int AS total FROM webhook_endpoints WHERE account_id = $1`, [
+      accountId,
+    ]);
+    return Number(row!.total);
   }
 
   async insert(manager: EntityManager, e: NewEndpoint): Promise<EndpointRow> {
-    const rows: EndpointRow[] = await manager.query(
+    const rows = await sqlRows<EndpointRow>(
+      manager,
       `INSERT INTO webhook_endpoints (account_id, url, description, events, secret_sealed)
        VALUES ($1, $2, $3, $4::text[], $5) RETURNING ${COLUMNS}`,
       [e.accountId, e.url, e.description, e.events, e.secretSealed],
@@ -76,16 +79,16 @@ export class WebhooksRepository {
     );
   }
 
-  async findOneForAccount(accountId: string, id: string, manager?: EntityManager): Promise<EndpointRow | null> {
-    const rows: EndpointRow[] = await (manager ?? this.dataSource).query(
+  findOneForAccount(accountId: string, id: string, manager?: EntityManager): Promise<EndpointRow | null> {
+    return sqlFirst<EndpointRow>(
+      manager ?? this.dataSource,
       `SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = $1 AND account_id = $2${manager ? ' FOR UPDATE' : ''}`,
       [id, accountId],
     );
-    return rows[0] ?? null;
   }
 
   /** One owner-scoped UPDATE of the fields given; enabling again forgets the failure streak. */
-  async update(manager: EntityManager, accountId: string, id: string, changes: EndpointChanges): Promise<EndpointRow | null> {
+  update(manager: EntityManager, accountId: string, id: string, changes: EndpointChanges): Promise<EndpointRow | null> {
     const sets: string[] = [];
     const values: unknown[] = [id, accountId];
     const set = (column: string, value: unknown, cast = '') => {
@@ -99,45 +102,38 @@ export class WebhooksRepository {
       set('enabled', changes.enabled);
       if (changes.enabled) sets.push('failing_since = NULL');
     }
-    const rows: [EndpointRow[], number] | EndpointRow[] = await manager.query(
+    return sqlFirst<EndpointRow>(
+      manager,
       `UPDATE webhook_endpoints SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 AND account_id = $2 RETURNING ${COLUMNS}`,
       values,
     );
-    return firstReturned(rows);
   }
 
-  async delete(manager: EntityManager, accountId: string, id: string): Promise<EndpointRow | null> {
-    const rows = await manager.query(`DELETE FROM webhook_endpoints WHERE id = $1 AND account_id = $2 RETURNING ${COLUMNS}`, [
+  delete(manager: EntityManager, accountId: string, id: string): Promise<EndpointRow | null> {
+    return sqlFirst<EndpointRow>(manager, `DELETE FROM webhook_endpoints WHERE id = $1 AND account_id = $2 RETURNING ${COLUMNS}`, [
       id,
       accountId,
     ]);
-    return firstReturned(rows);
   }
 
   /** The new secret signs from now on; the one it replaces signs beside it until `overlapSeconds` from now. */
-  async rotateSecret(
-    manager: EntityManager,
-    accountId: string,
-    id: string,
-    sealed: string,
-    overlapSeconds: number,
-  ): Promise<EndpointRow | null> {
-    const rows = await manager.query(
+  rotateSecret(manager: EntityManager, accountId: string, id: string, sealed: string, overlapSeconds: number): Promise<EndpointRow | null> {
+    return sqlFirst<EndpointRow>(
+      manager,
       `UPDATE webhook_endpoints SET previous_secret_sealed = secret_sealed, secret_sealed = $3,
          previous_secret_expires_at = now() + make_interval(secs => $4), updated_at = now()
        WHERE id = $1 AND account_id = $2 RETURNING ${COLUMNS}`,
       [id, accountId, sealed, overlapSeconds],
     );
-    return firstReturned(rows);
   }
 
   /** Disables every enabled endpoint of the account; returns those it disabled. */
-  async disableAllForAccount(manager: EntityManager, accountId: string): Promise<EndpointRow[]> {
-    const result: unknown = await manager.query(
+  disableAllForAccount(manager: EntityManager, accountId: string): Promise<EndpointRow[]> {
+    return sqlRows<EndpointRow>(
+      manager,
       `UPDATE webhook_endpoints SET enabled = false, updated_at = now() WHERE account_id = $1 AND enabled RETURNING ${COLUMNS}`,
       [accountId],
     );
-    return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as EndpointRow[];
   }
 
   /**
@@ -146,7 +142,8 @@ export class WebhooksRepository {
    * purge's batches do, so the two cannot deadlock.
    */
   async subscribed(manager: EntityManager, accountId: string, eventType: string): Promise<string[]> {
-    const rows: { id: string }[] = await manager.query(
+    const rows = await sqlRows<{ id: string }>(
+      manager,
       `SELECT id FROM webhook_endpoints WHERE account_id = $1 AND enabled AND ($2 = ANY(events) OR '*' = ANY(events)) ORDER BY id`,
       [accountId, eventType],
     );
@@ -154,25 +151,18 @@ export class WebhooksRepository {
   }
 
   /** Worker side, unscoped: any endpoint by id. */
-  async findById(id: string): Promise<EndpointRow | null> {
-    const rows: EndpointRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = $1`, [id]);
-    return rows[0] ?? null;
+  findById(id: string): Promise<EndpointRow | null> {
+    return sqlFirst<EndpointRow>(this.dataSource, `SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = $1`, [id]);
   }
 
   /** Starts (or continues) the failure streak; returns the endpoint when the streak is older than `disableAfterSeconds` and it was just disabled. */
   async markFailed(manager: EntityManager, id: string, disableAfterSeconds: number): Promise<EndpointRow | null> {
-    await manager.query(`UPDATE webhook_endpoints SET failing_since = now() WHERE id = $1 AND failing_since IS NULL`, [id]);
-    const rows = await manager.query(
+    await runSql(manager, `UPDATE webhook_endpoints SET failing_since = now() WHERE id = $1 AND failing_since IS NULL`, [id]);
+    return sqlFirst<EndpointRow>(
+      manager,
       `UPDATE webhook_endpoints SET enabled = false, updated_at = now()
        WHERE id = $1 AND enabled AND failing_since <= now() - make_interval(secs => $2) RETURNING ${COLUMNS}`,
       [id, disableAfterSeconds],
     );
-    return firstReturned(rows);
   }
-}
-
-/** `manager.query` gives `[rows, count]` for UPDATE/DELETE ... RETURNING on PostgreSQL and the rows on some drivers. */
-export function firstReturned<T>(result: unknown): T | null {
-  if (Array.isArray(result) && Array.isArray(result[0])) return (result[0][0] as T) ?? null;
-  return ((result as T[])[0] as T) ?? null;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ClientInfo, PageQuery, pageOfRows, poolQuery, RowsPage } from '@app/core';
+import { ClientInfo, PageQuery, pageOfRows, poolQuery, RowsPage, runSql, sqlCount, sqlFirst } from '@app/core';
 import { RefreshToken } from './refresh-token.entity';
 import { Session } from './session.entity';
 
@@ -56,27 +56,26 @@ export class SessionsRepository {
 
   /** Ends one of the account's live sessions; false if there is none with this id. */
   async revokeForAccount(manager: EntityManager, accountId: string, id: string): Promise<boolean> {
-    const [, affected]: [unknown, number] = await manager.query(`UPDATE sessions SET revoked_at = now() WHERE id = $2 AND ${LIVE}`, [
-      accountId,
-      id,
-    ]);
-    return affected > 0;
+    const revoked = await sqlCount(manager, `UPDATE sessions SET revoked_at = now() WHERE id = $2 AND ${LIVE}`, [accountId, id]);
+    return revoked > 0;
   }
 
   /** Ends a live session by id (the caller's own); its account id, or null if it was not live. */
   async revoke(manager: EntityManager, id: string): Promise<string | null> {
-    const [rows]: [{ account_id: string }[], number] = await manager.query(
+    const row = await sqlFirst<{ account_id: string }>(
+      manager,
       'UPDATE sessions SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING account_id',
       [id],
     );
-    return rows[0]?.account_id ?? null;
+    return row?.account_id ?? null;
   }
 
   async revokeAllExcept(manager: EntityManager, accountId: string, keepSessionId: string | null): Promise<void> {
-    await manager.query(`UPDATE sessions SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL AND id IS DISTINCT FROM $2`, [
-      accountId,
-      keepSessionId,
-    ]);
+    await runSql(
+      manager,
+      `UPDATE sessions SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL AND id IS DISTINCT FROM $2`,
+      [accountId, keepSessionId],
+    );
   }
 
   /** One primary-key lookup on every request with an access token, so on the driver's pool (poolQuery). */
@@ -86,7 +85,8 @@ export class SessionsRepository {
   }
 
   async touch(ids: string[]): Promise<void> {
-    await this.dataSource.query(
+    await runSql(
+      this.dataSource,
       `UPDATE sessions SET last_used_at = now()
         WHERE id = ANY($1::uuid[]) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
       [ids],

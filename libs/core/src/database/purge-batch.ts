@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { isLockConflict } from '../errors/database-errors';
+import { runSql, sqlCount } from './statement';
 
 /** How long a purge's batch waits for a row lock that a request holds. */
 const PURGE_LOCK_TIMEOUT = '200ms';
@@ -16,9 +17,8 @@ export async function purgeBatchGivingWay(dataSource: DataSource, deleteSql: str
   for (let attempt = 1; ; attempt++) {
     try {
       return await dataSource.transaction(async (manager) => {
-        await manager.query(`SET LOCAL lock_timeout = '${PURGE_LOCK_TIMEOUT}'`);
-        const [, count] = await manager.query(deleteSql, params);
-        return Number(count ?? 0);
+        await runSql(manager, `SET LOCAL lock_timeout = '${PURGE_LOCK_TIMEOUT}'`);
+        return sqlCount(manager, deleteSql, params);
       });
     } catch (err) {
       if (attempt >= PURGE_ATTEMPTS || !isLockConflict(err)) throw err;

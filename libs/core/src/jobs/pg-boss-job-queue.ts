@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import PgBoss from 'pg-boss';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { sqlRows } from '../database/statement';
 import { JobHandler, JobOptions, JobQueue, PeriodicOptions, PeriodicRun, WorkOptions } from './job-queue';
 
 interface Pool {
@@ -66,7 +67,7 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
     const boss = await this.started();
     const db = manager
       ? {
-          executeSql: async (text: string, values: unknown[]) => ({ rows: (await manager.queryRunner!.query(text, values, true)).records }),
+          executeSql: async (text: string, values: unknown[]) => ({ rows: await sqlRows(manager, text, values) }),
         }
       : undefined;
     await this.ensureQueue(boss, name, db);
@@ -251,6 +252,7 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
   private async start(): Promise<PgBoss> {
     const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
     const boss = new PgBoss({
+      // eslint-disable-next-line no-restricted-syntax -- pg-boss's own statements on the driver's pool: pg's answer, not TypeORM's
       db: { executeSql: (text, values) => this.counted(pool.query(text, values?.length ? values : undefined)) },
       schedule: false,
       supervise: true,

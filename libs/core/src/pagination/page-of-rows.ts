@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import { SqlExecutor, sqlRows } from '../database/statement';
 import { pageOffset, PageQuery } from './page.query';
 
 export interface RowsPage<T> {
@@ -35,11 +35,11 @@ export function pageOfRowsSql(source: RowsPageSource): { page: string; total: st
 }
 
 /** One page of a table's rows that match `where`, newest first, and how many match in all. */
-export async function pageOfRows<T>(db: Pick<DataSource, 'query'>, source: RowsPageSource, query: PageQuery): Promise<RowsPage<T>> {
+export async function pageOfRows<T>(on: SqlExecutor, source: RowsPageSource, query: PageQuery): Promise<RowsPage<T>> {
   const sql = pageOfRowsSql(source);
   const [rows, [{ total }]] = await Promise.all([
-    db.query(sql.page, [...source.params, query.pageSize, pageOffset(query)]) as Promise<T[]>,
-    db.query(sql.total, source.params) as Promise<{ total: number }[]>,
+    sqlRows<T>(on, sql.page, [...source.params, query.pageSize, pageOffset(query)]),
+    sqlRows<{ total: number }>(on, sql.total, source.params),
   ]);
   return { rows, total: Number(total) };
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
+import { runSql, sqlRows } from '@app/core';
 import { Attachment } from './attachment.entity';
 
 /** A new row; the id may be chosen by the caller (the upload URL names it) or left to the database. */
@@ -24,7 +25,8 @@ export class AttachmentsRepository {
 
   /** False when the attachment is not the account's or already part of a message. */
   async bind(manager: EntityManager, accountId: string, id: string, messageId: string, size: number): Promise<boolean> {
-    const [rows]: [unknown[]] = await manager.query(
+    const rows = await sqlRows(
+      manager,
       `UPDATE attachments SET message_id = $1, size = $2 WHERE id = $3 AND account_id = $4 AND message_id IS NULL RETURNING id`,
       [messageId, size, id, accountId],
     );
@@ -32,13 +34,14 @@ export class AttachmentsRepository {
   }
 
   unreferencedBefore(cutoff: Date, limit: number): Promise<Pick<Attachment, 'id' | 'storageKey'>[]> {
-    return this.dataSource.query(
+    return sqlRows<Pick<Attachment, 'id' | 'storageKey'>>(
+      this.dataSource,
       `SELECT id, storage_key AS "storageKey" FROM attachments WHERE message_id IS NULL AND upload_expires_at < $1 LIMIT $2`,
       [cutoff, limit],
     );
   }
 
   async deleteUnreferenced(id: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM attachments WHERE id = $1 AND message_id IS NULL`, [id]);
+    await runSql(this.dataSource, `DELETE FROM attachments WHERE id = $1 AND message_id IS NULL`, [id]);
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PageQuery, pageOfRows, RowsPage } from '@app/core';
+import { PageQuery, pageOfRows, RowsPage, sqlFirst } from '@app/core';
 import type { AuthorType, Department, Priority, TicketStatus } from '../support.types';
 import { TicketMessage } from './ticket-message.entity';
 import { Ticket } from './ticket.entity';
@@ -86,22 +86,22 @@ export class TicketsRepository {
   }
 
   /** Closes an open ticket of the account; null when it is missing, another's or already closed. */
-  async close(manager: EntityManager, accountId: string, id: string): Promise<TicketHeadline | null> {
-    const [rows]: [TicketHeadline[]] = await manager.query(
+  close(manager: EntityManager, accountId: string, id: string): Promise<TicketHeadline | null> {
+    return sqlFirst<TicketHeadline>(
+      manager,
       `UPDATE tickets SET status = 'closed', closed_at = now(), updated_at = now()
         WHERE id = $1 AND account_id = $2 AND status <> 'closed' RETURNING reference, subject`,
       [id, accountId],
     );
-    return rows[0] ?? null;
   }
 
   /** Counts a reply and sets the status it leads to; null when the ticket is closed. */
-  async recordReply(manager: EntityManager, ticketId: string, status: TicketStatus): Promise<TicketHeadline | null> {
-    const [rows]: [TicketHeadline[]] = await manager.query(
+  recordReply(manager: EntityManager, ticketId: string, status: TicketStatus): Promise<TicketHeadline | null> {
+    return sqlFirst<TicketHeadline>(
+      manager,
       `UPDATE tickets SET status = $2, reply_count = reply_count + 1, last_reply_at = now(), updated_at = now()
         WHERE id = $1 AND status <> 'closed' RETURNING reference, subject`,
       [ticketId, status],
     );
-    return rows[0] ?? null;
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PageQuery, pageOfRows, RowsPage } from '@app/core';
+import { PageQuery, pageOfRows, RowsPage, runSql } from '@app/core';
 import type { SendResult } from './webhook-sender';
 
 /** A webhook_delivery_attempts row as the driver returns it. */
@@ -29,7 +29,7 @@ export class AttemptsRepository {
   /** In the transaction that records the delivery's outcome; `startedAt` is when the request went out. */
   async insert(manager: EntityManager, deliveryId: string, attempt: number, startedAt: Date, r: SendResult): Promise<void> {
     const { sql, values } = attemptInsert(1, deliveryId, attempt, startedAt, r);
-    await manager.query(sql, values);
+    await runSql(manager, sql, values);
   }
 
   /** The attempts of one delivery (the caller has checked it is the account's), newest first. */

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PageQuery, pageOfRows, purgeBatchGivingWay, RowsPage } from '@app/core';
-import { firstReturned } from '../webhooks.repository';
+import { PageQuery, pageOfRows, purgeBatchGivingWay, RowsPage, runSql, sqlFirst, sqlRows } from '@app/core';
 
 /** A webhook_deliveries row as the driver returns it. */
 export interface DeliveryRow {
@@ -43,7 +42,8 @@ export class DeliveriesRepository {
     manager: EntityManager,
     d: { endpointId: string; messageId: string; eventType: string; body: string; retryWindowSeconds: number },
   ): Promise<DeliveryRow> {
-    const rows: DeliveryRow[] = await manager.query(
+    const rows = await sqlRows<DeliveryRow>(
+      manager,
       `INSERT INTO webhook_deliveries (endpoint_id, message_id, event_type, body, next_attempt_at, retry_until)
        VALUES ($1, $2, $3, $4, now(), now() + make_interval(secs => $5)) RETURNING ${DELIVERY_COLUMNS}`,
       [d.endpointId, d.messageId, d.eventType, d.body, d.retryWindowSeconds],
@@ -67,39 +67,38 @@ export class DeliveriesRepository {
     );
   }
 
-  async findForEndpoint(endpointId: string, id: string): Promise<DeliveryRow | null> {
-    const rows: DeliveryRow[] = await this.dataSource.query(
-      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2`,
-      [id, endpointId],
-    );
-    return rows[0] ?? null;
+  findForEndpoint(endpointId: string, id: string): Promise<DeliveryRow | null> {
+    return sqlFirst<DeliveryRow>(this.dataSource, `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2`, [
+      id,
+      endpointId,
+    ]);
   }
 
   /** Worker side, unscoped. */
-  async findById(id: string): Promise<DeliveryRow | null> {
-    const rows: DeliveryRow[] = await this.dataSource.query(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1`, [id]);
-    return rows[0] ?? null;
+  findById(id: string): Promise<DeliveryRow | null> {
+    return sqlFirst<DeliveryRow>(this.dataSource, `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1`, [id]);
   }
 
   /** Worker side, unscoped: the endpoint a delivery goes to (for jobs queued before issue 30, which name only the delivery). */
   async endpointOf(id: string): Promise<string | null> {
-    const rows: { endpoint_id: string }[] = await this.dataSource.query(`SELECT endpoint_id FROM webhook_deliveries WHERE id = $1`, [id]);
-    return rows[0]?.endpoint_id ?? null;
+    const row = await sqlFirst<{ endpoint_id: string }>(this.dataSource, `SELECT endpoint_id FROM webhook_deliveries WHERE id = $1`, [id]);
+    return row?.endpoint_id ?? null;
   }
 
   /** Pending again, with a fresh retry window, for another series of attempts under the same message id. */
-  async reopen(manager: EntityManager, endpointId: string, id: string, retryWindowSeconds: number): Promise<DeliveryRow | null> {
-    const rows = await manager.query(
+  reopen(manager: EntityManager, endpointId: string, id: string, retryWindowSeconds: number): Promise<DeliveryRow | null> {
+    return sqlFirst<DeliveryRow>(
+      manager,
       `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), retry_until = now() + make_interval(secs => $3)
        WHERE id = $1 AND endpoint_id = $2 RETURNING ${DELIVERY_COLUMNS}`,
       [id, endpointId, retryWindowSeconds],
     );
-    return firstReturned(rows);
   }
 
   async recordOutcome(manager: EntityManager, id: string, o: AttemptOutcome): Promise<void> {
     const status = o.ok ? 'succeeded' : o.retryInSeconds === null ? 'failed' : 'pending';
-    await manager.query(
+    await runSql(
+      manager,
       `UPDATE webhook_deliveries SET status = $2, last_response_code = $3, last_duration_ms = $4, last_error = $5,
          next_attempt_at = CASE WHEN $6::int IS NULL THEN NULL ELSE now() + make_interval(secs => $6::int) END
        WHERE id = $1`,

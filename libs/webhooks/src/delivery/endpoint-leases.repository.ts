@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { poolQuery } from '@app/core';
-import { ENDPOINT_COLUMNS, EndpointRow, firstReturned } from '../webhooks.repository';
+import { poolQuery, runSql } from '@app/core';
+import { ENDPOINT_COLUMNS, EndpointRow } from '../webhooks.repository';
 import { attemptInsert } from './attempts.repository';
 import { DELIVERY_COLUMNS, DeliveryRow } from './deliveries.repository';
 import type { SendResult } from './webhook-sender';
@@ -125,19 +125,20 @@ export class EndpointLeasesRepository {
    * when the lease was no longer the holder's.
    */
   async releaseUnlessPoked(lease: Lease): Promise<boolean> {
-    const rows = await poolQuery(
+    const rows = await poolQuery<{ in_flight_holder: string | null }>(
       this.dataSource,
       `UPDATE webhook_endpoints SET in_flight_until = CASE WHEN in_flight_poked THEN now() + ${LEASE} END,
          in_flight_holder = CASE WHEN in_flight_poked THEN in_flight_holder END, in_flight_poked = false
        WHERE id = $1 AND in_flight_holder = $2 RETURNING in_flight_holder`,
       [lease.endpointId, lease.holder],
     );
-    return (firstReturned<{ in_flight_holder: string | null }>(rows)?.in_flight_holder ?? null) === null;
+    return (rows[0]?.in_flight_holder ?? null) === null;
   }
 
   /** Lets go of the lease whatever is due (shutdown; the session's watchdog job sees to the rest). */
   async release(lease: Lease): Promise<void> {
-    await this.dataSource.query(
+    await runSql(
+      this.dataSource,
       `UPDATE webhook_endpoints SET in_flight_until = NULL, in_flight_holder = NULL, in_flight_poked = false
        WHERE id = $1 AND in_flight_holder = $2`,
       [lease.endpointId, lease.holder],
@@ -146,7 +147,8 @@ export class EndpointLeasesRepository {
 
   /** The due deliveries of a disabled endpoint end without an attempt. */
   async failDue(endpointId: string, error: string): Promise<void> {
-    await this.dataSource.query(
+    await runSql(
+      this.dataSource,
       `UPDATE webhook_deliveries d SET status = 'failed', last_error = $2, next_attempt_at = NULL WHERE d.endpoint_id = $1 AND ${due('d')}`,
       [endpointId, error],
     );
