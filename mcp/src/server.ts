@@ -82,8 +82,11 @@ function asResult(result: Record<string, unknown> | CallToolResult): CallToolRes
 
 /** A tool as tools/list shows it: the same JSON Schemas McpServer derives from the zod shapes. */
 function definition(tool: HostingTool): Tool {
-  const schema = (shape: HostingTool['input'] | HostingTool['output'], pipeStrategy: 'input' | 'output') =>
-    toJsonSchemaCompat(normalizeObjectSchema(shape)!, { strictUnions: true, pipeStrategy }) as Tool['inputSchema'];
+  const schema = (shape: HostingTool['input'] | HostingTool['output'], pipeStrategy: 'input' | 'output') => {
+    const object = normalizeObjectSchema(shape);
+    // An empty shape normalises to nothing; McpServer lists it as an empty object too.
+    return (object ? toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy }) : { type: 'object', properties: {} }) as Tool['inputSchema'];
+  };
   return {
     name: tool.name,
     title: tool.title,
