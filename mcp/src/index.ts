@@ -2,6 +2,7 @@
 // serves it at /mcp (Streamable HTTP); `hostctl mcp` runs it over stdio.
 export { createMcpServer } from './server';
 export type { HostingMcpOptions } from './server';
+export { serveOverStdio } from './stdio';
 export { MCP_TOOLS } from './tools';
 export type { HostingTool, Scope } from './tool';
 export { toolTable } from './tool-table';
