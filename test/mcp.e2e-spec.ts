@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import request from 'supertest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -15,6 +17,7 @@ import { waitForOrFail } from './support/wait-for';
 
 const READ_TOOLS = MCP_TOOLS.filter((tool) => tool.scope === 'read').map((tool) => tool.name);
 const PROTOCOL_VERSION = '2025-06-18';
+const INSPECTOR = require.resolve('@modelcontextprotocol/inspector-cli/build/index.js');
 
 /**
  * The MCP server at /mcp (Streamable HTTP) with the MCP SDK's own client, against the whole app:
@@ -189,6 +192,25 @@ describe('MCP server at /mcp', () => {
       .expect(201);
     const [entry] = (await t.get('/api/events?action=ssh_key.create', owner.bearer).expect(200)).body.data;
     expect(entry.ip).toBe('198.51.100.20');
+  });
+
+  it('passes the MCP inspector (CLI mode) for tools, resources and prompts', async () => {
+    const inspect = async (...args: string[]) => {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [INSPECTOR, `${url}/mcp`, '--transport', 'http', '--header', `Authorization: ${owner.keyBearer}`, ...args],
+        // Its build looks for its package.json relative to the working directory (inspector-cli 1.0.3).
+        { env: { PATH: process.env.PATH }, cwd: dirname(INSPECTOR) },
+      );
+      return JSON.parse(stdout);
+    };
+    expect((await inspect('--method', 'tools/list')).tools).toHaveLength(MCP_TOOLS.length);
+    const listed = await inspect('--method', 'tools/call', '--tool-name', 'services_list', '--tool-arg', 'type=vps');
+    expect(listed.structuredContent.data.map((s: { id: string }) => s.id)).toEqual([vpsId]);
+    expect((await inspect('--method', 'resources/list')).resources).toHaveLength(2);
+    const summary = await inspect('--method', 'resources/read', '--uri', 'hosting://account/summary');
+    expect(JSON.parse(summary.contents[0].text).account.id).toBe(owner.id);
+    expect((await inspect('--method', 'prompts/list')).prompts).toHaveLength(2);
   });
 
   it("ends the session when its key is revoked (its stream closes), and refuses another credential's session id", async () => {
