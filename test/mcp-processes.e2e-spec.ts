@@ -25,7 +25,13 @@ describe('MCP against the built server: hostctl mcp over stdio, /mcp over HTTP',
 
   async function stdioClient(args: string[] = []): Promise<Client> {
     const client = new Client({ name: 'claude-desktop', version: '0.9' });
-    const env = { PATH: process.env.PATH!, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), HOSTCTL_URL: server.url, HOSTCTL_TOKEN: apiKey };
+    const env = {
+      PATH: process.env.PATH!,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, 'config'),
+      HOSTCTL_URL: server.url,
+      HOSTCTL_TOKEN: apiKey,
+    };
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [HOSTCTL, 'mcp', ...args], env, stderr: 'pipe' }));
     clients.push(client);
     return client;
@@ -37,7 +43,10 @@ describe('MCP against the built server: hostctl mcp over stdio, /mcp over HTTP',
   beforeAll(async () => {
     dataDir = freshDataDir('mcp-api-');
     home = mkdtempSync(join(tmpdir(), 'mcp-home-'));
-    server = await startServerProcess({ DATA_DIR: dataDir, DEMO_DATA: 'true', DOCS_ENABLED: 'true', COMPUTE_TRANSITION_DELAY_MS: '300' }, { startTimeoutMs: 120_000 });
+    server = await startServerProcess(
+      { DATA_DIR: dataDir, DEMO_DATA: 'true', DOCS_ENABLED: 'true', COMPUTE_TRANSITION_DELAY_MS: '300' },
+      { startTimeoutMs: 120_000 },
+    );
     apiKey = /API key: +(hpk_\S+)/.exec(server.output())![1];
   }, 150_000);
   afterAll(async () => {
@@ -67,14 +76,20 @@ describe('MCP against the built server: hostctl mcp over stdio, /mcp over HTTP',
     const log = (await call(client, 'activity_list', { action: 'instance.reboot', entityId: web.id })).structuredContent as {
       data: { userAgent: string; actor: { type: string; name: string } }[];
     };
-    expect(log.data[0]).toMatchObject({ userAgent: 'hostctl/0.1.0 mcp (claude-desktop/0.9)', actor: { type: 'api_key', name: 'demo key' } });
+    expect(log.data[0]).toMatchObject({
+      userAgent: 'hostctl/0.1.0 mcp (claude-desktop/0.9)',
+      actor: { type: 'api_key', name: 'demo key' },
+    });
   });
 
   it('hostctl mcp: offers the account summary and the OpenAPI document as resources, and the two prompts', async () => {
     const client = await stdioClient(['--read-only']);
     expect((await client.listTools()).tools.every((tool) => tool.annotations?.readOnlyHint)).toBe(true);
     const summary = JSON.parse(((await client.readResource({ uri: SUMMARY_URI })).contents[0] as { text: string }).text);
-    expect(summary).toMatchObject({ account: { email: 'demo@example.com' }, services: { vps: expect.any(Number), objectStorage: expect.any(Number) } });
+    expect(summary).toMatchObject({
+      account: { email: 'demo@example.com' },
+      services: { vps: expect.any(Number), objectStorage: expect.any(Number) },
+    });
     const document = JSON.parse(((await client.readResource({ uri: OPENAPI_URI })).contents[0] as { text: string }).text);
     expect(document.openapi).toBe('3.1.0');
     expect(Object.keys(document.paths)).not.toContain('/mcp');

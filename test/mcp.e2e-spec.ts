@@ -66,7 +66,12 @@ describe('MCP server at /mcp', () => {
     await request(t.http)
       .post('/mcp')
       .set('Accept', 'application/json, text/event-stream')
-      .send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } } })
+      .send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      })
       .expect(401);
   });
 
@@ -221,7 +226,11 @@ describe('MCP server at /mcp', () => {
     const survivor = await connect(`Bearer ${other.key}`);
     const opened = sessions.count(owner.id);
 
-    const headers = { Authorization: `Bearer ${doomed.key}`, Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' };
+    const headers = {
+      Authorization: `Bearer ${doomed.key}`,
+      Accept: 'application/json, text/event-stream',
+      'Content-Type': 'application/json',
+    };
     const init = await fetch(`${url}/mcp`, {
       method: 'POST',
       headers,
@@ -236,7 +245,11 @@ describe('MCP server at /mcp', () => {
     const sessionId = init.headers.get('mcp-session-id')!;
     await init.text();
     const inSession = { ...headers, 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL_VERSION };
-    const initialized = await fetch(`${url}/mcp`, { method: 'POST', headers: inSession, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    const initialized = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: inSession,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
     expect(initialized.status).toBe(202);
 
     const hijack = await fetch(`${url}/mcp`, {

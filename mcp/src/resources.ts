@@ -27,14 +27,22 @@ export function registerResources(server: McpServer, api: HostingClient, openApi
   server.registerResource(
     'account-summary',
     SUMMARY_URI,
-    { title: 'Account summary', description: 'The account, how many services it has, unread notifications and open tickets.', mimeType: 'application/json' },
+    {
+      title: 'Account summary',
+      description: 'The account, how many services it has, unread notifications and open tickets.',
+      mimeType: 'application/json',
+    },
     async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(await accountSummary(api)) }] }),
   );
   if (!openApiDocument) return;
   server.registerResource(
     'openapi',
     OPENAPI_URI,
-    { title: 'OpenAPI document', description: 'The OpenAPI 3.1 document of the hosting account API the tools call.', mimeType: 'application/json' },
+    {
+      title: 'OpenAPI document',
+      description: 'The OpenAPI 3.1 document of the hosting account API the tools call.',
+      mimeType: 'application/json',
+    },
     async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(await openApiDocument()) }] }),
   );
 }

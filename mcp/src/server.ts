@@ -46,7 +46,13 @@ export function createMcpServer(api: HostingClient, options: HostingMcpOptions =
   for (const tool of MCP_TOOLS) {
     server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.input,
+        outputSchema: tool.output,
+        annotations: tool.annotations,
+      },
       async (args: Record<string, unknown>, extra) => {
         if (!allowed(tool)) return missingScope(tool, options.scopes!);
         try {
@@ -85,7 +91,9 @@ function definition(tool: HostingTool): Tool {
   const schema = (shape: HostingTool['input'] | HostingTool['output'], pipeStrategy: 'input' | 'output') => {
     const object = normalizeObjectSchema(shape);
     // An empty shape normalises to nothing; McpServer lists it as an empty object too.
-    return (object ? toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy }) : { type: 'object', properties: {} }) as Tool['inputSchema'];
+    return (
+      object ? toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy }) : { type: 'object', properties: {} }
+    ) as Tool['inputSchema'];
   };
   return {
     name: tool.name,

@@ -5,7 +5,10 @@ export function toolTable(): string {
   const rows = MCP_TOOLS.map((tool) => {
     const hints = tool.annotations.readOnlyHint
       ? 'read-only'
-      : [tool.annotations.destructiveHint ? 'destructive' : 'not destructive', tool.annotations.idempotentHint ? 'idempotent' : 'not idempotent'].join(', ');
+      : [
+          tool.annotations.destructiveHint ? 'destructive' : 'not destructive',
+          tool.annotations.idempotentHint ? 'idempotent' : 'not idempotent',
+        ].join(', ');
     const description = tool.description.replace(/\|/g, '\\|');
     return `| \`${tool.name}\` | ${description} | ${tool.scope} | ${hints} |`;
   });

@@ -13,9 +13,9 @@ export async function waitWithProgress(action: InstanceAction, timeoutSeconds: n
   const report = (message: string) =>
     token === undefined
       ? Promise.resolve()
-      : extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message } }).catch(
-          () => undefined,
-        );
+      : extra
+          .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message } })
+          .catch(() => undefined);
   const label = `${action.type} of ${action.serviceId}`;
   await report(`${label}: running`);
   const ticker = setInterval(() => void report(`${label}: running for ${Math.round((Date.now() - started) / 1000)} s`), pollMs);

@@ -9,7 +9,7 @@ export function mcpCommand(): Command {
     .option('--read-only', 'offer only the tools that read (even when the credential may write)')
     .addHelpText(
       'after',
-      '\nIt uses the context\'s credentials, or HOSTCTL_TOKEN and HOSTCTL_URL, as every command does. Every tool call\n' +
+      "\nIt uses the context's credentials, or HOSTCTL_TOKEN and HOSTCTL_URL, as every command does. Every tool call\n" +
         'is an API request with them, shown in the activity log with "hostctl/<version> mcp (<assistant>)" as user agent.\n' +
         'A 429 is not waited out: the tool error says when to retry.\n' +
         examples('hostctl mcp', 'HOSTCTL_TOKEN=hpk_... HOSTCTL_URL=https://api.hosting.example hostctl mcp --read-only'),

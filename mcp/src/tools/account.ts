@@ -29,7 +29,8 @@ export const ACCOUNT_TOOLS = [
   defineTool({
     name: 'ssh_key_add',
     title: 'Add an SSH key',
-    description: 'Adds a public SSH key (one OpenSSH line: ssh-ed25519, ecdsa-sha2-nistp256/384/521 or ssh-rsa of 2048 bits or more). Never a private key.',
+    description:
+      'Adds a public SSH key (one OpenSSH line: ssh-ed25519, ecdsa-sha2-nistp256/384/521 or ssh-rsa of 2048 bits or more). Never a private key.',
     scope: 'write',
     annotations: writes({ destructive: false, idempotent: false }),
     input: {
@@ -48,7 +49,11 @@ export const ACCOUNT_TOOLS = [
     input: { unread: z.boolean().optional().describe('Only unread (true) or only read (false) ones'), ...paging },
     output: pageOf(notification),
     run: ({ unread, ...query }, { api }) =>
-      unwrap(api.GET('/api/notifications', { params: { query: { ...query, ...(unread === undefined ? {} : { unread: `${unread}` as const }) } } })),
+      unwrap(
+        api.GET('/api/notifications', {
+          params: { query: { ...query, ...(unread === undefined ? {} : { unread: `${unread}` as const }) } },
+        }),
+      ),
   }),
   defineTool({
     name: 'notification_mark_read',
@@ -90,7 +95,8 @@ export const ACCOUNT_TOOLS = [
   defineTool({
     name: 'webhooks_list',
     title: 'List webhooks',
-    description: 'Webhook endpoints of the account: which events each receives, whether it is failing. URLs are shown as their origin only.',
+    description:
+      'Webhook endpoints of the account: which events each receives, whether it is failing. URLs are shown as their origin only.',
     scope: 'read',
     annotations: READS,
     input: { ...paging },
@@ -108,6 +114,7 @@ export const ACCOUNT_TOOLS = [
     annotations: READS,
     input: { webhookId: uuid('The webhook id (from webhooks_list)'), ...paging },
     output: pageOf(delivery),
-    run: ({ webhookId, ...query }, { api }) => unwrap(api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id: webhookId }, query } })),
+    run: ({ webhookId, ...query }, { api }) =>
+      unwrap(api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id: webhookId }, query } })),
   }),
 ];

@@ -8,7 +8,13 @@ import { waitWithProgress } from '../wait';
 const serviceId = uuid('The service id (from services_list)');
 const waiting = {
   wait: z.boolean().optional().describe('Wait until the action has finished, with progress notifications (default true)'),
-  timeoutSeconds: z.number().int().min(1).max(1800).optional().describe('Give up waiting after this long (default 300); the action goes on'),
+  timeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(1800)
+    .optional()
+    .describe('Give up waiting after this long (default 300); the action goes on'),
 };
 
 /** The action as started, or as finished when waited for; a failed action is a tool error. */
@@ -95,7 +101,9 @@ export const SERVICE_TOOLS = [
     output: action,
     run: async (args, context) => {
       const body = { image: args.image, ...(args.sshKeyIds ? { sshKeyIds: args.sshKeyIds } : {}) };
-      const started = await unwrap(context.api.POST('/api/services/{id}/instance/rebuild', { params: { path: { id: args.serviceId } }, body }));
+      const started = await unwrap(
+        context.api.POST('/api/services/{id}/instance/rebuild', { params: { path: { id: args.serviceId } }, body }),
+      );
       return settle(started, args, context);
     },
   }),

@@ -21,7 +21,10 @@ export const SUPPORT_TOOLS = [
     description: 'Support tickets of the account, newest first.',
     scope: 'read',
     annotations: READS,
-    input: { status: z.enum(['open', 'answered', 'customer_reply', 'closed']).optional().describe('Only tickets in this status'), ...paging },
+    input: {
+      status: z.enum(['open', 'answered', 'customer_reply', 'closed']).optional().describe('Only tickets in this status'),
+      ...paging,
+    },
     output: pageOf(ticket),
     run: (query, { api }) => unwrap(api.GET('/api/support/tickets', { params: { query } })),
   }),
@@ -33,7 +36,8 @@ export const SUPPORT_TOOLS = [
     annotations: READS,
     input: { ticketId },
     output: ticketWithMessages,
-    run: async ({ ticketId }, { api }) => ticketView(await unwrap(api.GET('/api/support/tickets/{id}', { params: { path: { id: ticketId } } }))),
+    run: async ({ ticketId }, { api }) =>
+      ticketView(await unwrap(api.GET('/api/support/tickets/{id}', { params: { path: { id: ticketId } } }))),
   }),
   defineTool({
     name: 'ticket_create',
@@ -61,7 +65,9 @@ export const SUPPORT_TOOLS = [
     input: { ticketId, message: z.string().min(1).describe('The reply') },
     output: ticketMessage,
     run: async ({ ticketId, message }, { api }) =>
-      withoutDownloadUrls(await unwrap(api.POST('/api/support/tickets/{id}/reply', { params: { path: { id: ticketId } }, body: { message } }))),
+      withoutDownloadUrls(
+        await unwrap(api.POST('/api/support/tickets/{id}/reply', { params: { path: { id: ticketId } }, body: { message } })),
+      ),
   }),
   defineTool({
     name: 'ticket_close',
