@@ -43,8 +43,9 @@ describe('MCP against the built server: hostctl mcp over stdio, /mcp over HTTP',
   beforeAll(async () => {
     dataDir = freshDataDir('mcp-api-');
     home = mkdtempSync(join(tmpdir(), 'mcp-home-'));
+    // The embedded database on both passes: demo data is made only in an empty database.
     server = await startServerProcess(
-      { DATA_DIR: dataDir, DEMO_DATA: 'true', DOCS_ENABLED: 'true', COMPUTE_TRANSITION_DELAY_MS: '300' },
+      { DATABASE_URL: undefined, DATA_DIR: dataDir, DEMO_DATA: 'true', DOCS_ENABLED: 'true', COMPUTE_TRANSITION_DELAY_MS: '300' },
       { startTimeoutMs: 120_000 },
     );
     apiKey = /API key: +(hpk_\S+)/.exec(server.output())![1];

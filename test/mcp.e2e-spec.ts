@@ -219,12 +219,13 @@ describe('MCP server at /mcp', () => {
   });
 
   it("ends the session when its key is revoked (its stream closes), and refuses another credential's session id", async () => {
+    const account = await createAccount(t);
     const keys = t.app.get(ApiKeysService);
-    const doomed = await keys.create(owner.id, { name: 'assistant' });
-    const other = await keys.create(owner.id, { name: 'other assistant' });
+    const doomed = await keys.create(account.id, { name: 'assistant' });
+    const other = await keys.create(account.id, { name: 'other assistant' });
     const sessions = t.app.get(McpSessions);
     const survivor = await connect(`Bearer ${other.key}`);
-    const opened = sessions.count(owner.id);
+    expect(sessions.count(account.id)).toBe(1);
 
     const headers = {
       Authorization: `Bearer ${doomed.key}`,
@@ -263,13 +264,13 @@ describe('MCP server at /mcp', () => {
     const stream = await fetch(`${url}/mcp`, { headers: { ...inSession, Accept: 'text/event-stream' } });
     expect(stream.status).toBe(200);
     const ended = stream.body!.pipeTo(new WritableStream()).catch(() => undefined);
-    expect(sessions.count(owner.id)).toBe(opened + 1);
+    expect(sessions.count(account.id)).toBe(2);
 
-    await request(t.http).delete(`/api/auth/api-keys/${doomed.id}`).set('Authorization', owner.bearer).expect(204);
+    await request(t.http).delete(`/api/auth/api-keys/${doomed.id}`).set('Authorization', account.bearer).expect(204);
     await ended;
     await waitForOrFail(
-      async () => sessions.count(owner.id),
-      (n) => n === opened,
+      async () => sessions.count(account.id),
+      (n) => n === 1,
       5000,
       (n) => `${n} sessions`,
     );
