@@ -6,9 +6,15 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_TOOLS, OPENAPI_URI, SUMMARY_URI } from '@hosting-account/mcp';
+import request from 'supertest';
+import { ApiKeysService } from '@app/api-keys';
+import { createAccount, TestAccount } from './factories/accounts';
 import { HOSTCTL } from './support/hostctl';
+import { openRawMcpSession } from './support/mcp-session';
 import { ServerProcess, startServerProcess } from './support/server-process';
+import { startTestApp, TestApp } from './support/test-app';
 import { freshDataDir } from './support/test-database';
+import { TEST_DATABASE_URL } from './support/test-env';
 
 /**
  * What the README's configurations start, against the built server with its demo data: a desktop
@@ -112,5 +118,35 @@ describe('MCP against the built server: hostctl mcp over stdio, /mcp over HTTP',
     expect(document.info.title).toBe('Hosting account API');
     const tickets = await call(client, 'tickets_list');
     expect(tickets.isError).toBeFalsy();
+  });
+});
+
+// Several API processes share one database only on PostgreSQL.
+(TEST_DATABASE_URL ? describe : describe.skip)('MCP sessions across API processes (PostgreSQL)', () => {
+  let app: TestApp;
+  let server: ServerProcess;
+  let owner: TestAccount;
+  beforeAll(async () => {
+    [app, server] = await Promise.all([startTestApp(), startServerProcess({})]);
+    owner = await createAccount(app);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await app.close();
+  });
+
+  it('a key revoked through one process ends its session held by another', async () => {
+    const key = await app.app.get(ApiKeysService).create(owner.id, { name: 'assistant' });
+    const session = await openRawMcpSession(server.url, `Bearer ${key.key}`);
+    const stream = await session.openStream();
+    expect(stream.status).toBe(200);
+    await request(app.http).delete(`/api/auth/api-keys/${key.id}`).set('Authorization', owner.bearer).expect(204);
+    await stream.ended;
+    const after = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { ...session.headers, Authorization: owner.bearer },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    expect(after.status).toBe(404);
   });
 });

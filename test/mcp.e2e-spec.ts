@@ -12,11 +12,11 @@ import { MCP_TOOLS } from '@hosting-account/mcp';
 import { McpSessions } from '../libs/mcp/src/mcp-sessions';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
+import { MCP_PROTOCOL_VERSION, openRawMcpSession } from './support/mcp-session';
 import { startTestApp, TestApp } from './support/test-app';
 import { waitForOrFail } from './support/wait-for';
 
 const READ_TOOLS = MCP_TOOLS.filter((tool) => tool.scope === 'read').map((tool) => tool.name);
-const PROTOCOL_VERSION = '2025-06-18';
 const INSPECTOR = require.resolve('@modelcontextprotocol/inspector-cli/build/index.js');
 
 /**
@@ -70,7 +70,7 @@ describe('MCP server at /mcp', () => {
         jsonrpc: '2.0',
         id: 1,
         method: 'initialize',
-        params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        params: { protocolVersion: MCP_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
       })
       .expect(401);
   });
@@ -227,47 +227,21 @@ describe('MCP server at /mcp', () => {
     const survivor = await connect(`Bearer ${other.key}`);
     expect(sessions.count(account.id)).toBe(1);
 
-    const headers = {
-      Authorization: `Bearer ${doomed.key}`,
-      Accept: 'application/json, text/event-stream',
-      'Content-Type': 'application/json',
-    };
-    const init = await fetch(`${url}/mcp`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-      }),
-    });
-    expect(init.status).toBe(200);
-    const sessionId = init.headers.get('mcp-session-id')!;
-    await init.text();
-    const inSession = { ...headers, 'mcp-session-id': sessionId, 'mcp-protocol-version': PROTOCOL_VERSION };
-    const initialized = await fetch(`${url}/mcp`, {
-      method: 'POST',
-      headers: inSession,
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-    });
-    expect(initialized.status).toBe(202);
-
+    const session = await openRawMcpSession(url, `Bearer ${doomed.key}`);
     const hijack = await fetch(`${url}/mcp`, {
       method: 'POST',
-      headers: { ...inSession, Authorization: `Bearer ${other.key}` },
+      headers: { ...session.headers, Authorization: `Bearer ${other.key}` },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
     expect(hijack.status).toBe(404);
     await hijack.text();
 
-    const stream = await fetch(`${url}/mcp`, { headers: { ...inSession, Accept: 'text/event-stream' } });
+    const stream = await session.openStream();
     expect(stream.status).toBe(200);
-    const ended = stream.body!.pipeTo(new WritableStream()).catch(() => undefined);
     expect(sessions.count(account.id)).toBe(2);
 
     await request(t.http).delete(`/api/auth/api-keys/${doomed.id}`).set('Authorization', account.bearer).expect(204);
-    await ended;
+    await stream.ended;
     await waitForOrFail(
       async () => sessions.count(account.id),
       (n) => n === 1,
