@@ -51,7 +51,12 @@ describe('MCP server at /mcp', () => {
 
   beforeAll(async () => {
     // TRUST_PROXY=loopback: the test's requests name their client address with X-Forwarded-For.
-    t = await startTestApp({ COMPUTE_TRANSITION_DELAY_MS: '200', TRUST_PROXY: 'loopback', RATE_LIMIT_TICKET_CREATE_PER_MINUTE: '2' });
+    t = await startTestApp({
+      COMPUTE_TRANSITION_DELAY_MS: '200',
+      TRUST_PROXY: 'loopback',
+      RATE_LIMIT_TICKET_CREATE_PER_MINUTE: '2',
+      CORS_ORIGINS: 'https://dashboard.example',
+    });
     url = `http://127.0.0.1:${(t.http.address() as AddressInfo).port}`;
     owner = await createAccount(t);
     stranger = await createAccount(t);
@@ -62,9 +67,10 @@ describe('MCP server at /mcp', () => {
     await t.close();
   });
 
-  it('refuses a request without a bearer token with 401, as every route', async () => {
+  it('refuses a request without a bearer token with 401, as every route; a browser client may read the session id', async () => {
     await request(t.http)
       .post('/mcp')
+      .set('Origin', 'https://dashboard.example')
       .set('Accept', 'application/json, text/event-stream')
       .send({
         jsonrpc: '2.0',
@@ -72,7 +78,8 @@ describe('MCP server at /mcp', () => {
         method: 'initialize',
         params: { protocolVersion: MCP_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
       })
-      .expect(401);
+      .expect(401)
+      .expect('Access-Control-Expose-Headers', /Mcp-Session-Id/);
   });
 
   it('lists only the read tools for a read-only key, and names the missing scope when it calls a write tool', async () => {

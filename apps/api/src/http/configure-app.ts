@@ -61,7 +61,16 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
     app.enableCors({
       origin: config.corsOrigins,
       credentials: false,
-      exposedHeaders: ['X-Request-Id', 'Location', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
+      // Mcp-Session-Id: a browser's MCP client reads the session it was given at /mcp.
+      exposedHeaders: [
+        'X-Request-Id',
+        'Location',
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset',
+        'Retry-After',
+        'Mcp-Session-Id',
+      ],
     });
   }
   app.get(OpenApiDocumentSource).use(() => buildOpenApiDocument(app));
