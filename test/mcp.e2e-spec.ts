@@ -11,6 +11,7 @@ import { ApiKeysService } from '@app/api-keys';
 import { MCP_TOOLS } from '@hosting-account/mcp';
 import { McpSessions } from '../libs/mcp/src/mcp-sessions';
 import { createAccount, TestAccount } from './factories/accounts';
+import { createImage } from './factories/images';
 import { createService } from './factories/services';
 import { MCP_PROTOCOL_VERSION, openRawMcpSession } from './support/mcp-session';
 import { startTestApp, TestApp } from './support/test-app';
@@ -144,6 +145,15 @@ describe('MCP server at /mcp', () => {
 
     const history = await call(client, 'vps_actions_list', { serviceId: vpsId });
     expect((history.structuredContent as { data: { id: string }[] }).data[0].id).toBe((result.structuredContent as { id: string }).id);
+  });
+
+  it('rebuilds a VPS from an image the images tool lists, and waits for it', async () => {
+    const { slug } = await createImage(t);
+    const client = await connect(owner.keyBearer);
+    const images = (await call(client, 'images_list', { pageSize: 100 })).structuredContent as { data: { slug: string }[] };
+    expect(images.data.map((image) => image.slug)).toContain(slug);
+    const rebuilt = await call(client, 'vps_rebuild', { serviceId: vpsId, image: slug });
+    expect(rebuilt.structuredContent).toMatchObject({ serviceId: vpsId, type: 'rebuild', status: 'succeeded' });
   });
 
   it('opens, answers and closes a support ticket', async () => {
