@@ -13,6 +13,11 @@ ENV NODE_ENV=production PORT=3000 DATA_DIR=/data NODE_OPTIONS=--max-old-space-si
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The API serves the MCP server of mcp/ (over the SDK of sdk/): node_modules links to both packages.
+COPY --from=build /app/sdk/package.json ./sdk/package.json
+COPY --from=build /app/sdk/dist ./sdk/dist
+COPY --from=build /app/mcp/package.json ./mcp/package.json
+COPY --from=build /app/mcp/dist ./mcp/dist
 COPY package.json ./
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -62,6 +62,7 @@ module.exports = {
         '<rootDir>/libs/**/*.spec.ts',
         '<rootDir>/apps/**/*.spec.ts',
         '<rootDir>/sdk/src/**/*.spec.ts',
+        '<rootDir>/mcp/src/**/*.spec.ts',
         '<rootDir>/cli/src/**/*.spec.ts',
         '<rootDir>/test/support/**/*.spec.ts',
       ],

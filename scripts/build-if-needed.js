@@ -19,17 +19,18 @@ function newestSource(dir) {
 }
 
 const built = existsSync(marker) ? statSync(marker).mtimeMs : 0;
-const sources = Math.max(newestSource(join(root, 'apps')), newestSource(join(root, 'libs')));
+// The API compiles the MCP server's sources (and the SDK's under them) into its own build.
+const sources = Math.max(...['apps', 'libs', 'mcp/src', 'sdk/src'].map((dir) => newestSource(join(root, dir))));
 if (built < sources) {
   process.stderr.write('Building the API (npm run build)...\n');
   execSync('npx nest build', { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
 }
 
-// The CLI is built against the SDK's build, so the SDK goes first.
-for (const workspace of ['sdk', 'cli']) {
+// The MCP server and the CLI are built against the SDK's build, and the CLI against the MCP server's.
+for (const workspace of ['sdk', 'mcp', 'cli']) {
   const output = join(root, workspace, 'dist');
   const builtAt = existsSync(output)
-    ? (statSync(join(output, workspace === 'sdk' ? 'cjs/index.js' : 'main.js'), { throwIfNoEntry: false })?.mtimeMs ?? 0)
+    ? (statSync(join(output, { sdk: 'cjs/index.js', mcp: 'index.js', cli: 'main.js' }[workspace]), { throwIfNoEntry: false })?.mtimeMs ?? 0)
     : 0;
   if (builtAt < newestSource(join(root, workspace, 'src'))) {
     process.stderr.write(`Building ${workspace}/ (npm run build -w ${workspace})...\n`);

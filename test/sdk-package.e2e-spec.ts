@@ -14,7 +14,7 @@ const ROOT = join(__dirname, '..');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /**
- * What a customer does with only Node: `npm install` the two packed tarballs into an empty folder
+ * What a customer does with only Node: `npm install` the packed tarballs (SDK, MCP server, CLI) into an empty folder
  * and use them from plain JavaScript (ES module and CommonJS), TypeScript, and the shell, against
  * the built API running as its own process.
  */
@@ -119,14 +119,16 @@ describe('The packed SDK and CLI, installed in an empty folder', () => {
     }).catch((e) => e);
     expect(anonymous.code).toBe(1);
     expect(anonymous.stderr).toMatch(/code: unauthorized/);
+    const mcp = await run(join(folder, 'node_modules/.bin/hostctl'), ['mcp', '--help'], { cwd: folder });
+    expect(mcp.stdout).toMatch(/^Usage: hostctl mcp \[options\]/);
   });
 });
 
-/** `npm pack` of sdk/ and cli/ (built by `npm test`), then `npm install` of both tarballs into `folder`. */
+/** `npm pack` of sdk/, mcp/ and cli/ (built by `npm test`), then `npm install` of the three tarballs into `folder`. */
 async function packAndInstall(folder: string): Promise<void> {
   await run(process.execPath, [join(ROOT, 'scripts/build-if-needed.js')], { cwd: ROOT });
   const tarballs: string[] = [];
-  for (const workspace of ['sdk', 'cli']) {
+  for (const workspace of ['sdk', 'mcp', 'cli']) {
     const { stdout } = await run(NPM, ['pack', '--json', '--ignore-scripts', '--pack-destination', folder], { cwd: join(ROOT, workspace) });
     tarballs.push(join(folder, JSON.parse(stdout)[0].filename));
   }

@@ -2,6 +2,7 @@ import { Command, HelpContext, Option } from 'commander';
 import { authCommand } from './commands/auth';
 import { completionCommand } from './commands/completion';
 import { contextCommand } from './commands/context';
+import { mcpCommand } from './commands/mcp';
 import { notificationsCommand } from './commands/notifications';
 import { servicesCommand } from './commands/services';
 import { sshKeysCommand } from './commands/ssh-keys';
@@ -45,6 +46,7 @@ not be reached, 2 usage error.
     sshKeysCommand(),
     ticketsCommand(),
     notificationsCommand(),
+    mcpCommand(),
   ]) {
     program.addCommand(inheritSettings(command, program));
   }

@@ -1,6 +1,7 @@
 import { ApiKeysModule } from '@app/api-keys';
 import { AuthModule } from '@app/auth';
 import { EventsModule } from '@app/events';
+import { McpModule } from '@app/mcp';
 import { NotificationsModule } from '@app/notifications';
 import { ProductsModule } from '@app/products';
 import { ServicesModule } from '@app/services';
@@ -18,4 +19,5 @@ export const AREA_MODULES = [
   NotificationsModule,
   EventsModule,
   WebhooksModule,
+  McpModule,
 ];

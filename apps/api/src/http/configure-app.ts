@@ -4,6 +4,7 @@ import { json } from 'express';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { AppConfig, AuthFailureLimiter, jsonBodyGuard, Problem, rejectManyJsonValues, requestId } from '@app/core';
+import { ClientRelay, OpenApiDocumentSource } from '@app/mcp';
 import { MetricsService } from '../metrics/metrics.service';
 import { buildOpenApiDocument, serveDocs } from './openapi';
 import { requestLogging } from './request-logging';
@@ -46,6 +47,8 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
   // Only the proxies the operator names may set the client address (X-Forwarded-For).
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
+  // The MCP endpoint's loopback calls carry their client's address: set before anything reads req.ip.
+  app.use(app.get(ClientRelay).middleware);
   app.use(requestId);
   app.use(app.get(MetricsService).middleware);
   if (logging) app.use(requestLogging(logging.logger, { oneLine: logging.oneLineRequests }));
@@ -58,8 +61,18 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
     app.enableCors({
       origin: config.corsOrigins,
       credentials: false,
-      exposedHeaders: ['X-Request-Id', 'Location', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
+      // Mcp-Session-Id: a browser's MCP client reads the session it was given at /mcp.
+      exposedHeaders: [
+        'X-Request-Id',
+        'Location',
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset',
+        'Retry-After',
+        'Mcp-Session-Id',
+      ],
     });
   }
+  app.get(OpenApiDocumentSource).use(() => buildOpenApiDocument(app));
   if (config.docsEnabled) serveDocs(app, buildOpenApiDocument(app));
 }

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+
+// Output schemas: the fields an agent relies on. Objects are loose: the API may add fields, and a
+// result carries them through.
+
+const timestamp = z.string().describe('ISO 8601, UTC');
+const nullableTimestamp = timestamp.nullable();
+
+/** One page of a list: `{data, page, pageSize, total, totalPages}`. */
+export function pageOf<T extends z.ZodType>(item: T) {
+  return z.looseObject({
+    data: z.array(item),
+    page: z.number().int(),
+    pageSize: z.number().int(),
+    total: z.number().int(),
+    totalPages: z.number().int(),
+  });
+}
+
+export const service = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  type: z.string().describe('vps or object_storage'),
+  status: z.string().describe('pending, active, suspended, cancelled or terminated'),
+  instance: z
+    .looseObject({ powerState: z.string(), ipv4: z.string().nullable(), ipv6: z.string().nullable(), region: z.string() })
+    .nullable()
+    .describe('The VPS instance; null for other services'),
+  createdAt: timestamp,
+});
+
+export const action = z.looseObject({
+  id: z.string(),
+  serviceId: z.string(),
+  type: z.string().describe('start, stop, reboot, rebuild, ...'),
+  status: z.string().describe('running, succeeded or failed'),
+  startedAt: timestamp,
+  finishedAt: nullableTimestamp,
+  error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+});
+
+export const image = z.looseObject({ id: z.string(), slug: z.string(), name: z.string(), osFamily: z.string(), status: z.string() });
+
+export const sshKey = z.looseObject({ id: z.string(), name: z.string(), fingerprint: z.string(), type: z.string(), createdAt: timestamp });
+
+export const ticket = z.looseObject({
+  id: z.string(),
+  reference: z.string(),
+  subject: z.string(),
+  status: z.string().describe('open, answered, customer_reply or closed'),
+  priority: z.string(),
+  department: z.string(),
+  serviceId: z.string().nullable(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const ticketMessage = z.looseObject({
+  id: z.string(),
+  author: z.looseObject({ type: z.string(), name: z.string() }),
+  message: z.string(),
+  attachments: z.array(z.looseObject({ id: z.string(), filename: z.string(), size: z.number() })),
+  createdAt: timestamp,
+});
+
+export const ticketWithMessages = ticket.extend({ messages: z.array(ticketMessage) });
+
+export const notification = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  severity: z.string(),
+  title: z.string(),
+  body: z.string(),
+  readAt: nullableTimestamp,
+  createdAt: timestamp,
+});
+
+export const activityEntry = z.looseObject({
+  id: z.string(),
+  action: z.string().describe('<entity>.<verb>, e.g. instance.reboot'),
+  actor: z.looseObject({ type: z.string() }),
+  ip: z.string().nullable(),
+  userAgent: z.string().nullable(),
+  status: z.string(),
+  createdAt: timestamp,
+});
+
+export const webhook = z.looseObject({
+  id: z.string(),
+  url: z.string().describe('The endpoint, shown as its origin only: a path or query may carry a token'),
+  events: z.array(z.string()),
+  enabled: z.boolean(),
+  failingSince: nullableTimestamp,
+  createdAt: timestamp,
+});
+
+export const delivery = z.looseObject({
+  id: z.string(),
+  eventType: z.string(),
+  status: z.string(),
+  attempts: z.number().int(),
+  lastResponseCode: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  createdAt: timestamp,
+});
+
+export const storageCredentials = z.looseObject({
+  endpoint: z.string(),
+  region: z.string(),
+  bucket: z.string(),
+  accessKeyId: z.string(),
+  secretAccessKey: z.string(),
+});
+
+export const paging = {
+  page: z.number().int().min(1).optional().describe('Page number, from 1'),
+  pageSize: z.number().int().min(1).max(100).optional().describe('Items per page (1-100, default 10)'),
+};
+
+export const uuid = (what: string) => z.uuid().describe(what);

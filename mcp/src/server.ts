@@ -1,0 +1,106 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { normalizeObjectSchema } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
+import { type CallToolResult, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { HostingClient } from '@hosting-account/sdk';
+import { problemOf, toolError } from './errors';
+import { registerPrompts } from './prompts';
+import { registerResources } from './resources';
+import type { HostingTool, Scope } from './tool';
+import { MCP_TOOLS } from './tools';
+import { namingTheClient } from './user-agent';
+import { MCP_VERSION } from './version';
+
+export interface HostingMcpOptions {
+  /**
+   * The scopes of the credential the client calls with. Given, only the tools it allows are listed,
+   * and calling another is a tool error naming the missing scope (no request is made). Unknown
+   * (undefined): every tool is listed and the API refuses what the credential may not do.
+   */
+  scopes?: readonly Scope[];
+  /** The OpenAPI document, offered as a resource when given. */
+  openApiDocument?: () => Promise<unknown>;
+  /** Sent as the User-Agent of every call, followed by the MCP client's name and version: say `mcp` in it. */
+  userAgent?: string;
+  /** Time between polls while a tool waits for a VPS action (default 1000 ms). */
+  pollMs?: number;
+}
+
+const INSTRUCTIONS = [
+  'Tools of a hosting account: services (VPS and object storage), VPS power actions and rebuilds, support tickets,',
+  'notifications, the activity log, SSH keys and webhooks. Every call is made with the user credential and recorded',
+  'in the account activity log. Ask the user before a destructive tool (stop, reboot, rebuild) and before opening a ticket.',
+  'A tool error carries the API problem code and detail; rate_limited says when to retry.',
+].join(' ');
+
+/**
+ * The hosting account's MCP server over an SDK client: each tool is one or a few calls of that
+ * client, so the credential's scopes, ownership, rate limits, idempotency and the activity log hold
+ * as for any other client. Connect it to a transport (stdio, Streamable HTTP).
+ */
+export function createMcpServer(api: HostingClient, options: HostingMcpOptions = {}): McpServer {
+  const server = new McpServer({ name: 'hosting-account', title: 'Hosting account', version: MCP_VERSION }, { instructions: INSTRUCTIONS });
+  const allowed = (tool: HostingTool) => !options.scopes || options.scopes.includes(tool.scope);
+  if (options.userAgent) api.use(namingTheClient(options.userAgent, () => server.server.getClientVersion()));
+  const context = { api, pollMs: options.pollMs ?? 1000 };
+  for (const tool of MCP_TOOLS) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.input,
+        outputSchema: tool.output,
+        annotations: tool.annotations,
+      },
+      async (args: Record<string, unknown>, extra) => {
+        if (!allowed(tool)) return missingScope(tool, options.scopes!);
+        try {
+          return asResult(await tool.run(args, { ...context, extra }));
+        } catch (error) {
+          const problem = problemOf(error);
+          if (problem) return toolError(problem);
+          throw error;
+        }
+      },
+    );
+  }
+  // McpServer lists every enabled tool, and a disabled one answers "disabled" without saying why:
+  // the list is ours, so that a read-only credential sees the read tools and a call of another names the scope.
+  if (options.scopes) server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: MCP_TOOLS.filter(allowed).map(definition) }));
+  registerResources(server, api, options.openApiDocument);
+  registerPrompts(server);
+  return server;
+}
+
+function missingScope(tool: HostingTool, scopes: readonly Scope[]): CallToolResult {
+  return toolError({
+    status: 403,
+    code: 'insufficient_scope',
+    detail: `${tool.name} needs an API key with the "${tool.scope}" scope; this credential has ${scopes.map((s) => `"${s}"`).join(', ')}.`,
+  });
+}
+
+function asResult(result: Record<string, unknown> | CallToolResult): CallToolResult {
+  if (result.isError === true && Array.isArray(result.content)) return result as CallToolResult;
+  return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+}
+
+/** A tool as tools/list shows it: the same JSON Schemas McpServer derives from the zod shapes. */
+function definition(tool: HostingTool): Tool {
+  const schema = (shape: HostingTool['input'] | HostingTool['output'], pipeStrategy: 'input' | 'output') => {
+    const object = normalizeObjectSchema(shape);
+    // An empty shape normalises to nothing; McpServer lists it as an empty object too.
+    return (
+      object ? toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy }) : { type: 'object', properties: {} }
+    ) as Tool['inputSchema'];
+  };
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: schema(tool.input, 'input'),
+    outputSchema: schema(tool.output, 'output'),
+    annotations: tool.annotations,
+  };
+}

@@ -1,0 +1,1 @@
+export const MCP_VERSION = '0.1.0';
