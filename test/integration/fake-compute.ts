@@ -1,5 +1,5 @@
+import type { ActionType, PowerState } from '@app/services';
 import {
-  ActionType,
   ComputeProvider,
   ComputeProviderError,
   ConsoleTarget,
@@ -7,9 +7,8 @@ import {
   InstanceRef,
   MachineRecord,
   MachineSpec,
-  PowerState,
   TaskStatus,
-} from '@app/services';
+} from '@app/vps';
 
 /**
  * A hypervisor in memory, for the middle tier only (the e2e suites use the simulator or libvirt):

@@ -1,9 +1,10 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { JobQueue } from '@app/core';
-import { ComputeProvider, ComputeProviderError, InstanceActionFinishedEvent, ServicesModule } from '@app/services';
+import { InstanceActionFinishedEvent, ServicesModule } from '@app/services';
+import { ComputeProvider, ComputeProviderError } from '@app/vps';
 import { ServiceProvisioner } from '../../libs/services/src/service-provisioner';
-import { InstanceActionHistory } from '../../libs/services/src/instance/instance-action-history';
-import { InstanceActionsService } from '../../libs/services/src/instance/instance-actions.service';
+import { InstanceActionHistory } from '../../libs/vps/src/instance-action-history';
+import { InstanceActionsService } from '../../libs/vps/src/instance-actions.service';
 import { ServicesService } from '../../libs/services/src/services.service';
 import { callerFor, startTestModule, TestModule } from '../support/test-module';
 import { waitFor } from '../support/wait-for';

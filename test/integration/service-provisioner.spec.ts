@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
-import { ComputeProvider, ComputeProviderError, ServicesModule } from '@app/services';
+import { ServicesModule } from '@app/services';
+import { ComputeProvider, ComputeProviderError } from '@app/vps';
 import { ServiceProvisioner } from '../../libs/services/src/service-provisioner';
 import { ServicesService } from '../../libs/services/src/services.service';
 import { ServicesRepository } from '../../libs/services/src/services.repository';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ImagesDemoSeeder } from '../../libs/services/src/images/images.demo';
+import { ImagesDemoSeeder } from '../../libs/vps/src/images/images.demo';
 import { ServicesDemoSeeder } from '../../libs/services/src/services.demo';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createService, createServices } from '../factories/services';

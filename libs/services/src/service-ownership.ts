@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Problem } from '@app/core';
 import type { PowerState, ServiceStatus } from './service.types';
 import { ServicesRepository } from './services.repository';
-import { InstanceRef, instanceRef } from './instance/compute/compute-provider';
-import { PowerStateSync } from './instance/power-state-sync';
+import { InstanceRef, instanceRef, PowerStateSync } from '@app/vps';
 
 export interface OwnedVps {
   serviceId: string;

@@ -6,10 +6,9 @@ import { BillingCycle, CatalogProduct, ObjectStorageSpecs, ProductCatalog, VpsSp
 import { nextDueDate } from './billing';
 import { ServiceResponse } from './dto/service.response';
 import { InsertedService, ServicesRepository } from './services.repository';
-import type { MachineRecord } from './instance/compute/compute-provider';
-import { GuestSetup } from './instance/guest-setup';
-import { InstanceSummary, MachinePlan, MachineProvisioning } from './instance/machine-provisioning';
-import { ObjectStorageLifecycle, quotaOf } from './object-storage/object-storage-lifecycle';
+import type { MachineRecord } from '@app/vps';
+import { GuestSetup, InstanceSummary, MachinePlan, MachineProvisioning } from '@app/vps';
+import { ObjectStorageLifecycle, quotaOf } from '@app/object-storage';
 import { PowerState, publicPowerState, ServiceStatus, ServiceType, VPS_REGIONS } from './service.types';
 
 export interface ProvisionSpec {

@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ActivityLog, Actor, domainEvent, Problem, TransactionRunner } from '@app/core';
 import { nextDueDate } from './billing';
-import { computeProblem } from './instance/compute/compute-problem';
-import { ComputeProvider, instanceRef } from './instance/compute/compute-provider';
-import { NetworkAllocator } from './instance/network/network-allocator';
-import { VpsInstancesRepository } from './instance/vps-instances.repository';
+import { computeProblem, ComputeProvider, instanceRef, NetworkAllocator, VpsInstancesRepository } from '@app/vps';
 import { ServiceResponse } from './dto/service.response';
-import { ObjectStorageLifecycle } from './object-storage/object-storage-lifecycle';
+import { ObjectStorageLifecycle } from '@app/object-storage';
 import { ServicesRepository } from './services.repository';
 import { ServiceStatus } from './service.types';
 import type { ServiceStatusChangedEvent } from './services.events';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, DemoContext, DemoSeeder } from '@app/core';
-import { InstanceActionsRepository } from './instance/instance-actions.repository';
+import { InstanceActionsRepository } from '@app/vps';
 import { ProvisionSpec, ServiceProvisioner } from './service-provisioner';
 
 const DAY = 86_400_000;

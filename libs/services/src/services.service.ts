@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Paginated, paginated, Problem } from '@app/core';
 import { ListServicesQuery } from './dto/list-services.query';
 import { ServiceResponse } from './dto/service.response';
-import { PowerStateSync } from './instance/power-state-sync';
+import { PowerStateSync } from '@app/vps';
 import { ServicesRepository } from './services.repository';
 
 @Injectable()

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { ServicesGauges } from '@app/services';
+import { ServicesGauges } from '@app/vps';
 
 interface PoolLike {
   totalCount?: number;

@@ -1,0 +1,4 @@
+import { ObjectStorageUsers1764000002310 } from './1764000002310-object-storage-users';
+
+/** object_storage_users (object_storage_credentials is made by services' first migration). */
+export const objectStorageMigrations = [ObjectStorageUsers1764000002310];

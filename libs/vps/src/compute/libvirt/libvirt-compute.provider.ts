@@ -1,0 +1,343 @@
+import { randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Logger } from '@nestjs/common';
+import { AppConfig, Problem } from '@app/core';
+import type { ActionType, PowerState } from '@app/services';
+import { computeProblem } from '../compute-problem';
+import {
+  ComputeProvider,
+  ComputeProviderError,
+  ConsoleTarget,
+  GuestBoot,
+  GuestNetwork,
+  HypervisorInventory,
+  InstanceRef,
+  MachineRecord,
+  MachineSpec,
+  TaskStatus,
+} from '../compute-provider';
+import { imageVolume } from '../../images/image.types';
+import { seedFiles } from './cloud-init-seed';
+import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, templateProblems, vncGraphics, withVncPassword } from './domain-xml';
+import { rootVolumeOf, seedVolumeOf } from './volume-names';
+import { StoragePool } from './storage-pool';
+import { lookBeforeRetry } from './look-before-retry';
+import { LibvirtInventory } from './libvirt-inventory';
+import { withSeedIso } from './seed-iso';
+import { DomainInfo, parseDominfo, parseDomainList, powerStateOf } from './domain-state';
+import { decodeTask, encodeTask } from './power-task';
+import { Virsh } from './virsh';
+import { withXmlFile } from './xml-file';
+
+/** Reads never keep a request waiting longer than this on the hypervisor. */
+const READ_TIMEOUT_MS = 2_000;
+/** A look after a failed step (background work, never a request): a daemon just back from a stall is slow. */
+const LOOK_TIMEOUT_MS = 10_000;
+const POLL_MS = 500;
+/** Classic VNC authentication reads at most 8 characters. */
+const VNC_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+/** The console token lasts 60 s; the password as long again, for the customer to type it in. */
+const CONSOLE_PASSWORD_VALID_MS = 120_000;
+
+/**
+ * VPSes as libvirt domains named `svc-<service id>`, driven with virsh (docs/compute-provider.md).
+ * libvirt's calls are synchronous, so a task handle records what was asked and when, and
+ * taskStatus compares the domain's state with the target: a guest still up after
+ * COMPUTE_STOP_TIMEOUT_SECONDS of an ACPI shutdown is powered off, and the action says so.
+ * A reboot is an ACPI shutdown followed by a start, so it can be followed by polling.
+ */
+export class LibvirtComputeProvider extends ComputeProvider {
+  override readonly observesExternalChanges = true;
+  override readonly leasesNetwork = true;
+  override readonly makesMachines = true;
+  private readonly logger = new Logger('LibvirtComputeProvider');
+  private readonly template: string;
+  private readonly pool: StoragePool;
+  private readonly changeTimeoutMs: number;
+  private readonly inventories: LibvirtInventory;
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly virsh = new Virsh(config.libvirt.keepaliveSeconds),
+  ) {
+    super();
+    this.changeTimeoutMs = config.libvirt.commandTimeoutSeconds * 1000;
+    this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.changeTimeoutMs);
+    // Reconciliation holds its job lock (a database connection) while it lists: reads stay short.
+    this.inventories = new LibvirtInventory(virsh, this.pool, READ_TIMEOUT_MS, this.changeTimeoutMs);
+    const { domainTemplate } = config.libvirt;
+    this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
+    const problems = templateProblems(this.template);
+    if (problems.length) throw new Error(`LIBVIRT_DOMAIN_TEMPLATE (${domainTemplate}) is not usable: ${problems.join('; ')}`);
+  }
+
+  async powerAction(instance: InstanceRef, type: ActionType, _idempotencyKey: string): Promise<string> {
+    // Asking twice is harmless: each branch first looks at the domain's state.
+    const domain = await this.info(instance, this.changeTimeoutMs);
+    const state = powerStateOf(domain.state);
+    if (type === 'start' || type === 'rebuild') await this.powerOn(instance, domain);
+    else if (state === 'running') await this.shutdownOnce(instance, domain.name);
+    return encodeTask({ type, since: Date.now(), domainId: type === 'reboot' ? domain.id : null });
+  }
+
+  async taskStatus(instance: InstanceRef, taskId: string): Promise<TaskStatus> {
+    const task = decodeTask(taskId);
+    const domain = await this.info(instance, this.changeTimeoutMs);
+    const state = powerStateOf(domain.state);
+    if (task.type === 'start' || task.type === 'rebuild') {
+      if (state === 'running') return { state: 'succeeded' };
+      // Still starting: libvirt keeps a new QEMU process paused until it is set up.
+      if (domain.id && Date.now() - task.since < this.config.computeStopTimeoutSeconds * 1000) return { state: 'running' };
+      return { state: 'failed', error: { code: 'start_failed', message: `The machine is ${domain.state} after it was started.` } };
+    }
+    if (task.type === 'reboot' && state === 'running' && domain.id !== task.domainId) return { state: 'succeeded' };
+    if (state === 'stopped') {
+      if (task.type === 'reboot') await this.powerOn(instance, domain);
+      return { state: 'succeeded' };
+    }
+    const timeoutS = this.config.computeStopTimeoutSeconds;
+    if (Date.now() - task.since < timeoutS * 1000) return { state: 'running' };
+    await this.run(instance, ['destroy', domain.name]).catch(async (err: unknown) => {
+      // The guest may have gone down on its own in the meantime.
+      if (powerStateOf((await this.info(instance, READ_TIMEOUT_MS)).state) !== 'stopped') throw err;
+    });
+    if (task.type === 'reboot') await this.run(instance, ['start', domain.name]);
+    const then = task.type === 'reboot' ? ' and started again' : '';
+    return {
+      state: 'succeeded',
+      notice: {
+        code: 'forced_power_off',
+        message: `The guest did not shut down within ${timeoutS} s of the ACPI request; it was powered off${then}.`,
+      },
+    };
+  }
+
+  async powerState(instance: InstanceRef): Promise<PowerState | null> {
+    try {
+      return powerStateOf((await this.info(instance, READ_TIMEOUT_MS)).state);
+    } catch {
+      return null;
+    }
+  }
+
+  /** One `virsh list --all` per hypervisor; one that does not answer is skipped. */
+  override async powerStates(instances: InstanceRef[]): Promise<Map<string, PowerState>> {
+    const states = new Map<string, PowerState>();
+    for (const uri of new Set(instances.map((instance) => this.uriOf(instance.region)))) {
+      const domains = await this.virsh
+        .run(uri, ['list', '--all'], { timeoutMs: READ_TIMEOUT_MS })
+        .then(parseDomainList)
+        .catch(() => new Map<string, PowerState>());
+      for (const instance of instances) {
+        const state = this.uriOf(instance.region) === uri ? domains.get(this.domainOf(instance)) : undefined;
+        if (state) states.set(instance.serviceId, state);
+      }
+    }
+    return states;
+  }
+
+  async openConsole(instance: InstanceRef): Promise<ConsoleTarget> {
+    try {
+      const name = this.domainOf(instance);
+      const graphics = vncGraphics(await this.run(instance, ['dumpxml', name], READ_TIMEOUT_MS * 2));
+      if (!graphics) throw Problem.conflict('invalid_state', 'The machine has no VNC console, or it is not running.');
+      const password = vncPassword();
+      const device = withVncPassword(graphics.element, password, new Date(Date.now() + CONSOLE_PASSWORD_VALID_MS));
+      await withXmlFile(device, (file) => this.run(instance, ['update-device', name, file, '--live']));
+      return { protocol: 'vnc', host: this.vncHost(instance, graphics.listen), port: graphics.port, password, upstream: { domain: name } };
+    } catch (err) {
+      throw computeProblem(err);
+    }
+  }
+
+  pollIntervalMs(): number {
+    return POLL_MS;
+  }
+
+  /**
+   * Safe to repeat (the provisioning job retries it after a lost answer or a crash): a domain that
+   * is already defined is adopted, not defined again, and it is started only if it is not running.
+   * Nothing is removed on failure; the job does that when it gives up.
+   */
+  override async createMachine(instance: InstanceRef, spec: MachineSpec): Promise<MachineRecord> {
+    const name = `svc-${instance.serviceId}`;
+    const made = { ...instance, providerRef: name };
+    if (!(await this.exists(made, this.changeTimeoutMs))) {
+      if (spec.boot) await this.writeDisks(instance, spec.boot, spec.network ?? null);
+      const values = { name, vcpus: spec.vcpus, memoryMb: spec.memoryMb, withDisks: !!spec.boot, network: spec.network ?? null };
+      await lookBeforeRetry(
+        () => this.define(made, values),
+        () => this.exists(made),
+      );
+    }
+    if (spec.powerOn && powerStateOf((await this.info(made, this.changeTimeoutMs)).state) !== 'running') await this.startOnce(made, name);
+    return { providerRef: name, powerState: spec.powerOn ? 'running' : 'stopped' };
+  }
+
+  override async machineExists(instance: InstanceRef): Promise<boolean | null> {
+    return this.exists(instance, READ_TIMEOUT_MS).catch(() => null);
+  }
+
+  override inventory(): Promise<HypervisorInventory[]> {
+    const { uri, regionUris } = this.config.libvirt;
+    return this.inventories.of([...new Set([uri, ...Object.values(regionUris)])]);
+  }
+
+  override hypervisorOf(region: string): string {
+    return this.uriOf(region);
+  }
+
+  override removeOrphan(hypervisor: string, kind: 'domain' | 'volume', name: string): Promise<void> {
+    return this.inventories.remove(hypervisor, kind, name);
+  }
+
+  /**
+   * Powers the domain off, makes the root disk again from the image and a new seed, defines the
+   * domain again from the current template (same UUID, same size) and starts it.
+   */
+  override async rebuildMachine(instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null): Promise<string> {
+    const domain = await this.info(instance, this.changeTimeoutMs);
+    if (domain.id) await this.powerOffOnce(instance, domain.name);
+    await this.writeDisks(instance, boot, network);
+    const values = {
+      name: domain.name,
+      uuid: domain.uuid,
+      vcpus: domain.vcpus,
+      memoryMb: Math.max(1, Math.round(domain.memoryKiB / 1024)),
+      withDisks: true,
+      network,
+    };
+    await lookBeforeRetry(
+      () => this.define(instance, values),
+      async () => (await this.run(instance, ['dumpxml', '--inactive', domain.name])).includes(rootVolumeOf(instance.serviceId)),
+    );
+    await this.startOnce(instance, domain.name);
+    return encodeTask({ type: 'rebuild', since: Date.now(), domainId: null });
+  }
+
+  override async adoptMachine(instance: InstanceRef, providerRef: string): Promise<MachineRecord> {
+    const domain = await this.info({ ...instance, providerRef }, this.changeTimeoutMs);
+    const state = powerStateOf(domain.state);
+    return { providerRef: domain.name, powerState: state === 'stopping' ? 'running' : state };
+  }
+
+  override async destroyMachine(instance: InstanceRef): Promise<void> {
+    let domain: DomainInfo | null = null;
+    try {
+      domain = await this.info(instance, this.changeTimeoutMs);
+    } catch (err) {
+      if (!(err instanceof ComputeProviderError && err.code === 'not_found')) throw err;
+    }
+    if (domain?.id) await this.powerOffOnce(instance, domain.name);
+    if (domain) {
+      const name = domain.name;
+      await lookBeforeRetry(
+        () => this.run(instance, ['undefine', name, '--managed-save', '--snapshots-metadata']),
+        async () => !(await this.exists(instance)),
+      );
+    }
+    const uri = this.uriOf(instance.region);
+    await this.pool.remove(uri, rootVolumeOf(instance.serviceId));
+    await this.pool.remove(uri, seedVolumeOf(instance.serviceId));
+    this.logger.log(`Domain ${domain?.name ?? this.domainOf(instance)} and its volumes removed`);
+  }
+
+  private startOnce(instance: InstanceRef, name: string): Promise<void> {
+    return lookBeforeRetry(
+      () => this.run(instance, ['start', name]),
+      // Active (a QEMU process, maybe still paused while libvirt starts it) is started.
+      async () => (await this.info(instance, LOOK_TIMEOUT_MS)).id !== null,
+    );
+  }
+
+  /** An ACPI request; asking again is harmless, and a guest that is already going down or off needs none. */
+  private shutdownOnce(instance: InstanceRef, name: string): Promise<void> {
+    return lookBeforeRetry(
+      () => this.run(instance, ['shutdown', name, '--mode', 'acpi']),
+      async () => powerStateOf((await this.info(instance, LOOK_TIMEOUT_MS)).state) !== 'running',
+    );
+  }
+
+  private powerOffOnce(instance: InstanceRef, name: string): Promise<void> {
+    return lookBeforeRetry(
+      () => this.run(instance, ['destroy', name]),
+      async () => powerStateOf((await this.info(instance, LOOK_TIMEOUT_MS)).state) === 'stopped',
+    );
+  }
+
+  /** Whether the VPS's domain is defined (false only when libvirt says it is not). */
+  private async exists(instance: InstanceRef, timeoutMs = LOOK_TIMEOUT_MS): Promise<boolean> {
+    try {
+      await this.info(instance, timeoutMs);
+      return true;
+    } catch (err) {
+      if (err instanceof ComputeProviderError && err.code === 'not_found') return false;
+      throw err;
+    }
+  }
+
+  /** The root disk (a copy-on-write disk on the image) and the seed, made again if they exist. */
+  private async writeDisks(instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null): Promise<void> {
+    const uri = this.uriOf(instance.region);
+    const root = rootVolumeOf(instance.serviceId);
+    const seed = seedVolumeOf(instance.serviceId);
+    await this.pool.remove(uri, root);
+    await this.pool.createOverlay(uri, root, imageVolume(boot.imageId), boot.imageFormat, boot.diskGb);
+    await this.pool.remove(uri, seed);
+    await withSeedIso(seedFiles(boot.seed, network), (file, size) => this.pool.upload(uri, seed, file, 'raw', size));
+  }
+
+  private async define(
+    instance: InstanceRef,
+    d: { name: string; uuid?: string; vcpus: number; memoryMb: number; withDisks: boolean; network: GuestNetwork | null },
+  ): Promise<void> {
+    let xml = renderDomain(this.template, {
+      name: d.name,
+      serviceId: instance.serviceId,
+      vcpus: d.vcpus,
+      memoryMb: d.memoryMb,
+      vncListen: this.config.libvirt.vncListen,
+      vncPassword: vncPassword(),
+      pool: this.config.libvirt.storagePool,
+      rootVolume: d.withDisks ? rootVolumeOf(instance.serviceId) : '',
+      seedVolume: d.withDisks ? seedVolumeOf(instance.serviceId) : '',
+      macAddress: d.network?.mac ?? '',
+      network: d.network,
+    });
+    // Defining an existing domain again needs its UUID (libvirt would otherwise refuse the name).
+    if (d.uuid) xml = xml.replace(/<\/name>/, `</name>\n  <uuid>${d.uuid}</uuid>`);
+    await withXmlFile(xml, (file) => this.run(instance, ['define', file]));
+  }
+
+  private async powerOn(instance: InstanceRef, domain: DomainInfo): Promise<void> {
+    const state = domain.state.toLowerCase();
+    if (state === 'paused') await this.run(instance, ['resume', domain.name]);
+    else if (state === 'pmsuspended') await this.run(instance, ['dompmwakeup', domain.name]);
+    else if (powerStateOf(state) === 'stopped') await this.startOnce(instance, domain.name);
+  }
+
+  private async info(instance: InstanceRef, timeoutMs: number): Promise<DomainInfo> {
+    return parseDominfo(await this.run(instance, ['dominfo', this.domainOf(instance)], timeoutMs));
+  }
+
+  private run(instance: InstanceRef, args: string[], timeoutMs?: number): Promise<string> {
+    return this.virsh.run(this.uriOf(instance.region), args, { timeoutMs: timeoutMs ?? this.changeTimeoutMs });
+  }
+
+  private domainOf(instance: InstanceRef): string {
+    return instance.providerRef ?? `svc-${instance.serviceId}`;
+  }
+
+  private uriOf(region: string): string {
+    return this.config.libvirt.regionUris[region] ?? this.config.libvirt.uri;
+  }
+
+  /** A VNC server listening on every address is reached at the hypervisor's own host name. */
+  private vncHost(instance: InstanceRef, listen: string | null): string {
+    if (listen && listen !== '0.0.0.0' && listen !== '::') return listen;
+    const host = /^[^:]+:\/\/(?:[^@/]*@)?([^/:?]+)/.exec(this.uriOf(instance.region))?.[1];
+    return host ?? '127.0.0.1';
+  }
+}
+
+const vncPassword = (): string => Array.from({ length: 8 }, () => VNC_ALPHABET[randomInt(VNC_ALPHABET.length)]).join('');
