@@ -1,4 +1,4 @@
-import type { ActionType, PowerState } from '@app/services';
+import type { ActionType, PowerState } from '@app/vps';
 import {
   ComputeProvider,
   ComputeProviderError,

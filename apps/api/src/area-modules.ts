@@ -2,10 +2,12 @@ import { ApiKeysModule } from '@app/api-keys';
 import { AuthModule } from '@app/auth';
 import { EventsModule } from '@app/events';
 import { NotificationsModule } from '@app/notifications';
+import { ObjectStorageModule } from '@app/object-storage';
 import { ProductsModule } from '@app/products';
 import { ServicesModule } from '@app/services';
 import { SshKeysModule } from '@app/ssh-keys';
 import { SupportModule } from '@app/support';
+import { ImagesModule, VpsModule } from '@app/vps';
 import { WebhooksModule } from '@app/webhooks';
 
 export const AREA_MODULES = [
@@ -13,6 +15,10 @@ export const AREA_MODULES = [
   ApiKeysModule,
   ProductsModule,
   ServicesModule,
+  VpsModule,
+  ObjectStorageModule,
+  // After ObjectStorageModule: the OpenAPI document lists routes in module order (images.module.ts).
+  ImagesModule,
   SshKeysModule,
   SupportModule,
   NotificationsModule,

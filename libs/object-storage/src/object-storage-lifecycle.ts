@@ -24,15 +24,12 @@ export class ObjectStorageLifecycle {
     private readonly config: AppConfig,
   ) {}
 
-  get remote(): boolean {
-    return this.provider.remote;
-  }
-
   /**
    * In the provisioning transaction: the limits from the product and, on a real gateway, the key
    * (made here, so a repeated step adds this key and no other) and a queued job to make the user.
+   * Returns the state the new services start in.
    */
-  async provisioned(manager: EntityManager, serviceIds: string[], product: CatalogProduct): Promise<void> {
+  async provisioned(manager: EntityManager, serviceIds: string[], product: CatalogProduct): Promise<GatewayState> {
     const specs = product.specs as ObjectStorageSpecs;
     const location = this.provider.location()!;
     await this.users.insertMany(manager, {
@@ -41,12 +38,18 @@ export class ObjectStorageLifecycle {
       ...quotaOf(specs),
       applied: !this.provider.remote,
     });
-    if (!this.provider.remote) return;
+    if (!this.provider.remote) return 'active';
     for (const id of serviceIds) {
       const { secretAccessKey, ...key } = newS3Key();
       await this.credentials.insert(manager, id, { ...location, bucket: serviceBucket(id), ...key }, this.box.seal(secretAccessKey));
       await this.sync.enqueue(manager, id);
     }
+    return 'pending';
+  }
+
+  /** After COMMIT of a provisioning: the states the gateway brought new services to; none on the simulator, where they start settled. */
+  async settleNew(serviceIds: string[]): Promise<Map<string, GatewayState | 'pending'>> {
+    return this.provider.remote ? this.settle(serviceIds) : new Map();
   }
 
   /** In the transaction of a change the gateway must follow (a new key). Nothing to do on the simulator. */

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { domainEvent, PageQuery, Paginated, paginated, Problem, TransactionRunner } from '@app/core';
-import { ServicesRepository } from '@app/services';
+import { ServiceOwnership } from '@app/services';
 import { BucketResponse } from './dto/bucket.response';
 import { ObjectStorageProvider, ObjectStorageUnavailableError } from './object-storage-provider';
 import { ObjectStorageUsersRepository } from './object-storage-users.repository';
 import { gatewayUid } from './s3-keys';
-import type { ObjectStorageQuotaEvent } from '@app/services';
+import type { ObjectStorageQuotaEvent } from './object-storage.events';
 
 /** A reading on demand is taken at most this often per service; a newer one is answered as stored. */
 export const ON_DEMAND_MIN_AGE_SECONDS = 60;
@@ -16,7 +16,7 @@ const LEVELS = [100, 80] as const;
 export class ObjectStorageUsage {
   constructor(
     private readonly users: ObjectStorageUsersRepository,
-    private readonly services: ServicesRepository,
+    private readonly ownership: ServiceOwnership,
     private readonly provider: ObjectStorageProvider,
     private readonly tx: TransactionRunner,
   ) {}
@@ -64,7 +64,7 @@ export class ObjectStorageUsage {
   }
 
   private async owned(accountId: string, serviceId: string): Promise<void> {
-    const service = await this.tx.run((m) => this.services.findOneIn(m, accountId, serviceId));
+    const service = await this.ownership.stateFor(accountId, serviceId);
     if (!service) throw Problem.notFound('Service');
     if (service.type !== 'object_storage')
       throw new Problem(404, 'not_found', 'This service has no object storage (it is not an object storage service).');

@@ -1,9 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { sqlFirst } from '@app/core';
+import { isoText, sqlFirst, sqlRows } from '@app/core';
 import type { ServiceStatus } from '@app/services';
 
 export type GatewayState = 'pending' | 'active' | 'suspended' | 'closed' | 'purged';
+
+/** What the service response shows of a service's storage (its `objectStorage`). */
+export interface StorageSummaryRow {
+  id: string;
+  state: GatewayState;
+  usedBytes: number | null;
+  objects: number | null;
+  buckets: number | null;
+  quotaBytes: number;
+  quotaObjects: number;
+  usageUpdatedAt: string | null;
+}
 
 export interface NewGatewayUsers {
   serviceIds: string[];
@@ -48,6 +60,18 @@ export interface UsageRow {
 @Injectable()
 export class ObjectStorageUsersRepository {
   constructor(private readonly dataSource: DataSource) {}
+
+  /** The list's and the one-service response's part of these services, in one statement: `pending` until the gateway applied the latest change. */
+  summaries(serviceIds: string[], manager?: EntityManager): Promise<StorageSummaryRow[]> {
+    return sqlRows<StorageSummaryRow>(
+      manager ?? this.dataSource,
+      `SELECT service_id AS id, CASE WHEN applied_version < desired_version THEN 'pending' ELSE gateway_state END AS state,
+              used_bytes::float8 AS "usedBytes", used_objects::float8 AS objects, bucket_count AS buckets,
+              quota_bytes::float8 AS "quotaBytes", quota_objects::float8 AS "quotaObjects", ${isoText('usage_updated_at')} AS "usageUpdatedAt"
+         FROM object_storage_users WHERE service_id = ANY($1::uuid[])`,
+      [serviceIds],
+    );
+  }
 
   async insertMany(manager: EntityManager, rows: NewGatewayUsers): Promise<void> {
     await manager.query(

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ActivityLog, domainEvent, Principal, Problem, SecretBox, TransactionRunner } from '@app/core';
-import { ServicesRepository } from '@app/services';
-import type { ServiceStatus, ServiceType, ObjectStorageKeyRotatedEvent } from '@app/services';
+import { ServiceOwnership } from '@app/services';
+import type { ServiceStatus, ServiceType } from '@app/services';
 import { ObjectStorageCredentialsResponse } from './dto/object-storage-credentials.response';
 import { CredentialRow, ObjectStorageCredentialsRepository } from './object-storage-credentials.repository';
 import { ObjectStorageLifecycle } from './object-storage-lifecycle';
 import { ObjectStorageKeys } from './object-storage-keys';
+import type { ObjectStorageKeyRotatedEvent } from './object-storage.events';
 
 type StorageService = { type: ServiceType; status: ServiceStatus; gateway_state?: string | null };
 
@@ -18,7 +19,7 @@ type StorageService = { type: ServiceType; status: ServiceStatus; gateway_state?
 export class ObjectStorageService {
   constructor(
     private readonly credentials: ObjectStorageCredentialsRepository,
-    private readonly services: ServicesRepository,
+    private readonly ownership: ServiceOwnership,
     private readonly keys: ObjectStorageKeys,
     private readonly lifecycle: ObjectStorageLifecycle,
     private readonly tx: TransactionRunner,
@@ -36,7 +37,7 @@ export class ObjectStorageService {
     }
     // First request: issue under the service row lock, so concurrent first requests agree on one key.
     return this.tx.run(async (m) => {
-      this.check(await this.services.lockForAccount(m, accountId, serviceId));
+      this.check(await this.ownership.lockFor(m, accountId, serviceId));
       const existing = await this.credentials.find(m, serviceId);
       if (existing) {
         await this.recordView(m, caller, serviceId, false);
@@ -52,7 +53,7 @@ export class ObjectStorageService {
   async rotate(caller: Principal, serviceId: string): Promise<ObjectStorageCredentialsResponse> {
     const { accountId } = caller;
     await this.tx.run(async (m, publish) => {
-      const service = await this.services.lockForAccount(m, accountId, serviceId);
+      const service = await this.ownership.lockFor(m, accountId, serviceId);
       this.check(service);
       const accessKeyId = await this.keys.replace(m, serviceId);
       publish(

@@ -1,34 +1,30 @@
 import { Injectable } from '@nestjs/common';
 import { ActivityLog, Actor, domainEvent, Problem, TransactionRunner } from '@app/core';
 import { nextDueDate } from './billing';
-import { computeProblem, ComputeProvider, instanceRef, NetworkAllocator, VpsInstancesRepository } from '@app/vps';
 import { ServiceResponse } from './dto/service.response';
-import { ObjectStorageLifecycle } from '@app/object-storage';
+import { ServiceKinds } from './kinds/service-kinds';
 import { ServicesRepository } from './services.repository';
 import { ServiceStatus } from './service.types';
 import type { ServiceStatusChangedEvent } from './services.events';
 
 /**
  * Billing status changes made by the operator (the customer API has none); each emits
- * service.status_changed. Terminating a VPS powers its machine off and deletes it, with its disks,
- * and gives its address or port back.
+ * service.status_changed. The service's kind follows in the same transaction: terminating a VPS
+ * deletes its machine first (if the hypervisor refuses, the service keeps its status).
  */
 @Injectable()
 export class ServiceStatusService {
   constructor(
     private readonly services: ServicesRepository,
-    private readonly instances: VpsInstancesRepository,
+    private readonly kinds: ServiceKinds,
     private readonly tx: TransactionRunner,
-    private readonly compute: ComputeProvider,
     private readonly activity: ActivityLog,
-    private readonly network: NetworkAllocator,
-    private readonly storage: ObjectStorageLifecycle,
   ) {}
 
   /** `actor`: who to record (the operator's command passes the staff member). */
   async setStatus(serviceId: string, status: ServiceStatus, reason: string | null = null, actor?: Actor): Promise<ServiceResponse> {
     const response = await this.change(serviceId, status, reason, actor);
-    if (response.objectStorage) response.objectStorage.state = (await this.storage.settle([serviceId])).get(serviceId)!;
+    await this.kinds.of(response.type).statusSettled(response);
     return response;
   }
 
@@ -36,22 +32,17 @@ export class ServiceStatusService {
     return this.tx.run(async (m, publish) => {
       const service = await this.services.lockById(m, serviceId);
       if (!service) throw Problem.notFound('Service');
+      const kind = this.kinds.of(service.type);
       if (service.status !== status) {
         const current = await this.services.billingOf(m, serviceId);
-        if (status === 'terminated' && service.type === 'vps') {
-          // The machine goes first: if the hypervisor refuses, the service keeps its status.
-          await this.compute.destroyMachine(instanceRef(serviceId, service)).catch((err: unknown) => Promise.reject(computeProblem(err)));
-          await this.instances.retire(m, serviceId);
-          // Its address or forwarded port goes back to the pool with the machine.
-          await this.network.release(m, serviceId);
-        }
+        if (status === 'terminated') await kind.terminate(m, service);
         const now = new Date();
         // Finished services owe nothing; a service (re)activated without a future due date renews from now.
         let due = current.nextDueDate;
         if (status === 'cancelled' || status === 'terminated') due = null;
         else if (status === 'active' && (!due || due <= now)) due = nextDueDate(current.billingCycle, 'active', current.createdAt, now);
         await this.services.setStatus(m, serviceId, status, due);
-        if (service.type === 'object_storage') await this.storage.statusChanged(m, serviceId, status);
+        await kind.statusChanged(m, serviceId, status);
         publish(
           domainEvent<ServiceStatusChangedEvent>('service.status_changed', service.accountId, {
             serviceId,
@@ -69,7 +60,8 @@ export class ServiceStatusService {
           details: { from: service.status, to: status, reason },
         });
       }
-      return ServiceResponse.fromRow((await this.services.findOneIn(m, service.accountId, serviceId))!);
+      const row = (await this.services.findOneIn(m, service.accountId, serviceId))!;
+      return ServiceResponse.fromRow(row, (await kind.summaries([serviceId], m)).get(serviceId));
     });
   }
 }

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ActivityLog, Principal, Problem } from '@app/core';
-import type { ServiceState, ActionType, PowerState } from '@app/services';
 import { RebuildInstanceRequest } from './dto/rebuild-instance.request';
 import { bootOf, GuestSetup, hostnameOf } from './guest-setup';
 import { ActionRow, InstanceActionsRepository, RebuildParams } from './instance-actions.repository';
 import { planAction } from './power-state-machine';
 import { VpsInstancesRepository } from './vps-instances.repository';
+import type { VpsState } from './vps-states';
+import type { ActionType, PowerState } from './vps.types';
 
 /**
  * The decision and the writes of a power action, inside the caller's transaction that holds the
@@ -24,7 +25,7 @@ export class ActionStart {
   async begin(
     m: EntityManager,
     caller: Principal,
-    service: ServiceState & { powerState: PowerState },
+    service: VpsState & { powerState: PowerState },
     type: ActionType,
     rebuild?: RebuildInstanceRequest,
   ): Promise<ActionRow> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PageQuery, Paginated, paginated, Problem } from '@app/core';
-import { ServiceOwnership } from '@app/services';
+import { VpsOwnership } from './vps-ownership';
 import { InstanceActionResponse } from './dto/instance-action.response';
 import { InstanceActionsRepository } from './instance-actions.repository';
 
@@ -8,7 +8,7 @@ import { InstanceActionsRepository } from './instance-actions.repository';
 @Injectable()
 export class InstanceActionHistory {
   constructor(
-    private readonly ownership: ServiceOwnership,
+    private readonly ownership: VpsOwnership,
     private readonly actions: InstanceActionsRepository,
   ) {}
 

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { ActivityLog, domainEvent, TransactionRunner } from '@app/core';
-import type { InstanceActionFinishedEvent } from '@app/services';
-import { ServicesRepository } from '@app/services';
+import { ServiceOwnership } from '@app/services';
 import { ActionNote, ComputeProvider, instanceRef, TaskStatus } from './compute/compute-provider';
 import { InstanceActionsRepository, PendingAction } from './instance-actions.repository';
 import { isTransitional, targetOf } from './power-state-machine';
 import { VpsInstancesRepository } from './vps-instances.repository';
+import type { InstanceActionFinishedEvent } from './vps.events';
 
 export type Outcome = Exclude<TaskStatus, { state: 'running' }>;
 
@@ -19,7 +19,7 @@ export class InstanceActionOutcome {
   constructor(
     private readonly actions: InstanceActionsRepository,
     private readonly instances: VpsInstancesRepository,
-    private readonly services: ServicesRepository,
+    private readonly ownership: ServiceOwnership,
     private readonly compute: ComputeProvider,
     private readonly tx: TransactionRunner,
     private readonly activity: ActivityLog,
@@ -34,7 +34,7 @@ export class InstanceActionOutcome {
 
     await this.tx.run(async (m, publish) => {
       // Same lock order as a new request: the service row first.
-      const service = await this.services.lockById(m, action.serviceId);
+      const service = await this.ownership.lockById(m, action.serviceId);
       if (!service) return;
       if (!(await this.actions.finish(m, action.id, { status: outcome.state, error, notice }))) return; // another replica recorded it first
       await this.instances.setPowerState(m, action.serviceId, powerState);

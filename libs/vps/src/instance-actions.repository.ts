@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { isoText, PageQuery, pageOfRows, RowsPage } from '@app/core';
-import type { ActionStatus, ActionType, PowerState } from '@app/services';
 import type { ActionNote, GuestBoot, GuestNetwork } from './compute/compute-provider';
+import type { ActionStatus, ActionType, PowerState } from './vps.types';
 
 /** What a rebuild installs (the seed's instance-id is the action's). */
 export interface RebuildParams {

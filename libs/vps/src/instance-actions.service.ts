@@ -1,17 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, isUniqueViolation, Principal, Problem, TransactionRunner } from '@app/core';
-import { ServiceOwnership, ServicesRepository } from '@app/services';
-import type { ActionType } from '@app/services';
 import { ActionStart } from './action-start';
 import { InstanceActionResponse } from './dto/instance-action.response';
 import { InstanceActionJob } from './instance-action.job';
 import { RebuildInstanceRequest } from './dto/rebuild-instance.request';
 import { PowerStateSync } from './power-state-sync';
+import { VpsOwnership } from './vps-ownership';
+import { VpsStates } from './vps-states';
+import type { ActionType } from './vps.types';
 
 @Injectable()
 export class InstanceActionsService {
   constructor(
-    private readonly services: ServicesRepository,
+    private readonly states: VpsStates,
     private readonly start: ActionStart,
     private readonly tx: TransactionRunner,
     private readonly actionJob: InstanceActionJob,
@@ -30,10 +31,10 @@ export class InstanceActionsService {
     await this.sync.refreshForAccount(accountId, serviceId);
     const row = await this.tx
       .run(async (m) => {
-        const service = await this.services.lockForAccount(m, accountId, serviceId);
+        const service = await this.states.lockFor(m, accountId, serviceId);
         if (!service) throw Problem.notFound('Service');
         const { powerState } = service;
-        if (service.type !== 'vps' || !powerState) throw ServiceOwnership.noInstance();
+        if (!powerState) throw VpsOwnership.noInstance();
         const action = await this.start.begin(m, caller, { ...service, powerState }, type, rebuild);
         await this.actionJob.enqueue(m, action.id);
         return action;

@@ -3,7 +3,6 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Problem } from '@app/core';
 import type { VpsSpecs } from '@app/products';
-import type { PowerState } from '@app/services';
 import { computeProblem } from './compute/compute-problem';
 import { ComputeProvider, GuestNetwork, MachineRecord, MachineSpec } from './compute/compute-provider';
 import { bootOf, GuestPlan, hostnameOf } from './guest-setup';
@@ -11,6 +10,7 @@ import { NetworkAllocator } from './network/network-allocator';
 import { PROVISION_LEASE_SECONDS, VpsProvisioningJob } from './provisioning/vps-provisioning.job';
 import { VpsProvisioningRepository } from './provisioning/vps-provisioning.repository';
 import { VpsInstancesRepository } from './vps-instances.repository';
+import type { PowerState } from './vps.types';
 
 export interface MachinePlan {
   region: string;

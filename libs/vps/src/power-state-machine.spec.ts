@@ -1,4 +1,5 @@
-import { ActionType, PowerState, ServiceStatus } from '../../services/src/service.types';
+import type { ServiceStatus } from '@app/services';
+import { ActionType, PowerState } from './vps.types';
 import { isTransitional, planAction, targetOf } from './power-state-machine';
 
 const idle = (powerState: PowerState, serviceStatus: ServiceStatus = 'active') => ({ serviceStatus, powerState, actionRunning: false });

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Actor, ActivityLog, TransactionRunner } from '@app/core';
-import { ServicesRepository, ServiceState } from '@app/services';
-import type { PowerState } from '@app/services';
 import { ComputeProvider, instanceRef } from './compute/compute-provider';
 import { isSettled, isTransitional } from './power-state-machine';
 import { ObservedChange, VpsInstancesRepository } from './vps-instances.repository';
+import { VpsState, VpsStates } from './vps-states';
+import type { PowerState } from './vps.types';
 
 const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: null };
 
@@ -20,16 +20,16 @@ const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: null };
 export class PowerStateSync {
   constructor(
     private readonly instances: VpsInstancesRepository,
-    private readonly services: ServicesRepository,
+    private readonly states: VpsStates,
     private readonly compute: ComputeProvider,
     private readonly tx: TransactionRunner,
     private readonly activity: ActivityLog,
   ) {}
 
   /** The VPS's power state after asking the hypervisor; the recorded one when it cannot tell. */
-  async refresh(service: ServiceState): Promise<PowerState | null> {
+  async refresh(service: VpsState): Promise<PowerState | null> {
     const recorded = service.powerState;
-    if (!this.compute.observesExternalChanges || service.type !== 'vps' || !recorded || !isSettled(recorded)) return recorded;
+    if (!this.compute.observesExternalChanges || !recorded || !isSettled(recorded)) return recorded;
     const askedAt = new Date();
     const real = await this.compute.powerState(instanceRef(service.id, service));
     if (!real || isTransitional(real) || real === recorded) return recorded;
@@ -39,7 +39,7 @@ export class PowerStateSync {
 
   async refreshForAccount(accountId: string, serviceId: string): Promise<void> {
     if (!this.compute.observesExternalChanges) return;
-    const service = await this.services.findStateForAccount(accountId, serviceId);
+    const service = await this.states.forAccount(accountId, serviceId);
     if (service) await this.refresh(service);
   }
 

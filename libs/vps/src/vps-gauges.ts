@@ -4,7 +4,7 @@ import { MachineReconciler } from './reconcile/machine-reconciler';
 
 /** What the API's /metrics reads of this area, as this process saw it: its consoles and its reconciliation passes. */
 @Injectable()
-export class ServicesGauges {
+export class VpsGauges {
   constructor(
     private readonly consoles: ConsoleConnections,
     private readonly reconciler: MachineReconciler,

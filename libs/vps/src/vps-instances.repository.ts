@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import type { PowerState } from '@app/services';
+import { sqlFirst, sqlRows } from '@app/core';
 import type { GuestNetwork } from './compute/compute-provider';
+import type { PowerState } from './vps.types';
 
 export interface NewInstances {
   serviceIds: string[];
@@ -29,6 +30,24 @@ export interface SettledInstance {
   region: string;
   providerRef: string | null;
   powerState: PowerState;
+}
+
+/** Which machine a VPS has, as its sub-resources decide on it. */
+export interface MachineState {
+  powerState: PowerState;
+  region: string | null;
+  providerRef: string | null;
+}
+
+/** What the service response shows of a VPS (its `instance`). */
+export interface InstanceRow {
+  id: string;
+  powerState: PowerState;
+  region: string | null;
+  ipv4: string | null;
+  ipv6: string | null;
+  sshHost: string | null;
+  sshPort: number | null;
 }
 
 export interface ObservedChange {
@@ -61,6 +80,25 @@ export class VpsInstancesRepository {
         rows.imageId,
         rows.diskGb,
       ],
+    );
+  }
+
+  /** Read after the service row is locked, in a statement of its own (ServicesRepository.lockForAccount says why). */
+  machineOf(serviceId: string, manager?: EntityManager): Promise<MachineState | null> {
+    return sqlFirst<MachineState>(
+      manager ?? this.dataSource,
+      `SELECT power_state AS "powerState", region, provider_ref AS "providerRef" FROM vps_instances WHERE service_id = $1`,
+      [serviceId],
+    );
+  }
+
+  /** The list's and the one-service response's part of these VPSes, in one statement. */
+  summaries(serviceIds: string[], manager?: EntityManager): Promise<InstanceRow[]> {
+    return sqlRows<InstanceRow>(
+      manager ?? this.dataSource,
+      `SELECT service_id AS id, power_state AS "powerState", region, ipv4, ipv6, ssh_host AS "sshHost", ssh_port AS "sshPort"
+         FROM vps_instances WHERE service_id = ANY($1::uuid[])`,
+      [serviceIds],
     );
   }
 

@@ -15,7 +15,11 @@ export interface StatementResult<T> {
  * query('UPDATE ... RETURNING')` read the rows array as a row (issue 36). The structured result
  * gives rows and count alike for every command, on PostgreSQL and PGlite.
  */
-export async function runSql<T = Record<string, unknown>>(on: SqlExecutor, text: string, values: unknown[] = []): Promise<StatementResult<T>> {
+export async function runSql<T = Record<string, unknown>>(
+  on: SqlExecutor,
+  text: string,
+  values: unknown[] = [],
+): Promise<StatementResult<T>> {
   const manager = on instanceof DataSource ? on.manager : on;
   const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
   try {

@@ -1,16 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiNullableRef } from '@app/core';
 import { BILLING_CYCLES, BillingCycle } from '@app/products';
-import {
-  PUBLIC_POWER_STATES,
-  PublicPowerState,
-  publicPowerState,
-  SERVICE_STATUSES,
-  SERVICE_TYPES,
-  ServiceStatus,
-  ServiceType,
-} from '../service.types';
+import { PUBLIC_POWER_STATES, PublicPowerState, SERVICE_STATUSES, SERVICE_TYPES, ServiceStatus, ServiceType } from '../service.types';
 import type { ServiceRow } from '../service.types';
+import type { ServiceParts } from '../kinds/service-kind';
 
 export class SshEndpointResponse {
   @ApiProperty({
@@ -77,19 +70,6 @@ export class ObjectStorageSummaryResponse {
   quotaObjects: number;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When usage was last read from the gateway.' })
   usageUpdatedAt: string | null;
-
-  static fromRow(row: ServiceRow): ObjectStorageSummaryResponse | null {
-    if (!row.os_state) return null;
-    return {
-      state: row.os_state as ObjectStorageSummaryResponse['state'],
-      usedBytes: row.os_used_bytes ?? null,
-      objects: row.os_objects ?? null,
-      buckets: row.os_buckets ?? null,
-      quotaBytes: row.os_quota_bytes ?? 0,
-      quotaObjects: row.os_quota_objects ?? 0,
-      usageUpdatedAt: row.os_usage_updated_at ?? null,
-    };
-  }
 }
 
 export class ServiceResponse {
@@ -120,7 +100,8 @@ export class ServiceResponse {
   })
   objectStorage: ObjectStorageSummaryResponse | null;
 
-  static fromRow(row: ServiceRow): ServiceResponse {
+  /** The services row with what its kind shows of it (ServiceKind.summaries). */
+  static fromRow(row: ServiceRow, parts: ServiceParts = {}): ServiceResponse {
     return {
       id: row.id,
       name: row.name,
@@ -132,22 +113,8 @@ export class ServiceResponse {
       productId: row.product_id,
       currency: row.currency,
       createdAt: row.created_at,
-      instance:
-        row.type === 'vps' && row.power_state
-          ? {
-              powerState: publicPowerState(row.power_state),
-              ipv4: row.ipv4,
-              ipv6: row.ipv6,
-              region: row.region ?? '',
-              ssh:
-                row.ssh_host && row.ssh_port
-                  ? { host: row.ssh_host, port: Number(row.ssh_port) }
-                  : row.ipv4
-                    ? { host: row.ipv4, port: 22 }
-                    : null,
-            }
-          : null,
-      objectStorage: row.type === 'object_storage' ? ObjectStorageSummaryResponse.fromRow(row) : null,
+      instance: parts.instance ?? null,
+      objectStorage: parts.objectStorage ?? null,
     };
   }
 }

@@ -1,4 +1,4 @@
-import type { ActionType, PowerState } from '@app/services';
+import type { ActionType, PowerState } from '../vps.types';
 
 /** Which machine: our service id, and the hypervisor's own id when provisioning recorded one. */
 export interface InstanceRef {

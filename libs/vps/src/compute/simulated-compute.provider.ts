@@ -1,10 +1,10 @@
 import { randomInt } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/core';
-import type { ActionType, PowerState } from '@app/services';
 import { ComputeProvider, ConsoleTarget, InstanceRef, TaskStatus } from './compute-provider';
 import { SimulatedVncServers } from './simulated-vnc-servers';
 import { SimulatorTasksRepository } from './simulator-tasks.repository';
+import type { ActionType, PowerState } from '../vps.types';
 
 const VNC_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { ActionType } from '@app/services';
+import type { ActionType } from '../vps.types';
 
 export interface SimulatorTaskRow {
   type: ActionType;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ActivityLog, AppConfig, Principal, Problem, SecretBox, TransactionRunner } from '@app/core';
-import { ServiceOwnership } from '@app/services';
+import { VpsOwnership } from '../vps-ownership';
 import { ComputeProvider } from '../compute/compute-provider';
 import { ConsoleSessionResponse } from '../dto/console-session.response';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
@@ -11,7 +11,7 @@ import { CONSOLE_SESSION_TTL_MS, consoleLimitReached, consoleUrlBase, hashToken 
 @Injectable()
 export class ConsoleIssuer {
   constructor(
-    private readonly ownership: ServiceOwnership,
+    private readonly ownership: VpsOwnership,
     private readonly compute: ComputeProvider,
     private readonly sessions: ConsoleSessionsRepository,
     private readonly tx: TransactionRunner,

@@ -1,9 +1,10 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { AppConfig, CredentialsRevokedEvent, PgListener } from '@app/core';
-import type { InstanceActionFinishedEvent, ServiceStatusChangedEvent } from '@app/services';
+import type { ServiceStatusChangedEvent } from '@app/services';
 import { ConsoleConnections } from './console-connections';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
+import type { InstanceActionFinishedEvent } from '../vps.events';
 
 const CHANNEL = 'console_rechecks';
 const ACCOUNT_ID = /^[0-9a-f-]{36}$/i;

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiNullableRef } from '@app/core';
-import { ACTION_STATUSES, ACTION_TYPES, ActionStatus, ActionType } from '@app/services';
 import type { ActionRow } from '../instance-actions.repository';
+import { ACTION_STATUSES, ACTION_TYPES, ActionStatus, ActionType } from '../vps.types';
 
 export class ActionErrorResponse {
   @ApiProperty({ example: 'timeout', description: 'Stable machine-readable reason.' })

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Actor, ActivityLog, domainEvent, TransactionRunner } from '@app/core';
-import { ServicesRepository } from '@app/services';
+import { ServiceOwnership } from '@app/services';
 import type { MachineRecord } from '../compute/compute-provider';
 import { VpsInstancesRepository } from '../vps-instances.repository';
 import { ProvisioningWork, VpsProvisioningRepository } from './vps-provisioning.repository';
-import type { InstanceFaultEvent } from '@app/services';
+import type { InstanceFaultEvent } from '../vps.events';
 
 const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: null };
 
@@ -17,7 +17,7 @@ const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: null };
 export class ProvisioningOutcome {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly services: ServicesRepository,
+    private readonly ownership: ServiceOwnership,
     private readonly instances: VpsInstancesRepository,
     private readonly provisioning: VpsProvisioningRepository,
     private readonly activity: ActivityLog,
@@ -26,7 +26,7 @@ export class ProvisioningOutcome {
   /** False when the provisioning had already ended (the service was terminated meanwhile): the machine is then not wanted. */
   succeeded(work: ProvisioningWork, machine: MachineRecord | null): Promise<boolean> {
     return this.tx.run(async (m) => {
-      if (!(await this.services.lockById(m, work.serviceId))) return false;
+      if (!(await this.ownership.lockById(m, work.serviceId))) return false;
       if (!(await this.provisioning.finish(m, work.serviceId, 'succeeded', null))) return false;
       const powerState = machine?.powerState ?? (work.spec.powerOn ? 'running' : 'stopped');
       await this.instances.setMachine(m, work.serviceId, machine?.providerRef ?? null, powerState);
@@ -43,7 +43,7 @@ export class ProvisioningOutcome {
 
   async failed(work: ProvisioningWork, error: { code: string; message: string }): Promise<void> {
     await this.tx.run(async (m, publish) => {
-      if (!(await this.services.lockById(m, work.serviceId))) return;
+      if (!(await this.ownership.lockById(m, work.serviceId))) return;
       if (!(await this.provisioning.finish(m, work.serviceId, 'failed', `${error.code}: ${error.message}`))) return;
       await this.instances.setPowerState(m, work.serviceId, 'error');
       await this.activity.record(m, {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import type { PowerState } from '@app/services';
 import type { MachineSpec } from '../compute/compute-provider';
+import type { PowerState } from '../vps.types';
 
 /** A provisioning this process holds the lease of, with what its steps and its outcome need. */
 export interface ProvisioningWork {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Actor, ActivityLog, domainEvent, TransactionRunner } from '@app/core';
-import { ServicesRepository } from '@app/services';
 import { VpsInstancesRepository } from '../vps-instances.repository';
-import type { InstanceFaultEvent } from '@app/services';
+import { VpsStates } from '../vps-states';
+import type { InstanceFaultEvent } from '../vps.events';
 
 const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: null };
 
@@ -15,7 +15,7 @@ const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: null };
 export class MissingMachines {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly services: ServicesRepository,
+    private readonly states: VpsStates,
     private readonly instances: VpsInstancesRepository,
     private readonly activity: ActivityLog,
   ) {}
@@ -23,7 +23,7 @@ export class MissingMachines {
   /** True when the VPS was marked now. */
   mark(serviceId: string, machine: string): Promise<boolean> {
     return this.tx.run(async (m, publish) => {
-      const service = await this.services.lockById(m, serviceId);
+      const service = await this.states.lockById(m, serviceId);
       if (!service || service.status === 'terminated' || !(await this.instances.markMissing(m, serviceId))) return false;
       await this.activity.record(m, {
         accountId: service.accountId,

@@ -1,4 +1,4 @@
-import type { PowerState } from '@app/services';
+import type { PowerState } from '../../vps.types';
 
 /** `virsh dominfo` / `virsh list` state names. */
 const POWER_STATES: Record<string, PowerState> = {

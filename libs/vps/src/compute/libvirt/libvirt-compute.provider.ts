@@ -2,7 +2,6 @@ import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { AppConfig, Problem } from '@app/core';
-import type { ActionType, PowerState } from '@app/services';
 import { computeProblem } from '../compute-problem';
 import {
   ComputeProvider,
@@ -28,6 +27,7 @@ import { DomainInfo, parseDominfo, parseDomainList, powerStateOf } from './domai
 import { decodeTask, encodeTask } from './power-task';
 import { Virsh } from './virsh';
 import { withXmlFile } from './xml-file';
+import type { ActionType, PowerState } from '../../vps.types';
 
 /** Reads never keep a request waiting longer than this on the hypervisor. */
 const READ_TIMEOUT_MS = 2_000;

@@ -1,5 +1,5 @@
-import { ACTION_TYPES, ActionType } from '@app/services';
 import { ComputeProviderError } from '../compute-provider';
+import { ACTION_TYPES, ActionType } from '../../vps.types';
 
 /** What the runner keeps as the task handle of a libvirt power action (its calls are synchronous). */
 export interface PowerTask {

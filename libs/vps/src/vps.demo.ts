@@ -1,14 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, DemoContext, DemoSeeder } from '@app/core';
-import { InstanceActionsRepository } from '@app/vps';
-import { ProvisionSpec, ServiceProvisioner } from './service-provisioner';
+import { ServiceProvisioner } from '@app/services';
+import { InstanceActionsRepository } from './instance-actions.repository';
+import { VpsProvisionSpec } from './kind/vps-provision-spec';
 
 const DAY = 86_400_000;
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY);
 
-/** The demo account's services: both types, several statuses, prices from the catalogue. */
+/** The demo account's VPSes: several statuses, prices from the catalogue, a little power history. */
 @Injectable()
-export class ServicesDemoSeeder extends DemoSeeder {
+export class VpsDemoSeeder extends DemoSeeder {
   readonly order = 200;
 
   constructor(
@@ -20,16 +21,14 @@ export class ServicesDemoSeeder extends DemoSeeder {
   }
 
   /** The simulator's demo images (ImagesDemoSeeder, run before); with libvirt, demo VPSes have none (no machines are made for them). */
-  private image(slug: string): Pick<ProvisionSpec, 'image'> {
+  private image(slug: string): Pick<VpsProvisionSpec, 'image'> {
     return this.config.computeProvider === 'simulator' ? { image: slug } : {};
   }
 
   async seed({ accountId, manager }: DemoContext): Promise<void> {
-    const specs: ProvisionSpec[] = [
+    const specs: VpsProvisionSpec[] = [
       { type: 'vps', name: 'legacy-shop', productSlug: 'vps-xxl-2023', status: 'terminated', region: 'eu-west', createdAt: daysAgo(420) },
-      { type: 'object_storage', name: 'old-archive', productSlug: 'storage-5000', status: 'cancelled', createdAt: daysAgo(300) },
       { type: 'vps', name: 'web-01', productSlug: 'vps-m', status: 'active', createdAt: daysAgo(190), ...this.image('debian-12') },
-      { type: 'object_storage', name: 'backups', productSlug: 'storage-1000', status: 'active', createdAt: daysAgo(150) },
       {
         type: 'vps',
         name: 'db-primary',
@@ -40,14 +39,6 @@ export class ServicesDemoSeeder extends DemoSeeder {
         ...this.image('ubuntu-24.04'),
       },
       { type: 'vps', name: 'ci-runner', productSlug: 'vps-xl', status: 'suspended', region: 'us-east', createdAt: daysAgo(95) },
-      {
-        type: 'object_storage',
-        name: 'media-assets',
-        productSlug: 'storage-250',
-        billingCycle: 'annually',
-        status: 'active',
-        createdAt: daysAgo(60),
-      },
       {
         type: 'vps',
         name: 'staging',
@@ -61,7 +52,6 @@ export class ServicesDemoSeeder extends DemoSeeder {
     ];
     for (const spec of specs) {
       const [service] = await this.provisioner.provisionIn(manager, accountId, spec);
-      // A little power history, so the actions list is not empty.
       if (service.name === 'web-01') await this.actions.insertDemoHistory(manager, service.id);
     }
   }
