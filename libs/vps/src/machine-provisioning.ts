@@ -86,9 +86,10 @@ export class MachineProvisioning {
   ): Promise<{ summaries: Map<string, InstanceSummary>; queued: string[] }> {
     const queued = plan && !plan.providerRef && this.compute.makesMachines ? ids : [];
     const networks = new Map<string, GuestNetwork>();
-    if (queued.length && this.compute.leasesNetwork) {
-      // The lease is a row of this transaction: a failed batch gives it back with the rest.
-      for (const id of queued) networks.set(id, await this.network.allocate(manager, id, defaults.region));
+    // A lease is a row of this transaction: a failed batch gives it back with the rest.
+    for (const id of queued) {
+      const network = await this.compute.networkFor(() => this.network.allocate(manager, id, defaults.region));
+      if (network) networks.set(id, network);
     }
     const summaries = ids.map((id) =>
       summaryOf(networks.get(id) ?? null, queued.length ? 'provisioning' : (adopted?.powerState ?? defaults.powerState), defaults.region),

@@ -140,8 +140,13 @@ export abstract class ComputeProvider {
     return Promise.resolve({ providerRef, powerState: null });
   }
 
-  /** Whether new machines need a network lease (an address or a forwarded port) from the API. */
-  readonly leasesNetwork: boolean = false;
+  /**
+   * The network of a new machine: an adapter whose machines need an address or a forwarded port
+   * takes a lease with `lease` (a row of the provisioning transaction); the default needs none.
+   */
+  networkFor(_lease: () => Promise<GuestNetwork>): Promise<GuestNetwork | null> {
+    return Promise.resolve(null);
+  }
 
   /**
    * Begins a rebuild: the root disk is made again from the image, with a new seed, and the machine

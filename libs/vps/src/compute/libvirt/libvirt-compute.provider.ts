@@ -1,8 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Logger } from '@nestjs/common';
-import { AppConfig, Problem } from '@app/core';
-import { computeProblem } from '../compute-problem';
+import { AppConfig } from '@app/core';
 import {
   ComputeProvider,
   ComputeProviderError,
@@ -23,16 +22,15 @@ import { StoragePool } from './storage-pool';
 import { lookBeforeRetry } from './look-before-retry';
 import { LibvirtInventory } from './libvirt-inventory';
 import { withSeedIso } from './seed-iso';
-import { DomainInfo, parseDominfo, parseDomainList, powerStateOf } from './domain-state';
+import { DomainInfo, parseDomainList, powerStateOf } from './domain-state';
 import { decodeTask, encodeTask } from './power-task';
 import { Virsh } from './virsh';
+import { LibvirtDomains } from './libvirt-domains';
 import { withXmlFile } from './xml-file';
 import type { ActionType, PowerState } from '../../vps.types';
 
 /** Reads never keep a request waiting longer than this on the hypervisor. */
 const READ_TIMEOUT_MS = 2_000;
-/** A look after a failed step (background work, never a request): a daemon just back from a stall is slow. */
-const LOOK_TIMEOUT_MS = 10_000;
 const POLL_MS = 500;
 /** Classic VNC authentication reads at most 8 characters. */
 const VNC_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
@@ -48,13 +46,13 @@ const CONSOLE_PASSWORD_VALID_MS = 120_000;
  */
 export class LibvirtComputeProvider extends ComputeProvider {
   override readonly observesExternalChanges = true;
-  override readonly leasesNetwork = true;
   override readonly makesMachines = true;
   private readonly logger = new Logger('LibvirtComputeProvider');
   private readonly template: string;
   private readonly pool: StoragePool;
   private readonly changeTimeoutMs: number;
   private readonly inventories: LibvirtInventory;
+  private readonly domains: LibvirtDomains;
 
   constructor(
     private readonly config: AppConfig,
@@ -62,6 +60,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
   ) {
     super();
     this.changeTimeoutMs = config.libvirt.commandTimeoutSeconds * 1000;
+    this.domains = new LibvirtDomains(config, virsh, this.changeTimeoutMs);
     this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.changeTimeoutMs);
     // Reconciliation holds its job lock (a database connection) while it lists: reads stay short.
     this.inventories = new LibvirtInventory(virsh, this.pool, READ_TIMEOUT_MS, this.changeTimeoutMs);
@@ -73,16 +72,16 @@ export class LibvirtComputeProvider extends ComputeProvider {
 
   async powerAction(instance: InstanceRef, type: ActionType, _idempotencyKey: string): Promise<string> {
     // Asking twice is harmless: each branch first looks at the domain's state.
-    const domain = await this.info(instance, this.changeTimeoutMs);
+    const domain = await this.domains.info(instance, this.changeTimeoutMs);
     const state = powerStateOf(domain.state);
-    if (type === 'start' || type === 'rebuild') await this.powerOn(instance, domain);
-    else if (state === 'running') await this.shutdownOnce(instance, domain.name);
+    if (type === 'start' || type === 'rebuild') await this.domains.powerOn(instance, domain);
+    else if (state === 'running') await this.domains.shutdownOnce(instance, domain.name);
     return encodeTask({ type, since: Date.now(), domainId: type === 'reboot' ? domain.id : null });
   }
 
   async taskStatus(instance: InstanceRef, taskId: string): Promise<TaskStatus> {
     const task = decodeTask(taskId);
-    const domain = await this.info(instance, this.changeTimeoutMs);
+    const domain = await this.domains.info(instance, this.changeTimeoutMs);
     const state = powerStateOf(domain.state);
     if (task.type === 'start' || task.type === 'rebuild') {
       if (state === 'running') return { state: 'succeeded' };
@@ -92,16 +91,16 @@ export class LibvirtComputeProvider extends ComputeProvider {
     }
     if (task.type === 'reboot' && state === 'running' && domain.id !== task.domainId) return { state: 'succeeded' };
     if (state === 'stopped') {
-      if (task.type === 'reboot') await this.powerOn(instance, domain);
+      if (task.type === 'reboot') await this.domains.powerOn(instance, domain);
       return { state: 'succeeded' };
     }
     const timeoutS = this.config.computeStopTimeoutSeconds;
     if (Date.now() - task.since < timeoutS * 1000) return { state: 'running' };
-    await this.run(instance, ['destroy', domain.name]).catch(async (err: unknown) => {
+    await this.domains.run(instance, ['destroy', domain.name]).catch(async (err: unknown) => {
       // The guest may have gone down on its own in the meantime.
-      if (powerStateOf((await this.info(instance, READ_TIMEOUT_MS)).state) !== 'stopped') throw err;
+      if (powerStateOf((await this.domains.info(instance, READ_TIMEOUT_MS)).state) !== 'stopped') throw err;
     });
-    if (task.type === 'reboot') await this.run(instance, ['start', domain.name]);
+    if (task.type === 'reboot') await this.domains.run(instance, ['start', domain.name]);
     const then = task.type === 'reboot' ? ' and started again' : '';
     return {
       state: 'succeeded',
@@ -114,7 +113,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
 
   async powerState(instance: InstanceRef): Promise<PowerState | null> {
     try {
-      return powerStateOf((await this.info(instance, READ_TIMEOUT_MS)).state);
+      return powerStateOf((await this.domains.info(instance, READ_TIMEOUT_MS)).state);
     } catch {
       return null;
     }
@@ -123,31 +122,38 @@ export class LibvirtComputeProvider extends ComputeProvider {
   /** One `virsh list --all` per hypervisor; one that does not answer is skipped. */
   override async powerStates(instances: InstanceRef[]): Promise<Map<string, PowerState>> {
     const states = new Map<string, PowerState>();
-    for (const uri of new Set(instances.map((instance) => this.uriOf(instance.region)))) {
+    for (const uri of new Set(instances.map((instance) => this.domains.uriOf(instance.region)))) {
       const domains = await this.virsh
         .run(uri, ['list', '--all'], { timeoutMs: READ_TIMEOUT_MS })
         .then(parseDomainList)
         .catch(() => new Map<string, PowerState>());
       for (const instance of instances) {
-        const state = this.uriOf(instance.region) === uri ? domains.get(this.domainOf(instance)) : undefined;
+        const state = this.domains.uriOf(instance.region) === uri ? domains.get(this.domains.domainOf(instance)) : undefined;
         if (state) states.set(instance.serviceId, state);
       }
     }
     return states;
   }
 
+  /** Every domain is reached through a lease: a bridge address or a forwarded SSH port. */
+  override networkFor(lease: () => Promise<GuestNetwork>): Promise<GuestNetwork | null> {
+    return lease();
+  }
+
   async openConsole(instance: InstanceRef): Promise<ConsoleTarget> {
-    try {
-      const name = this.domainOf(instance);
-      const graphics = vncGraphics(await this.run(instance, ['dumpxml', name], READ_TIMEOUT_MS * 2));
-      if (!graphics) throw Problem.conflict('invalid_state', 'The machine has no VNC console, or it is not running.');
-      const password = vncPassword();
-      const device = withVncPassword(graphics.element, password, new Date(Date.now() + CONSOLE_PASSWORD_VALID_MS));
-      await withXmlFile(device, (file) => this.run(instance, ['update-device', name, file, '--live']));
-      return { protocol: 'vnc', host: this.vncHost(instance, graphics.listen), port: graphics.port, password, upstream: { domain: name } };
-    } catch (err) {
-      throw computeProblem(err);
-    }
+    const name = this.domains.domainOf(instance);
+    const graphics = vncGraphics(await this.domains.run(instance, ['dumpxml', name], READ_TIMEOUT_MS * 2));
+    if (!graphics) throw new ComputeProviderError('no_console', 'The machine has no VNC console, or it is not running.');
+    const password = vncPassword();
+    const device = withVncPassword(graphics.element, password, new Date(Date.now() + CONSOLE_PASSWORD_VALID_MS));
+    await withXmlFile(device, (file) => this.domains.run(instance, ['update-device', name, file, '--live']));
+    return {
+      protocol: 'vnc',
+      host: this.domains.vncHost(instance, graphics.listen),
+      port: graphics.port,
+      password,
+      upstream: { domain: name },
+    };
   }
 
   pollIntervalMs(): number {
@@ -162,20 +168,21 @@ export class LibvirtComputeProvider extends ComputeProvider {
   override async createMachine(instance: InstanceRef, spec: MachineSpec): Promise<MachineRecord> {
     const name = `svc-${instance.serviceId}`;
     const made = { ...instance, providerRef: name };
-    if (!(await this.exists(made, this.changeTimeoutMs))) {
+    if (!(await this.domains.exists(made, this.changeTimeoutMs))) {
       if (spec.boot) await this.writeDisks(instance, spec.boot, spec.network ?? null);
       const values = { name, vcpus: spec.vcpus, memoryMb: spec.memoryMb, withDisks: !!spec.boot, network: spec.network ?? null };
       await lookBeforeRetry(
         () => this.define(made, values),
-        () => this.exists(made),
+        () => this.domains.exists(made),
       );
     }
-    if (spec.powerOn && powerStateOf((await this.info(made, this.changeTimeoutMs)).state) !== 'running') await this.startOnce(made, name);
+    if (spec.powerOn && powerStateOf((await this.domains.info(made, this.changeTimeoutMs)).state) !== 'running')
+      await this.domains.startOnce(made, name);
     return { providerRef: name, powerState: spec.powerOn ? 'running' : 'stopped' };
   }
 
   override async machineExists(instance: InstanceRef): Promise<boolean | null> {
-    return this.exists(instance, READ_TIMEOUT_MS).catch(() => null);
+    return this.domains.exists(instance, READ_TIMEOUT_MS).catch(() => null);
   }
 
   override inventory(): Promise<HypervisorInventory[]> {
@@ -184,7 +191,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
   }
 
   override hypervisorOf(region: string): string {
-    return this.uriOf(region);
+    return this.domains.uriOf(region);
   }
 
   override removeOrphan(hypervisor: string, kind: 'domain' | 'volume', name: string): Promise<void> {
@@ -196,8 +203,8 @@ export class LibvirtComputeProvider extends ComputeProvider {
    * domain again from the current template (same UUID, same size) and starts it.
    */
   override async rebuildMachine(instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null): Promise<string> {
-    const domain = await this.info(instance, this.changeTimeoutMs);
-    if (domain.id) await this.powerOffOnce(instance, domain.name);
+    const domain = await this.domains.info(instance, this.changeTimeoutMs);
+    if (domain.id) await this.domains.powerOffOnce(instance, domain.name);
     await this.writeDisks(instance, boot, network);
     const values = {
       name: domain.name,
@@ -209,14 +216,14 @@ export class LibvirtComputeProvider extends ComputeProvider {
     };
     await lookBeforeRetry(
       () => this.define(instance, values),
-      async () => (await this.run(instance, ['dumpxml', '--inactive', domain.name])).includes(rootVolumeOf(instance.serviceId)),
+      async () => (await this.domains.run(instance, ['dumpxml', '--inactive', domain.name])).includes(rootVolumeOf(instance.serviceId)),
     );
-    await this.startOnce(instance, domain.name);
+    await this.domains.startOnce(instance, domain.name);
     return encodeTask({ type: 'rebuild', since: Date.now(), domainId: null });
   }
 
   override async adoptMachine(instance: InstanceRef, providerRef: string): Promise<MachineRecord> {
-    const domain = await this.info({ ...instance, providerRef }, this.changeTimeoutMs);
+    const domain = await this.domains.info({ ...instance, providerRef }, this.changeTimeoutMs);
     const state = powerStateOf(domain.state);
     return { providerRef: domain.name, powerState: state === 'stopping' ? 'running' : state };
   }
@@ -224,61 +231,27 @@ export class LibvirtComputeProvider extends ComputeProvider {
   override async destroyMachine(instance: InstanceRef): Promise<void> {
     let domain: DomainInfo | null = null;
     try {
-      domain = await this.info(instance, this.changeTimeoutMs);
+      domain = await this.domains.info(instance, this.changeTimeoutMs);
     } catch (err) {
       if (!(err instanceof ComputeProviderError && err.code === 'not_found')) throw err;
     }
-    if (domain?.id) await this.powerOffOnce(instance, domain.name);
+    if (domain?.id) await this.domains.powerOffOnce(instance, domain.name);
     if (domain) {
       const name = domain.name;
       await lookBeforeRetry(
-        () => this.run(instance, ['undefine', name, '--managed-save', '--snapshots-metadata']),
-        async () => !(await this.exists(instance)),
+        () => this.domains.run(instance, ['undefine', name, '--managed-save', '--snapshots-metadata']),
+        async () => !(await this.domains.exists(instance)),
       );
     }
-    const uri = this.uriOf(instance.region);
+    const uri = this.domains.uriOf(instance.region);
     await this.pool.remove(uri, rootVolumeOf(instance.serviceId));
     await this.pool.remove(uri, seedVolumeOf(instance.serviceId));
-    this.logger.log(`Domain ${domain?.name ?? this.domainOf(instance)} and its volumes removed`);
-  }
-
-  private startOnce(instance: InstanceRef, name: string): Promise<void> {
-    return lookBeforeRetry(
-      () => this.run(instance, ['start', name]),
-      // Active (a QEMU process, maybe still paused while libvirt starts it) is started.
-      async () => (await this.info(instance, LOOK_TIMEOUT_MS)).id !== null,
-    );
-  }
-
-  /** An ACPI request; asking again is harmless, and a guest that is already going down or off needs none. */
-  private shutdownOnce(instance: InstanceRef, name: string): Promise<void> {
-    return lookBeforeRetry(
-      () => this.run(instance, ['shutdown', name, '--mode', 'acpi']),
-      async () => powerStateOf((await this.info(instance, LOOK_TIMEOUT_MS)).state) !== 'running',
-    );
-  }
-
-  private powerOffOnce(instance: InstanceRef, name: string): Promise<void> {
-    return lookBeforeRetry(
-      () => this.run(instance, ['destroy', name]),
-      async () => powerStateOf((await this.info(instance, LOOK_TIMEOUT_MS)).state) === 'stopped',
-    );
-  }
-
-  /** Whether the VPS's domain is defined (false only when libvirt says it is not). */
-  private async exists(instance: InstanceRef, timeoutMs = LOOK_TIMEOUT_MS): Promise<boolean> {
-    try {
-      await this.info(instance, timeoutMs);
-      return true;
-    } catch (err) {
-      if (err instanceof ComputeProviderError && err.code === 'not_found') return false;
-      throw err;
-    }
+    this.logger.log(`Domain ${domain?.name ?? this.domains.domainOf(instance)} and its volumes removed`);
   }
 
   /** The root disk (a copy-on-write disk on the image) and the seed, made again if they exist. */
   private async writeDisks(instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null): Promise<void> {
-    const uri = this.uriOf(instance.region);
+    const uri = this.domains.uriOf(instance.region);
     const root = rootVolumeOf(instance.serviceId);
     const seed = seedVolumeOf(instance.serviceId);
     await this.pool.remove(uri, root);
@@ -306,37 +279,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     });
     // Defining an existing domain again needs its UUID (libvirt would otherwise refuse the name).
     if (d.uuid) xml = xml.replace(/<\/name>/, `</name>\n  <uuid>${d.uuid}</uuid>`);
-    await withXmlFile(xml, (file) => this.run(instance, ['define', file]));
-  }
-
-  private async powerOn(instance: InstanceRef, domain: DomainInfo): Promise<void> {
-    const state = domain.state.toLowerCase();
-    if (state === 'paused') await this.run(instance, ['resume', domain.name]);
-    else if (state === 'pmsuspended') await this.run(instance, ['dompmwakeup', domain.name]);
-    else if (powerStateOf(state) === 'stopped') await this.startOnce(instance, domain.name);
-  }
-
-  private async info(instance: InstanceRef, timeoutMs: number): Promise<DomainInfo> {
-    return parseDominfo(await this.run(instance, ['dominfo', this.domainOf(instance)], timeoutMs));
-  }
-
-  private run(instance: InstanceRef, args: string[], timeoutMs?: number): Promise<string> {
-    return this.virsh.run(this.uriOf(instance.region), args, { timeoutMs: timeoutMs ?? this.changeTimeoutMs });
-  }
-
-  private domainOf(instance: InstanceRef): string {
-    return instance.providerRef ?? `svc-${instance.serviceId}`;
-  }
-
-  private uriOf(region: string): string {
-    return this.config.libvirt.regionUris[region] ?? this.config.libvirt.uri;
-  }
-
-  /** A VNC server listening on every address is reached at the hypervisor's own host name. */
-  private vncHost(instance: InstanceRef, listen: string | null): string {
-    if (listen && listen !== '0.0.0.0' && listen !== '::') return listen;
-    const host = /^[^:]+:\/\/(?:[^@/]*@)?([^/:?]+)/.exec(this.uriOf(instance.region))?.[1];
-    return host ?? '127.0.0.1';
+    await withXmlFile(xml, (file) => this.domains.run(instance, ['define', file]));
   }
 }
 
