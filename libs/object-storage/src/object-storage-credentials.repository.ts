@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText } from '@app/core';
+import { isoText, runSql, sqlFirst } from '@app/core';
 import type { ServiceStatus, ServiceType } from '@app/services';
 
 /** An object_storage_credentials row; the secret stays sealed (SecretBox) until the response is made. */
@@ -23,7 +23,8 @@ export class ObjectStorageCredentialsRepository {
 
   /** The account's service with its credentials if issued; null when it is missing or another's. */
   async findWithService(accountId: string, serviceId: string): Promise<ServiceWithCredentials | null> {
-    const [row]: ServiceWithCredentials[] = await this.dataSource.query(
+    const row = await sqlFirst<ServiceWithCredentials>(
+      this.dataSource,
       `SELECT s.type, s.status, u.gateway_state, ${COLUMNS}
          FROM services s LEFT JOIN object_storage_credentials c ON c.service_id = s.id
          LEFT JOIN object_storage_users u ON u.service_id = s.id
@@ -34,7 +35,7 @@ export class ObjectStorageCredentialsRepository {
   }
 
   async find(manager: EntityManager, serviceId: string): Promise<CredentialRow | null> {
-    const [row]: CredentialRow[] = await manager.query(`SELECT ${COLUMNS} FROM object_storage_credentials c WHERE c.service_id = $1`, [
+    const row = await sqlFirst<CredentialRow>(manager, `SELECT ${COLUMNS} FROM object_storage_credentials c WHERE c.service_id = $1`, [
       serviceId,
     ]);
     return row ?? null;
@@ -42,7 +43,8 @@ export class ObjectStorageCredentialsRepository {
 
   /** A new key replaces the service's key (rotation). */
   async replaceKey(manager: EntityManager, serviceId: string, accessKeyId: string, secretSealed: string): Promise<void> {
-    await manager.query(
+    await runSql(
+      manager,
       `UPDATE object_storage_credentials SET access_key_id = $2, secret_sealed = $3, created_at = now() WHERE service_id = $1`,
       [serviceId, accessKeyId, secretSealed],
     );
@@ -54,7 +56,8 @@ export class ObjectStorageCredentialsRepository {
     issued: { endpoint: string; region: string; bucket: string; accessKeyId: string },
     secretSealed: string,
   ): Promise<void> {
-    await manager.query(
+    await runSql(
+      manager,
       `INSERT INTO object_storage_credentials (service_id, endpoint, region, bucket, access_key_id, secret_sealed) VALUES ($1, $2, $3, $4, $5, $6)`,
       [serviceId, issued.endpoint, issued.region, issued.bucket, issued.accessKeyId, secretSealed],
     );

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText, sqlFirst, sqlRows } from '@app/core';
+import { isoText, runSql, sqlFirst, sqlRows } from '@app/core';
 import type { ServiceStatus } from '@app/services';
 
 export type GatewayState = 'pending' | 'active' | 'suspended' | 'closed' | 'purged';
@@ -74,7 +74,8 @@ export class ObjectStorageUsersRepository {
   }
 
   async insertMany(manager: EntityManager, rows: NewGatewayUsers): Promise<void> {
-    await manager.query(
+    await runSql(
+      manager,
       `INSERT INTO object_storage_users (service_id, region, quota_bytes, quota_objects, max_buckets, applied_version, gateway_state)
        SELECT id, $2, $3, $4, $5, CASE WHEN $6 THEN 1 ELSE 0 END, CASE WHEN $6 THEN 'active' ELSE 'pending' END FROM unnest($1::uuid[]) AS id`,
       [rows.serviceIds, rows.region, rows.quotaBytes, rows.quotaObjects, rows.maxBuckets, rows.applied],
@@ -84,7 +85,8 @@ export class ObjectStorageUsersRepository {
   /** The gateway must follow a change: a new version, and for a termination the time of the purge. */
   async bump(manager: EntityManager, serviceId: string, purgeAfter?: Date | null): Promise<void> {
     // purgeAfter undefined: unchanged; null: none (the service is no longer terminated).
-    await manager.query(
+    await runSql(
+      manager,
       `UPDATE object_storage_users SET desired_version = desired_version + 1, purge_after = CASE WHEN $2 THEN $3::timestamptz ELSE purge_after END
         WHERE service_id = $1`,
       [serviceId, purgeAfter !== undefined, purgeAfter ?? null],
@@ -93,7 +95,8 @@ export class ObjectStorageUsersRepository {
 
   /** Takes the service's lease (null when another process holds it, or no such row). */
   async lease(serviceId: string, seconds: number): Promise<GatewayWork | null> {
-    const [row]: GatewayWork[] = await this.dataSource.query(
+    const row = await sqlFirst<GatewayWork>(
+      this.dataSource,
       `WITH leased AS (
          UPDATE object_storage_users SET lease_until = now() + make_interval(secs => $2), last_attempt_at = now()
           WHERE service_id = $1 AND (lease_until IS NULL OR lease_until < now())
@@ -125,7 +128,8 @@ export class ObjectStorageUsersRepository {
 
   /** The gateway has not caught up with the service's newest change. */
   async pending(serviceId: string): Promise<boolean> {
-    const [row]: { pending: boolean }[] = await this.dataSource.query(
+    const row = await sqlFirst<{ pending: boolean }>(
+      this.dataSource,
       `SELECT applied_version < desired_version AS pending FROM object_storage_users WHERE service_id = $1`,
       [serviceId],
     );
@@ -133,7 +137,8 @@ export class ObjectStorageUsersRepository {
   }
 
   async release(serviceId: string, error: string | null): Promise<void> {
-    await this.dataSource.query(
+    await runSql(
+      this.dataSource,
       `UPDATE object_storage_users SET lease_until = NULL, last_error = coalesce($2, last_error) WHERE service_id = $1`,
       [serviceId, error?.slice(0, 500) ?? null],
     );
@@ -141,7 +146,8 @@ export class ObjectStorageUsersRepository {
 
   /** Services the gateway has not caught up with and no process works on, last tried before `idleSeconds` ago. */
   async unsettled(idleSeconds: number, limit = 100): Promise<string[]> {
-    const rows: { service_id: string }[] = await this.dataSource.query(
+    const rows = await sqlRows<{ service_id: string }>(
+      this.dataSource,
       `SELECT service_id FROM object_storage_users
         WHERE (applied_version < desired_version OR (purge_after IS NOT NULL AND gateway_state <> 'purged' AND purge_after <= now()))
           AND (lease_until IS NULL OR lease_until < now())
@@ -153,7 +159,8 @@ export class ObjectStorageUsersRepository {
   }
 
   async usageTarget(serviceId: string): Promise<UsageRow | null> {
-    const [row]: UsageRow[] = await this.dataSource.query(
+    const row = await sqlFirst<UsageRow>(
+      this.dataSource,
       `SELECT u.service_id, s.account_id, s.name, u.region, u.quota_bytes, u.quota_objects, u.quota_notified, u.usage_updated_at
          FROM object_storage_users u JOIN services s ON s.id = u.service_id WHERE u.service_id = $1`,
       [serviceId],
@@ -163,7 +170,8 @@ export class ObjectStorageUsersRepository {
 
   /** Active services whose usage is older than `seconds`, oldest first. */
   async staleUsage(seconds: number, limit: number): Promise<string[]> {
-    const rows: { service_id: string }[] = await this.dataSource.query(
+    const rows = await sqlRows<{ service_id: string }>(
+      this.dataSource,
       `SELECT u.service_id FROM object_storage_users u JOIN services s ON s.id = u.service_id
         WHERE s.status = 'active' AND u.gateway_state = 'active'
           AND (u.usage_updated_at IS NULL OR u.usage_updated_at < now() - make_interval(secs => $1))
@@ -197,7 +205,8 @@ export class ObjectStorageUsersRepository {
 
   /** `pending` while the gateway has not applied the newest change. */
   async states(serviceIds: string[], manager: EntityManager = this.dataSource.manager): Promise<Map<string, GatewayState | 'pending'>> {
-    const rows: { service_id: string; state: GatewayState | 'pending' }[] = await manager.query(
+    const rows = await sqlRows<{ service_id: string; state: GatewayState | 'pending' }>(
+      manager,
       `SELECT service_id, CASE WHEN applied_version < desired_version THEN 'pending' ELSE gateway_state END AS state
          FROM object_storage_users WHERE service_id = ANY($1::uuid[])`,
       [serviceIds],
@@ -206,7 +215,8 @@ export class ObjectStorageUsersRepository {
   }
 
   async regions(manager: EntityManager, serviceIds: string[]): Promise<Map<string, string>> {
-    const rows: { service_id: string; region: string }[] = await manager.query(
+    const rows = await sqlRows<{ service_id: string; region: string }>(
+      manager,
       `SELECT service_id, region FROM object_storage_users WHERE service_id = ANY($1::uuid[])`,
       [serviceIds],
     );

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText, PageQuery, pageOfRows, RowsPage } from '@app/core';
+import { isoText, pageOfRows, PageQuery, RowsPage, runSql, sqlFirst, sqlRows } from '@app/core';
 import type { ActionNote, GuestBoot, GuestNetwork } from './compute/compute-provider';
 import type { ActionStatus, ActionType, PowerState } from './vps.types';
 
@@ -53,7 +53,7 @@ export class InstanceActionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async hasRunning(manager: EntityManager, serviceId: string): Promise<boolean> {
-    const rows: unknown[] = await manager.query(`SELECT 1 FROM instance_actions WHERE service_id = $1 AND status = 'running'`, [serviceId]);
+    const rows = await sqlRows(manager, `SELECT 1 FROM instance_actions WHERE service_id = $1 AND status = 'running'`, [serviceId]);
     return rows.length > 0;
   }
 
@@ -64,12 +64,13 @@ export class InstanceActionsRepository {
     fromState: PowerState,
     params: RebuildParams | null = null,
   ): Promise<ActionRow> {
-    const [action]: ActionRow[] = await manager.query(
+    const action = await sqlFirst<ActionRow>(
+      manager,
       `INSERT INTO instance_actions (service_id, type, status, from_state, params) VALUES ($1, $2, 'running', $3, $4::jsonb)
        RETURNING ${ACTION_COLUMNS}`,
       [serviceId, type, fromState, params ? JSON.stringify(params) : null],
     );
-    return action;
+    return action!;
   }
 
   page(serviceId: string, page: PageQuery): Promise<RowsPage<ActionRow>> {
@@ -87,7 +88,8 @@ export class InstanceActionsRepository {
   }
 
   async findForService(serviceId: string, id: string): Promise<ActionRow | null> {
-    const [row]: ActionRow[] = await this.dataSource.query(
+    const row = await sqlFirst<ActionRow>(
+      this.dataSource,
       `SELECT ${ACTION_COLUMNS} FROM instance_actions WHERE id = $1 AND service_id = $2`,
       [id, serviceId],
     );
@@ -96,7 +98,8 @@ export class InstanceActionsRepository {
 
   /** Unscoped, for the runner: running actions started at least `olderThanMs` ago. */
   async runningIds(olderThanMs: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.dataSource.query(
+    const rows = await sqlRows<{ id: string }>(
+      this.dataSource,
       `SELECT id FROM instance_actions WHERE status = 'running' AND started_at <= now() - $1::double precision * interval '1 millisecond'`,
       [olderThanMs],
     );
@@ -105,7 +108,8 @@ export class InstanceActionsRepository {
 
   /** Unscoped, for the runner. */
   async findPending(id: string): Promise<PendingAction | null> {
-    const [row]: PendingAction[] = await this.dataSource.query(
+    const row = await sqlFirst<PendingAction>(
+      this.dataSource,
       `SELECT a.id, a.service_id AS "serviceId", a.type, a.status, a.from_state AS "fromState", a.provider_task AS "providerTask",
               a.started_at AS "startedAt", i.region, i.provider_ref AS "providerRef", a.params
          FROM instance_actions a LEFT JOIN vps_instances i ON i.service_id = a.service_id
@@ -116,13 +120,14 @@ export class InstanceActionsRepository {
   }
 
   async setProviderTask(id: string, task: string): Promise<void> {
-    await this.dataSource.query(`UPDATE instance_actions SET provider_task = $2 WHERE id = $1 AND status = 'running'`, [id, task]);
+    await runSql(this.dataSource, `UPDATE instance_actions SET provider_task = $2 WHERE id = $1 AND status = 'running'`, [id, task]);
   }
 
   /** Records the outcome of a still running action; false if it was recorded already (by another replica). */
   async finish(manager: EntityManager, id: string, outcome: ActionOutcome): Promise<boolean> {
     const { error, notice } = outcome;
-    const finished: unknown[] = await manager.query(
+    const finished = await sqlRows(
+      manager,
       `WITH done AS (
          UPDATE instance_actions SET status = $2, finished_at = now(), error_code = $3, error_message = $4, notice_code = $5, notice_message = $6
           WHERE id = $1 AND status = 'running' RETURNING id
@@ -134,7 +139,8 @@ export class InstanceActionsRepository {
 
   /** Demo data: a little power history, outcomes of both kinds. */
   async insertDemoHistory(manager: EntityManager, serviceId: string): Promise<void> {
-    await manager.query(
+    await runSql(
+      manager,
       `INSERT INTO instance_actions (service_id, type, status, from_state, started_at, finished_at, error_code, error_message) VALUES
          ($1, 'reboot', 'failed',    'running', now() - interval '4 days',            now() - interval '4 days' + interval '30 seconds',
               'hypervisor_unavailable', 'The hypervisor could not be reached.'),

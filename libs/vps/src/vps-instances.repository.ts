@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { sqlFirst, sqlRows } from '@app/core';
+import { runSql, sqlFirst, sqlRows } from '@app/core';
 import type { GuestNetwork } from './compute/compute-provider';
 import type { PowerState } from './vps.types';
 
@@ -62,7 +62,8 @@ export class VpsInstancesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async insertMany(manager: EntityManager, rows: NewInstances): Promise<void> {
-    await manager.query(
+    await runSql(
+      manager,
       `INSERT INTO vps_instances (service_id, power_state, region, ipv4, ipv6, provider_ref, ssh_host, ssh_port, network, image_id, disk_gb)
        SELECT id, state, $2, v4, v6, ref, host, port, net::jsonb, $10, $11
          FROM unnest($1::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[])
@@ -103,7 +104,8 @@ export class VpsInstancesRepository {
   }
 
   async guestOf(manager: EntityManager, serviceId: string): Promise<GuestFacts> {
-    const [row]: { disk_gb: number | null; network: GuestNetwork | null }[] = await manager.query(
+    const row = await sqlFirst<{ disk_gb: number | null; network: GuestNetwork | null }>(
+      manager,
       `SELECT disk_gb, network FROM vps_instances WHERE service_id = $1`,
       [serviceId],
     );
@@ -111,16 +113,16 @@ export class VpsInstancesRepository {
   }
 
   async setImage(manager: EntityManager, serviceId: string, imageId: string): Promise<void> {
-    await manager.query(`UPDATE vps_instances SET image_id = $2, updated_at = now() WHERE service_id = $1`, [serviceId, imageId]);
+    await runSql(manager, `UPDATE vps_instances SET image_id = $2, updated_at = now() WHERE service_id = $1`, [serviceId, imageId]);
   }
 
   async setPowerState(manager: EntityManager, serviceId: string, powerState: PowerState): Promise<void> {
-    await manager.query(`UPDATE vps_instances SET power_state = $2, updated_at = now() WHERE service_id = $1`, [serviceId, powerState]);
+    await runSql(manager, `UPDATE vps_instances SET power_state = $2, updated_at = now() WHERE service_id = $1`, [serviceId, powerState]);
   }
 
   /** The machine provisioning made (or null: the provider keeps none) and the state it left it in. */
   async setMachine(manager: EntityManager, serviceId: string, providerRef: string | null, powerState: PowerState): Promise<void> {
-    await manager.query(`UPDATE vps_instances SET provider_ref = $2, power_state = $3, updated_at = now() WHERE service_id = $1`, [
+    await runSql(manager, `UPDATE vps_instances SET provider_ref = $2, power_state = $3, updated_at = now() WHERE service_id = $1`, [
       serviceId,
       providerRef,
       powerState,
@@ -129,8 +131,9 @@ export class VpsInstancesRepository {
 
   /** A terminated VPS: stopped, and a provisioning still under way ends (its job then removes what it made). */
   async retire(manager: EntityManager, serviceId: string): Promise<void> {
-    await manager.query(`UPDATE vps_instances SET power_state = 'stopped', updated_at = now() WHERE service_id = $1`, [serviceId]);
-    await manager.query(
+    await runSql(manager, `UPDATE vps_instances SET power_state = 'stopped', updated_at = now() WHERE service_id = $1`, [serviceId]);
+    await runSql(
+      manager,
       `UPDATE vps_provisioning SET status = 'failed', last_error = 'terminated', lease_until = NULL, finished_at = now(), updated_at = now()
         WHERE service_id = $1 AND status = 'running'`,
       [serviceId],
@@ -139,7 +142,8 @@ export class VpsInstancesRepository {
 
   /** Whether a service that is not terminated already has this machine. */
   async machineTaken(manager: EntityManager, providerRef: string): Promise<boolean> {
-    const taken: unknown[] = await manager.query(
+    const taken = await sqlRows(
+      manager,
       `SELECT 1 FROM vps_instances i JOIN services s ON s.id = i.service_id WHERE i.provider_ref = $1 AND s.status <> 'terminated'`,
       [providerRef],
     );
@@ -151,7 +155,8 @@ export class VpsInstancesRepository {
    * terminated and its provisioning did not fail, or the name is a live VPS's adopted machine.
    */
   async liveMachineNames(names: string[]): Promise<Set<string>> {
-    const rows: { name: string }[] = await this.dataSource.query(
+    const rows = await sqlRows<{ name: string }>(
+      this.dataSource,
       `SELECT n.name
          FROM unnest($1::text[]) AS n(name)
         WHERE EXISTS (
@@ -168,7 +173,8 @@ export class VpsInstancesRepository {
 
   /** A settled VPS whose machine is gone shows `error` (unless an action or another writer got there first). */
   async markMissing(manager: EntityManager, serviceId: string): Promise<boolean> {
-    const marked: unknown[] = await manager.query(
+    const marked = await sqlRows(
+      manager,
       `WITH marked AS (
          UPDATE vps_instances i SET power_state = 'error', updated_at = now()
           WHERE i.service_id = $1 AND i.power_state IN ('running', 'stopped')
@@ -182,7 +188,8 @@ export class VpsInstancesRepository {
 
   /** Unscoped, for the reconciler: every VPS of a live service in a settled power state. */
   settled(): Promise<SettledInstance[]> {
-    return this.dataSource.query(
+    return sqlRows<SettledInstance>(
+      this.dataSource,
       `SELECT i.service_id AS id, i.region, i.provider_ref AS "providerRef", i.power_state AS "powerState"
          FROM vps_instances i JOIN services s ON s.id = i.service_id
         WHERE s.status NOT IN ('cancelled', 'terminated') AND i.power_state IN ('running', 'stopped')`,
@@ -198,7 +205,8 @@ export class VpsInstancesRepository {
     changes: ObservedChange[],
     askedAt: Date,
   ): Promise<(ObservedChange & { accountId: string })[]> {
-    return manager.query(
+    return sqlRows<ObservedChange & { accountId: string }>(
+      manager,
       `WITH changed AS (
          UPDATE vps_instances i SET power_state = r.real, updated_at = now()
            FROM unnest($1::uuid[], $2::text[], $3::text[]) AS r(id, recorded, real)

@@ -3,7 +3,6 @@ import { ApiNullableRef } from '@app/core';
 import { BILLING_CYCLES, BillingCycle } from '@app/products';
 import { PUBLIC_POWER_STATES, PublicPowerState, SERVICE_STATUSES, SERVICE_TYPES, ServiceStatus, ServiceType } from '../service.types';
 import type { ServiceRow } from '../service.types';
-import type { ServiceParts } from '../kinds/service-kind';
 
 export class SshEndpointResponse {
   @ApiProperty({
@@ -118,3 +117,6 @@ export class ServiceResponse {
     };
   }
 }
+
+/** What a kind adds to a service's response (its own part, e.g. a VPS's `instance`); the others stay null. */
+export type ServiceParts = Partial<Pick<ServiceResponse, 'instance' | 'objectStorage'>>;

@@ -1,12 +1,9 @@
 import { EntityManager } from 'typeorm';
 import type { CatalogProduct } from '@app/products';
-import type { ServiceResponse } from '../dto/service.response';
+import type { ServiceParts, ServiceResponse } from '../dto/service.response';
 import type { ServiceState } from '../services.repository';
 import type { ServiceStatus, ServiceType } from '../service.types';
 import type { ProvisionSpec } from './provision-spec';
-
-/** What a kind adds to a service's response (ServiceResponse's part of that kind); the others stay null. */
-export type ServiceParts = Partial<Pick<ServiceResponse, 'instance' | 'objectStorage'>>;
 
 /** One batch of new services of a kind, inside the provisioner's transaction. */
 export interface NewServiceBatch {

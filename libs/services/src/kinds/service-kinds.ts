@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { ServiceType } from '../service.types';
 import { COMMON_SPEC_KEYS, ProvisionSpec, ProvisionSpecError } from './provision-spec';
-import { ServiceKind, ServiceParts } from './service-kind';
+import type { ServiceParts } from '../dto/service.response';
+import { ServiceKind } from './service-kind';
 
 /**
  * The kinds of service, each registered by its own area's module when it starts (VpsModule,

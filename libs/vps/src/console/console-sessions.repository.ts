@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { pgNotify, type CredentialKind, type CredentialRef } from '@app/core';
+import { pgNotify, runSql, sqlFirst, sqlRows, type CredentialKind, type CredentialRef } from '@app/core';
 
 /** An open connection whose replica has not refreshed it for this long no longer counts. */
 export const CONSOLE_STALE_SECONDS = 60;
@@ -23,12 +23,14 @@ export class ConsoleSessionsRepository {
     credential: CredentialRef,
     session: { tokenHash: string; targetSealed: string; expiresAt: Date },
   ): Promise<void> {
-    await manager.query(
+    await runSql(
+      manager,
       `DELETE FROM console_sessions WHERE service_id = $1 AND expires_at < now() - interval '1 day'
           AND (used_at IS NULL OR closed_at IS NOT NULL OR alive_at < now() - interval '1 day')`,
       [serviceId],
     );
-    await manager.query(
+    await runSql(
+      manager,
       `INSERT INTO console_sessions (service_id, token_hash, target_sealed, expires_at, credential_kind, credential_id) VALUES ($1, $2, $3, $4, $5, $6)`,
       [serviceId, session.tokenHash, session.targetSealed, session.expiresAt, credential.kind, credential.credentialId],
     );
@@ -44,16 +46,18 @@ export class ConsoleSessionsRepository {
   }
 
   private async countOpenIn(manager: EntityManager, accountId: string): Promise<number> {
-    const [{ count }]: { count: number }[] = await manager.query(
+    const { count } = (await sqlFirst<{ count: number }>(
+      manager,
       `SELECT count(*)::int AS count FROM console_sessions c JOIN services s ON s.id = c.service_id WHERE s.account_id = $1 AND ${OPEN}`,
       [accountId],
-    );
+    ))!;
     return count;
   }
 
   /** The credential an unused, unexpired token was issued to; null if there is no such token. */
   async credentialOf(tokenHash: string): Promise<CredentialRef | null> {
-    const [row]: CredentialRow[] = await this.dataSource.query(
+    const row = await sqlFirst<CredentialRow>(
+      this.dataSource,
       `SELECT s.account_id, c.credential_kind, c.credential_id FROM console_sessions c JOIN services s ON s.id = c.service_id
         WHERE c.token_hash = $1 AND c.used_at IS NULL AND c.expires_at > now() AND c.credential_id IS NOT NULL`,
       [tokenHash],
@@ -68,7 +72,8 @@ export class ConsoleSessionsRepository {
    */
   redeem(tokenHash: string, maxOpen: number): Promise<Redemption> {
     return this.dataSource.transaction(async (m) => {
-      const [session]: (CredentialRow & { id: string; service_id: string })[] = await m.query(
+      const session = await sqlFirst<CredentialRow & { id: string; service_id: string }>(
+        m,
         `SELECT c.id, c.service_id, s.account_id, c.credential_kind, c.credential_id FROM console_sessions c
            JOIN services s ON s.id = c.service_id
            JOIN vps_instances v ON v.service_id = c.service_id
@@ -78,9 +83,10 @@ export class ConsoleSessionsRepository {
         [tokenHash],
       );
       if (!session) return { outcome: 'refused' };
-      await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`console:${session.account_id}`]);
+      await runSql(m, `SELECT pg_advisory_xact_lock(hashtext($1))`, [`console:${session.account_id}`]);
       if ((await this.countOpenIn(m, session.account_id)) >= maxOpen) return { outcome: 'limit' };
-      const [opened]: { target_sealed: string }[] = await m.query(
+      const opened = await sqlFirst<{ target_sealed: string }>(
+        m,
         `WITH used AS (UPDATE console_sessions SET used_at = now(), alive_at = now() WHERE id = $1 RETURNING target_sealed) SELECT target_sealed FROM used`,
         [session.id],
       );
@@ -89,7 +95,7 @@ export class ConsoleSessionsRepository {
         sessionId: session.id,
         serviceId: session.service_id,
         credential: credentialOf(session),
-        targetSealed: opened.target_sealed,
+        targetSealed: opened!.target_sealed,
       };
     });
   }
@@ -99,7 +105,8 @@ export class ConsoleSessionsRepository {
    * no longer active (suspended, cancelled) or its machine is not running.
    */
   async keepAlive(sessionIds: string[]): Promise<Map<string, 'inactive' | 'stopped'>> {
-    const rows: { id: string; active: boolean; running: boolean }[] = await this.dataSource.query(
+    const rows = await sqlRows<{ id: string; active: boolean; running: boolean }>(
+      this.dataSource,
       `WITH touched AS (
          UPDATE console_sessions SET alive_at = now() WHERE id = ANY($1::uuid[]) AND closed_at IS NULL RETURNING id, service_id
        ) SELECT t.id, s.status = 'active' AS active, v.power_state = 'running' AS running FROM touched t
@@ -116,7 +123,7 @@ export class ConsoleSessionsRepository {
   }
 
   async close(sessionId: string): Promise<void> {
-    await this.dataSource.query(`UPDATE console_sessions SET closed_at = now() WHERE id = $1 AND closed_at IS NULL`, [sessionId]);
+    await runSql(this.dataSource, `UPDATE console_sessions SET closed_at = now() WHERE id = $1 AND closed_at IS NULL`, [sessionId]);
   }
 }
 

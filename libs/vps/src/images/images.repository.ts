@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText, PageQuery, pageOfRows, RowsPage } from '@app/core';
+import { isoText, pageOfRows, PageQuery, RowsPage, runSql, sqlFirst, sqlRows } from '@app/core';
 import type { ImageFormat, ImageRow } from './image.types';
 
 const COLUMNS = `id, slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status, ${isoText('created_at')} AS created_at`;
@@ -25,14 +25,15 @@ export class ImagesRepository {
   }
 
   async findLive(id: string): Promise<ImageRow | null> {
-    const [row]: ImageRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM images WHERE id = $1 AND status <> 'deleted'`, [id]);
+    const row = await sqlFirst<ImageRow>(this.dataSource, `SELECT ${COLUMNS} FROM images WHERE id = $1 AND status <> 'deleted'`, [id]);
     return row ?? null;
   }
 
   /** An available image by slug or id. */
   async findAvailable(slugOrId: string, manager: EntityManager = this.dataSource.manager): Promise<ImageRow | null> {
     const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(slugOrId);
-    const [row]: ImageRow[] = await manager.query(
+    const row = await sqlFirst<ImageRow>(
+      manager,
       `SELECT ${COLUMNS} FROM images WHERE ${byId ? 'id = $1::uuid' : 'slug = $1'} AND status = 'available'`,
       [slugOrId],
     );
@@ -40,21 +41,23 @@ export class ImagesRepository {
   }
 
   async findBySlug(slug: string): Promise<ImageRow | null> {
-    const [row]: ImageRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM images WHERE slug = $1 AND status <> 'deleted'`, [slug]);
+    const row = await sqlFirst<ImageRow>(this.dataSource, `SELECT ${COLUMNS} FROM images WHERE slug = $1 AND status <> 'deleted'`, [slug]);
     return row ?? null;
   }
 
   async insertUploading(image: NewImage): Promise<ImageRow> {
-    const [row]: ImageRow[] = await this.dataSource.query(
+    const row = await sqlFirst<ImageRow>(
+      this.dataSource,
       `INSERT INTO images (slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status)
        VALUES ($1, $2, $3, $4, $5, $6, $7, 'uploading') RETURNING ${COLUMNS}`,
       [image.slug, image.name, image.osFamily, image.osVersion, image.minDiskGb, image.format, image.sizeBytes],
     );
-    return row;
+    return row!;
   }
 
   async setStatus(id: string, status: 'available' | 'deleted'): Promise<ImageRow | null> {
-    const [rows]: [ImageRow[], number] = await this.dataSource.query(
+    const rows = await sqlRows<ImageRow>(
+      this.dataSource,
       `UPDATE images SET status = $2::varchar, deleted_at = CASE WHEN $2::varchar = 'deleted' THEN now() END WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, status],
     );
@@ -63,7 +66,8 @@ export class ImagesRepository {
 
   /** Demo data: an available image, unless a live one has its slug already. */
   async insertIfAbsent(manager: EntityManager, image: NewImage): Promise<void> {
-    await manager.query(
+    await runSql(
+      manager,
       `INSERT INTO images (slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status)
        SELECT $1::varchar, $2, $3, $4, $5::int, $6, $7::bigint, 'available'
         WHERE NOT EXISTS (SELECT 1 FROM images WHERE slug = $1::varchar AND status <> 'deleted')
@@ -73,16 +77,17 @@ export class ImagesRepository {
   }
 
   async deleteRow(id: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM images WHERE id = $1`, [id]);
+    await runSql(this.dataSource, `DELETE FROM images WHERE id = $1`, [id]);
   }
 
   /** Live VPSes whose disk is backed by the image (it cannot go while they exist). */
   async usedBy(id: string): Promise<number> {
-    const [{ n }]: { n: number }[] = await this.dataSource.query(
+    const { n } = (await sqlFirst<{ n: number }>(
+      this.dataSource,
       `SELECT count(*)::int AS n FROM vps_instances i JOIN services s ON s.id = i.service_id
         WHERE i.image_id = $1 AND s.status <> 'terminated'`,
       [id],
-    );
+    ))!;
     return n;
   }
 }

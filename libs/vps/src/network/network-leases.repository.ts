@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { runSql, sqlRows } from '@app/core';
 import { EntityManager } from 'typeorm';
 
 export interface Candidates {
@@ -25,7 +26,8 @@ export class NetworkLeasesRepository {
    */
   async take(manager: EntityManager, serviceId: string, c: Candidates): Promise<string | null | 'full'> {
     const size = c.to - c.from + 1;
-    const rows: { value: string | null; inserted: boolean }[] = await manager.query(
+    const rows = await sqlRows<{ value: string | null; inserted: boolean }>(
+      manager,
       `WITH candidate AS (
          SELECT ${c.valueOf} AS value FROM generate_series($3::bigint, $4::bigint) AS v
           WHERE v <> ALL($5::bigint[])
@@ -45,10 +47,14 @@ export class NetworkLeasesRepository {
   }
 
   async release(manager: EntityManager, serviceId: string): Promise<void> {
-    await manager.query(`DELETE FROM network_leases WHERE service_id = $1`, [serviceId]);
+    await runSql(manager, `DELETE FROM network_leases WHERE service_id = $1`, [serviceId]);
   }
 
   async valuesOf(manager: EntityManager, serviceId: string): Promise<{ scope: string; value: string }[]> {
-    return manager.query(`SELECT scope, value FROM network_leases WHERE service_id = $1 ORDER BY scope`, [serviceId]);
+    return sqlRows<{ scope: string; value: string }>(
+      manager,
+      `SELECT scope, value FROM network_leases WHERE service_id = $1 ORDER BY scope`,
+      [serviceId],
+    );
   }
 }

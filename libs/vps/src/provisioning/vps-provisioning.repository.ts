@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { runSql, sqlRows, sqlFirst } from '@app/core';
 import { DataSource, EntityManager } from 'typeorm';
 import type { MachineSpec } from '../compute/compute-provider';
 import type { PowerState } from '../vps.types';
@@ -26,7 +27,7 @@ export class VpsProvisioningRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async insertMany(manager: EntityManager, serviceIds: string[], specs: MachineSpec[]): Promise<void> {
-    await manager.query(`INSERT INTO vps_provisioning (service_id, spec) SELECT * FROM unnest($1::uuid[], $2::jsonb[])`, [
+    await runSql(manager, `INSERT INTO vps_provisioning (service_id, spec) SELECT * FROM unnest($1::uuid[], $2::jsonb[])`, [
       serviceIds,
       specs.map((spec) => JSON.stringify(spec)),
     ]);
@@ -34,7 +35,8 @@ export class VpsProvisioningRepository {
 
   /** Takes the lease of a provisioning that still runs and that no process holds, counting the attempt. */
   async lease(serviceId: string, seconds: number): Promise<ProvisioningWork | null> {
-    const [row]: ProvisioningWork[] = await this.dataSource.query(
+    const row = await sqlFirst<ProvisioningWork>(
+      this.dataSource,
       `WITH leased AS (
          UPDATE vps_provisioning
             SET lease_until = now() + make_interval(secs => $2), attempts = attempts + 1, updated_at = now()
@@ -50,7 +52,8 @@ export class VpsProvisioningRepository {
 
   /** Keeps the lease while a step is under way; does not count as progress for the idle scan. */
   async renew(serviceId: string, seconds: number): Promise<void> {
-    await this.dataSource.query(
+    await runSql(
+      this.dataSource,
       `UPDATE vps_provisioning SET lease_until = now() + make_interval(secs => $2) WHERE service_id = $1 AND status = 'running'`,
       [serviceId, seconds],
     );
@@ -58,7 +61,8 @@ export class VpsProvisioningRepository {
 
   /** Gives the lease back after a failed attempt that will be retried. */
   async release(serviceId: string, error: string): Promise<void> {
-    await this.dataSource.query(
+    await runSql(
+      this.dataSource,
       `UPDATE vps_provisioning SET lease_until = NULL, last_error = $2, updated_at = now() WHERE service_id = $1 AND status = 'running'`,
       [serviceId, error.slice(0, 500)],
     );
@@ -66,7 +70,8 @@ export class VpsProvisioningRepository {
 
   /** Ends a provisioning that still runs; false when it had already ended (the service was terminated meanwhile). */
   async finish(manager: EntityManager, serviceId: string, status: 'succeeded' | 'failed', error: string | null): Promise<boolean> {
-    const ended: unknown[] = await manager.query(
+    const ended = await sqlRows(
+      manager,
       `WITH ended AS (
          UPDATE vps_provisioning
             SET status = $2, last_error = coalesce($3, last_error), lease_until = NULL, finished_at = now(), updated_at = now()
@@ -79,7 +84,8 @@ export class VpsProvisioningRepository {
   }
 
   async states(serviceIds: string[]): Promise<Map<string, ProvisioningState>> {
-    const rows: (ProvisioningState & { id: string })[] = await this.dataSource.query(
+    const rows = await sqlRows<ProvisioningState & { id: string }>(
+      this.dataSource,
       `SELECT p.service_id AS id, p.status, i.power_state AS "powerState", p.last_error AS "lastError"
          FROM vps_provisioning p JOIN vps_instances i ON i.service_id = p.service_id
         WHERE p.service_id = ANY($1::uuid[])`,
@@ -94,7 +100,8 @@ export class VpsProvisioningRepository {
    * handed out, so the next scan does not queue it again while its new job waits.
    */
   async takeAbandoned(idleSeconds: number): Promise<string[]> {
-    const rows: { service_id: string }[] = await this.dataSource.query(
+    const rows = await sqlRows<{ service_id: string }>(
+      this.dataSource,
       `WITH taken AS (
          UPDATE vps_provisioning SET lease_until = NULL, updated_at = now()
           WHERE service_id IN (

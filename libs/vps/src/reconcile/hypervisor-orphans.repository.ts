@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { runSql, sqlRows } from '@app/core';
 import { DataSource } from 'typeorm';
 
 export type OrphanKind = 'domain' | 'volume';
@@ -24,13 +25,15 @@ export class HypervisorOrphansRepository {
   async sighted(hypervisor: string, orphans: Orphan[]): Promise<TrackedOrphan[]> {
     const kinds = orphans.map((o) => o.kind);
     const names = orphans.map((o) => o.name);
-    await this.dataSource.query(
+    await runSql(
+      this.dataSource,
       `DELETE FROM hypervisor_orphans h
         WHERE h.hypervisor = $1
           AND NOT EXISTS (SELECT 1 FROM unnest($2::text[], $3::text[]) AS o(kind, name) WHERE o.kind = h.kind AND o.name = h.name)`,
       [hypervisor, kinds, names],
     );
-    return this.dataSource.query(
+    return sqlRows<TrackedOrphan>(
+      this.dataSource,
       `INSERT INTO hypervisor_orphans (hypervisor, kind, name)
        SELECT $1, kind, name FROM unnest($2::text[], $3::text[]) AS o(kind, name)
        ON CONFLICT (hypervisor, kind, name) DO UPDATE SET last_seen_at = now()
@@ -40,7 +43,7 @@ export class HypervisorOrphansRepository {
   }
 
   async forget(hypervisor: string, orphan: Orphan): Promise<void> {
-    await this.dataSource.query(`DELETE FROM hypervisor_orphans WHERE hypervisor = $1 AND kind = $2 AND name = $3`, [
+    await runSql(this.dataSource, `DELETE FROM hypervisor_orphans WHERE hypervisor = $1 AND kind = $2 AND name = $3`, [
       hypervisor,
       orphan.kind,
       orphan.name,
