@@ -62,20 +62,12 @@ export default tseslint.config(
   // Where query() stays (tests, migrations, the driver level), its answer is not read as the other shape (issue 36).
   {
     files: ['**/*.ts'],
-    // TEMPORARY: converted after issue 36's services fixes merge
-    ignores: ['libs/services/**'],
     rules: { 'no-restricted-syntax': ['error', ...QUERY_ANSWER_MISREAD] },
   },
   // One way to run a raw statement (issue 36). Below, the driver level and the migrations' DDL.
   {
     files: ['libs/**/*.ts', 'apps/**/*.ts'],
-    ignores: [
-      '**/*.spec.ts',
-      'libs/core/src/database/**',
-      '**/migrations/**',
-      // TEMPORARY: converted after issue 36's services fixes merge
-      'libs/services/**',
-    ],
+    ignores: ['**/*.spec.ts', 'libs/core/src/database/**', '**/migrations/**'],
     rules: {
       'no-restricted-syntax': ['error', { selector: "CallExpression[callee.property.name='query']", message: THROUGH_HELPERS }],
     },

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type WebSocket from 'ws';
-import { ConsoleConnections } from '../libs/services/src/instance/console/console-connections';
+import { ConsoleConnections } from '../libs/vps/src/console/console-connections';
 import { ServiceStatusService } from '../libs/services/src/service-status.service';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';

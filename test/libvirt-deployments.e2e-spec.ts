@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { MachineReconciler } from '../libs/services/src/instance/reconcile/machine-reconciler';
+import { MachineReconciler } from '../libs/vps/src/reconcile/machine-reconciler';
 import { buildTinyGuest, libvirtTestsEnabled, TinyGuest } from './support/libvirt';
 import { OwnLibvirtd, startOwnLibvirtd } from './support/own-libvirtd';
 import { runCliIn } from './support/run-cli-in-app';

@@ -9,9 +9,9 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import request from 'supertest';
-import { ObjectStorageProvider } from '../libs/services/src/object-storage/object-storage-provider';
+import { ObjectStorageProvider } from '../libs/object-storage/src/object-storage-provider';
 import { ServiceProvisioner } from '../libs/services/src/service-provisioner';
-import { ObjectStorageSync } from '../libs/services/src/object-storage/object-storage-sync';
+import { ObjectStorageSync } from '../libs/object-storage/src/object-storage-sync';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
 import { adminGateway, cephTestsEnabled, gatewayLog, rgwEnv, startGateway, stopGateway } from './support/ceph';

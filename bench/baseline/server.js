@@ -49,12 +49,15 @@ const SESSION_SQL = 'SELECT 1 FROM sessions WHERE id = $1 AND account_id = $2 AN
 // ServicesRepository.pageStatement in libs/services/src/services.repository.ts (bench/run.js compares this text with the built API's)
 const isoText = (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const SERVICE_COLUMNS = `s.id, s.product_id, s.name, s.type, s.status, s.price, s.currency, s.billing_cycle,
-       ${isoText('s.next_due_date')} AS next_due_date, ${isoText('s.created_at')} AS created_at,
-       i.power_state, i.region, i.ipv4, i.ipv6, i.ssh_host, i.ssh_port,
-       CASE WHEN o.applied_version < o.desired_version THEN 'pending' ELSE o.gateway_state END AS os_state,
-       o.used_bytes::float8 AS os_used_bytes, o.used_objects::float8 AS os_objects, o.bucket_count AS os_buckets,
-       o.quota_bytes::float8 AS os_quota_bytes, o.quota_objects::float8 AS os_quota_objects, ${isoText('o.usage_updated_at')} AS os_usage_updated_at`;
-const SERVICE_JOINS = `LEFT JOIN vps_instances i ON i.service_id = s.id LEFT JOIN object_storage_users o ON o.service_id = s.id`;
+       ${isoText('s.next_due_date')} AS next_due_date, ${isoText('s.created_at')} AS created_at`;
+// What each kind shows of the page, one statement per kind on it, side by side (VpsInstancesRepository.summaries,
+// ObjectStorageUsersRepository.summaries).
+const INSTANCES_SQL = `SELECT service_id AS id, power_state AS "powerState", region, ipv4, ipv6, ssh_host AS "sshHost", ssh_port AS "sshPort"
+         FROM vps_instances WHERE service_id = ANY($1::uuid[])`;
+const STORAGE_SQL = `SELECT service_id AS id, CASE WHEN applied_version < desired_version THEN 'pending' ELSE gateway_state END AS state,
+              used_bytes::float8 AS "usedBytes", used_objects::float8 AS objects, bucket_count AS buckets,
+              quota_bytes::float8 AS "quotaBytes", quota_objects::float8 AS "quotaObjects", ${isoText('usage_updated_at')} AS "usageUpdatedAt"
+         FROM object_storage_users WHERE service_id = ANY($1::uuid[])`;
 
 function listServicesQuery(accountId, filters, page) {
   const values = [accountId];
@@ -78,7 +81,7 @@ function listServicesQuery(accountId, filters, page) {
     )
     SELECT t.total, ${SERVICE_COLUMNS}
       FROM total t
-      LEFT JOIN (page p JOIN services s ON s.id = p.id ${SERVICE_JOINS}) ON true
+      LEFT JOIN (page p JOIN services s ON s.id = p.id) ON true
      ORDER BY p.created_at DESC, p.id DESC`;
   return { text, values };
 }
@@ -202,9 +205,19 @@ function start() {
     const { text, values } = listServicesQuery(principal.accountId, {}, page);
     const { rows } = await pool.query(text, values);
     const total = rows[0]?.total ?? 0;
+    const idsOf = (type) => rows.filter((row) => row.id !== null && row.type === type).map((row) => row.id);
+    const [vps, storage] = [idsOf('vps'), idsOf('object_storage')];
+    const [instances, stores] = await Promise.all([
+      vps.length ? pool.query(INSTANCES_SQL, [vps]).then((r) => r.rows) : [],
+      storage.length ? pool.query(STORAGE_SQL, [storage]).then((r) => r.rows) : [],
+    ]);
+    const instanceOf = new Map(instances.map((i) => [i.id, i]));
+    const storeOf = new Map(stores.map((o) => [o.id, o]));
     const data = [];
     for (const row of rows) {
       if (row.id === null) continue;
+      const i = instanceOf.get(row.id);
+      const o = storeOf.get(row.id);
       data.push({
         id: row.id,
         name: row.name,
@@ -216,33 +229,26 @@ function start() {
         productId: row.product_id,
         currency: row.currency,
         createdAt: row.created_at,
-        instance:
-          row.type === 'vps' && row.power_state
-            ? {
-                powerState: row.power_state,
-                ipv4: row.ipv4,
-                ipv6: row.ipv6,
-                region: row.region ?? '',
-                ssh:
-                  row.ssh_host && row.ssh_port
-                    ? { host: row.ssh_host, port: Number(row.ssh_port) }
-                    : row.ipv4
-                      ? { host: row.ipv4, port: 22 }
-                      : null,
-              }
-            : null,
-        objectStorage:
-          row.type === 'object_storage' && row.os_state
-            ? {
-                state: row.os_state,
-                usedBytes: row.os_used_bytes ?? null,
-                objects: row.os_objects ?? null,
-                buckets: row.os_buckets ?? null,
-                quotaBytes: row.os_quota_bytes ?? 0,
-                quotaObjects: row.os_quota_objects ?? 0,
-                usageUpdatedAt: row.os_usage_updated_at ?? null,
-              }
-            : null,
+        instance: i
+          ? {
+              powerState: i.powerState,
+              ipv4: i.ipv4,
+              ipv6: i.ipv6,
+              region: i.region ?? '',
+              ssh: i.sshHost && i.sshPort ? { host: i.sshHost, port: Number(i.sshPort) } : i.ipv4 ? { host: i.ipv4, port: 22 } : null,
+            }
+          : null,
+        objectStorage: o
+          ? {
+              state: o.state,
+              usedBytes: o.usedBytes ?? null,
+              objects: o.objects ?? null,
+              buckets: o.buckets ?? null,
+              quotaBytes: o.quotaBytes ?? 0,
+              quotaObjects: o.quotaObjects ?? 0,
+              usageUpdatedAt: o.usageUpdatedAt ?? null,
+            }
+          : null,
       });
     }
     send(res, 200, { data, page: page.page, pageSize: page.pageSize, total, totalPages: Math.ceil(total / page.pageSize) });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import sshpk from 'sshpk';
-import { ImagesService } from '../../libs/services/src/images/images.service';
+import { ImagesService } from '../../libs/vps/src/images/images.service';
 import { TestApp } from '../support/test-app';
 
 /** The first bytes of a qcow2 file describing a disk of `gib` GiB: what image:add reads. */

@@ -1,9 +1,10 @@
-import { PowerState, publicPowerState, ServiceStatus, ServiceType } from '@app/services';
-import { ProvisionSpec, ServiceProvisioner } from '../../libs/services/src/service-provisioner';
+import { ServiceStatus, ServiceType } from '@app/services';
+import { PowerState, publicPowerState, VpsProvisionSpec } from '@app/vps';
+import { ServiceProvisioner } from '../../libs/services/src/service-provisioner';
 import { ServiceResponse } from '../../libs/services/src/dto/service.response';
 import { TestApp } from '../support/test-app';
 
-export interface ServiceOptions extends Omit<ProvisionSpec, 'type' | 'powerState'> {
+export interface ServiceOptions extends Omit<VpsProvisionSpec, 'type' | 'powerState'> {
   type?: ServiceType;
   status?: ServiceStatus;
   /** Any power state, transitional ones included (set directly, as if an action were under way). */

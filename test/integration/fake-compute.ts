@@ -1,5 +1,5 @@
+import type { ActionType, PowerState } from '@app/vps';
 import {
-  ActionType,
   ComputeProvider,
   ComputeProviderError,
   ConsoleTarget,
@@ -8,9 +8,8 @@ import {
   MachineMark,
   MachineRecord,
   MachineSpec,
-  PowerState,
   TaskStatus,
-} from '@app/services';
+} from '@app/vps';
 
 /**
  * A hypervisor in memory, for the middle tier only (the e2e suites use the simulator or libvirt):

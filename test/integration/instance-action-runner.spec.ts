@@ -1,9 +1,10 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { JobQueue } from '@app/core';
-import { ComputeProvider, ComputeProviderError, InstanceActionFinishedEvent, ServicesModule } from '@app/services';
+import { ObjectStorageModule } from '@app/object-storage';
+import { ComputeProvider, ComputeProviderError, InstanceActionFinishedEvent, VpsModule } from '@app/vps';
 import { ServiceProvisioner } from '../../libs/services/src/service-provisioner';
-import { InstanceActionHistory } from '../../libs/services/src/instance/instance-action-history';
-import { InstanceActionsService } from '../../libs/services/src/instance/instance-actions.service';
+import { InstanceActionHistory } from '../../libs/vps/src/instance-action-history';
+import { InstanceActionsService } from '../../libs/vps/src/instance-actions.service';
 import { ServicesService } from '../../libs/services/src/services.service';
 import { callerFor, startTestModule, TestModule } from '../support/test-module';
 import { waitFor } from '../support/wait-for';
@@ -16,7 +17,7 @@ describe('InstanceActionRunner (TestingModule on the real database, a fake hyper
   const events: InstanceActionFinishedEvent[] = [];
   beforeAll(async () => {
     compute = new FakeCompute();
-    m = await startTestModule([ServicesModule], {}, [{ provide: ComputeProvider, useValue: compute }]);
+    m = await startTestModule([VpsModule, ObjectStorageModule], {}, [{ provide: ComputeProvider, useValue: compute }]);
     actions = m.get(InstanceActionsService);
     const emitter = m.get(EventEmitter2);
     for (const name of ['instance.action_succeeded', 'instance.action_failed'])

@@ -1,8 +1,9 @@
 import { DataSource } from 'typeorm';
-import { ComputeProvider, ComputeProviderError, ServicesModule } from '@app/services';
+import { ObjectStorageModule } from '@app/object-storage';
+import { ComputeProvider, ComputeProviderError, VpsModule } from '@app/vps';
 import { ServiceProvisioner } from '../../libs/services/src/service-provisioner';
 import { ServicesService } from '../../libs/services/src/services.service';
-import { ServicesRepository } from '../../libs/services/src/services.repository';
+import { VpsStates } from '../../libs/vps/src/vps-states';
 import { startTestModule, TestModule } from '../support/test-module';
 import { FakeCompute } from './fake-compute';
 
@@ -12,7 +13,7 @@ describe('ServiceProvisioner (TestingModule on the real database, a fake hypervi
   let compute: FakeCompute;
   beforeAll(async () => {
     compute = new FakeCompute();
-    m = await startTestModule([ServicesModule], {}, [{ provide: ComputeProvider, useValue: compute }]);
+    m = await startTestModule([VpsModule, ObjectStorageModule], {}, [{ provide: ComputeProvider, useValue: compute }]);
     provisioner = m.get(ServiceProvisioner);
   });
   afterAll(() => m.close());
@@ -48,7 +49,7 @@ describe('ServiceProvisioner (TestingModule on the real database, a fake hypervi
     expect(compute.created).toEqual(made.map((s) => `vm-${s.id}`));
     for (const service of made) {
       expect(service.instance?.powerState).toBe('stopped');
-      expect(await m.get(ServicesRepository).findStateForAccount(accountId, service.id)).toMatchObject({
+      expect(await m.get(VpsStates).forAccount(accountId, service.id)).toMatchObject({
         providerRef: `vm-${service.id}`,
         powerState: 'stopped',
       });
@@ -83,7 +84,7 @@ describe('ServiceProvisioner (TestingModule on the real database, a fake hypervi
   it('adopts an existing machine once: a second service for it is refused, and the machine is kept', async () => {
     const accountId = await m.accountId();
     const [adopted] = await provisioner.provision(accountId, { type: 'vps', providerRef: 'legacy-web' });
-    expect(await m.get(ServicesRepository).findStateForAccount(accountId, adopted.id)).toMatchObject({ providerRef: 'legacy-web' });
+    expect(await m.get(VpsStates).forAccount(accountId, adopted.id)).toMatchObject({ providerRef: 'legacy-web' });
     await expect(provisioner.provision(accountId, { type: 'vps', providerRef: 'legacy-web' })).rejects.toMatchObject({
       status: 409,
       code: 'invalid_state',

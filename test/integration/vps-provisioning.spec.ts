@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { ComputeProvider, ComputeProviderError, ServicesModule } from '@app/services';
-import { MachineReconciler } from '../../libs/services/src/instance/reconcile/machine-reconciler';
-import { PowerStateSync } from '../../libs/services/src/instance/power-state-sync';
-import { ProvisioningResumeJob } from '../../libs/services/src/instance/provisioning/provisioning-resume.job';
+import { ObjectStorageModule } from '@app/object-storage';
+import { ComputeProvider, ComputeProviderError, VpsModule } from '@app/vps';
+import { MachineReconciler } from '../../libs/vps/src/reconcile/machine-reconciler';
+import { PowerStateSync } from '../../libs/vps/src/power-state-sync';
+import { ProvisioningResumeJob } from '../../libs/vps/src/provisioning/provisioning-resume.job';
 import { ServiceProvisioner } from '../../libs/services/src/service-provisioner';
 import { ServiceStatusService } from '../../libs/services/src/service-status.service';
-import { VpsProvisioningJob } from '../../libs/services/src/instance/provisioning/vps-provisioning.job';
-import { VpsProvisioningRepository } from '../../libs/services/src/instance/provisioning/vps-provisioning.repository';
-import { ServicesRepository } from '../../libs/services/src/services.repository';
+import { VpsProvisioningJob } from '../../libs/vps/src/provisioning/vps-provisioning.job';
+import { VpsProvisioningRepository } from '../../libs/vps/src/provisioning/vps-provisioning.repository';
+import { VpsStates } from '../../libs/vps/src/vps-states';
 import { waitForOrFail } from '../support/wait-for';
 import { startTestModule, TestModule } from '../support/test-module';
 import { FakeCompute } from './fake-compute';
@@ -22,7 +23,7 @@ describe('VPS provisioning job and reconciliation (TestingModule, a fake hypervi
   let db: DataSource;
   beforeAll(async () => {
     compute = new FakeCompute();
-    m = await startTestModule([ServicesModule], { COMPUTE_RETRY_ATTEMPTS: '2', LIBVIRT_ORPHAN_GRACE_SECONDS: '3600' }, [
+    m = await startTestModule([VpsModule, ObjectStorageModule], { COMPUTE_RETRY_ATTEMPTS: '2', LIBVIRT_ORPHAN_GRACE_SECONDS: '3600' }, [
       { provide: ComputeProvider, useValue: compute },
     ]);
     provisioner = m.get(ServiceProvisioner);
@@ -38,8 +39,7 @@ describe('VPS provisioning job and reconciliation (TestingModule, a fake hypervi
   });
 
   const retryable = () => new ComputeProviderError('hypervisor_unavailable', 'The hypervisor cannot be reached.', true);
-  const powerState = async (accountId: string, id: string) =>
-    (await m.get(ServicesRepository).findStateForAccount(accountId, id))?.powerState;
+  const powerState = async (accountId: string, id: string) => (await m.get(VpsStates).forAccount(accountId, id))?.powerState;
   const actions = async (id: string): Promise<{ action: string; details: Record<string, unknown> }[]> =>
     db.query(`SELECT action, details FROM activity_events WHERE entity_id = $1 ORDER BY created_at`, [id]);
 

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createImage, uploadSshKey } from '../factories/images';
 import { createService } from '../factories/services';
-import { ImagesRepository } from '../../libs/services/src/images/images.repository';
+import { ImagesRepository } from '../../libs/vps/src/images/images.repository';
 import { sharedTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 

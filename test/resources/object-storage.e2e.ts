@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { ObjectStorageUsersRepository } from '../../libs/services/src/object-storage/object-storage-users.repository';
+import { ObjectStorageUsersRepository } from '../../libs/object-storage/src/object-storage-users.repository';
 import { ServiceStatusService } from '../../libs/services/src/service-status.service';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createService } from '../factories/services';

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ImagesDemoSeeder } from '../../libs/services/src/images/images.demo';
-import { ServicesDemoSeeder } from '../../libs/services/src/services.demo';
+import { ImagesDemoSeeder } from '../../libs/vps/src/images/images.demo';
+import { VpsDemoSeeder } from '../../libs/vps/src/vps.demo';
+import { ObjectStorageDemoSeeder } from '../../libs/object-storage/src/object-storage.demo';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createService, createServices } from '../factories/services';
 import { startAppWithAccounts, TestAppWithAccounts } from '../support/test-app';
@@ -302,7 +303,7 @@ describe('Services', () => {
     it('gives an account services of both types and several statuses, priced from the catalogue', async () => {
       const account = await createAccount(t);
       await t.app.get(DataSource).transaction(async (manager) => {
-        for (const seeder of [t.app.get(ImagesDemoSeeder), t.app.get(ServicesDemoSeeder)])
+        for (const seeder of [t.app.get(ImagesDemoSeeder), t.app.get(VpsDemoSeeder), t.app.get(ObjectStorageDemoSeeder)])
           await seeder.seed({ accountId: account.id, manager });
       });
       const res = await request(t.http).get('/api/services?pageSize=100').set('Authorization', account.bearer);

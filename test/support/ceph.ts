@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RgwClient } from '../../libs/services/src/object-storage/rgw/rgw-admin-client';
+import { RgwClient } from '../../libs/object-storage/src/rgw/rgw-admin-client';
 import { waitForOrFail } from './wait-for';
 
 /** Where scripts/ensure-ceph.sh keeps the one-node cluster and the admin user's keys. */

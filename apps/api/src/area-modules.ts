@@ -3,10 +3,12 @@ import { AuthModule } from '@app/auth';
 import { EventsModule } from '@app/events';
 import { McpModule } from '@app/mcp';
 import { NotificationsModule } from '@app/notifications';
+import { ObjectStorageModule } from '@app/object-storage';
 import { ProductsModule } from '@app/products';
 import { ServicesModule } from '@app/services';
 import { SshKeysModule } from '@app/ssh-keys';
 import { SupportModule } from '@app/support';
+import { ImagesModule, VpsModule } from '@app/vps';
 import { WebhooksModule } from '@app/webhooks';
 
 export const AREA_MODULES = [
@@ -14,6 +16,10 @@ export const AREA_MODULES = [
   ApiKeysModule,
   ProductsModule,
   ServicesModule,
+  VpsModule,
+  ObjectStorageModule,
+  // After ObjectStorageModule: the OpenAPI document lists routes in module order (images.module.ts).
+  ImagesModule,
   SshKeysModule,
   SupportModule,
   NotificationsModule,

@@ -4,10 +4,12 @@ import { authMigrations } from '@app/auth';
 import { coreMigrations } from '@app/core';
 import { eventsMigrations } from '@app/events';
 import { notificationsMigrations } from '@app/notifications';
+import { objectStorageMigrations } from '@app/object-storage';
 import { productsMigrations } from '@app/products';
 import { servicesMigrations } from '@app/services';
 import { sshKeysMigrations } from '@app/ssh-keys';
 import { supportMigrations } from '@app/support';
+import { vpsMigrations } from '@app/vps';
 import { webhooksMigrations } from '@app/webhooks';
 
 /** Every area's migrations; TypeORM orders them by the timestamp in their names. */
@@ -17,6 +19,8 @@ export const allMigrations = [
   ...apiKeysMigrations,
   ...productsMigrations,
   ...servicesMigrations,
+  ...vpsMigrations,
+  ...objectStorageMigrations,
   ...sshKeysMigrations,
   ...supportMigrations,
   ...notificationsMigrations,

@@ -1,47 +1,32 @@
 import { Injectable } from '@nestjs/common';
-import { Problem } from '@app/core';
-import type { PowerState, ServiceStatus } from './service.types';
-import { ServicesRepository } from './services.repository';
-import { InstanceRef, instanceRef } from './instance/compute/compute-provider';
-import { PowerStateSync } from './instance/power-state-sync';
-
-export interface OwnedVps {
-  serviceId: string;
-  status: ServiceStatus;
-  powerState: PowerState;
-  ref: InstanceRef;
-}
+import { EntityManager } from 'typeorm';
+import { ServicesRepository, ServiceState } from './services.repository';
 
 /**
  * Whose a service is, the one place that answers it: for other areas (a ticket's serviceId) whether
- * an account owns it, for the instance routes the caller's VPS or a 404 (unknown, another account's,
- * or a service without an instance alike).
+ * an account owns it; for a kind's sub-resources the service row, owner-scoped and, in a
+ * transaction, locked (unknown and another account's alike are null).
  */
 @Injectable()
 export class ServiceOwnership {
-  constructor(
-    private readonly services: ServicesRepository,
-    private readonly sync: PowerStateSync,
-  ) {}
-
-  static noInstance(): Problem {
-    return new Problem(404, 'not_found', 'This service has no instance (it is not a VPS).');
-  }
+  constructor(private readonly services: ServicesRepository) {}
 
   isOwnedBy(accountId: string, serviceId: string): Promise<boolean> {
     return this.services.existsForAccount(accountId, serviceId);
   }
 
-  /** The caller's VPS, its power state as the hypervisor reports it now. */
-  async requireVps(accountId: string, serviceId: string): Promise<OwnedVps> {
-    const service = await this.services.findStateForAccount(accountId, serviceId);
-    if (!service) throw Problem.notFound('Service');
-    if (service.type !== 'vps' || !service.powerState) throw ServiceOwnership.noInstance();
-    return {
-      serviceId,
-      status: service.status,
-      powerState: (await this.sync.refresh(service)) ?? service.powerState,
-      ref: { ...instanceRef(serviceId, service), name: service.name },
-    };
+  /** The caller's service, without a lock. */
+  stateFor(accountId: string, serviceId: string): Promise<ServiceState | null> {
+    return this.services.findStateForAccount(accountId, serviceId);
+  }
+
+  /** The caller's service under its row lock (SELECT ... FOR UPDATE): serialises a service's actions, status changes and keys. */
+  lockFor(manager: EntityManager, accountId: string, serviceId: string): Promise<ServiceState | null> {
+    return this.services.lockForAccount(manager, accountId, serviceId);
+  }
+
+  /** The same without an ownership check: for background work and the operator's commands only. */
+  lockById(manager: EntityManager, serviceId: string): Promise<ServiceState | null> {
+    return this.services.lockById(manager, serviceId);
   }
 }

@@ -1,37 +1,31 @@
 import { Injectable } from '@nestjs/common';
 import { ActivityLog, Actor, domainEvent, Problem, TransactionRunner } from '@app/core';
 import { nextDueDate } from './billing';
-import { computeProblem } from './instance/compute/compute-problem';
-import { ComputeProvider, instanceRef } from './instance/compute/compute-provider';
-import { NetworkAllocator } from './instance/network/network-allocator';
-import { VpsInstancesRepository } from './instance/vps-instances.repository';
 import { ServiceResponse } from './dto/service.response';
-import { ObjectStorageLifecycle } from './object-storage/object-storage-lifecycle';
+import { ServiceKinds } from './kinds/service-kinds';
 import { ServicesRepository } from './services.repository';
 import { ServiceStatus } from './service.types';
 import type { ServiceStatusChangedEvent } from './services.events';
 
 /**
  * Billing status changes made by the operator (the customer API has none); each emits
- * service.status_changed. Terminating a VPS powers its machine off and deletes it, with its disks,
- * and gives its address or port back; terminated is final.
+ * service.status_changed. The service's kind follows in the same transaction: terminating a VPS
+ * deletes its machine first (if the hypervisor refuses, the service keeps its status). Terminated
+ * is final.
  */
 @Injectable()
 export class ServiceStatusService {
   constructor(
     private readonly services: ServicesRepository,
-    private readonly instances: VpsInstancesRepository,
+    private readonly kinds: ServiceKinds,
     private readonly tx: TransactionRunner,
-    private readonly compute: ComputeProvider,
     private readonly activity: ActivityLog,
-    private readonly network: NetworkAllocator,
-    private readonly storage: ObjectStorageLifecycle,
   ) {}
 
   /** `actor`: who to record (the operator's command passes the staff member). */
   async setStatus(serviceId: string, status: ServiceStatus, reason: string | null = null, actor?: Actor): Promise<ServiceResponse> {
     const response = await this.change(serviceId, status, reason, actor);
-    if (response.objectStorage) response.objectStorage.state = (await this.storage.settle([serviceId])).get(serviceId)!;
+    await this.kinds.of(response.type).statusSettled(response);
     return response;
   }
 
@@ -43,22 +37,17 @@ export class ServiceStatusService {
       // customer who pays again gets a new service rather than an old one with its old key brought back.
       if (service.status === 'terminated' && status !== 'terminated')
         throw Problem.conflict('invalid_state', 'The service is terminated, which is final; provision a new service instead.');
+      const kind = this.kinds.of(service.type);
       if (service.status !== status) {
         const current = await this.services.billingOf(m, serviceId);
-        if (status === 'terminated' && service.type === 'vps') {
-          // The machine goes first: if the hypervisor refuses, the service keeps its status.
-          await this.compute.destroyMachine(instanceRef(serviceId, service)).catch((err: unknown) => Promise.reject(computeProblem(err)));
-          await this.instances.retire(m, serviceId);
-          // Its address or forwarded port goes back to the pool with the machine.
-          await this.network.release(m, serviceId);
-        }
+        if (status === 'terminated') await kind.terminate(m, service);
         const now = new Date();
         // Finished services owe nothing; a service (re)activated without a future due date renews from now.
         let due = current.nextDueDate;
         if (status === 'cancelled' || status === 'terminated') due = null;
         else if (status === 'active' && (!due || due <= now)) due = nextDueDate(current.billingCycle, 'active', current.createdAt, now);
         await this.services.setStatus(m, serviceId, status, due);
-        if (service.type === 'object_storage') await this.storage.statusChanged(m, serviceId, status);
+        await kind.statusChanged(m, serviceId, status);
         publish(
           domainEvent<ServiceStatusChangedEvent>('service.status_changed', service.accountId, {
             serviceId,
@@ -76,7 +65,8 @@ export class ServiceStatusService {
           details: { from: service.status, to: status, reason },
         });
       }
-      return ServiceResponse.fromRow((await this.services.findOneIn(m, service.accountId, serviceId))!);
+      const row = (await this.services.findOneIn(m, service.accountId, serviceId))!;
+      return ServiceResponse.fromRow(row, (await kind.summaries([serviceId], m)).get(serviceId));
     });
   }
 }

@@ -1,30 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText, PageQuery, pageOffset, poolQuery } from '@app/core';
+import { isoText, PageQuery, pageOffset, poolQuery, runSql, SqlExecutor, sqlFirst, sqlRows } from '@app/core';
 import type { BillingCycle } from '@app/products';
-import type { PowerState, ServiceFilters, ServiceRow, ServiceStatus, ServiceType } from './service.types';
+import type { ServiceFilters, ServiceRow, ServiceStatus, ServiceType } from './service.types';
 
-/** Exactly the columns a ServiceResponse needs. */
+/** Exactly the columns of the services row a ServiceResponse needs (its kind adds its part: ServiceKind.summaries). */
 const SERVICE_COLUMNS = `s.id, s.product_id, s.name, s.type, s.status, s.price, s.currency, s.billing_cycle,
-       ${isoText('s.next_due_date')} AS next_due_date, ${isoText('s.created_at')} AS created_at,
-       i.power_state, i.region, i.ipv4, i.ipv6, i.ssh_host, i.ssh_port,
-       CASE WHEN o.applied_version < o.desired_version THEN 'pending' ELSE o.gateway_state END AS os_state,
-       o.used_bytes::float8 AS os_used_bytes, o.used_objects::float8 AS os_objects, o.bucket_count AS os_buckets,
-       o.quota_bytes::float8 AS os_quota_bytes, o.quota_objects::float8 AS os_quota_objects, ${isoText('o.usage_updated_at')} AS os_usage_updated_at`;
+       ${isoText('s.next_due_date')} AS next_due_date, ${isoText('s.created_at')} AS created_at`;
 
-/** The tables SERVICE_COLUMNS reads, joined to `services s`. */
-const SERVICE_JOINS = `LEFT JOIN vps_instances i ON i.service_id = s.id LEFT JOIN object_storage_users o ON o.service_id = s.id`;
-
-/** The parts of a service its sub-resources decide on. */
+/** The parts of a service its kind's sub-resources decide on. */
 export interface ServiceState {
   id: string;
   accountId: string;
   name: string;
   type: ServiceType;
   status: ServiceStatus;
-  powerState: PowerState | null;
-  region: string | null;
-  providerRef: string | null;
 }
 
 export interface NewServices {
@@ -88,7 +78,7 @@ export class ServicesRepository {
     )
     SELECT t.total, ${SERVICE_COLUMNS}
       FROM total t
-      LEFT JOIN (page p JOIN services s ON s.id = p.id ${SERVICE_JOINS}) ON true
+      LEFT JOIN (page p JOIN services s ON s.id = p.id) ON true
      ORDER BY p.created_at DESC, p.id DESC`;
     return { text, values };
   }
@@ -104,44 +94,42 @@ export class ServicesRepository {
   }
 
   /** The same inside the caller's transaction (which may have just changed the service). */
-  async findOneIn(manager: EntityManager, accountId: string, id: string): Promise<ServiceRow | null> {
-    const rows: ServiceRow[] = await manager.query(
-      `SELECT ${SERVICE_COLUMNS} FROM services s ${SERVICE_JOINS} WHERE s.id = $1 AND s.account_id = $2`,
-      [id, accountId],
-    );
-    return rows[0] ?? null;
+  findOneIn(manager: EntityManager, accountId: string, id: string): Promise<ServiceRow | null> {
+    return sqlFirst<ServiceRow>(manager, `SELECT ${SERVICE_COLUMNS} FROM services s WHERE s.id = $1 AND s.account_id = $2`, [
+      id,
+      accountId,
+    ]);
   }
 
   async existsForAccount(accountId: string, id: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM services WHERE id = $1 AND account_id = $2', [id, accountId]);
-    return rows.length > 0;
+    return (await sqlFirst(this.dataSource, 'SELECT 1 FROM services WHERE id = $1 AND account_id = $2', [id, accountId])) !== null;
   }
 
-  /** What sub-resources decide on (type, status, power state), without a lock. */
+  /** What sub-resources decide on (type, status), without a lock. */
   findStateForAccount(accountId: string, id: string): Promise<ServiceState | null> {
-    return this.state(this.dataSource.manager, accountId, id, '');
+    return this.state(this.dataSource, accountId, id, '');
   }
 
   /**
    * The same under SELECT ... FOR UPDATE of the service row: serialises actions, status changes and
-   * credential creation per service. Read after the lock is held, in a statement of its own: a
-   * statement that waited for the lock sees the joined rows (the power state) as they were before
-   * the wait, so a stop that finished meanwhile would read as still running.
+   * credential creation per service. A kind reads its own rows after this returns, in statements of
+   * their own: a statement that waited for the lock sees other rows (a VPS's power state) as they
+   * were before the wait, so a stop that finished meanwhile would read as still running.
    */
-  async lockForAccount(manager: EntityManager, accountId: string, id: string): Promise<ServiceState | null> {
-    const locked: unknown[] = await manager.query('SELECT 1 FROM services WHERE id = $1 AND account_id = $2 FOR UPDATE', [id, accountId]);
-    return locked.length ? this.state(manager, accountId, id, '') : null;
+  lockForAccount(manager: EntityManager, accountId: string, id: string): Promise<ServiceState | null> {
+    return this.state(manager, accountId, id, 'FOR UPDATE');
   }
 
   /** Without an ownership check: for the operator's commands and background work only. */
   async lockById(manager: EntityManager, id: string): Promise<ServiceState | null> {
-    const [row]: { account_id: string }[] = await manager.query(`SELECT account_id FROM services WHERE id = $1`, [id]);
+    const row = await sqlFirst<{ account_id: string }>(manager, `SELECT account_id FROM services WHERE id = $1`, [id]);
     return row ? this.lockForAccount(manager, row.account_id, id) : null;
   }
 
   /** Inserts a batch of services of one product and price; created_at is one microsecond apart unless given. */
   async insertMany(manager: EntityManager, batch: NewServices): Promise<InsertedService[]> {
-    return manager.query(
+    return sqlRows<InsertedService>(
+      manager,
       `INSERT INTO services (id, account_id, product_id, name, type, status, price, currency, billing_cycle, next_due_date, created_at)
        SELECT r.id, $3, $4, r.name, $5, $6, $7::numeric, $8, $9, $10::timestamptz, coalesce($11::timestamptz, clock_timestamp())
          FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS r(id, name, n)
@@ -165,25 +153,27 @@ export class ServicesRepository {
 
   /** What a status change recomputes the due date from. Unscoped: the caller holds the row lock. */
   async billingOf(manager: EntityManager, id: string): Promise<BillingState> {
-    const [row]: { billing_cycle: BillingCycle; created_at: Date; next_due_date: Date | null }[] = await manager.query(
+    const row = await sqlFirst<{ billing_cycle: BillingCycle; created_at: Date; next_due_date: Date | null }>(
+      manager,
       `SELECT billing_cycle, created_at, next_due_date FROM services WHERE id = $1`,
       [id],
     );
-    return { billingCycle: row.billing_cycle, createdAt: row.created_at, nextDueDate: row.next_due_date };
+    return { billingCycle: row!.billing_cycle, createdAt: row!.created_at, nextDueDate: row!.next_due_date };
   }
 
   async setStatus(manager: EntityManager, id: string, status: ServiceStatus, nextDueDate: Date | null): Promise<void> {
-    await manager.query(`UPDATE services SET status = $2, next_due_date = $3, updated_at = now() WHERE id = $1`, [id, status, nextDueDate]);
+    await runSql(manager, `UPDATE services SET status = $2, next_due_date = $3, updated_at = now() WHERE id = $1`, [
+      id,
+      status,
+      nextDueDate,
+    ]);
   }
 
-  private async state(manager: EntityManager, accountId: string, id: string, lock: string): Promise<ServiceState | null> {
-    const rows: ServiceState[] = await manager.query(
-      `SELECT s.id, s.account_id AS "accountId", s.name, s.type, s.status,
-              i.power_state AS "powerState", i.region, i.provider_ref AS "providerRef"
-         FROM services s LEFT JOIN vps_instances i ON i.service_id = s.id
-        WHERE s.id = $1 AND s.account_id = $2 ${lock}`,
+  private state(on: SqlExecutor, accountId: string, id: string, lock: '' | 'FOR UPDATE'): Promise<ServiceState | null> {
+    return sqlFirst<ServiceState>(
+      on,
+      `SELECT id, account_id AS "accountId", name, type, status FROM services WHERE id = $1 AND account_id = $2 ${lock}`,
       [id, accountId],
     );
-    return rows[0] ?? null;
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { ServicesGauges } from '@app/services';
+import { VpsGauges } from '@app/vps';
 
 interface PoolLike {
   totalCount?: number;
@@ -28,7 +28,7 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  constructor(dataSource: DataSource, services: ServicesGauges) {
+  constructor(dataSource: DataSource, services: VpsGauges) {
     collectDefaultMetrics({ register: this.registry });
     new Gauge({
       name: 'hypervisor_orphans',

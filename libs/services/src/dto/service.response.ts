@@ -1,15 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiNullableRef } from '@app/core';
 import { BILLING_CYCLES, BillingCycle } from '@app/products';
-import {
-  PUBLIC_POWER_STATES,
-  PublicPowerState,
-  publicPowerState,
-  SERVICE_STATUSES,
-  SERVICE_TYPES,
-  ServiceStatus,
-  ServiceType,
-} from '../service.types';
+import { PUBLIC_POWER_STATES, PublicPowerState, SERVICE_STATUSES, SERVICE_TYPES, ServiceStatus, ServiceType } from '../service.types';
 import type { ServiceRow } from '../service.types';
 
 export class SshEndpointResponse {
@@ -51,17 +43,6 @@ export class InstanceSummaryResponse {
       'Where to reach the SSH server: `ssh -p <port> root@<host>` with one of the keys the machine was built with; null if unknown, and once the service is terminated (the port or address goes back to the pool).',
   })
   ssh: SshEndpointResponse | null;
-
-  static fromRow(row: ServiceRow): InstanceSummaryResponse | null {
-    if (row.type !== 'vps' || !row.power_state) return null;
-    const powerState = publicPowerState(row.power_state);
-    const region = row.region ?? '';
-    // Its address or port went back to the pool and may be another customer's machine by now (issue 36, finding 7).
-    if (row.status === 'terminated') return { powerState, ipv4: null, ipv6: null, region, ssh: null };
-    const ssh =
-      row.ssh_host && row.ssh_port ? { host: row.ssh_host, port: Number(row.ssh_port) } : row.ipv4 ? { host: row.ipv4, port: 22 } : null;
-    return { powerState, ipv4: row.ipv4, ipv6: row.ipv6, region, ssh };
-  }
 }
 
 export const OBJECT_STORAGE_STATES = ['pending', 'active', 'suspended', 'closed', 'purged'] as const;
@@ -98,19 +79,6 @@ export class ObjectStorageSummaryResponse {
   quotaObjects: number;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When usage was last read from the gateway.' })
   usageUpdatedAt: string | null;
-
-  static fromRow(row: ServiceRow): ObjectStorageSummaryResponse | null {
-    if (!row.os_state) return null;
-    return {
-      state: row.os_state as ObjectStorageSummaryResponse['state'],
-      usedBytes: row.os_used_bytes ?? null,
-      objects: row.os_objects ?? null,
-      buckets: row.os_buckets ?? null,
-      quotaBytes: row.os_quota_bytes ?? 0,
-      quotaObjects: row.os_quota_objects ?? 0,
-      usageUpdatedAt: row.os_usage_updated_at ?? null,
-    };
-  }
 }
 
 export class ServiceResponse {
@@ -141,7 +109,8 @@ export class ServiceResponse {
   })
   objectStorage: ObjectStorageSummaryResponse | null;
 
-  static fromRow(row: ServiceRow): ServiceResponse {
+  /** The services row with what its kind shows of it (ServiceKind.summaries). */
+  static fromRow(row: ServiceRow, parts: ServiceParts = {}): ServiceResponse {
     return {
       id: row.id,
       name: row.name,
@@ -153,8 +122,11 @@ export class ServiceResponse {
       productId: row.product_id,
       currency: row.currency,
       createdAt: row.created_at,
-      instance: InstanceSummaryResponse.fromRow(row),
-      objectStorage: row.type === 'object_storage' ? ObjectStorageSummaryResponse.fromRow(row) : null,
+      instance: parts.instance ?? null,
+      objectStorage: parts.objectStorage ?? null,
     };
   }
 }
+
+/** What a kind adds to a service's response (its own part, e.g. a VPS's `instance`); the others stay null. */
+export type ServiceParts = Partial<Pick<ServiceResponse, 'instance' | 'objectStorage'>>;

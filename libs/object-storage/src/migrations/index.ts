@@ -1,0 +1,5 @@
+import { ObjectStorageUsers1764000002310 } from './1764000002310-object-storage-users';
+import { GatewayMadeSecrets1764000002730 } from './1764000002730-gateway-made-secrets';
+
+/** object_storage_users (object_storage_credentials is made by services' first migration). */
+export const objectStorageMigrations = [ObjectStorageUsers1764000002310, GatewayMadeSecrets1764000002730];

@@ -1,0 +1,208 @@
+import type { ActionType, PowerState } from '../vps.types';
+
+/** Which machine: our service id, and the hypervisor's own id when provisioning recorded one. */
+export interface InstanceRef {
+  serviceId: string;
+  providerRef: string | null;
+  region: string;
+  /** The service's name, where the caller has it: for display only (the simulator's console screen). */
+  name?: string;
+}
+
+/** The machine of a recorded VPS (a region unknown to the record is the empty string). */
+export function instanceRef(serviceId: string, instance: { providerRef: string | null; region: string | null }): InstanceRef {
+  return { serviceId, providerRef: instance.providerRef, region: instance.region ?? '' };
+}
+
+export interface ActionNote {
+  code: string;
+  message: string;
+}
+
+/** `notice` on success: the hypervisor reached the target another way than asked (e.g. a forced power-off). */
+export type TaskStatus = { state: 'running' } | { state: 'succeeded'; notice?: ActionNote } | { state: 'failed'; error: ActionNote };
+
+export interface AddressLease {
+  address: string;
+  prefix: number;
+  gateway: string;
+}
+
+/** How the guest is reached: a forwarded loopback port (QEMU user networking) or a bridge with public addresses. */
+export type GuestNetwork =
+  | { mode: 'user'; mac: string; sshHost: string; sshPort: number }
+  | { mode: 'bridge'; mac: string; bridge: string; ipv4: AddressLease; ipv6: AddressLease | null; dns: string[] };
+
+/** What cloud-init reads from the seed (NoCloud). */
+export interface GuestSeed {
+  /** New on every rebuild: cloud-init runs its first-boot modules again. */
+  instanceId: string;
+  hostname: string;
+  /** OpenSSH public key lines for root. */
+  sshKeys: string[];
+}
+
+/** The root disk: a copy-on-write disk of `diskGb` on the image, and the seed cloud-init reads. */
+export interface GuestBoot {
+  imageId: string;
+  imageFormat: 'qcow2' | 'raw';
+  diskGb: number;
+  seed: GuestSeed;
+}
+
+/** What a new machine gets: resources from the product's specs, and (with an image) its disk and network. */
+export interface MachineSpec {
+  vcpus: number;
+  memoryMb: number;
+  powerOn: boolean;
+  boot?: GuestBoot;
+  network?: GuestNetwork;
+}
+
+/** A machine the provider made or adopted: its id on the hypervisor and the state it is in. */
+export interface MachineRecord {
+  providerRef: string;
+  /** null: the provider cannot tell; the provisioner's choice stands. */
+  powerState: PowerState | null;
+}
+
+/** The product's names on one hypervisor (`svc-` prefix), as reconciliation compares them with the database. */
+export interface HypervisorInventory {
+  /** How the provider names the hypervisor (hypervisorOf gives the same for a region). */
+  hypervisor: string;
+  /** Domain name -> power state. */
+  domains: Map<string, PowerState>;
+  volumes: string[];
+}
+
+/**
+ * Whose a domain is by the deployment mark it carries (issue 36): this deployment's, another's
+ * sharing the hypervisor, or none (defined before marks, or by hand).
+ */
+export type MachineMark = 'ours' | 'foreign' | 'none';
+
+/** Every domain and volume of a VPS is named with this prefix; reconciliation never touches another name. */
+export const MACHINE_PREFIX = 'svc-';
+
+/** Where the console proxy connects for a session, and what the client authenticates with. */
+export interface ConsoleTarget {
+  protocol: 'vnc';
+  host: string;
+  port: number;
+  /** The VNC password (Proxmox: the vncproxy ticket) handed to the client. */
+  password: string;
+  /** Anything else the proxy needs to open the upstream connection (Proxmox ticket, libvirt URI...). */
+  upstream?: Record<string, string>;
+}
+
+/**
+ * An adapter refuses an operation for good (`retryable: false`: the action fails with `code`)
+ * or cannot reach the hypervisor now (`retryable: true`: the runner tries again with backoff).
+ */
+export class ComputeProviderError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retryable = false,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The port to the hypervisor (docs/compute-provider.md). Power operations are asynchronous on
+ * every real backend (a Proxmox UPID, an OpenStack 202 and a status to poll, a libvirt job), so the
+ * port is "ask, then poll": the runner persists the task handle and polls until the task ends.
+ */
+export abstract class ComputeProvider {
+  /** Begins a power operation and returns the provider's task handle. Must be idempotent per `idempotencyKey`. */
+  abstract powerAction(instance: InstanceRef, operation: ActionType, idempotencyKey: string): Promise<string>;
+
+  /** Where a task begun by powerAction stands. */
+  abstract taskStatus(instance: InstanceRef, taskId: string): Promise<TaskStatus>;
+
+  /** The machine's power state as the hypervisor sees it; null when it cannot tell. */
+  abstract powerState(instance: InstanceRef): Promise<PowerState | null>;
+
+  /** Opens a console endpoint on the hypervisor for one short session. */
+  abstract openConsole(instance: InstanceRef): Promise<ConsoleTarget>;
+
+  /** How long to wait before (next) asking about a task of this operation. */
+  abstract pollIntervalMs(operation: ActionType): number;
+
+  /**
+   * True when machines change state outside the API (a guest shutting itself down, an operator's
+   * command): reads then ask the hypervisor instead of trusting the last recorded state.
+   */
+  readonly observesExternalChanges: boolean = false;
+
+  /** Creates the machine of a new VPS; null when the provider has nothing to create (the simulator). */
+  createMachine(_instance: InstanceRef, _spec: MachineSpec): Promise<MachineRecord | null> {
+    return Promise.resolve(null);
+  }
+
+  /** Takes over an existing machine for a new VPS (never one another deployment made); the default trusts the reference as given. */
+  adoptMachine(_instance: InstanceRef, providerRef: string): Promise<MachineRecord | null> {
+    return Promise.resolve({ providerRef, powerState: null });
+  }
+
+  /**
+   * The network of a new machine: an adapter whose machines need an address or a forwarded port
+   * takes a lease with `lease` (a row of the provisioning transaction); the default needs none.
+   */
+  networkFor(_lease: () => Promise<GuestNetwork>): Promise<GuestNetwork | null> {
+    return Promise.resolve(null);
+  }
+
+  /**
+   * Begins a rebuild: the root disk is made again from the image, with a new seed, and the machine
+   * boots from it. Returns a task handle polled with taskStatus, like powerAction (same key rules).
+   */
+  rebuildMachine(_instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null, idempotencyKey: string): Promise<string> {
+    return this.powerAction(_instance, 'rebuild', idempotencyKey);
+  }
+
+  /** Powers off and deletes the machine of a terminated VPS, with its root disk and seed; another deployment's machine stays. */
+  destroyMachine(_instance: InstanceRef): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /**
+   * Whether new VPSes get a machine, made by the durable provisioning job (issue 32); false for the
+   * simulator, whose VPSes live in the database alone.
+   */
+  readonly makesMachines: boolean = false;
+
+  /** Whether the machine is there: false only when the hypervisor says it is not, null when it cannot tell. */
+  machineExists(_instance: InstanceRef): Promise<boolean | null> {
+    return Promise.resolve(null);
+  }
+
+  /** What each hypervisor that answers holds under MACHINE_PREFIX; one that does not answer is left out. */
+  inventory(): Promise<HypervisorInventory[]> {
+    return Promise.resolve([]);
+  }
+
+  /** The hypervisor (as inventory names it) that serves a region. */
+  hypervisorOf(region: string): string {
+    return region;
+  }
+
+  /** The deployment mark of a domain inventory listed (not_found: it is gone meanwhile). */
+  machineMark(_hypervisor: string, _domain: string): Promise<MachineMark> {
+    return Promise.resolve('none');
+  }
+
+  /**
+   * Removes a domain (powered off first) or a volume inventory reported; refuses a name without
+   * MACHINE_PREFIX, and a domain marked by another deployment.
+   */
+  removeOrphan(_hypervisor: string, _kind: 'domain' | 'volume', _name: string): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** The power states of many machines at once, by service id; machines it cannot tell about are left out. */
+  powerStates(_instances: InstanceRef[]): Promise<Map<string, PowerState>> {
+    return Promise.resolve(new Map());
+  }
+}

@@ -1,0 +1,291 @@
+import { readFileSync } from 'node:fs';
+import { Logger } from '@nestjs/common';
+import { AppConfig } from '@app/core';
+import {
+  ComputeProvider,
+  ComputeProviderError,
+  ConsoleTarget,
+  GuestBoot,
+  GuestNetwork,
+  HypervisorInventory,
+  InstanceRef,
+  MachineMark,
+  MachineRecord,
+  MachineSpec,
+  TaskStatus,
+} from '../compute-provider';
+import type { DeploymentIdentity } from '../deployment-identity';
+import { DeploymentMarks } from './deployment-marks';
+import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, templateProblems, vncGraphics, withDeploymentMark, withVncPassword } from './domain-xml';
+import { rootVolumeOf, seedVolumeOf } from './volume-names';
+import { StoragePool } from './storage-pool';
+import { lookBeforeRetry } from './look-before-retry';
+import { LibvirtInventory } from './libvirt-inventory';
+import { writeGuestDisks } from './guest-disks';
+import { DomainInfo, parseDomainList, powerStateOf } from './domain-state';
+import { decodeTask, encodeTask } from './power-task';
+import { Virsh } from './virsh';
+import { LibvirtDomains } from './libvirt-domains';
+import { vncPassword } from './vnc-password';
+import { withXmlFile } from './xml-file';
+import type { ActionType, PowerState } from '../../vps.types';
+
+/** Reads never keep a request waiting longer than this on the hypervisor. */
+const READ_TIMEOUT_MS = 2_000;
+const POLL_MS = 500;
+/** The console token lasts 60 s; the password as long again, for the customer to type it in. */
+const CONSOLE_PASSWORD_VALID_MS = 120_000;
+
+/**
+ * VPSes as libvirt domains named `svc-<service id>`, driven with virsh (docs/compute-provider.md).
+ * libvirt's calls are synchronous, so a task handle records what was asked and when, and
+ * taskStatus compares the domain's state with the target: a guest still up after
+ * COMPUTE_STOP_TIMEOUT_SECONDS of an ACPI shutdown is powered off, and the action says so.
+ * A reboot is an ACPI shutdown followed by a start, so it can be followed by polling. Every domain
+ * it defines carries the deployment's mark; one marked by another deployment is never adopted,
+ * rebuilt or removed from here (issue 36).
+ */
+export class LibvirtComputeProvider extends ComputeProvider {
+  override readonly observesExternalChanges = true;
+  override readonly makesMachines = true;
+  private readonly logger = new Logger('LibvirtComputeProvider');
+  private readonly template: string;
+  private readonly pool: StoragePool;
+  private readonly changeTimeoutMs: number;
+  private readonly inventories: LibvirtInventory;
+  private readonly marks: DeploymentMarks;
+  private readonly domains: LibvirtDomains;
+
+  constructor(
+    private readonly config: AppConfig,
+    identity: Pick<DeploymentIdentity, 'id'>,
+    private readonly virsh = new Virsh(config.libvirt.keepaliveSeconds),
+  ) {
+    super();
+    this.changeTimeoutMs = config.libvirt.commandTimeoutSeconds * 1000;
+    this.domains = new LibvirtDomains(config, virsh, this.changeTimeoutMs);
+    this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.changeTimeoutMs);
+    this.marks = new DeploymentMarks(virsh, identity, this.changeTimeoutMs);
+    // Reconciliation holds its job lock (a database connection) while it lists: reads stay short.
+    this.inventories = new LibvirtInventory(virsh, this.pool, this.marks, READ_TIMEOUT_MS, this.changeTimeoutMs);
+    const { domainTemplate } = config.libvirt;
+    this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
+    const problems = templateProblems(this.template);
+    if (problems.length) throw new Error(`LIBVIRT_DOMAIN_TEMPLATE (${domainTemplate}) is not usable: ${problems.join('; ')}`);
+  }
+
+  async powerAction(instance: InstanceRef, type: ActionType, _idempotencyKey: string): Promise<string> {
+    // Asking twice is harmless: each branch first looks at the domain's state.
+    const domain = await this.domains.info(instance, this.changeTimeoutMs);
+    const state = powerStateOf(domain.state);
+    if (type === 'start' || type === 'rebuild') await this.domains.powerOn(instance, domain);
+    else if (state === 'running') await this.domains.shutdownOnce(instance, domain.name);
+    return encodeTask({ type, since: Date.now(), domainId: type === 'reboot' ? domain.id : null });
+  }
+
+  async taskStatus(instance: InstanceRef, taskId: string): Promise<TaskStatus> {
+    const task = decodeTask(taskId);
+    const domain = await this.domains.info(instance, this.changeTimeoutMs);
+    const state = powerStateOf(domain.state);
+    if (task.type === 'start' || task.type === 'rebuild') {
+      if (state === 'running') return { state: 'succeeded' };
+      // Still starting: libvirt keeps a new QEMU process paused until it is set up.
+      if (domain.id && Date.now() - task.since < this.config.computeStopTimeoutSeconds * 1000) return { state: 'running' };
+      return { state: 'failed', error: { code: 'start_failed', message: `The machine is ${domain.state} after it was started.` } };
+    }
+    if (task.type === 'reboot' && state === 'running' && domain.id !== task.domainId) return { state: 'succeeded' };
+    if (state === 'stopped') {
+      if (task.type === 'reboot') await this.domains.powerOn(instance, domain);
+      return { state: 'succeeded' };
+    }
+    const timeoutS = this.config.computeStopTimeoutSeconds;
+    if (Date.now() - task.since < timeoutS * 1000) return { state: 'running' };
+    await this.domains.run(instance, ['destroy', domain.name]).catch(async (err: unknown) => {
+      // The guest may have gone down on its own in the meantime.
+      if (powerStateOf((await this.domains.info(instance, READ_TIMEOUT_MS)).state) !== 'stopped') throw err;
+    });
+    if (task.type === 'reboot') await this.domains.run(instance, ['start', domain.name]);
+    const then = task.type === 'reboot' ? ' and started again' : '';
+    return {
+      state: 'succeeded',
+      notice: {
+        code: 'forced_power_off',
+        message: `The guest did not shut down within ${timeoutS} s of the ACPI request; it was powered off${then}.`,
+      },
+    };
+  }
+
+  async powerState(instance: InstanceRef): Promise<PowerState | null> {
+    try {
+      return powerStateOf((await this.domains.info(instance, READ_TIMEOUT_MS)).state);
+    } catch {
+      return null;
+    }
+  }
+
+  /** One `virsh list --all` per hypervisor; one that does not answer is skipped. */
+  override async powerStates(instances: InstanceRef[]): Promise<Map<string, PowerState>> {
+    const states = new Map<string, PowerState>();
+    for (const uri of new Set(instances.map((instance) => this.domains.uriOf(instance.region)))) {
+      const domains = await this.virsh
+        .run(uri, ['list', '--all'], { timeoutMs: READ_TIMEOUT_MS })
+        .then(parseDomainList)
+        .catch(() => new Map<string, PowerState>());
+      for (const instance of instances) {
+        const state = this.domains.uriOf(instance.region) === uri ? domains.get(this.domains.domainOf(instance)) : undefined;
+        if (state) states.set(instance.serviceId, state);
+      }
+    }
+    return states;
+  }
+
+  /** Every domain is reached through a lease: a bridge address or a forwarded SSH port. */
+  override networkFor(lease: () => Promise<GuestNetwork>): Promise<GuestNetwork | null> {
+    return lease();
+  }
+
+  async openConsole(instance: InstanceRef): Promise<ConsoleTarget> {
+    const name = this.domains.domainOf(instance);
+    const graphics = vncGraphics(await this.domains.run(instance, ['dumpxml', name], READ_TIMEOUT_MS * 2));
+    if (!graphics) throw new ComputeProviderError('no_console', 'The machine has no VNC console, or it is not running.');
+    const password = vncPassword();
+    const device = withVncPassword(graphics.element, password, new Date(Date.now() + CONSOLE_PASSWORD_VALID_MS));
+    await withXmlFile(device, (file) => this.domains.run(instance, ['update-device', name, file, '--live']));
+    return {
+      protocol: 'vnc',
+      host: this.domains.vncHost(instance, graphics.listen),
+      port: graphics.port,
+      password,
+      upstream: { domain: name },
+    };
+  }
+
+  pollIntervalMs(): number {
+    return POLL_MS;
+  }
+
+  /**
+   * Safe to repeat (the provisioning job retries it after a lost answer or a crash): a domain that
+   * is already defined is adopted (unless another deployment marked it), not defined again, and it
+   * is started only if it is not running.
+   * Nothing is removed on failure; the job does that when it gives up.
+   */
+  override async createMachine(instance: InstanceRef, spec: MachineSpec): Promise<MachineRecord> {
+    const name = `svc-${instance.serviceId}`;
+    const made = { ...instance, providerRef: name };
+    if (await this.domains.exists(made, this.changeTimeoutMs)) await this.marks.refuseForeign(this.domains.uriOf(instance.region), name);
+    else {
+      if (spec.boot)
+        await writeGuestDisks(this.pool, this.domains.uriOf(instance.region), instance.serviceId, spec.boot, spec.network ?? null);
+      const values = { name, vcpus: spec.vcpus, memoryMb: spec.memoryMb, withDisks: !!spec.boot, network: spec.network ?? null };
+      await lookBeforeRetry(
+        () => this.define(made, values),
+        () => this.domains.exists(made),
+      );
+    }
+    if (spec.powerOn && powerStateOf((await this.domains.info(made, this.changeTimeoutMs)).state) !== 'running')
+      await this.domains.startOnce(made, name);
+    return { providerRef: name, powerState: spec.powerOn ? 'running' : 'stopped' };
+  }
+
+  override async machineExists(instance: InstanceRef): Promise<boolean | null> {
+    return this.domains.exists(instance, READ_TIMEOUT_MS).catch(() => null);
+  }
+
+  override inventory(): Promise<HypervisorInventory[]> {
+    const { uri, regionUris } = this.config.libvirt;
+    return this.inventories.of([...new Set([uri, ...Object.values(regionUris)])]);
+  }
+
+  override hypervisorOf(region: string): string {
+    return this.domains.uriOf(region);
+  }
+
+  override removeOrphan(hypervisor: string, kind: 'domain' | 'volume', name: string): Promise<void> {
+    return this.inventories.remove(hypervisor, kind, name);
+  }
+
+  override async machineMark(hypervisor: string, domain: string): Promise<MachineMark> {
+    const mark = await this.marks.of(hypervisor, domain, READ_TIMEOUT_MS);
+    return mark === null ? 'none' : mark === (await this.marks.ours()) ? 'ours' : 'foreign';
+  }
+
+  /**
+   * Powers the domain off, makes the root disk again from the image and a new seed, defines the
+   * domain again from the current template (same UUID, same size) and starts it.
+   */
+  override async rebuildMachine(instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null): Promise<string> {
+    const domain = await this.domains.info(instance, this.changeTimeoutMs);
+    await this.marks.refuseForeign(this.domains.uriOf(instance.region), domain.name);
+    if (domain.id) await this.domains.powerOffOnce(instance, domain.name);
+    await writeGuestDisks(this.pool, this.domains.uriOf(instance.region), instance.serviceId, boot, network);
+    const values = {
+      name: domain.name,
+      uuid: domain.uuid,
+      vcpus: domain.vcpus,
+      memoryMb: Math.max(1, Math.round(domain.memoryKiB / 1024)),
+      withDisks: true,
+      network,
+    };
+    await lookBeforeRetry(
+      () => this.define(instance, values),
+      async () => (await this.domains.run(instance, ['dumpxml', '--inactive', domain.name])).includes(rootVolumeOf(instance.serviceId)),
+    );
+    await this.domains.startOnce(instance, domain.name);
+    return encodeTask({ type: 'rebuild', since: Date.now(), domainId: null });
+  }
+
+  override async adoptMachine(instance: InstanceRef, providerRef: string): Promise<MachineRecord> {
+    const domain = await this.domains.info({ ...instance, providerRef }, this.changeTimeoutMs);
+    await this.marks.refuseForeign(this.domains.uriOf(instance.region), domain.name);
+    const state = powerStateOf(domain.state);
+    return { providerRef: domain.name, powerState: state === 'stopping' ? 'running' : state };
+  }
+
+  override async destroyMachine(instance: InstanceRef): Promise<void> {
+    let domain: DomainInfo | null = null;
+    try {
+      domain = await this.domains.info(instance, this.changeTimeoutMs);
+    } catch (err) {
+      if (!(err instanceof ComputeProviderError && err.code === 'not_found')) throw err;
+    }
+    const uri = this.domains.uriOf(instance.region);
+    // A service of a database copied from another deployment, say: that deployment's machine and disks stay.
+    const foreign = domain ? await this.marks.foreignMark(uri, domain.name) : null;
+    if (foreign) return this.logger.warn(`The machine ${domain?.name} was defined by another deployment (${foreign}): left in place`);
+    if (domain?.id) await this.domains.powerOffOnce(instance, domain.name);
+    if (domain) {
+      const name = domain.name;
+      await lookBeforeRetry(
+        () => this.domains.run(instance, ['undefine', name, '--managed-save', '--snapshots-metadata']),
+        async () => !(await this.domains.exists(instance)),
+      );
+    }
+    await this.pool.remove(uri, rootVolumeOf(instance.serviceId));
+    await this.pool.remove(uri, seedVolumeOf(instance.serviceId));
+    this.logger.log(`Domain ${domain?.name ?? this.domains.domainOf(instance)} and its volumes removed`);
+  }
+
+  private async define(
+    instance: InstanceRef,
+    d: { name: string; uuid?: string; vcpus: number; memoryMb: number; withDisks: boolean; network: GuestNetwork | null },
+  ): Promise<void> {
+    let xml = renderDomain(this.template, {
+      name: d.name,
+      serviceId: instance.serviceId,
+      vcpus: d.vcpus,
+      memoryMb: d.memoryMb,
+      vncListen: this.config.libvirt.vncListen,
+      vncPassword: vncPassword(),
+      pool: this.config.libvirt.storagePool,
+      rootVolume: d.withDisks ? rootVolumeOf(instance.serviceId) : '',
+      seedVolume: d.withDisks ? seedVolumeOf(instance.serviceId) : '',
+      macAddress: d.network?.mac ?? '',
+      network: d.network,
+    });
+    // Defining an existing domain again needs its UUID (libvirt would otherwise refuse the name).
+    if (d.uuid) xml = xml.replace(/<\/name>/, `</name>\n  <uuid>${d.uuid}</uuid>`);
+    xml = withDeploymentMark(xml, await this.marks.ours());
+    await withXmlFile(xml, (file) => this.domains.run(instance, ['define', file]));
+  }
+}

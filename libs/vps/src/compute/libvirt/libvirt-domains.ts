@@ -1,0 +1,81 @@
+import { AppConfig } from '@app/core';
+import { ComputeProviderError, InstanceRef } from '../compute-provider';
+import { DomainInfo, parseDominfo, powerStateOf } from './domain-state';
+import { lookBeforeRetry } from './look-before-retry';
+import { Virsh } from './virsh';
+
+/** A look after a failed step (background work, never a request): a daemon just back from a stall is slow. */
+export const LOOK_TIMEOUT_MS = 10_000;
+
+/** One VPS's domain on the hypervisor of its region: virsh calls by name, each state change asked once and looked at before a retry. */
+export class LibvirtDomains {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly virsh: Virsh,
+    private readonly changeTimeoutMs: number,
+  ) {}
+
+  startOnce(instance: InstanceRef, name: string): Promise<void> {
+    return lookBeforeRetry(
+      () => this.run(instance, ['start', name]),
+      // Active (a QEMU process, maybe still paused while libvirt starts it) is started.
+      async () => (await this.info(instance, LOOK_TIMEOUT_MS)).id !== null,
+    );
+  }
+
+  /** An ACPI request; asking again is harmless, and a guest that is already going down or off needs none. */
+  shutdownOnce(instance: InstanceRef, name: string): Promise<void> {
+    return lookBeforeRetry(
+      () => this.run(instance, ['shutdown', name, '--mode', 'acpi']),
+      async () => powerStateOf((await this.info(instance, LOOK_TIMEOUT_MS)).state) !== 'running',
+    );
+  }
+
+  powerOffOnce(instance: InstanceRef, name: string): Promise<void> {
+    return lookBeforeRetry(
+      () => this.run(instance, ['destroy', name]),
+      async () => powerStateOf((await this.info(instance, LOOK_TIMEOUT_MS)).state) === 'stopped',
+    );
+  }
+
+  /** Whether the VPS's domain is defined (false only when libvirt says it is not). */
+  async exists(instance: InstanceRef, timeoutMs = LOOK_TIMEOUT_MS): Promise<boolean> {
+    try {
+      await this.info(instance, timeoutMs);
+      return true;
+    } catch (err) {
+      if (err instanceof ComputeProviderError && err.code === 'not_found') return false;
+      throw err;
+    }
+  }
+
+  async powerOn(instance: InstanceRef, domain: DomainInfo): Promise<void> {
+    const state = domain.state.toLowerCase();
+    if (state === 'paused') await this.run(instance, ['resume', domain.name]);
+    else if (state === 'pmsuspended') await this.run(instance, ['dompmwakeup', domain.name]);
+    else if (powerStateOf(state) === 'stopped') await this.startOnce(instance, domain.name);
+  }
+
+  async info(instance: InstanceRef, timeoutMs: number): Promise<DomainInfo> {
+    return parseDominfo(await this.run(instance, ['dominfo', this.domainOf(instance)], timeoutMs));
+  }
+
+  run(instance: InstanceRef, args: string[], timeoutMs?: number): Promise<string> {
+    return this.virsh.run(this.uriOf(instance.region), args, { timeoutMs: timeoutMs ?? this.changeTimeoutMs });
+  }
+
+  domainOf(instance: InstanceRef): string {
+    return instance.providerRef ?? `svc-${instance.serviceId}`;
+  }
+
+  uriOf(region: string): string {
+    return this.config.libvirt.regionUris[region] ?? this.config.libvirt.uri;
+  }
+
+  /** A VNC server listening on every address is reached at the hypervisor's own host name. */
+  vncHost(instance: InstanceRef, listen: string | null): string {
+    if (listen && listen !== '0.0.0.0' && listen !== '::') return listen;
+    const host = /^[^:]+:\/\/(?:[^@/]*@)?([^/:?]+)/.exec(this.uriOf(instance.region))?.[1];
+    return host ?? '127.0.0.1';
+  }
+}

@@ -1,0 +1,33 @@
+import { AppConfig } from '@app/core';
+import { ImageStore } from '../../images/image-store';
+import { imageVolume, ImageFormat } from '../../images/image.types';
+import { StoragePool } from './storage-pool';
+import { Virsh } from './virsh';
+
+/** Images as volumes `img-<image id>` in LIBVIRT_STORAGE_POOL of every configured hypervisor. */
+export class LibvirtImageStore extends ImageStore {
+  private readonly pool: StoragePool;
+
+  constructor(
+    private readonly config: AppConfig,
+    virsh = new Virsh(config.libvirt.keepaliveSeconds),
+  ) {
+    super();
+    this.pool = new StoragePool(virsh, config.libvirt.storagePool, config.libvirt.commandTimeoutSeconds * 1000);
+  }
+
+  async upload(imageId: string, file: string, facts: { format: ImageFormat; sizeBytes: number }): Promise<void> {
+    for (const uri of this.uris()) {
+      await this.pool.remove(uri, imageVolume(imageId));
+      await this.pool.upload(uri, imageVolume(imageId), file, facts.format, facts.sizeBytes);
+    }
+  }
+
+  async remove(imageId: string): Promise<void> {
+    for (const uri of this.uris()) await this.pool.remove(uri, imageVolume(imageId));
+  }
+
+  private uris(): string[] {
+    return [...new Set([this.config.libvirt.uri, ...Object.values(this.config.libvirt.regionUris)])];
+  }
+}

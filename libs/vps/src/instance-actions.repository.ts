@@ -1,0 +1,153 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { isoText, pageOfRows, PageQuery, RowsPage, runSql, sqlFirst, sqlRows } from '@app/core';
+import type { ActionNote, GuestBoot, GuestNetwork } from './compute/compute-provider';
+import type { ActionStatus, ActionType, PowerState } from './vps.types';
+
+/** What a rebuild installs (the seed's instance-id is the action's). */
+export interface RebuildParams {
+  boot: GuestBoot;
+  network: GuestNetwork | null;
+}
+
+const ACTION_COLUMNS = `id, service_id, type, status, ${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at,
+       error_code, error_message, notice_code, notice_message`;
+
+export interface ActionRow {
+  id: string;
+  service_id: string;
+  type: ActionType;
+  status: ActionStatus;
+  started_at: string;
+  finished_at: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  notice_code: string | null;
+  notice_message: string | null;
+}
+
+/** What the runner needs to drive an action: the action and where its machine is. */
+export interface PendingAction {
+  id: string;
+  serviceId: string;
+  type: ActionType;
+  status: ActionStatus;
+  fromState: PowerState;
+  providerTask: string | null;
+  startedAt: Date;
+  region: string | null;
+  providerRef: string | null;
+  /** A rebuild's image, keys and network. */
+  params: RebuildParams | null;
+}
+
+export interface ActionOutcome {
+  status: Exclude<ActionStatus, 'running'>;
+  error: ActionNote | null;
+  notice: ActionNote | null;
+}
+
+/** All SQL on instance_actions. Reads name the service, whose ownership the caller has checked. */
+@Injectable()
+export class InstanceActionsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async hasRunning(manager: EntityManager, serviceId: string): Promise<boolean> {
+    const rows = await sqlRows(manager, `SELECT 1 FROM instance_actions WHERE service_id = $1 AND status = 'running'`, [serviceId]);
+    return rows.length > 0;
+  }
+
+  async insertRunning(
+    manager: EntityManager,
+    serviceId: string,
+    type: ActionType,
+    fromState: PowerState,
+    params: RebuildParams | null = null,
+  ): Promise<ActionRow> {
+    const action = await sqlFirst<ActionRow>(
+      manager,
+      `INSERT INTO instance_actions (service_id, type, status, from_state, params) VALUES ($1, $2, 'running', $3, $4::jsonb)
+       RETURNING ${ACTION_COLUMNS}`,
+      [serviceId, type, fromState, params ? JSON.stringify(params) : null],
+    );
+    return action!;
+  }
+
+  page(serviceId: string, page: PageQuery): Promise<RowsPage<ActionRow>> {
+    return pageOfRows(
+      this.dataSource,
+      {
+        table: 'instance_actions',
+        columns: ACTION_COLUMNS,
+        where: 'service_id = $1',
+        params: [serviceId],
+        orderBy: 'started_at DESC, id DESC',
+      },
+      page,
+    );
+  }
+
+  async findForService(serviceId: string, id: string): Promise<ActionRow | null> {
+    const row = await sqlFirst<ActionRow>(
+      this.dataSource,
+      `SELECT ${ACTION_COLUMNS} FROM instance_actions WHERE id = $1 AND service_id = $2`,
+      [id, serviceId],
+    );
+    return row ?? null;
+  }
+
+  /** Unscoped, for the runner: running actions started at least `olderThanMs` ago. */
+  async runningIds(olderThanMs: number): Promise<string[]> {
+    const rows = await sqlRows<{ id: string }>(
+      this.dataSource,
+      `SELECT id FROM instance_actions WHERE status = 'running' AND started_at <= now() - $1::double precision * interval '1 millisecond'`,
+      [olderThanMs],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Unscoped, for the runner. */
+  async findPending(id: string): Promise<PendingAction | null> {
+    const row = await sqlFirst<PendingAction>(
+      this.dataSource,
+      `SELECT a.id, a.service_id AS "serviceId", a.type, a.status, a.from_state AS "fromState", a.provider_task AS "providerTask",
+              a.started_at AS "startedAt", i.region, i.provider_ref AS "providerRef", a.params
+         FROM instance_actions a LEFT JOIN vps_instances i ON i.service_id = a.service_id
+        WHERE a.id = $1`,
+      [id],
+    );
+    return row ? { ...row, startedAt: new Date(row.startedAt) } : null;
+  }
+
+  async setProviderTask(id: string, task: string): Promise<void> {
+    await runSql(this.dataSource, `UPDATE instance_actions SET provider_task = $2 WHERE id = $1 AND status = 'running'`, [id, task]);
+  }
+
+  /** Records the outcome of a still running action; false if it was recorded already (by another replica). */
+  async finish(manager: EntityManager, id: string, outcome: ActionOutcome): Promise<boolean> {
+    const { error, notice } = outcome;
+    const finished = await sqlRows(
+      manager,
+      `WITH done AS (
+         UPDATE instance_actions SET status = $2, finished_at = now(), error_code = $3, error_message = $4, notice_code = $5, notice_message = $6
+          WHERE id = $1 AND status = 'running' RETURNING id
+       ) SELECT id FROM done`,
+      [id, outcome.status, error?.code ?? null, error?.message ?? null, notice?.code ?? null, notice?.message ?? null],
+    );
+    return finished.length > 0;
+  }
+
+  /** Demo data: a little power history, outcomes of both kinds. */
+  async insertDemoHistory(manager: EntityManager, serviceId: string): Promise<void> {
+    await runSql(
+      manager,
+      `INSERT INTO instance_actions (service_id, type, status, from_state, started_at, finished_at, error_code, error_message) VALUES
+         ($1, 'reboot', 'failed',    'running', now() - interval '4 days',            now() - interval '4 days' + interval '30 seconds',
+              'hypervisor_unavailable', 'The hypervisor could not be reached.'),
+         ($1, 'stop',   'succeeded', 'running', now() - interval '3 days',            now() - interval '3 days' + interval '4 seconds', NULL, NULL),
+         ($1, 'start',  'succeeded', 'stopped', now() - interval '3 days' + interval '10 minutes', now() - interval '3 days' + interval '10 minutes 3 seconds', NULL, NULL),
+         ($1, 'reboot', 'succeeded', 'running', now() - interval '2 hours',           now() - interval '2 hours' + interval '6 seconds', NULL, NULL)`,
+      [serviceId],
+    );
+  }
+}

@@ -1,0 +1,20 @@
+import type { InstanceSummaryResponse } from '@app/services';
+import { publicPowerState } from '../vps.types';
+import type { InstanceRow } from '../vps-instances.repository';
+
+/**
+ * A VPS's `instance` in the service response. A terminated one shows no address: its address or
+ * port went back to the pool and may be another customer's machine by now (issue 36, finding 7).
+ */
+export function instancePart(row: Omit<InstanceRow, 'id'>): InstanceSummaryResponse {
+  const powerState = publicPowerState(row.powerState);
+  const region = row.region ?? '';
+  if (row.terminated) return { powerState, ipv4: null, ipv6: null, region, ssh: null };
+  return {
+    powerState,
+    ipv4: row.ipv4,
+    ipv6: row.ipv6,
+    region,
+    ssh: row.sshHost && row.sshPort ? { host: row.sshHost, port: Number(row.sshPort) } : row.ipv4 ? { host: row.ipv4, port: 22 } : null,
+  };
+}

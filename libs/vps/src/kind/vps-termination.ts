@@ -1,0 +1,25 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { computeProblem } from '../compute/compute-problem';
+import { ComputeProvider, instanceRef } from '../compute/compute-provider';
+import { NetworkAllocator } from '../network/network-allocator';
+import { VpsInstancesRepository } from '../vps-instances.repository';
+
+/** A terminated VPS, in the status change's transaction: its machine and disks deleted, its address or port given back. */
+@Injectable()
+export class VpsTermination {
+  constructor(
+    private readonly compute: ComputeProvider,
+    private readonly instances: VpsInstancesRepository,
+    private readonly network: NetworkAllocator,
+  ) {}
+
+  async terminate(manager: EntityManager, serviceId: string): Promise<void> {
+    const machine = await this.instances.machineOf(serviceId, manager);
+    // The machine goes first: if the hypervisor refuses, the service keeps its status.
+    const ref = instanceRef(serviceId, machine ?? { providerRef: null, region: null });
+    await this.compute.destroyMachine(ref).catch((err: unknown) => Promise.reject(computeProblem(err)));
+    await this.instances.retire(manager, serviceId);
+    await this.network.release(manager, serviceId);
+  }
+}

@@ -1,0 +1,16 @@
+import { InstanceActionNotices1764000001600 } from './1764000001600-instance-action-notices';
+import { ConsoleConnections1764000001610 } from './1764000001610-console-connections';
+import { ConsoleCredentials1764000002100 } from './1764000002100-console-credentials';
+import { ImagesDisksNetworks1764000002200 } from './1764000002200-images-disks-networks';
+import { MachineProvisioning1764000002500 } from './1764000002500-machine-provisioning';
+import { DeploymentIdentity1764000002760 } from './1764000002760-deployment-identity';
+
+/** The VPS tables made after services' first migration (vps_instances, instance_actions and console_sessions are made there). */
+export const vpsMigrations = [
+  InstanceActionNotices1764000001600,
+  ConsoleConnections1764000001610,
+  ConsoleCredentials1764000002100,
+  ImagesDisksNetworks1764000002200,
+  MachineProvisioning1764000002500,
+  DeploymentIdentity1764000002760,
+];

@@ -1,0 +1,35 @@
+import { declareActivityActions, DomainEventBase } from '@app/core';
+
+/** What the activity log records of VPS instances (after the services' own, order 30). */
+export const VPS_ACTIONS = declareActivityActions(31, [
+  'instance.start',
+  'instance.stop',
+  'instance.reboot',
+  'instance.rebuild',
+  'instance.action_succeeded',
+  'instance.action_failed',
+  'instance.console',
+  'instance.provisioned',
+  'instance.provision_failed',
+  'instance.power_state_observed',
+  'instance.machine_missing',
+] as const);
+
+export type InstanceActionFinishedEvent = DomainEventBase<
+  'instance.action_succeeded' | 'instance.action_failed',
+  { serviceId: string; serviceName: string; actionId: string; type: string; error: { code: string; message: string } | null }
+>;
+/** A VPS's machine is not usable: its provisioning failed for good, or it vanished from the hypervisor. */
+export type InstanceFaultEvent = DomainEventBase<
+  'instance.fault',
+  { serviceId: string; serviceName: string; code: 'provisioning_failed' | 'machine_missing'; message: string }
+>;
+
+declare module '@app/core' {
+  interface AreaEvents {
+    vps: {
+      actions: (typeof VPS_ACTIONS)[number];
+      events: InstanceActionFinishedEvent | InstanceFaultEvent;
+    };
+  }
+}

@@ -1,0 +1,121 @@
+import { Module } from '@nestjs/common';
+import { AppConfig } from '@app/core';
+import { ServicesModule } from '@app/services';
+import { SshKeysModule } from '@app/ssh-keys';
+import { ActionStart } from './action-start';
+import { ComputeProvider } from './compute/compute-provider';
+import { DeploymentIdentity } from './compute/deployment-identity';
+import { DeploymentIdentityRepository } from './compute/deployment-identity.repository';
+import { LibvirtComputeProvider } from './compute/libvirt/libvirt-compute.provider';
+import { LibvirtImageStore } from './compute/libvirt/libvirt-image-store';
+import { SimulatedComputeProvider } from './compute/simulated-compute.provider';
+import { SimulatedVncServers } from './compute/simulated-vnc-servers';
+import { SimulatorTasksRepository } from './compute/simulator-tasks.repository';
+import { ConsoleConnections } from './console/console-connections';
+import { ConsoleIssuer } from './console/console-issuer';
+import { ConsoleProxy } from './console/console-proxy';
+import { ConsoleRechecks } from './console/console-rechecks';
+import { ConsoleSessionsRepository } from './console/console-sessions.repository';
+import { ConsoleService } from './console/console.service';
+import { GuestSetup } from './guest-setup';
+import { ImageAddCommand } from './images/cli/image-add.command';
+import { ImageRemoveCommand } from './images/cli/image-remove.command';
+import { ImageStore, SimulatedImageStore } from './images/image-store';
+import { ImagesDemoSeeder } from './images/images.demo';
+import { ImagesRepository } from './images/images.repository';
+import { ImagesService } from './images/images.service';
+import { InstanceActionHistory } from './instance-action-history';
+import { InstanceActionOutcome } from './instance-action-outcome';
+import { InstanceActionRunner } from './instance-action-runner';
+import { InstanceActionJob } from './instance-action.job';
+import { InstanceActionsRepository } from './instance-actions.repository';
+import { InstanceActionsService } from './instance-actions.service';
+import { InstanceController } from './instance.controller';
+import { VpsKind } from './kind/vps.kind';
+import { VpsTermination } from './kind/vps-termination';
+import { MachineProvisioning } from './machine-provisioning';
+import { NetworkAllocator } from './network/network-allocator';
+import { NetworkLeasesRepository } from './network/network-leases.repository';
+import { PowerStateReconcileJob } from './power-state-reconcile.job';
+import { PowerStateSync } from './power-state-sync';
+import { ProvisioningOutcome } from './provisioning/provisioning-outcome';
+import { ProvisioningResumeJob } from './provisioning/provisioning-resume.job';
+import { VpsProvisioningJob } from './provisioning/vps-provisioning.job';
+import { VpsProvisioningRepository } from './provisioning/vps-provisioning.repository';
+import { HypervisorOrphansRepository } from './reconcile/hypervisor-orphans.repository';
+import { MachineReconciler } from './reconcile/machine-reconciler';
+import { MissingMachines } from './reconcile/missing-machines';
+import { OrphanClaims } from './reconcile/orphan-claims';
+import { VpsDemoSeeder } from './vps.demo';
+import { VpsGauges } from './vps-gauges';
+import { VpsInstancesRepository } from './vps-instances.repository';
+import { VpsOwnership } from './vps-ownership';
+import { VpsStates } from './vps-states';
+
+/** VPS instances: power actions, consoles, images, networks, provisioning and reconciliation, behind the compute port. */
+@Module({
+  imports: [ServicesModule, SshKeysModule],
+  controllers: [InstanceController],
+  providers: [
+    VpsKind,
+    VpsTermination,
+    VpsStates,
+    VpsOwnership,
+    VpsGauges,
+    VpsInstancesRepository,
+    PowerStateSync,
+    PowerStateReconcileJob,
+    MachineProvisioning,
+    VpsProvisioningRepository,
+    VpsProvisioningJob,
+    ProvisioningOutcome,
+    ProvisioningResumeJob,
+    HypervisorOrphansRepository,
+    DeploymentIdentityRepository,
+    DeploymentIdentity,
+    OrphanClaims,
+    MissingMachines,
+    MachineReconciler,
+    InstanceActionsRepository,
+    InstanceActionsService,
+    InstanceActionHistory,
+    ActionStart,
+    InstanceActionRunner,
+    InstanceActionOutcome,
+    InstanceActionJob,
+    ConsoleService,
+    ConsoleIssuer,
+    ConsoleSessionsRepository,
+    ConsoleConnections,
+    ConsoleProxy,
+    ConsoleRechecks,
+    SimulatedVncServers,
+    SimulatorTasksRepository,
+    ImagesRepository,
+    ImagesService,
+    GuestSetup,
+    NetworkAllocator,
+    NetworkLeasesRepository,
+    {
+      provide: ImageStore,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): ImageStore =>
+        config.computeProvider === 'libvirt' ? new LibvirtImageStore(config) : new SimulatedImageStore(),
+    },
+    // Adapters: the simulator by default; COMPUTE_PROVIDER=libvirt drives real KVM/QEMU hosts.
+    {
+      provide: ComputeProvider,
+      inject: [AppConfig, SimulatorTasksRepository, SimulatedVncServers, DeploymentIdentity],
+      useFactory: (config: AppConfig, tasks: SimulatorTasksRepository, displays: SimulatedVncServers, identity: DeploymentIdentity) =>
+        config.computeProvider === 'libvirt'
+          ? new LibvirtComputeProvider(config, identity)
+          : new SimulatedComputeProvider(tasks, config, displays),
+    },
+    ImageAddCommand,
+    ImageRemoveCommand,
+    ImagesDemoSeeder,
+    VpsDemoSeeder,
+  ],
+  exports: [VpsGauges, ImagesService],
+})
+export class VpsModule {}

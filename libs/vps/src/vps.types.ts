@@ -1,0 +1,19 @@
+import type { PublicPowerState } from '@app/services';
+
+/** What the database records: `provisioning`: its machine is being made; `error`: provisioning failed for good, or the machine vanished (issue 32). */
+export const POWER_STATES = ['running', 'stopped', 'starting', 'stopping', 'provisioning', 'error'] as const;
+export type PowerState = (typeof POWER_STATES)[number];
+
+/** What customers see: a machine being made is `starting`, one that could not be made or vanished is `stopped`. */
+export function publicPowerState(state: PowerState): PublicPowerState {
+  if (state === 'provisioning') return 'starting';
+  return state === 'error' ? 'stopped' : state;
+}
+
+export const ACTION_TYPES = ['start', 'stop', 'reboot', 'rebuild'] as const;
+export type ActionType = (typeof ACTION_TYPES)[number];
+
+export const ACTION_STATUSES = ['running', 'succeeded', 'failed'] as const;
+export type ActionStatus = (typeof ACTION_STATUSES)[number];
+
+export const VPS_REGIONS = ['eu-central', 'eu-west', 'us-east'] as const;
