@@ -19,6 +19,7 @@ import { EmailChange } from './email/email-change';
 import { EmailVerificationService } from './email/email-verification.service';
 import { PasswordCheck } from './password/password-check';
 import { PasswordResetLinkJob } from './password/password-reset-link.job';
+import { PasswordResetCompletion } from './password/password-reset-completion';
 import { PasswordResetService } from './password/password-reset.service';
 import { MfaController } from './mfa/mfa.controller';
 import { AccountPagesController } from './pages/account-pages.controller';
@@ -58,6 +59,7 @@ import { LoginActivity } from './login/login-activity';
     EmailChange,
     AccountBudgets,
     PasswordResetService,
+    PasswordResetCompletion,
     PasswordResetLinkJob,
     AccessTokens,
     CredentialVerifier,
