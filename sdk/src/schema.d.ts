@@ -1013,7 +1013,7 @@ export interface components {
             field: string;
             /**
              * @description What is wrong with it.
-             * @example pageSize must not be greater than 100
+             * @example pageSize must be a whole number from 1 to 100
              */
             message: string;
         };
@@ -8070,7 +8070,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8264,7 +8264,7 @@ export interface operations {
             };
             /**
              * @description Unprocessable Content (problem+json), with `code`:
-             *     - `idempotency_key_reused`: This Idempotency-Key was used with a different request within 24 hours.
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
              */
             422: {
                 headers: {
@@ -8362,7 +8362,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8556,7 +8556,7 @@ export interface operations {
             };
             /**
              * @description Unprocessable Content (problem+json), with `code`:
-             *     - `idempotency_key_reused`: This Idempotency-Key was used with a different request within 24 hours.
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
              */
             422: {
                 headers: {
@@ -8654,7 +8654,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8848,7 +8848,7 @@ export interface operations {
             };
             /**
              * @description Unprocessable Content (problem+json), with `code`:
-             *     - `idempotency_key_reused`: This Idempotency-Key was used with a different request within 24 hours.
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
              */
             422: {
                 headers: {
@@ -8946,7 +8946,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -9144,7 +9144,7 @@ export interface operations {
             };
             /**
              * @description Unprocessable Content (problem+json), with `code`:
-             *     - `idempotency_key_reused`: This Idempotency-Key was used with a different request within 24 hours.
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
              */
             422: {
                 headers: {
@@ -10522,7 +10522,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10712,7 +10712,7 @@ export interface operations {
             };
             /**
              * @description Unprocessable Content (problem+json), with `code`:
-             *     - `idempotency_key_reused`: This Idempotency-Key was used with a different request within 24 hours.
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
              */
             422: {
                 headers: {
@@ -11346,7 +11346,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -11516,7 +11516,7 @@ export interface operations {
             };
             /**
              * @description Unprocessable Content (problem+json), with `code`:
-             *     - `idempotency_key_reused`: This Idempotency-Key was used with a different request within 24 hours.
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
              */
             422: {
                 headers: {
@@ -12238,7 +12238,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -12406,7 +12406,7 @@ export interface operations {
             };
             /**
              * @description Unprocessable Content (problem+json), with `code`:
-             *     - `idempotency_key_reused`: This Idempotency-Key was used with a different request within 24 hours.
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
              */
             422: {
                 headers: {
@@ -12678,7 +12678,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -12848,7 +12848,7 @@ export interface operations {
             };
             /**
              * @description Unprocessable Content (problem+json), with `code`:
-             *     - `idempotency_key_reused`: This Idempotency-Key was used with a different request within 24 hours.
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
              */
             422: {
                 headers: {
@@ -13138,7 +13138,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -13334,7 +13334,7 @@ export interface operations {
             };
             /**
              * @description Unprocessable Content (problem+json), with `code`:
-             *     - `idempotency_key_reused`: This Idempotency-Key was used with a different request within 24 hours.
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
              */
             422: {
                 headers: {
@@ -13432,7 +13432,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -13621,7 +13621,7 @@ export interface operations {
             };
             /**
              * @description Unprocessable Content (problem+json), with `code`:
-             *     - `idempotency_key_reused`: This Idempotency-Key was used with a different request within 24 hours.
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
              */
             422: {
                 headers: {
@@ -14182,7 +14182,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -14346,7 +14346,7 @@ export interface operations {
             };
             /**
              * @description Unprocessable Content (problem+json), with `code`:
-             *     - `idempotency_key_reused`: This Idempotency-Key was used with a different request within 24 hours.
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
              */
             422: {
                 headers: {
@@ -14636,7 +14636,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -14825,7 +14825,7 @@ export interface operations {
             };
             /**
              * @description Unprocessable Content (problem+json), with `code`:
-             *     - `idempotency_key_reused`: This Idempotency-Key was used with a different request within 24 hours.
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
              */
             422: {
                 headers: {
@@ -15467,7 +15467,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -15637,7 +15637,7 @@ export interface operations {
             };
             /**
              * @description Unprocessable Content (problem+json), with `code`:
-             *     - `idempotency_key_reused`: This Idempotency-Key was used with a different request within 24 hours.
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
              */
             422: {
                 headers: {
@@ -16359,7 +16359,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -16548,7 +16548,7 @@ export interface operations {
             };
             /**
              * @description Unprocessable Content (problem+json), with `code`:
-             *     - `idempotency_key_reused`: This Idempotency-Key was used with a different request within 24 hours.
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
              */
             422: {
                 headers: {
@@ -16646,7 +16646,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -16836,7 +16836,7 @@ export interface operations {
             };
             /**
              * @description Unprocessable Content (problem+json), with `code`:
-             *     - `idempotency_key_reused`: This Idempotency-Key was used with a different request within 24 hours.
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
              */
             422: {
                 headers: {
@@ -17329,7 +17329,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body (with `Idempotent-Replayed: true`); the same key with another request is 422, and while the first is still running 409. */
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -17519,7 +17519,7 @@ export interface operations {
             };
             /**
              * @description Unprocessable Content (problem+json), with `code`:
-             *     - `idempotency_key_reused`: This Idempotency-Key was used with a different request within 24 hours.
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
              */
             422: {
                 headers: {
