@@ -284,6 +284,20 @@ describe('Account pages over HTTP', () => {
     expect(problems).toEqual([]);
   });
 
+  it('the address for password managers is in the form but not on screen: no empty box above the fields (issue 42)', async () => {
+    const owner = await createAccount(t);
+    const page = await open(await resetLink(owner.email), 200);
+    const username = page.locator('input[autocomplete="username"]');
+    expect(await username.inputValue()).toBe(owner.email);
+    expect(await username.isVisible()).toBe(false);
+    expect(await username.boundingBox()).toBeNull();
+    const shown = await page
+      .locator('input')
+      .evaluateAll((inputs) => inputs.filter((i) => (i as unknown as { offsetParent: unknown }).offsetParent !== null).map((i) => i.id));
+    expect(shown).toEqual(['new-password', 'confirm-password']);
+    expect(problems).toEqual([]);
+  });
+
   it('passwords that differ: an alert, the field marked invalid and described by the error; then it works', async () => {
     const owner = await createAccount(t);
     const page = await open(await resetLink(owner.email), 200);

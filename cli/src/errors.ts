@@ -3,6 +3,11 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** Something named on the command line that the account does not have (exit code 1, like the API's 404). */
+export class NotFoundError extends Error {
+  override readonly name = 'NotFoundError';
+}
+
 export const EXIT_OK = 0;
 export const EXIT_API_ERROR = 1;
 export const EXIT_USAGE = 2;

@@ -12,8 +12,11 @@ import { vpsCommand } from './commands/vps';
 import { FORMATS } from './output';
 import { VERSION } from './version';
 
-/** Every command, each with its own help; errors are thrown, not exited on, so main() picks the exit code. */
-export function createProgram(): Command {
+/**
+ * Every command, each with its own help; errors are thrown, not exited on, so main() picks the exit
+ * code. `structuredErrors`: commander's own error text is left out, main() writes the error as JSON or YAML.
+ */
+export function createProgram(options: { structuredErrors?: boolean } = {}): Command {
   const program = new Command('hostctl')
     .description('hostctl is a command-line interface for your hosting account')
     .version(VERSION, '-v, --version', 'print the version')
@@ -23,6 +26,7 @@ export function createProgram(): Command {
     .option('--no-wait-rate-limit', 'when rate limited (429), fail at once (exit 1) instead of waiting out Retry-After')
     .configureHelp({ showGlobalOptions: true })
     .exitOverride()
+    .configureOutput(options.structuredErrors ? { writeErr: () => undefined } : {})
     .showHelpAfterError('(add --help for usage)')
     .addHelpText(
       'after',

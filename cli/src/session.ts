@@ -37,11 +37,20 @@ export function target(contextFlag?: string): Target {
   return { url: trimUrl(url), urlSource, contextName: name, context };
 }
 
+let credentialsInUse: string | undefined;
+
+/** Where the credentials of this run's client came from (`HOSTCTL_TOKEN`, `context "work"`), once one was made. */
+export function credentialSource(): string | undefined {
+  return credentialsInUse;
+}
+
 /** A client with this context's credentials; `HOSTCTL_TOKEN` (an API key or access token) wins. */
 export function apiClient(options: ClientOptions = {}): HostingClient {
   const { url, urlSource, contextName: name, context } = target(options.context);
-  const token = process.env.HOSTCTL_TOKEN || context?.apiKey || (context?.refreshToken ? sessionToken(url, urlSource, name) : undefined);
+  const fromEnvironment = process.env.HOSTCTL_TOKEN;
+  const token = fromEnvironment || context?.apiKey || (context?.refreshToken ? sessionToken(url, urlSource, name) : undefined);
   if (!token) throw new UsageError(`not logged in (context "${name}"): run "hostctl auth login" or set HOSTCTL_TOKEN`);
+  credentialsInUse = fromEnvironment ? 'HOSTCTL_TOKEN' : `context "${name}"`;
   return client(url, urlSource, options, token);
 }
 

@@ -1013,7 +1013,7 @@ export interface components {
             field: string;
             /**
              * @description What is wrong with it.
-             * @example pageSize must not be greater than 100
+             * @example pageSize must be a whole number from 1 to 100
              */
             message: string;
         };

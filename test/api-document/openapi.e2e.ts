@@ -136,6 +136,32 @@ describe('OpenAPI document and Swagger UI', () => {
     expect(doc.paths['/api/auth/sessions/{id}'].delete.description).toMatch(/current session/);
   });
 
+  it('gives every error response an example per code with its own status, not the 404 of the schema (issue 42)', () => {
+    const examples = doc.components.examples;
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        for (const [status, response] of Object.entries<any>(op.responses)) {
+          if (Number(status) < 400) continue;
+          const id = `${method} ${path} ${status}`;
+          const refs = response.content['application/problem+json'].examples ?? {};
+          expect({ id, codes: Object.keys(refs) }).toEqual({ id, codes: documentedProblemCodes(response) });
+          for (const [code, ref] of Object.entries<{ $ref: string }>(refs)) {
+            const value = examples[ref.$ref.replace('#/components/examples/', '')]?.value;
+            expect({ id, code, value }).toEqual({
+              id,
+              code,
+              value: expect.objectContaining({ status: Number(status), code, type: `/problems/${code.replace(/_/g, '-')}` }),
+            });
+          }
+        }
+      }
+    }
+    expect(examples['problem-429-rate_limited'].value).toMatchObject({
+      title: 'Too Many Requests',
+      detail: expect.stringMatching(/^Too many requests/),
+    });
+  });
+
   it('serves Swagger UI at /docs', async () => {
     const res = await request(t.http).get('/docs/');
     expect(res.status).toBe(200);

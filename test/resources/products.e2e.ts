@@ -86,6 +86,23 @@ describe('Products', () => {
       expect(res.body.code).toBe('invalid_input');
     });
 
+    // Issue 42: `pageSize=abc` was answered "pageSize must not be greater than 100".
+    it.each([
+      ['pageSize=abc', 'pageSize must be a whole number from 1 to 100'],
+      ['pageSize=-1', 'pageSize must be a whole number from 1 to 100'],
+      ['pageSize=2.5', 'pageSize must be a whole number from 1 to 100'],
+      ['pageSize=', 'pageSize must be a whole number from 1 to 100'],
+      ['pageSize=0', 'pageSize must be a whole number from 1 to 100'],
+      ['pageSize=101', 'pageSize must be a whole number from 1 to 100'],
+      ['page=abc', 'page must be a whole number from 1 to 9007199254740991'],
+      ['page=0', 'page must be a whole number from 1 to 9007199254740991'],
+      ['page=99999999999999999', 'page must be a whole number from 1 to 9007199254740991'],
+    ])('names the rule ?%s breaks', async (query, message) => {
+      const res = await get(`/api/products?${query}`, account.bearer);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ detail: message, errors: [{ field: query.split('=')[0], message }] });
+    });
+
     it('answers 401 without a token', async () => {
       await get('/api/products').expect(401);
     });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import request from 'supertest';
 import { TicketsService } from '@app/support';
@@ -238,6 +239,35 @@ describe('Support tickets', () => {
       expect(third.body.code).toBe('rate_limited');
       expect(Number(third.headers['retry-after'])).toBeGreaterThan(0);
       await request(limited.http).get('/api/support/tickets').set('Authorization', account.keyBearer).expect(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('counts only tickets opened: refused (400) and replayed requests leave the 2 a minute as they were (issue 42)', async () => {
+    const limited = await startTestApp({ RATE_LIMIT_TICKET_CREATE_PER_MINUTE: '2' });
+    try {
+      const account = await createAccount(limited);
+      const open = (body: object, key?: string) => {
+        const req = request(limited.http).post('/api/support/tickets').set('Authorization', account.keyBearer);
+        return (key ? req.set('Idempotency-Key', key) : req).send(body);
+      };
+      for (const body of [{ message: 'no subject' }, { subject: 's' }, { subject: 's', message: 'm', attachmentIds: [randomUUID()] }]) {
+        expect((await open(body)).status).toBe(400);
+      }
+      const key = randomUUID();
+      expect((await open({ subject: 'first', message: 'm' }, key)).status).toBe(200);
+      const replay = await open({ subject: 'first', message: 'm' }, key);
+      expect(replay.status).toBe(200);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect((await open({ subject: 'second', message: 'm' })).status).toBe(200);
+      const third = await open({ subject: 'third', message: 'm' });
+      expect(third.status).toBe(429);
+      // A refused ticket past the limit is still refused for the limit, not for its input.
+      expect((await open({ message: 'no subject' })).status).toBe(429);
+      expect((await request(limited.http).get('/api/support/tickets').set('Authorization', account.keyBearer).expect(200)).body.total).toBe(
+        2,
+      );
     } finally {
       await limited.close();
     }

@@ -8,6 +8,7 @@ import { AREA_MODULES } from './area-modules';
 import { CredentialStatusModule } from './credentials/credential-status.module';
 import { DemoDataService } from './demo/demo-data.service';
 import { HealthController } from './health/health.controller';
+import { ProblemPagesController } from './problems/problem-pages.controller';
 import { JobWorkers } from './jobs/job-workers';
 import { MetricsEndpoint } from './metrics/metrics-endpoint';
 import { MetricsService } from './metrics/metrics.service';
@@ -28,7 +29,7 @@ export class AppModule {
         ...AREA_MODULES,
         CredentialStatusModule,
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, ProblemPagesController],
       providers: [
         DemoDataService,
         MetricsService,

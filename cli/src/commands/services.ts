@@ -1,9 +1,11 @@
 import { Command, Option } from 'commander';
-import { listAll, Schemas, unwrap } from '@hosting-account/sdk';
+import { HostingClient, listAll, Schemas, unwrap } from '@hosting-account/sdk';
 import { examples, session } from '../command-context';
-import { Column, printList, printObject } from '../output';
+import { Column, format, printData, printList, printObject } from '../output';
+import { resolveServiceId } from '../service-ref';
 
 type Service = Schemas['ServiceResponse'];
+type Product = Pick<Schemas['ProductResponse'], 'slug' | 'name'>;
 
 export const SERVICE_COLUMNS: Column<Service>[] = [
   { header: 'ID', value: (s) => s.id },
@@ -15,21 +17,36 @@ export const SERVICE_COLUMNS: Column<Service>[] = [
   { header: 'PRICE', value: (s) => `${s.price} ${s.currency}/${s.billingCycle}` },
 ];
 
-const SERVICE_FIELDS: Column<Service>[] = [
-  { header: 'ID', value: (s) => s.id },
-  { header: 'Name', value: (s) => s.name },
-  { header: 'Type', value: (s) => s.type },
-  { header: 'Status', value: (s) => s.status, status: true },
-  { header: 'Power state', value: (s) => s.instance?.powerState, status: true },
-  { header: 'IPv4', value: (s) => s.instance?.ipv4 },
-  { header: 'IPv6', value: (s) => s.instance?.ipv6 },
-  { header: 'Region', value: (s) => s.instance?.region },
-  { header: 'Product', value: (s) => s.productId },
-  { header: 'Price', value: (s) => `${s.price} ${s.currency}` },
-  { header: 'Billing cycle', value: (s) => s.billingCycle },
-  { header: 'Next due', value: (s) => s.nextDueDate },
-  { header: 'Created', value: (s) => s.createdAt },
-];
+/** How to log in to a VPS, as a command to paste. */
+export function sshCommand(service: Service): string | undefined {
+  const ssh = service.instance?.ssh;
+  return ssh ? `ssh -p ${ssh.port} root@${ssh.host}` : undefined;
+}
+
+function serviceFields(type: Service['type'], product?: Product): Column<Service>[] {
+  const fields: Column<Service>[] = [
+    { header: 'ID', value: (s) => s.id },
+    { header: 'Name', value: (s) => s.name },
+    { header: 'Type', value: (s) => s.type },
+    { header: 'Status', value: (s) => s.status, status: true },
+    { header: 'Power state', value: (s) => s.instance?.powerState, status: true },
+    { header: 'IPv4', value: (s) => s.instance?.ipv4 },
+    { header: 'IPv6', value: (s) => s.instance?.ipv6 },
+    { header: 'SSH', value: sshCommand },
+    { header: 'Region', value: (s) => s.instance?.region },
+    { header: 'Product', value: (s) => (product ? `${product.slug} (${product.name})` : s.productId) },
+    { header: 'Price', value: (s) => `${s.price} ${s.currency}` },
+    { header: 'Billing cycle', value: (s) => s.billingCycle },
+    { header: 'Next due', value: (s) => s.nextDueDate },
+    { header: 'Created', value: (s) => s.createdAt },
+  ];
+  return type === 'vps' ? fields : fields.filter((field) => field.header !== 'SSH');
+}
+
+/** The product's slug and name for a person to read; its id when the catalogue cannot say. */
+async function productOf(api: HostingClient, service: Service): Promise<Product | undefined> {
+  return unwrap(api.GET('/api/products/{id}', { params: { path: { id: service.productId } } })).catch(() => undefined);
+}
 
 export function servicesCommand(): Command {
   const services = new Command('services').description('List and inspect your services (VPS and object storage)');
@@ -60,12 +77,15 @@ export function servicesCommand(): Command {
   services
     .command('get')
     .description('Show one service')
-    .argument('<id>', 'service id')
-    .addHelpText('after', examples('hostctl services get 4f0c2a8e-...', 'hostctl services get 4f0c2a8e-... -o yaml'))
-    .action(async (id: string, _options: unknown, command: Command) => {
+    .argument('<id>', 'service id, or its name')
+    .addHelpText('after', examples('hostctl services get web-01', 'hostctl services get 4f0c2a8e-... -o yaml'))
+    .action(async (reference: string, _options: unknown, command: Command) => {
       const { api, out } = session(command);
+      const id = await resolveServiceId(api, reference);
       const service = await unwrap(api.GET('/api/services/{id}', { params: { path: { id } } }));
-      printObject(service, SERVICE_FIELDS, out);
+      // JSON and YAML are the API's object as it is, for scripts; the table is for a person.
+      if (format(out) !== 'table') return printData(service, format(out));
+      printObject(service, serviceFields(service.type, await productOf(api, service)), out);
     });
 
   return services;

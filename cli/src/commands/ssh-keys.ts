@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Command } from 'commander';
 import { listAll, Schemas, unwrap } from '@hosting-account/sdk';
 import { examples, session } from '../command-context';
-import { UsageError } from '../errors';
 import { asFields, Column, printDone, printList, printObject } from '../output';
+import { readPublicKeyFile } from '../public-key-file';
 
 type SshKey = Schemas['SshKeyResponse'];
 
@@ -25,11 +24,16 @@ export function sshKeysCommand(): Command {
     .command('add')
     .description('Add an SSH public key')
     .option('--name <name>', 'a name for the key (default: the comment of the key, or the file name)')
-    .option('--public-key-file <path>', 'the OpenSSH public key file', join(homedir(), '.ssh', 'id_ed25519.pub'))
+    .option(
+      '--public-key-file <path>',
+      'the OpenSSH public key file (given a private key, its .pub beside it; a private key is never sent)',
+      join(homedir(), '.ssh', 'id_ed25519.pub'),
+    )
     .addHelpText('after', examples('hostctl ssh-keys add', 'hostctl ssh-keys add --name laptop --public-key-file ~/.ssh/id_rsa.pub'))
     .action(async (options: { name?: string; publicKeyFile: string }, command: Command) => {
-      const publicKey = readKeyFile(options.publicKeyFile);
-      const name = options.name ?? (publicKey.split(/\s+/)[2] || basename(options.publicKeyFile)).slice(0, 64);
+      const { path, publicKey, note } = readPublicKeyFile(options.publicKeyFile);
+      if (note) process.stderr.write(`${note}\n`);
+      const name = options.name ?? (publicKey.split(/\s+/)[2] || basename(path)).slice(0, 64);
       const { api, out } = session(command);
       const key = await unwrap(api.POST('/api/ssh-keys', { body: { name, publicKey } }));
       printObject(key, asFields(COLUMNS), out);
@@ -55,14 +59,4 @@ export function sshKeysCommand(): Command {
       printDone(`SSH key ${id} deleted`, { id, deleted: true }, out);
     });
   return keys;
-}
-
-function readKeyFile(path: string): string {
-  try {
-    return readFileSync(path, 'utf8').trim();
-  } catch (error) {
-    throw new UsageError(
-      `cannot read the public key file ${path}: ${(error as NodeJS.ErrnoException).code ?? error} (use --public-key-file)`,
-    );
-  }
 }

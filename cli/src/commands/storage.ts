@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { listAll, Schemas, unwrap } from '@hosting-account/sdk';
 import { examples, session } from '../command-context';
 import { Column, printList, printObject } from '../output';
+import { resolveServiceId } from '../service-ref';
 
 type Credentials = Schemas['ObjectStorageCredentialsResponse'];
 
@@ -26,33 +27,36 @@ export function storageCommand(): Command {
   storage
     .command('credentials')
     .description('Show the S3 endpoint, bucket and access keys of an object storage service')
-    .argument('<id>', 'service id of the object storage service')
+    .argument('<id>', 'service id of the object storage service, or its name')
     .addHelpText(
       'after',
-      examples('hostctl storage credentials 9b1d...', 'hostctl storage credentials 9b1d... -o json | jq -r .secretAccessKey'),
+      examples('hostctl storage credentials backups', 'hostctl storage credentials 9b1d... -o json | jq -r .secretAccessKey'),
     )
-    .action(async (id: string, _options: unknown, command: Command) => {
+    .action(async (reference: string, _options: unknown, command: Command) => {
       const { api, out } = session(command);
+      const id = await resolveServiceId(api, reference, 'object_storage');
       const credentials = await unwrap(api.GET('/api/services/{id}/object-storage/credentials', { params: { path: { id } } }));
       printObject(credentials, CREDENTIAL_FIELDS, out);
     });
   storage
     .command('rotate')
     .description('Replace the S3 key of an object storage service (the old key stops working) and show the new one')
-    .argument('<id>', 'service id of the object storage service')
+    .argument('<id>', 'service id of the object storage service, or its name')
     .addHelpText('after', examples('hostctl storage rotate 9b1d...'))
-    .action(async (id: string, _options: unknown, command: Command) => {
+    .action(async (reference: string, _options: unknown, command: Command) => {
       const { api, out } = session(command);
+      const id = await resolveServiceId(api, reference, 'object_storage');
       const credentials = await unwrap(api.POST('/api/services/{id}/object-storage/credentials/rotate', { params: { path: { id } } }));
       printObject(credentials, CREDENTIAL_FIELDS, out);
     });
   storage
     .command('buckets')
     .description('List the buckets of an object storage service with their sizes')
-    .argument('<id>', 'service id of the object storage service')
+    .argument('<id>', 'service id of the object storage service, or its name')
     .addHelpText('after', examples('hostctl storage buckets 9b1d...', 'hostctl storage buckets 9b1d... -o json'))
-    .action(async (id: string, _options: unknown, command: Command) => {
+    .action(async (reference: string, _options: unknown, command: Command) => {
       const { api, out } = session(command);
+      const id = await resolveServiceId(api, reference, 'object_storage');
       printList(await listAll(api, '/api/services/{id}/object-storage/buckets', undefined, { id }), BUCKET_COLUMNS, out);
     });
   return storage;

@@ -5,6 +5,7 @@ import { uploadAttachments } from '../attachments';
 import { examples, session } from '../command-context';
 import { UsageError } from '../errors';
 import { Column, format, paint, printData, printList, printObject } from '../output';
+import { resolveServiceId } from '../service-ref';
 
 type Ticket = Schemas['TicketResponse'];
 type TicketWithMessages = Schemas['TicketWithMessagesResponse'];
@@ -46,7 +47,7 @@ export function ticketsCommand(): Command {
     .option('--message-file <path>', 'read the first message from a file ("-" for standard input)')
     .addOption(new Option('--priority <priority>', 'how urgent it is').choices(['low', 'medium', 'high']))
     .addOption(new Option('--department <department>', 'who should answer').choices(['general', 'billing', 'technical', 'abuse']))
-    .option('--service <id>', 'the service the ticket is about')
+    .option('--service <id>', 'the service the ticket is about (its id or name)')
     .option('--attach <file>', 'attach a file (png, jpeg, gif, pdf, txt, log, zip; up to 10 MiB; repeat for up to 5)', collect)
     .addHelpText(
       'after',
@@ -58,6 +59,7 @@ export function ticketsCommand(): Command {
     .action(async (options: CreateOptions, command: Command) => {
       const message = messageFrom(options);
       const { api, out } = session(command);
+      const serviceId = options.service === undefined ? undefined : await resolveServiceId(api, options.service);
       const attachmentIds = await uploadAttachments(api, options.attach ?? []);
       const ticket = await unwrap(
         api.POST('/api/support/tickets', {
@@ -66,7 +68,7 @@ export function ticketsCommand(): Command {
             message,
             priority: options.priority,
             department: options.department,
-            serviceId: options.service,
+            serviceId,
             attachmentIds: attachmentIds.length ? attachmentIds : undefined,
           },
         }),

@@ -4,6 +4,7 @@ import { examples, parsePositiveInt, session } from '../command-context';
 import { format, printData, printDone, printObject } from '../output';
 import { progressLine } from '../progress';
 import { openConsolePage } from '../console-page';
+import { resolveServiceId } from '../service-ref';
 
 type Action = Schemas['InstanceActionResponse'];
 type PowerAction = 'start' | 'stop' | 'reboot';
@@ -15,6 +16,8 @@ const DESCRIPTIONS: Record<PowerAction, string> = {
 };
 
 export class ActionFailedError extends Error {
+  readonly failureCode = 'action_failed';
+
   constructor(readonly action: Action) {
     super(`${action.type} of ${action.serviceId} failed: ${action.error?.code ?? 'unknown'}: ${action.error?.message ?? ''}`);
   }
@@ -27,15 +30,16 @@ export function vpsCommand(): Command {
   vps
     .command('console')
     .description('Open a console session: prints the VNC WebSocket URL and its one-time password')
-    .argument('<id>', 'service id of the VPS')
+    .argument('<id>', 'service id of the VPS, or its name')
     .option('--open', 'open the console in your browser (noVNC, served on 127.0.0.1 until you press Ctrl-C)')
     .addHelpText(
       'after',
       '\nThe URL is valid for 60 seconds and for one connection: run the command again for a new one.\n' +
-        examples('hostctl vps console 4f0c2a8e-...', 'hostctl vps console 4f0c2a8e-... --open'),
+        examples('hostctl vps console web-01', 'hostctl vps console 4f0c2a8e-... --open'),
     )
-    .action(async (id: string, options: { open?: boolean }, command: Command) => {
+    .action(async (reference: string, options: { open?: boolean }, command: Command) => {
       const { api, out } = session(command);
+      const id = await resolveServiceId(api, reference, 'vps');
       const consoleSession = await unwrap(api.GET('/api/services/{id}/instance/console', { params: { path: { id } } }));
       if (format(out) !== 'table') printData(consoleSession, format(out));
       else
@@ -60,20 +64,16 @@ export function vpsCommand(): Command {
 function powerCommand(type: PowerAction): Command {
   return new Command(type)
     .description(DESCRIPTIONS[type])
-    .argument('<id>', 'service id of the VPS')
+    .argument('<id>', 'service id of the VPS, or its name')
     .option('--wait', 'wait until the action has finished (exit code 1 if it failed)')
     .addOption(new Option('--timeout <seconds>', 'give up waiting after this long').default(300).argParser(parsePositiveInt))
     .addHelpText(
       'after',
-      examples(
-        `hostctl vps ${type} 4f0c2a8e-...`,
-        `hostctl vps ${type} 4f0c2a8e-... --wait`,
-        `hostctl vps ${type} 4f0c2a8e-... --wait -o json`,
-      ),
+      examples(`hostctl vps ${type} web-01`, `hostctl vps ${type} 4f0c2a8e-... --wait`, `hostctl vps ${type} 4f0c2a8e-... --wait -o json`),
     )
-    .action(async (id: string, options: { wait?: boolean; timeout: number }, command: Command) => {
+    .action(async (reference: string, options: { wait?: boolean; timeout: number }, command: Command) => {
       const { api, out } = session(command);
-      let action = await unwrap(post(api, type, id));
+      let action = await unwrap(post(api, type, await resolveServiceId(api, reference, 'vps')));
       if (options.wait) action = await waitWithProgress(api, action, options.timeout);
       printDone(`${type}: ${action.status} (action ${action.id})`, action, out);
       if (action.status === 'failed') throw new ActionFailedError(action);

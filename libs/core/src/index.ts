@@ -61,3 +61,5 @@ export * from './jobs/job-queue';
 export * from './mail/mailer';
 export * from './mail/outbound-mail';
 export * from './mail/mail-text';
+export * from './pages/html';
+export * from './pages/layout';

@@ -1,6 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
+import { addProblemExamples } from './openapi-problem-examples';
 import { addCommonResponses, addIntegerFormats } from './openapi-responses';
 
 export const API_TAGS: [string, string][] = [
@@ -48,6 +49,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   });
   document.security = [];
   addCommonResponses(document);
+  addProblemExamples(document);
   addIntegerFormats(document);
   return document;
 }

@@ -1,9 +1,8 @@
 import { Body, Controller, Get, Post, Query, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { CurrentClient, Public, RateLimit, RequestFacts } from '@app/core';
+import { CurrentClient, Public, RateLimit, RequestFacts, sendPage } from '@app/core';
 import { AccountPagesService } from './account-pages.service';
-import { sendPage } from './layout';
 import { PageErrorFilter } from './page-error.filter';
 
 /**

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, Problem, RequestFacts } from '@app/core';
+import { AppConfig, Page, Problem, RequestFacts } from '@app/core';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../dto/auth.request';
 import { EmailVerificationService } from '../email/email-verification.service';
 import { PasswordResetService } from '../password/password-reset.service';
 import { confirmDonePage, confirmFormPage, confirmLinkFailedPage } from './confirm-email.page';
-import { Page } from './layout';
 import { resetDonePage, resetFormPage, ResetErrors, resetLinkFailedPage } from './reset-password.page';
 
 /** A form field or query parameter given once, as text; anything else (absent, repeated) is no value. */

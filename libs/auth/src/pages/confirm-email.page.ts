@@ -1,5 +1,4 @@
-import { markup } from './html';
-import { errorPage, Page } from './layout';
+import { errorPage, markup, Page } from '@app/core';
 
 export interface EmailLinkView {
   email: string;

@@ -1,6 +1,6 @@
 import { urlencoded } from 'express';
 import type { NextFunction, Request, Response } from 'express';
-import { errorPage, sendPage } from './layout';
+import { errorPage, sendPage } from '@app/core';
 
 // Two passwords of at most 1024 characters (up to 12 bytes each once percent-encoded) and a token.
 const parse = urlencoded({ extended: false, limit: '32kb', parameterLimit: 10 });

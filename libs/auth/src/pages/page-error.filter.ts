@@ -1,7 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ProblemFilter } from '@app/core';
-import { errorPage, sendPage } from './layout';
+import { errorPage, ProblemFilter, sendPage } from '@app/core';
 
 const TITLES: Record<number, string> = { 429: 'Too many attempts', 500: 'Something went wrong', 503: 'Try again shortly' };
 

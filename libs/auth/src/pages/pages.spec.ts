@@ -1,6 +1,5 @@
+import { errorPage, markup, renderPage } from '@app/core';
 import { confirmFormPage } from './confirm-email.page';
-import { markup } from './html';
-import { errorPage, renderPage } from './layout';
 import { resetDonePage, resetFormPage } from './reset-password.page';
 
 describe('account pages markup', () => {

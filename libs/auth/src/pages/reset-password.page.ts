@@ -1,5 +1,4 @@
-import { markup, SafeHtml } from './html';
-import { errorPage, Page } from './layout';
+import { errorPage, markup, Page, SafeHtml } from '@app/core';
 
 export type ResetField = 'password' | 'confirmPassword';
 export type ResetErrors = Partial<Record<ResetField, string>>;

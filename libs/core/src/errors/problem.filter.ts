@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { FieldError, Problem, PROBLEM_TITLES, ProblemCode } from './problem';
+import { FieldError, Problem, PROBLEM_TITLES, ProblemCode, problemTypeUri } from './problem';
 import { isDatabaseUnavailable, isInvalidInputFromDatabase } from './database-errors';
 import { MAX_JSON_NODES } from '../http/json-body-guard';
 
@@ -51,7 +51,7 @@ export class ProblemFilter implements ExceptionFilter {
       return;
     }
     const body: ProblemBody = {
-      type: `/problems/${problem.code.replace(/_/g, '-')}`,
+      type: problemTypeUri(problem.code),
       title: PROBLEM_TITLES[problem.getStatus()] ?? 'Error',
       status: problem.getStatus(),
       detail: problem.detail,

@@ -53,6 +53,11 @@ export const PROBLEM_TITLES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
+/** The URI reference of a code's problem type: a page that says what it means and what to do (`/problems/invalid-state`). */
+export function problemTypeUri(code: ProblemCode): string {
+  return `/problems/${code.replace(/_/g, '-')}`;
+}
+
 /** An error a client can act on; the filter writes it as application/problem+json (RFC 9457). */
 export class Problem extends HttpException {
   constructor(

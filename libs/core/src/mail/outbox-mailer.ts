@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { createTransport, Transporter } from 'nodemailer';
@@ -22,7 +22,9 @@ export class OutboxMailer extends Mailer {
     const { message: eml } = (await this.composer.sendMail({ from: this.from, ...message })) as { message: Buffer };
     await mkdir(this.directory, { recursive: true, mode: 0o700 });
     const file = join(this.directory, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
-    await writeFile(file, eml, { mode: 0o600 });
+    // Written whole under another name first: scripts/mail-link.js polls for *.eml files.
+    await writeFile(`${file}.part`, eml, { mode: 0o600 });
+    await rename(`${file}.part`, file);
     this.logger.log(`Mail "${message.subject}" written to ${file}`);
   }
 }

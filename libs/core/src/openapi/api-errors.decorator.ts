@@ -7,7 +7,7 @@ import { problemResponse } from './problem-responses';
 export class FieldErrorResponse {
   @ApiProperty({ example: 'pageSize', description: 'The input field at fault (dotted path).' })
   field: string;
-  @ApiProperty({ example: 'pageSize must not be greater than 100', description: 'What is wrong with it.' })
+  @ApiProperty({ example: 'pageSize must be a whole number from 1 to 100', description: 'What is wrong with it.' })
   message: string;
 }
 

@@ -1,4 +1,4 @@
-import { PROBLEM_TITLES, ProblemCode } from '../errors/problem';
+import { PROBLEM_TITLES, ProblemCode, problemTypeUri } from '../errors/problem';
 import { PROBLEM_CODES } from '../errors/problem-codes';
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
@@ -40,6 +40,33 @@ export function problemResponse(status: number, codes: ProblemCode[]): ProblemRe
         },
       },
     },
+  };
+}
+
+/** What `detail` says for the codes most answers carry; other codes show their meaning. */
+const EXAMPLE_DETAILS: Partial<Record<ProblemCode, string>> = {
+  invalid_input: 'pageSize must be a whole number from 1 to 100',
+  unauthorized: 'A valid bearer token is required.',
+  insufficient_scope: 'This operation needs an API key with the "write" scope.',
+  not_found: 'Service not found.',
+  invalid_state: 'The machine has no VNC console, or it is not running.',
+  action_in_progress: 'Another action on this instance is still running.',
+  rate_limited: 'Too many requests. Retry in 42 seconds.',
+  internal_error: 'An unexpected error occurred. Quote the request id when you contact support.',
+  unavailable: 'The service is temporarily unavailable. Retry shortly.',
+};
+
+/** An example body of a problem with this status and code, as the API writes it. */
+export function problemExample(status: number, code: ProblemCode): Record<string, unknown> {
+  const detail = EXAMPLE_DETAILS[code] ?? PROBLEM_CODES[code].meaning.replace(/`/g, '');
+  return {
+    type: problemTypeUri(code),
+    title: PROBLEM_TITLES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    requestId: '6f1c1a52-3c1e-4a55-9d0e-2f0a5b7c9d11',
+    ...(code === 'invalid_input' ? { errors: [{ field: 'pageSize', message: detail }] } : {}),
   };
 }
 

@@ -13,6 +13,8 @@ interface Rule {
   windowSeconds: number;
   /** Failed logins of this email from the request's IP: counted only when the answer is a 401 (PasswordFailures). */
   failuresOf?: { email: string; ip: string | undefined };
+  /** Counted only when the request is accepted (2xx, not an idempotent replay): a refused one is taken back. */
+  acceptedOnly?: boolean;
 }
 
 interface Outcome {
@@ -24,6 +26,8 @@ interface Outcome {
 /**
  * Counts each request against the general budget of its credential (or IP, for public routes)
  * and the route's tighter bucket, and reports the most restrictive in RateLimit-* headers.
+ *
+ * New tickets count only those opened (a refused or replayed request is taken back).
  *
  * Login counts failures, not attempts, per (email, IP), so nobody can lock an owner out by
  * failing from other addresses; a higher ceiling per email, once passed, leaves each IP one
@@ -55,6 +59,7 @@ export class RateLimitGuard implements CanActivate {
         for (const { email, ip } of failures) void this.passwordFailures.failed(email, ip);
       });
     }
+    this.releaseUnlessAccepted(rules, res);
     const tightest = outcomes.reduce((a, b) => (b.remaining < a.remaining ? b : a));
     res.setHeader('RateLimit-Limit', String(tightest.limit));
     res.setHeader('RateLimit-Remaining', String(Math.max(0, tightest.remaining)));
@@ -62,6 +67,16 @@ export class RateLimitGuard implements CanActivate {
     const exceeded = outcomes.filter((o) => o.remaining < 0);
     if (exceeded.length) throw Problem.rateLimited(Math.max(...exceeded.map((o) => o.resetSeconds)));
     return true;
+  }
+
+  /** A bucket of accepted requests takes back the hit of one refused (400, 409, its own 429) or replayed. */
+  private releaseUnlessAccepted(rules: Rule[], res: Response): void {
+    const keys = rules.filter((rule) => rule.acceptedOnly).map((rule) => rule.key);
+    if (!keys.length) return;
+    res.once('finish', () => {
+      const accepted = res.statusCode >= 200 && res.statusCode < 300 && res.getHeader('Idempotent-Replayed') !== 'true';
+      if (!accepted) for (const key of keys) void this.store.release(key);
+    });
   }
 
   private async apply(rule: Rule): Promise<Outcome> {
@@ -99,7 +114,8 @@ export class RateLimitGuard implements CanActivate {
         if (email) rules.push({ key: `reset:email:${email}`, limit: limits.passwordResetPerHour, windowSeconds: 3600 });
         break;
       case 'ticket-create':
-        rules.push({ key: `ticket:${account}`, limit: limits.ticketCreatePerMinute, windowSeconds: 60 });
+        // Tickets opened, not attempts: a ticket refused with 400 leaves the budget as it was (issue 42).
+        rules.push({ key: `ticket:${account}`, limit: limits.ticketCreatePerMinute, windowSeconds: 60, acceptedOnly: true });
         break;
       case 'presign':
         rules.push({ key: `presign:${account}`, limit: limits.presignPerMinute, windowSeconds: 60 });

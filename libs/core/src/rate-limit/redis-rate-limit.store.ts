@@ -10,6 +10,12 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {count, ttl}`;
 
+// DECR only a window that is still open and counted: never a negative count, never a key without expiry.
+const RELEASE = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count > 0 and redis.call('PTTL', KEYS[1]) > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
+
 /**
  * Fixed windows in Redis, exact across API processes. If Redis is unreachable the request is let
  * through (logged): a limiter outage must not take the API down with it.
@@ -43,6 +49,14 @@ export class RedisRateLimitStore extends RateLimitStore {
     } catch (err) {
       this.warn(err as Error);
       return { count: 0, resetSeconds: windowSeconds };
+    }
+  }
+
+  async release(key: string): Promise<void> {
+    try {
+      await this.redis.eval(RELEASE, 1, `rl:${key}`);
+    } catch (err) {
+      this.warn(err as Error);
     }
   }
 

@@ -14,10 +14,11 @@ import {
   Max,
   Min,
 } from 'class-validator';
-import { IsListOf, PageQuery } from '@app/core';
+import { IsListOf, PageQuery, wholeNumberMessage } from '@app/core';
 import { DEPARTMENTS, MAX_ATTACHMENT_BYTES, MAX_FILES_PER_PRESIGN, PRIORITIES, TICKET_STATUSES } from '../support.types';
 import type { Department, Priority, TicketStatus } from '../support.types';
 
+const ATTACHMENT_SIZE_RULE = { message: `${wholeNumberMessage('size', 1, MAX_ATTACHMENT_BYTES).message} (10 MiB)` };
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
 export class CreateTicketRequest {
@@ -105,9 +106,9 @@ export class PresignFile {
   contentType: string;
 
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ATTACHMENT_BYTES, example: 48213, description: 'Exact size in bytes.' })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_ATTACHMENT_BYTES, { message: `size must not be greater than ${MAX_ATTACHMENT_BYTES} (10 MiB)` })
+  @IsInt(ATTACHMENT_SIZE_RULE)
+  @Min(1, ATTACHMENT_SIZE_RULE)
+  @Max(MAX_ATTACHMENT_BYTES, ATTACHMENT_SIZE_RULE)
   size: number;
 }
 

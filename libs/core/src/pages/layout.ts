@@ -9,6 +9,9 @@ h1 { font-size: 1.6rem; line-height: 1.25; }
 label { display: block; margin-top: 1.25rem; font-weight: 600; }
 input { display: block; box-sizing: border-box; width: 100%; margin-top: 0.25rem; padding: 0.5rem; border: 2px solid #555; border-radius: 4px; font: inherit; }
 input[aria-invalid="true"] { border-color: #b00020; }
+[hidden] { display: none; }
+dt { margin-top: 1rem; font-weight: 600; }
+dd { margin: 0.25rem 0 0; }
 .hint { margin: 0.25rem 0 0; color: #555; font-size: 0.95rem; }
 .error { margin: 0.25rem 0 0; color: #b00020; font-weight: 600; }
 .alert, .done { margin: 1rem 0; padding: 0.75rem 1rem; border: 3px solid #b00020; }

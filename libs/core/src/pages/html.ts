@@ -1,4 +1,4 @@
-import { escapeHtml } from '@app/core';
+import { escapeHtml } from '../mail/mail-text';
 
 /** Markup made by `markup` (or a constant of ours): inserted as it is; anything else is text and escaped. */
 export class SafeHtml {
