@@ -17,10 +17,8 @@ export class LibvirtImageStore extends ImageStore {
   }
 
   async upload(imageId: string, file: string, facts: { format: ImageFormat; sizeBytes: number }): Promise<void> {
-    for (const uri of this.uris()) {
-      await this.pool.remove(uri, imageVolume(imageId));
-      await this.pool.upload(uri, imageVolume(imageId), file, facts.format, facts.sizeBytes);
-    }
+    // upload starts from an empty volume itself.
+    for (const uri of this.uris()) await this.pool.upload(uri, imageVolume(imageId), file, facts.format, facts.sizeBytes);
   }
 
   async remove(imageId: string): Promise<void> {

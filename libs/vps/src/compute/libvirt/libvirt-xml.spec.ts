@@ -174,6 +174,23 @@ describe('virsh output and errors', () => {
     expect(err('', { code: 'ENOENT' })).toMatchObject({ code: 'hypervisor_unavailable', retryable: true });
     expect(err("error: failed to get domain 'svc-x'")).toMatchObject({ code: 'not_found', retryable: false });
     expect(err('error: metadata not found: Requested metadata element is not present')).toMatchObject({ code: 'no_metadata' });
+    // Issue 42: which thing is missing, in our own names only.
+    const image = '3b593bbb-1f0e-4c6a-9d52-0a8b7c6d5e4f';
+    expect(
+      err(
+        `error: Failed to create vol svc-1-root.qcow2\nerror: Storage volume not found: no storage vol with matching name 'img-${image}'`,
+      ),
+    ).toMatchObject({
+      code: 'not_found',
+      message: `The image's disk (volume img-${image}) does not exist in the hypervisor's storage pool.`,
+    });
+    expect(err(`error: failed to get vol '/var/lib/libvirt/images/svc-${image}-seed.iso'`).message).toBe(
+      `The volume svc-${image}-seed.iso does not exist in the hypervisor's storage pool.`,
+    );
+    expect(err("error: failed to get vol '/srv/secret/disk.img'").message).toBe(
+      "A volume does not exist in the hypervisor's storage pool.",
+    );
+    expect(err("error: failed to get pool 'default'").message).toBe('The storage pool does not exist on the hypervisor.');
     const refused = err("error: Failed to start domain 'svc-x'\nerror: internal error: /var/lib/secret path");
     expect(refused).toBeInstanceOf(ComputeProviderError);
     expect(refused).toMatchObject({ code: 'hypervisor_error', retryable: false });

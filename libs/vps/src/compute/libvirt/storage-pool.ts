@@ -5,6 +5,9 @@ import { Virsh } from './virsh';
 /** An upload moves a whole image (hundreds of MB, maybe to a remote host). */
 const UPLOAD_TIMEOUT_MS = 60 * 60_000;
 
+/** A volume looked up or deleted may already be gone: an answer, not a failure to log. */
+const MAY_BE_MISSING = ['not_found'];
+
 const isNotFound = (err: unknown) => err instanceof ComputeProviderError && err.code === 'not_found';
 
 /**
@@ -26,7 +29,7 @@ export class StoragePool {
     if (this.ready.has(uri)) return;
     let info: string;
     try {
-      info = await this.run(uri, ['pool-info', this.name]);
+      info = await this.run(uri, ['pool-info', this.name], this.changeTimeoutMs, MAY_BE_MISSING);
     } catch (err) {
       if (!isNotFound(err)) throw err;
       const target = this.name === 'default' ? '/var/lib/libvirt/images' : `/var/lib/libvirt/images/${this.name}`;
@@ -41,7 +44,7 @@ export class StoragePool {
 
   async exists(uri: string, volume: string): Promise<boolean> {
     try {
-      await this.run(uri, ['vol-info', '--pool', this.name, '--vol', volume]);
+      await this.run(uri, ['vol-info', '--pool', this.name, '--vol', volume], this.changeTimeoutMs, MAY_BE_MISSING);
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;
@@ -84,16 +87,17 @@ export class StoragePool {
   }
 
   async remove(uri: string, volume: string): Promise<void> {
+    await this.ensure(uri);
     await lookBeforeRetry(
       () =>
-        this.run(uri, ['vol-delete', '--pool', this.name, '--vol', volume]).catch((err: unknown) =>
+        this.run(uri, ['vol-delete', '--pool', this.name, '--vol', volume], this.changeTimeoutMs, MAY_BE_MISSING).catch((err: unknown) =>
           isNotFound(err) ? '' : Promise.reject(err),
         ),
       async () => !(await this.exists(uri, volume)),
     );
   }
 
-  private run(uri: string, args: string[], timeoutMs = this.changeTimeoutMs): Promise<string> {
-    return this.virsh.run(uri, args, { timeoutMs });
+  private run(uri: string, args: string[], timeoutMs = this.changeTimeoutMs, expected: readonly string[] = []): Promise<string> {
+    return this.virsh.run(uri, args, { timeoutMs, expected });
   }
 }

@@ -14,14 +14,17 @@ const UNREACHABLE = [
   /no route to host/i,
   /keepalive timeout/i,
 ];
-const NOT_FOUND =
-  /(domain not found|failed to get domain|no domain with matching|storage volume not found|no storage vol with matching|storage pool not found|no storage pool with matching)/i;
+const DOMAIN_NOT_FOUND = /(domain not found|failed to get domain|no domain with matching)/i;
+const VOLUME_NOT_FOUND = /(storage volume not found|no storage vol with matching|failed to get vol)/i;
+const POOL_NOT_FOUND = /(storage pool not found|no storage pool with matching|failed to get pool)/i;
 
 /** `virsh metadata --uri` of a namespace the domain has no element of. */
 export const NO_METADATA = 'no_metadata';
 
 export interface VirshOptions {
   timeoutMs: number;
+  /** Error codes that are an answer the caller expects (a volume already gone): logged at debug, not as a failure. */
+  expected?: readonly string[];
 }
 
 /**
@@ -42,7 +45,7 @@ export class Virsh {
     this.keepalive = ['-k', String(interval), '-K', String(Math.max(1, Math.ceil(keepaliveSeconds / interval) - 1))];
   }
 
-  run(uri: string, args: string[], { timeoutMs }: VirshOptions): Promise<string> {
+  run(uri: string, args: string[], { timeoutMs, expected = [] }: VirshOptions): Promise<string> {
     // -q: no decoration; keepalive lets virsh itself notice a peer that stopped answering.
     const argv = ['-q', ...this.keepalive, '-c', uri, ...args];
     return new Promise((resolve, reject) => {
@@ -53,10 +56,10 @@ export class Virsh {
         (err, stdout, stderr) => {
           if (!err) return resolve(stdout);
           const error = virshError(err as NodeJS.ErrnoException & { killed?: boolean }, String(stderr), timeoutMs);
-          // An answer, not a failure: the domain has no such metadata element.
-          if (error.code !== NO_METADATA) {
-            this.logger.warn(`virsh ${args[0]} failed: ${String(stderr).trim().slice(0, 500) || (err as Error).message}`);
-          }
+          const said = `virsh ${args[0]} failed: ${String(stderr).trim().slice(0, 500) || (err as Error).message}`;
+          // An answer, not a failure: the domain has no such metadata element, or the caller looked for something that may be gone.
+          if (error.code === NO_METADATA || expected.includes(error.code)) this.logger.debug(said);
+          else this.logger.warn(said);
           reject(error);
         },
       );
@@ -79,9 +82,27 @@ export function virshError(err: NodeJS.ErrnoException & { killed?: boolean }, st
   if (/requested metadata element is not present/i.test(said)) {
     return new ComputeProviderError(NO_METADATA, 'The domain has no such metadata.');
   }
-  if (NOT_FOUND.test(said)) return new ComputeProviderError('not_found', 'The machine does not exist on the hypervisor.');
+  // Say which thing is missing (issue 42): a missing image volume read as a missing machine.
+  if (VOLUME_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', missingVolume(quoted(said)));
+  if (POOL_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', 'The storage pool does not exist on the hypervisor.');
+  if (DOMAIN_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', 'The machine does not exist on the hypervisor.');
   // The hypervisor's own words stay in our logs: they name hosts and paths customers need not see.
   return new ComputeProviderError('hypervisor_error', 'The hypervisor refused the request.');
+}
+
+/** Our own volume names only (`img-<id>`, `svc-<id>-root.qcow2`): never a path of the host. */
+function missingVolume(name: string | null): string {
+  const ours = name && /^(img|svc)-[0-9a-f-]{36}[A-Za-z0-9.-]*$/.test(name) ? name : null;
+  if (ours?.startsWith('img-')) return `The image's disk (volume ${ours}) does not exist in the hypervisor's storage pool.`;
+  return ours
+    ? `The volume ${ours} does not exist in the hypervisor's storage pool.`
+    : "A volume does not exist in the hypervisor's storage pool.";
+}
+
+/** The last quoted name in virsh's words (`failed to get vol 'img-…'`), without a path. */
+function quoted(said: string): string | null {
+  const names = [...said.matchAll(/'([^']+)'/g)].map((m) => m[1].split('/').pop() ?? '');
+  return names.length ? names[names.length - 1] : null;
 }
 
 /** The C locale keeps virsh's messages (matched above) in English; nothing else of ours leaks in. */
