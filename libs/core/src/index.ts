@@ -60,3 +60,6 @@ export * from './jobs/job-queue';
 export * from './mail/mailer';
 export * from './mail/outbound-mail';
 export * from './mail/mail-text';
+export * from './leases/backoff';
+export * from './leases/lease-holder';
+export * from './leases/work-slots';
