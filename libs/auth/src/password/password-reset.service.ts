@@ -4,7 +4,7 @@ import { AccountsService } from '@app/accounts';
 import { ApiKeysService } from '@app/api-keys';
 import { AccountMail } from '../email/account-mail';
 import { AccountTokensRepository } from '../email/account-tokens.repository';
-import { AcceptedResponse } from '../email/dto/account-email.request';
+import { AcceptedResponse } from '../dto/accepted.response';
 import { hashSecretToken } from '../tokens/secret-tokens';
 import { SessionsService } from '../sessions/sessions.service';
 import { PasswordResetLinkJob } from './password-reset-link.job';

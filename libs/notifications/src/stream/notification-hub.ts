@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { AppConfig, CredentialHold, CredentialRechecks, PgListener, Problem } from '@app/core';
 import { NotificationResponse, UnreadCountResponse } from '../dto/notification.response';
 import { AccountNews, NotificationsRepository } from '../notifications.repository';
-import { NewsBursts } from './news-bursts';
+import { NotificationBatchFetch } from './notification-batch-fetch';
 import { SseStream, sseEvent } from './sse-stream';
 import { STREAM_ENDINGS, StreamCredential } from './stream-credential';
 
@@ -53,7 +53,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
   private readonly heartbeat: NodeJS.Timeout;
   private ticks = 0;
   private opened = 0;
-  private readonly bursts: NewsBursts;
+  private readonly batchFetch: NotificationBatchFetch;
   private listener: PgListener | null = null;
   private closing = false;
 
@@ -62,7 +62,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     private readonly repository: NotificationsRepository,
   ) {
     this.heartbeat = setInterval(() => this.beat(), Math.max(1, config.notificationsHeartbeatMs / HEARTBEAT_SLICES)).unref();
-    this.bursts = new NewsBursts(repository, (accountId, news) => this.push(accountId, news), this.logger);
+    this.batchFetch = new NotificationBatchFetch(repository, (accountId, news) => this.push(accountId, news), this.logger);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -193,7 +193,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private queue(accountId: string, notificationId: string | null): void {
-    if (this.streams.has(accountId)) this.bursts.add(accountId, notificationId);
+    if (this.streams.has(accountId)) this.batchFetch.add(accountId, notificationId);
   }
 
   private push(accountId: string, { unread, notifications }: AccountNews): void {
