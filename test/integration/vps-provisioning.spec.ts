@@ -77,7 +77,7 @@ describe('VPS provisioning job and reconciliation (TestingModule, a fake hypervi
     const [vps] = await provisioner.provision(accountId, { type: 'vps', machines: true, wait: false });
     const repository = m.get(VpsProvisioningRepository);
     // A process takes it and dies without a word.
-    expect(await repository.lease(vps.id, 1)).toMatchObject({ serviceId: vps.id, attempts: 1 });
+    expect(await repository.tryTake(vps.id, 1)).toMatchObject({ serviceId: vps.id, attempts: 1 });
     expect(await job.run(vps.id)).toBe('busy');
     const scheduler = m.get(ProvisioningResumeJob);
     await waitForOrFail(

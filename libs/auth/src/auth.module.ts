@@ -3,7 +3,7 @@ import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountsModule } from '@app/accounts';
 import { ApiKeysModule } from '@app/api-keys';
-import { AccountBudgets } from './account-budgets';
+import { AccountRateLimits } from './account-rate-limits';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { LoginFlow } from './login/login-flow';
@@ -57,7 +57,7 @@ import { LoginActivity } from './login/login-activity';
     AccountTokensRepository,
     EmailVerificationService,
     EmailChange,
-    AccountBudgets,
+    AccountRateLimits,
     PasswordResetService,
     PasswordResetCompletion,
     PasswordResetLinkJob,

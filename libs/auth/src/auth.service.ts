@@ -6,7 +6,7 @@ import { ChangePasswordRequest, RegisterRequest } from './dto/auth.request';
 import { AccountTokensRepository } from './email/account-tokens.repository';
 import { EmailVerificationService } from './email/email-verification.service';
 import { PasswordCheck } from './password/password-check';
-import { callerAccount } from './sessions/current-session';
+import { callerAccount, currentSessionOf } from './sessions/current-session';
 import { SessionsService } from './sessions/sessions.service';
 
 @Injectable()
@@ -49,7 +49,7 @@ export class AuthService {
   }
 
   async logout(principal: Principal): Promise<void> {
-    const sessionId = this.sessionOf(principal);
+    const sessionId = currentSessionOf(principal);
     await this.tx.run(async (m, publish) => {
       if (!(await this.sessions.end(m, publish, sessionId))) return;
       await this.activity.record(m, {
@@ -62,7 +62,7 @@ export class AuthService {
   }
 
   async changePassword(principal: Principal, input: ChangePasswordRequest): Promise<void> {
-    const sessionId = this.sessionOf(principal);
+    const sessionId = currentSessionOf(principal);
     const account = await callerAccount(this.accounts, principal.accountId);
     await this.passwordCheck.confirm(principal, account, input.currentPassword, 'password_change', 'currentPassword');
     await this.tx.run(async (m, publish) => {
@@ -82,12 +82,5 @@ export class AuthService {
   async me(principal: Principal): Promise<AccountResponse> {
     const account = await callerAccount(this.accounts, principal.accountId);
     return AccountResponse.from(account);
-  }
-
-  private sessionOf(principal: Principal): string {
-    if (principal.kind !== 'access_token') {
-      throw new Problem(403, 'forbidden', 'This operation needs an access token from a login, not an API key.');
-    }
-    return principal.credentialId;
   }
 }

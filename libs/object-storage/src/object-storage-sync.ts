@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AppConfig, JobQueue, SecretBox } from '@app/core';
+import { AppConfig, holdLease, JobQueue, SecretBox } from '@app/core';
 import { ObjectStorageCredentialsRepository } from './object-storage-credentials.repository';
 import { ObjectStorageProvider } from './object-storage-provider';
 import { GatewayState, GatewayWork, ObjectStorageUsersRepository } from './object-storage-users.repository';
@@ -88,16 +88,11 @@ export class ObjectStorageSync implements OnModuleInit {
    */
   async run(serviceId: string): Promise<'done' | 'busy'> {
     for (let round = 0; round < 5; round++) {
-      const work = await this.users.lease(serviceId, LEASE_SECONDS);
-      if (!work) return round === 0 && (await this.users.pending(serviceId)) ? 'busy' : 'done';
-      let pending: boolean;
-      try {
-        pending = await this.users.settle(serviceId, work.desiredVersion, await this.apply(work));
-      } catch (err) {
-        await this.users.release(serviceId, (err as Error).message);
-        throw err;
-      }
-      if (!pending) return 'done';
+      const held = await holdLease(this.users, serviceId, LEASE_SECONDS, async (work) =>
+        this.users.settle(serviceId, work.desiredVersion, await this.apply(work)),
+      );
+      if (!held.taken) return round === 0 && (await this.users.pending(serviceId)) ? 'busy' : 'done';
+      if (!held.result) return 'done';
     }
     return 'done';
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText, runSql, sqlFirst, sqlRows } from '@app/core';
+import { isoText, LeaseStore, runSql, sqlFirst, sqlRows } from '@app/core';
 import type { ServiceStatus } from '@app/services';
 
 export type GatewayState = 'pending' | 'active' | 'suspended' | 'closed' | 'purged';
@@ -59,7 +59,7 @@ export interface UsageRow {
 }
 
 @Injectable()
-export class ObjectStorageUsersRepository {
+export class ObjectStorageUsersRepository implements LeaseStore<string, GatewayWork> {
   constructor(private readonly dataSource: DataSource) {}
 
   /** The list's and the one-service response's part of these services, in one statement: `pending` until the gateway applied the latest change. */
@@ -94,8 +94,8 @@ export class ObjectStorageUsersRepository {
     );
   }
 
-  /** Takes the service's lease (null when another process holds it, or no such row). */
-  async lease(serviceId: string, seconds: number): Promise<GatewayWork | null> {
+  /** Takes the service's lease (null when another process holds it, or no such row); it outlasts a sync, so it is not renewed. */
+  async tryTake(serviceId: string, seconds: number): Promise<GatewayWork | null> {
     const row = await sqlFirst<GatewayWork>(
       this.dataSource,
       `WITH leased AS (

@@ -1,5 +1,5 @@
 export * from './products.module';
 export * from './migrations';
-export * from './catalogue';
+export * from './catalogue.types';
 export * from './product-catalog';
 export * from './dto/product.response';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { CatalogProduct, ProductType } from './catalogue';
+import { CatalogProduct, ProductType } from './catalogue.types';
 import { ProductsRepository } from './products.repository';
 
 /**

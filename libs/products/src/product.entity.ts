@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, OneToMany, PrimaryColumn } from 'typeorm';
-import type { BillingCycle, ProductSpecs, ProductType } from './catalogue';
+import type { BillingCycle, ProductSpecs, ProductType } from './catalogue.types';
 
 @Entity('products')
 export class Product {

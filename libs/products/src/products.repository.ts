@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { sqlFirst } from '@app/core';
-import { CatalogProduct, ProductType } from './catalogue';
+import { CatalogProduct, ProductType } from './catalogue.types';
 import { Product } from './product.entity';
 
 /** A catalogue row: the product with its prices aggregated (null when it has none). */

@@ -1,11 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig, JobQueue } from '@app/core';
+import { AppConfig, backoff, JobQueue } from '@app/core';
 import { ComputeProvider, ComputeProviderError, instanceRef } from './compute/compute-provider';
 import { InstanceActionOutcome, Outcome } from './instance-action-outcome';
 import { InstanceActionsRepository, PendingAction } from './instance-actions.repository';
 
 /** An action the hypervisor has not finished by then fails with `timeout`, also when found at start-up. */
 export const ACTION_TIMEOUT_MS = 10 * 60_000;
+const FIRST_RETRY_DELAY_MS = 500;
 const MAX_RETRY_DELAY_MS = 30_000;
 /** A task still running is asked about again no sooner than this. */
 const MIN_REPOLL_MS = 50;
@@ -49,7 +50,7 @@ export class InstanceActionRunner {
         } catch (err) {
           failures++;
           this.logger.warn(`Instance action ${id}: ${(err as Error).message}; retry ${failures}`);
-          waitMs = Math.min(MAX_RETRY_DELAY_MS, 250 * 2 ** failures);
+          waitMs = backoff(failures, { base: FIRST_RETRY_DELAY_MS, max: MAX_RETRY_DELAY_MS });
         }
         if (waitMs === null) return;
         await this.jobs.delay(waitMs);

@@ -3,13 +3,8 @@ import { ApiAcceptedResponse, ApiBearerAuth, ApiOperation, ApiTags } from '@nest
 import { ApiProblems, CurrentClient, CurrentPrincipal, Principal, Public, RateLimit, RequestFacts } from '@app/core';
 import { AccountResponse } from '../dto/auth.response';
 import { PasswordResetService } from '../password/password-reset.service';
-import {
-  AcceptedResponse,
-  ForgotPasswordRequest,
-  ResetPasswordRequest,
-  UpdateMeRequest,
-  VerifyEmailRequest,
-} from './dto/account-email.request';
+import { AcceptedResponse } from '../dto/accepted.response';
+import { ForgotPasswordRequest, ResetPasswordRequest, UpdateMeRequest, VerifyEmailRequest } from './dto/account-email.request';
 import { EmailChange } from './email-change';
 import { EmailVerificationService } from './email-verification.service';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccountsService, AccountView } from '@app/accounts';
 import { ActivityLog, Principal, Problem, TransactionRunner } from '@app/core';
-import { AccountBudgets } from '../account-budgets';
+import { AccountRateLimits } from '../account-rate-limits';
 import { AccountResponse } from '../dto/auth.response';
 import { PasswordCheck } from '../password/password-check';
 import { newSecretToken } from '../tokens/secret-tokens';
@@ -18,7 +18,7 @@ export class EmailChange {
     private readonly accounts: AccountsService,
     private readonly tokens: AccountTokensRepository,
     private readonly mail: AccountMail,
-    private readonly budgets: AccountBudgets,
+    private readonly rateLimits: AccountRateLimits,
     private readonly passwordCheck: PasswordCheck,
     private readonly activity: ActivityLog,
     private readonly tx: TransactionRunner,
@@ -68,6 +68,6 @@ export class EmailChange {
       ]);
     }
     await this.passwordCheck.confirm(principal, account, currentPassword, 'email_change', 'currentPassword');
-    await this.budgets.mail(account.id);
+    await this.rateLimits.mail(account.id);
   }
 }

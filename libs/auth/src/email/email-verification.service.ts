@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AccountsService, AccountView } from '@app/accounts';
 import { accountActor, ActivityAction, ActivityLog, Principal, Problem, RequestFacts, TransactionRunner } from '@app/core';
-import { AccountBudgets } from '../account-budgets';
+import { AccountRateLimits } from '../account-rate-limits';
 import { hashSecretToken, newSecretToken } from '../tokens/secret-tokens';
 import { AccountMail } from './account-mail';
 import { AccountTokensRepository } from './account-tokens.repository';
@@ -29,7 +29,7 @@ export class EmailVerificationService {
     private readonly tokens: AccountTokensRepository,
     private readonly mail: AccountMail,
     private readonly tx: TransactionRunner,
-    private readonly budgets: AccountBudgets,
+    private readonly rateLimits: AccountRateLimits,
     private readonly activity: ActivityLog,
   ) {}
 
@@ -44,7 +44,7 @@ export class EmailVerificationService {
   async resend(principal: Principal): Promise<void> {
     const account = await callerAccount(this.accounts, principal.accountId);
     if (account.emailVerifiedAt) throw Problem.conflict('already_verified', 'The email address is already confirmed.');
-    await this.budgets.mail(account.id);
+    await this.rateLimits.mail(account.id);
     await this.tx.run((m) => this.sendVerification(m, account));
   }
 

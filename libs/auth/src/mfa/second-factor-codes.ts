@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Problem, SecretBox } from '@app/core';
-import { AccountBudgets } from '../account-budgets';
+import { AccountRateLimits } from '../account-rate-limits';
 import { hashRecoveryCode } from '../tokens/secret-tokens';
 import { MfaRepository, MfaRow } from './mfa.repository';
 import { totp } from './totp';
@@ -15,7 +15,7 @@ export class SecondFactorCodes {
   constructor(
     private readonly repository: MfaRepository,
     private readonly secrets: SecretBox,
-    private readonly budgets: AccountBudgets,
+    private readonly rateLimits: AccountRateLimits,
   ) {}
 
   seal(secret: string): string {
@@ -23,7 +23,7 @@ export class SecondFactorCodes {
   }
 
   countAttempt(accountId: string): Promise<void> {
-    return this.budgets.secondFactor(accountId);
+    return this.rateLimits.secondFactor(accountId);
   }
 
   /** A six-digit TOTP code, or else a recovery code (spent). */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RequestFacts } from '@app/core';
 import { AccountTokensRepository } from '../email/account-tokens.repository';
-import { AcceptedResponse } from '../email/dto/account-email.request';
+import { AcceptedResponse } from '../dto/accepted.response';
 import { hashSecretToken } from '../tokens/secret-tokens';
 import { PasswordResetCompletion, ResetOutcome } from './password-reset-completion';
 import { PasswordResetLinkJob } from './password-reset-link.job';

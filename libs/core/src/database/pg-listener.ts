@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
+import { backoff } from '../leases/backoff';
 
 const MIN_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
@@ -23,7 +24,8 @@ export class PgListener {
   private client: Client | null = null;
   private listening = false;
   private retryTimer: NodeJS.Timeout | null = null;
-  private backoffMs = MIN_BACKOFF_MS;
+  /** Connections lost in a row. */
+  private failures = 0;
   private everConnected = false;
   private stopped = false;
 
@@ -67,7 +69,7 @@ export class PgListener {
     }
     if (this.client !== client) return; // lost while connecting; a retry is scheduled
     this.listening = true;
-    this.backoffMs = MIN_BACKOFF_MS;
+    this.failures = 0;
     if (this.everConnected) {
       this.logger.log('Listening again');
       this.handlers.resumed();
@@ -92,8 +94,7 @@ export class PgListener {
     this.client = null;
     this.listening = false;
     if (this.stopped || this.retryTimer) return;
-    const delay = this.backoffMs;
-    this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
+    const delay = backoff(++this.failures, { base: MIN_BACKOFF_MS, max: MAX_BACKOFF_MS });
     this.logger.warn(`LISTEN connection lost (${err.message}); retrying in ${delay} ms`);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;

@@ -1,9 +1,9 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Response } from 'express';
-import { AppConfig, PgListener, Problem } from '@app/core';
+import { AppConfig, CredentialHold, CredentialRechecks, PgListener, Problem } from '@app/core';
 import { NotificationResponse, UnreadCountResponse } from '../dto/notification.response';
 import { AccountNews, NotificationsRepository } from '../notifications.repository';
-import { NewsBursts } from './news-bursts';
+import { NotificationBatchFetch } from './notification-batch-fetch';
 import { SseStream, sseEvent } from './sse-stream';
 import { STREAM_ENDINGS, StreamCredential } from './stream-credential';
 
@@ -25,7 +25,7 @@ interface Announcement {
   recheck?: boolean;
 }
 
-interface OpenStream {
+interface OpenStream extends CredentialHold {
   stream: SseStream;
   ip: string;
   credential: StreamCredential;
@@ -44,12 +44,16 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
   private readonly logger = new Logger('NotificationStream');
   private readonly streams = new Map<string, Set<OpenStream>>();
   private readonly perIp = new Map<string, number>();
-  private readonly rechecker = setInterval(() => this.recheckAll(), RECHECK_MS).unref();
+  private readonly rechecks = new CredentialRechecks<OpenStream>(this.logger, {
+    everyMs: RECHECK_MS,
+    concurrency: RECHECK_CONCURRENCY,
+    what: 'stream',
+  });
   /** One heartbeat timer for every stream of the process, not one per stream. */
   private readonly heartbeat: NodeJS.Timeout;
   private ticks = 0;
   private opened = 0;
-  private readonly bursts: NewsBursts;
+  private readonly batchFetch: NotificationBatchFetch;
   private listener: PgListener | null = null;
   private closing = false;
 
@@ -58,7 +62,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     private readonly repository: NotificationsRepository,
   ) {
     this.heartbeat = setInterval(() => this.beat(), Math.max(1, config.notificationsHeartbeatMs / HEARTBEAT_SLICES)).unref();
-    this.bursts = new NewsBursts(repository, (accountId, news) => this.push(accountId, news), this.logger);
+    this.batchFetch = new NotificationBatchFetch(repository, (accountId, news) => this.push(accountId, news), this.logger);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -101,6 +105,10 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
       credential,
       timer: undefined as unknown as NodeJS.Timeout,
       slice: this.opened++ % HEARTBEAT_SLICES,
+      accountId,
+      key: credential.key,
+      stillValid: () => credential.stillValid(),
+      ended: () => this.finish(open, STREAM_ENDINGS.credentialInvalid),
     };
     open.timer = setTimeout(
       () => this.finish(open, expired ? STREAM_ENDINGS.credentialInvalid : STREAM_ENDINGS.maxLifetime),
@@ -108,6 +116,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     );
     set.add(open);
     this.streams.set(accountId, set);
+    this.rechecks.add(open);
     this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
     stream.onClose(() => this.remove(accountId, open));
     try {
@@ -149,7 +158,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     const message: Announcement = { accountId, notificationId: null, recheck: true };
     try {
       if (this.config.databaseUrl) await this.repository.notifyProcesses(CHANNEL, JSON.stringify(message));
-      else await this.recheck(accountId);
+      else await this.rechecks.recheck(accountId);
     } catch (err) {
       this.logger.warn(`Could not announce a revocation: ${(err as Error).message}`);
     }
@@ -163,51 +172,19 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
       this.logger.warn('Ignored a malformed notification announcement');
       return;
     }
-    if (message.recheck) void this.recheck(message.accountId);
+    if (message.recheck) void this.rechecks.recheck(message.accountId);
     else this.queue(message.accountId, message.notificationId);
   }
 
   /** After LISTEN was down, announcements may have been missed: resend every local stream's count. */
   private resync(): void {
     for (const accountId of this.streams.keys()) this.queue(accountId, null);
-    this.recheckAll();
+    void this.rechecks.recheckAll();
   }
 
   private beat(): void {
     const slice = this.ticks++ % HEARTBEAT_SLICES;
     for (const set of this.streams.values()) for (const open of set) if (open.slice === slice) open.stream.heartbeat();
-  }
-
-  private recheckAll(): void {
-    void this.verify([...this.streams.values()].flatMap((set) => [...set]));
-  }
-
-  private async recheck(accountId: string): Promise<void> {
-    await this.verify([...(this.streams.get(accountId) ?? [])]);
-  }
-
-  /**
-   * Ends the streams whose credential no longer verifies; a failed check keeps them. Streams opened
-   * with the same bearer (a dashboard's tabs) are answered by one check, RECHECK_CONCURRENCY at a time.
-   */
-  private async verify(opens: OpenStream[]): Promise<void> {
-    const byBearer = new Map<string, OpenStream[]>();
-    for (const open of opens) {
-      const group = byBearer.get(open.credential.key);
-      if (group) group.push(open);
-      else byBearer.set(open.credential.key, [open]);
-    }
-    const groups = [...byBearer.values()];
-    const worker = async () => {
-      for (let group = groups.pop(); group; group = groups.pop()) {
-        try {
-          if (!(await group[0].credential.stillValid())) for (const open of group) this.finish(open, STREAM_ENDINGS.credentialInvalid);
-        } catch (err) {
-          this.logger.warn(`Could not check a stream's credential: ${(err as Error).message}`);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(RECHECK_CONCURRENCY, groups.length) }, worker));
   }
 
   private finish(open: OpenStream, ending: { event: string; data: unknown }): void {
@@ -216,7 +193,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private queue(accountId: string, notificationId: string | null): void {
-    if (this.streams.has(accountId)) this.bursts.add(accountId, notificationId);
+    if (this.streams.has(accountId)) this.batchFetch.add(accountId, notificationId);
   }
 
   private push(accountId: string, { unread, notifications }: AccountNews): void {
@@ -230,6 +207,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     const set = this.streams.get(accountId);
     if (!set?.delete(open)) return;
     clearTimeout(open.timer);
+    this.rechecks.drop(open);
     if (!set.size) this.streams.delete(accountId);
     const left = (this.perIp.get(open.ip) ?? 1) - 1;
     if (left > 0) this.perIp.set(open.ip, left);
@@ -239,7 +217,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
   /** Ends every stream with a reconnect hint (clients come back, to another replica), then stops listening. */
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
-    clearInterval(this.rechecker);
+    this.rechecks.stop();
     clearInterval(this.heartbeat);
     for (const set of this.streams.values()) {
       for (const open of set) {

@@ -1,5 +1,5 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import { BILLING_CYCLES, BillingCycle, PRODUCT_TYPES, ProductSpecs, ProductType } from '../catalogue';
+import { BILLING_CYCLES, BillingCycle, PRODUCT_TYPES, ProductSpecs, ProductType } from '../catalogue.types';
 import { Product } from '../product.entity';
 
 export class VpsSpecsResponse {

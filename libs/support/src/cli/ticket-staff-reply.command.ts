@@ -3,7 +3,7 @@ import { PickType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, IsString, IsUUID, Length } from 'class-validator';
 import { CliArgs, CliCommand, requireArg, validateInput } from '@app/core';
-import { ReplyRequest } from '../dto/ticket.request';
+import { ReplyRequest } from '../tickets/dto/ticket.request';
 import { TicketsService } from '../tickets/tickets.service';
 
 /** The reply route's message rules, plus what the operator names on the command line. */

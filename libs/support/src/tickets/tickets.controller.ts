@@ -2,8 +2,10 @@ import { Body, Controller, Get, Header, HttpCode, Post, Query } from '@nestjs/co
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiProblems, CurrentPrincipal, Idempotent, Paginated, PaginatedResponse, Principal, RateLimit, UuidParam } from '@app/core';
 import { AttachmentsService } from '../attachments/attachments.service';
-import { CreateTicketRequest, ListTicketsQuery, PresignRequest, ReplyRequest } from '../dto/ticket.request';
-import { PresignResponse, TicketMessageResponse, TicketResponse, TicketWithMessagesResponse } from '../dto/ticket.response';
+import { PresignRequest } from '../attachments/dto/attachment.request';
+import { PresignResponse } from '../attachments/dto/attachment.response';
+import { CreateTicketRequest, ListTicketsQuery, ReplyRequest } from './dto/ticket.request';
+import { TicketMessageResponse, TicketResponse, TicketWithMessagesResponse } from './dto/ticket.response';
 import { TicketsService } from './tickets.service';
 
 const PaginatedTickets = PaginatedResponse(TicketResponse, 'PaginatedTickets');

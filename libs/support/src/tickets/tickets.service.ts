@@ -16,8 +16,8 @@ import {
 import { TicketClosedEvent, TicketRepliedEvent } from '../support.events';
 import { ServiceOwnership } from '@app/services';
 import { AttachmentsService } from '../attachments/attachments.service';
-import { CreateTicketRequest, ListTicketsQuery, ReplyRequest } from '../dto/ticket.request';
-import { TicketMessageResponse, TicketResponse, TicketWithMessagesResponse } from '../dto/ticket.response';
+import { CreateTicketRequest, ListTicketsQuery, ReplyRequest } from './dto/ticket.request';
+import { TicketMessageResponse, TicketResponse, TicketWithMessagesResponse } from './dto/ticket.response';
 import type { AuthorType } from '../support.types';
 import { TicketMessage } from './ticket-message.entity';
 import { Ticket } from './ticket.entity';

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { WebSocket } from 'ws';
-import { AppConfig, CredentialRef, CredentialStatus } from '@app/core';
+import { AppConfig, CredentialHold, CredentialRechecks, CredentialRef, CredentialStatus } from '@app/core';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
 import type { OpenedConsole } from './console.service';
 import { copyBothWays } from './copy-both-ways';
@@ -12,6 +12,7 @@ export const CONSOLE_CHECK_INTERVAL_MS = 5_000;
 /** A backstop to the announcements: every open console's credential is verified again this often. */
 export const CONSOLE_CREDENTIAL_RECHECK_MS = 60_000;
 const CLOSE_GRACE_MS = 2_000;
+const RECHECK_CONCURRENCY = 4;
 
 /** Why the server ended a console: the WebSocket close code and reason the client sees. */
 export const CONSOLE_ENDINGS = {
@@ -25,12 +26,11 @@ export const CONSOLE_ENDINGS = {
 } as const;
 type Ending = (typeof CONSOLE_ENDINGS)[keyof typeof CONSOLE_ENDINGS];
 
-interface OpenConsole {
+interface OpenConsole extends CredentialHold {
   ws: WebSocket;
   upstream: Socket;
   credential: CredentialRef;
   deadline: NodeJS.Timeout;
-  verifiedAt: number;
 }
 
 /**
@@ -45,6 +45,11 @@ export class ConsoleConnections implements OnModuleDestroy {
   private readonly logger = new Logger('Console');
   private readonly open = new Map<string, OpenConsole>();
   private checker: NodeJS.Timeout | null = null;
+  private readonly rechecks = new CredentialRechecks<OpenConsole>(this.logger, {
+    everyMs: CONSOLE_CREDENTIAL_RECHECK_MS,
+    concurrency: RECHECK_CONCURRENCY,
+    what: 'console',
+  });
   bytesToClient = 0;
   bytesFromClient = 0;
 
@@ -76,7 +81,18 @@ export class ConsoleConnections implements OnModuleDestroy {
       () => this.end(sessionId, expires ? CONSOLE_ENDINGS.credentialEnded : CONSOLE_ENDINGS.timeLimit),
       Math.max(0, (expires ? validUntil.getTime() : limitAt) - Date.now()),
     );
-    this.open.set(sessionId, { ws, upstream, credential, deadline, verifiedAt: Date.now() });
+    const open: OpenConsole = {
+      ws,
+      upstream,
+      credential,
+      deadline,
+      accountId: credential.accountId,
+      key: `${credential.kind}:${credential.credentialId}`,
+      stillValid: async () => (await this.credentials.check(credential)) !== null,
+      ended: () => this.end(sessionId, CONSOLE_ENDINGS.credentialEnded),
+    };
+    this.open.set(sessionId, open);
+    this.rechecks.add(open);
     this.checker ??= setInterval(() => void this.check(), CONSOLE_CHECK_INTERVAL_MS).unref();
 
     copyBothWays(ws, upstream, reads, (toClient, fromClient) => {
@@ -86,7 +102,7 @@ export class ConsoleConnections implements OnModuleDestroy {
     upstream.on('close', () => this.end(sessionId, CONSOLE_ENDINGS.upstreamClosed));
     ws.on('close', () => this.end(sessionId));
     // A revocation announced between the redemption's check and now found nothing here to close.
-    void this.verify(sessionId);
+    void this.rechecks.verify([open]);
   }
 
   /** A redeemed session that never became a connection (the upstream could not be reached). */
@@ -98,13 +114,12 @@ export class ConsoleConnections implements OnModuleDestroy {
   async recheck(accountId: string): Promise<void> {
     const ids = [...this.open].filter(([, open]) => open.credential.accountId === accountId).map(([id]) => id);
     if (!ids.length) return;
-    await Promise.all([...ids.map((id) => this.verify(id)), this.refresh(ids)]);
+    await Promise.all([this.rechecks.recheck(accountId), this.refresh(ids)]);
   }
 
   /** After missed announcements (the LISTEN connection was down): every console checks now. */
   async recheckAll(): Promise<void> {
-    const ids = [...this.open.keys()];
-    await Promise.all([...ids.map((id) => this.verify(id)), this.refresh(ids)]);
+    await Promise.all([this.rechecks.recheckAll(), this.refresh([...this.open.keys()])]);
   }
 
   /** Ends every console of this replica (shutdown): clients see "going away" and may reconnect elsewhere. */
@@ -116,6 +131,7 @@ export class ConsoleConnections implements OnModuleDestroy {
     const session = this.open.get(sessionId);
     if (!session) return;
     this.open.delete(sessionId);
+    this.rechecks.drop(session);
     clearTimeout(session.deadline);
     if (!this.open.size && this.checker) {
       clearInterval(this.checker);
@@ -128,19 +144,6 @@ export class ConsoleConnections implements OnModuleDestroy {
       setTimeout(() => session.ws.terminate(), CLOSE_GRACE_MS).unref();
     } else session.ws.terminate();
     await this.sessions.close(sessionId).catch((err: Error) => this.logger.warn(`Console ${sessionId} not marked closed: ${err.message}`));
-  }
-
-  /** Ends the console if its credential no longer works; a check that fails keeps it (until the next one). */
-  private async verify(sessionId: string): Promise<void> {
-    const open = this.open.get(sessionId);
-    if (!open) return;
-    try {
-      const live = await this.credentials.check(open.credential);
-      open.verifiedAt = Date.now();
-      if (!live) await this.end(sessionId, CONSOLE_ENDINGS.credentialEnded);
-    } catch (err) {
-      this.logger.warn(`Console ${sessionId}: credential not checked: ${(err as Error).message}`);
-    }
   }
 
   /** Keeps the consoles counted in the database and ends those whose machine stopped or service was suspended. */
@@ -157,9 +160,6 @@ export class ConsoleConnections implements OnModuleDestroy {
 
   private async check(): Promise<void> {
     const ids = [...this.open.keys()];
-    if (!ids.length) return;
-    const due = Date.now() - CONSOLE_CREDENTIAL_RECHECK_MS;
-    const stale = ids.filter((id) => (this.open.get(id)?.verifiedAt ?? Infinity) <= due);
-    await Promise.all([this.refresh(ids), ...stale.map((id) => this.verify(id))]);
+    if (ids.length) await this.refresh(ids);
   }
 }

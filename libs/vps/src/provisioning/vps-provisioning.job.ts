@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AppConfig, JobQueue, Problem } from '@app/core';
+import { AppConfig, backoff, holdLease, JobQueue, Problem } from '@app/core';
 import { ComputeProvider, ComputeProviderError, InstanceRef } from '../compute/compute-provider';
 import { ProvisioningOutcome } from './provisioning-outcome';
 import { ProvisioningWork, VpsProvisioningRepository } from './vps-provisioning.repository';
@@ -9,7 +9,6 @@ import { ProvisioningWork, VpsProvisioningRepository } from './vps-provisioning.
 export const PROVISION_JOB = 'vps-provision';
 /** Held while one process works on a provisioning, renewed while a step runs; a crashed holder's runs out. */
 export const PROVISION_LEASE_SECONDS = 30;
-const RENEW_MS = 10_000;
 /** First retry after a failed attempt; doubles each time (pg-boss's backoff, and the waiting CLI's). */
 const RETRY_DELAY_SECONDS = 5;
 const MAX_RETRY_DELAY_MS = 60_000;
@@ -54,25 +53,9 @@ export class VpsProvisioningJob implements OnModuleInit {
    * tried again (the queue retries the job with backoff).
    */
   async run(serviceId: string): Promise<ProvisionRun> {
-    const work = await this.provisioning.lease(serviceId, PROVISION_LEASE_SECONDS);
-    if (!work) return (await this.provisioning.states([serviceId])).get(serviceId)?.status === 'running' ? 'busy' : 'finished';
-    const ref: InstanceRef = { serviceId, providerRef: null, region: work.region };
-    const renew = setInterval(() => void this.provisioning.renew(serviceId, PROVISION_LEASE_SECONDS).catch(() => undefined), RENEW_MS);
-    renew.unref();
-    try {
-      const machine = await this.compute.createMachine(ref, work.spec);
-      if (!(await this.outcome.succeeded(work, machine))) await this.remove(ref, 'its service was terminated while it was made');
-    } catch (err) {
-      if (retryable(err) && work.attempts < this.config.computeRetryAttempts) {
-        this.logger.warn(`Provisioning ${serviceId}, attempt ${work.attempts}: ${(err as Error).message}; retried`);
-        await this.provisioning.release(serviceId, (err as Error).message);
-        throw err;
-      }
-      await this.giveUp(work, ref, err);
-    } finally {
-      clearInterval(renew);
-    }
-    return 'finished';
+    const held = await holdLease(this.provisioning, serviceId, PROVISION_LEASE_SECONDS, (work) => this.attempt(work));
+    if (held.taken) return 'finished';
+    return (await this.provisioning.states([serviceId])).get(serviceId)?.status === 'running' ? 'busy' : 'finished';
   }
 
   /**
@@ -85,8 +68,23 @@ export class VpsProvisioningJob implements OnModuleInit {
         const result = await this.run(id).catch(() => 'retry' as const);
         if (result === 'finished') break;
         if (result === 'retry') failures++;
-        await sleep(result === 'busy' ? 1000 : Math.min(MAX_RETRY_DELAY_MS, RETRY_DELAY_SECONDS * 1000 * 2 ** (failures - 1)));
+        await sleep(result === 'busy' ? 1000 : backoff(failures, { base: RETRY_DELAY_SECONDS * 1000, max: MAX_RETRY_DELAY_MS }));
       }
+    }
+  }
+
+  /** Under the lease: a failure worth another try throws (the lease is given back with its error); the last gives up. */
+  private async attempt(work: ProvisioningWork): Promise<void> {
+    const ref: InstanceRef = { serviceId: work.serviceId, providerRef: null, region: work.region };
+    try {
+      const machine = await this.compute.createMachine(ref, work.spec);
+      if (!(await this.outcome.succeeded(work, machine))) await this.remove(ref, 'its service was terminated while it was made');
+    } catch (err) {
+      if (retryable(err) && work.attempts < this.config.computeRetryAttempts) {
+        this.logger.warn(`Provisioning ${work.serviceId}, attempt ${work.attempts}: ${(err as Error).message}; retried`);
+        throw err;
+      }
+      await this.giveUp(work, ref, err);
     }
   }
 

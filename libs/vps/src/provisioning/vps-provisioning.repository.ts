@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { runSql, sqlRows, sqlFirst } from '@app/core';
+import { LeaseStore, runSql, sqlRows, sqlFirst } from '@app/core';
 import { DataSource, EntityManager } from 'typeorm';
 import type { MachineSpec } from '../compute/compute-provider';
 import type { PowerState } from '../vps.types';
@@ -23,7 +23,7 @@ export interface ProvisioningState {
 
 /** All SQL on vps_provisioning: the durable record of each VPS's machine being made (issue 32). */
 @Injectable()
-export class VpsProvisioningRepository {
+export class VpsProvisioningRepository implements LeaseStore<string, ProvisioningWork> {
   constructor(private readonly dataSource: DataSource) {}
 
   async insertMany(manager: EntityManager, serviceIds: string[], specs: MachineSpec[]): Promise<void> {
@@ -33,8 +33,8 @@ export class VpsProvisioningRepository {
     ]);
   }
 
-  /** Takes the lease of a provisioning that still runs and that no process holds, counting the attempt. */
-  async lease(serviceId: string, seconds: number): Promise<ProvisioningWork | null> {
+  /** Takes the lease of a provisioning that still runs and that no process holds (or whose holder's ran out), counting the attempt. */
+  async tryTake(serviceId: string, seconds: number): Promise<ProvisioningWork | null> {
     const row = await sqlFirst<ProvisioningWork>(
       this.dataSource,
       `WITH leased AS (
@@ -60,11 +60,11 @@ export class VpsProvisioningRepository {
   }
 
   /** Gives the lease back after a failed attempt that will be retried. */
-  async release(serviceId: string, error: string): Promise<void> {
+  async release(serviceId: string, error: string | null): Promise<void> {
     await runSql(
       this.dataSource,
       `UPDATE vps_provisioning SET lease_until = NULL, last_error = $2, updated_at = now() WHERE service_id = $1 AND status = 'running'`,
-      [serviceId, error.slice(0, 500)],
+      [serviceId, error?.slice(0, 500) ?? null],
     );
   }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import { AppConfig, JobQueue } from '@app/core';
+import { AppConfig, JobQueue, takeLease, WorkSlots } from '@app/core';
 import { DeliveryOutcomes, Sent } from './delivery-outcomes';
 import { DeliveryOutbox } from './delivery-outbox';
 import { DeliverySigner } from './delivery-signer';
@@ -36,10 +36,13 @@ interface Drain {
 export class EndpointDrains implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
   private readonly drains = new Map<string, Drain>();
-  /** Drains running or being started; at most WEBHOOKS_CONCURRENCY. */
-  private slotsTaken = 0;
-  private readonly waitingForSlot: (() => void)[] = [];
   private stopped = false;
+  /** Drains running or being started; at most WEBHOOKS_CONCURRENCY. */
+  private readonly slots = new WorkSlots(
+    () => this.config.webhooks.concurrency,
+    () => this.stopping,
+    'Webhook deliveries are stopping; the job will be retried',
+  );
 
   constructor(
     private readonly leases: EndpointLeasesRepository,
@@ -63,25 +66,25 @@ export class EndpointDrains implements BeforeApplicationShutdown {
       else if (local.holder === watchdog) await this.outbox.watchdog(endpointId, watchdog, LEASE_SECONDS + 1);
       return;
     }
-    await this.takeSlot();
+    await this.slots.take();
     let started = false;
     try {
       // Another job may have started a drain of this endpoint while this one waited for a slot.
       if (this.drains.has(endpointId)) return await this.poke(endpointId, watchdog);
       const holder = randomUUID();
-      const taken = await this.leases.take(endpointId, holder);
-      if (!taken) return;
+      const held = await takeLease(this.leases, { endpointId, holder }, LEASE_SECONDS);
+      if (!held) return;
+      const { key: lease, work: taken } = held;
       if (!taken.leased) {
         if (taken.holder === null) return 'retry';
         // The holder is alive (its lease was renewed): look again when it would expire.
         if (taken.holder === watchdog) await this.outbox.watchdog(endpointId, watchdog, secondsUntil(taken.until) + 1);
         return;
       }
-      const lease = { endpointId, holder };
       try {
         await this.outbox.watchdog(endpointId, holder, LEASE_SECONDS + 1);
       } catch (err) {
-        await this.leases.release(lease).catch(() => undefined);
+        await held.release().catch(() => undefined);
         throw err;
       }
       const drain: Drain = { holder, poked: false, done: Promise.resolve() };
@@ -91,14 +94,14 @@ export class EndpointDrains implements BeforeApplicationShutdown {
         .finally(() => this.ended(endpointId, drain));
       started = true;
     } finally {
-      if (!started) this.freeSlot();
+      if (!started) this.slots.free();
     }
   }
 
   /** Stops claiming, cuts the attempts under way and waits (a while) for their outcomes to be recorded. */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    for (const wake of this.waitingForSlot.splice(0)) wake();
+    this.slots.wakeAll();
     this.sender.beforeApplicationShutdown();
     const drains = [...this.drains.values()].map((d) => d.done);
     await Promise.race([Promise.all(drains), new Promise((resolve) => setTimeout(resolve, SHUTDOWN_WAIT_MS).unref())]);
@@ -149,28 +152,11 @@ export class EndpointDrains implements BeforeApplicationShutdown {
 
   private ended(endpointId: string, drain: Drain): void {
     this.drains.delete(endpointId);
-    this.freeSlot();
+    this.slots.free();
     // A job that came while the lease was being let go: its delivery may not have been seen.
     if (drain.poked && !this.stopping) {
       this.poke(endpointId).catch((err: Error) => this.logger.error(`Deliveries to endpoint ${endpointId}: ${err.message}`));
     }
-  }
-
-  private async takeSlot(): Promise<void> {
-    if (this.stopping) throw new Error('Webhook deliveries are stopping; the job will be retried');
-    if (this.slotsTaken < this.config.webhooks.concurrency) {
-      this.slotsTaken++;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waitingForSlot.push(resolve));
-    if (this.stopping) throw new Error('Webhook deliveries are stopping; the job will be retried');
-  }
-
-  /** A freed slot goes to the next waiting job, if any. */
-  private freeSlot(): void {
-    const next = this.waitingForSlot.shift();
-    if (next) next();
-    else this.slotsTaken--;
   }
 }
 

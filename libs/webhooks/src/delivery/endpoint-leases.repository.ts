@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { poolQuery, runSql } from '@app/core';
+import { LeaseStore, poolQuery, runSql } from '@app/core';
 import { ENDPOINT_COLUMNS, EndpointRow } from '../webhooks.repository';
 import { attemptInsert } from './attempts.repository';
 import { DELIVERY_COLUMNS, DeliveryRow } from './deliveries.repository';
@@ -58,16 +58,17 @@ FROM ep LEFT JOIN next ON true, (SELECT set_config('synchronous_commit', 'off', 
  * is an UPDATE of that one row, so they happen one after another.
  */
 @Injectable()
-export class EndpointLeasesRepository {
+export class EndpointLeasesRepository implements LeaseStore<Lease, Taken> {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
    * A delivery of the endpoint came due: takes the lease for `holder` if it is free and something is
-   * due (null when nothing is, or the endpoint is gone), or pokes the holder if it is held. Taking
+   * due (null when nothing is, or the endpoint is gone), or pokes the holder if it is held (and says
+   * whose it is). Not renewed by a timer: every claim renews it. Taking
    * it makes the claims left without an outcome due again, at the same attempt number: that attempt
    * is made again (at-least-once, the same webhook-id).
    */
-  async take(endpointId: string, holder: string): Promise<Taken | null> {
+  async tryTake({ endpointId, holder }: Lease): Promise<Taken | null> {
     const rows = await poolQuery<EndpointRow & { in_flight_holder: string | null; in_flight_until: Date }>(
       this.dataSource,
       `WITH ep AS (
@@ -91,10 +92,11 @@ export class EndpointLeasesRepository {
 
   /** Renews the lease and claims the next due delivery; null when the lease is no longer the holder's. */
   async claimNext(lease: Lease): Promise<Claim | null> {
-    const rows = await poolQuery<Record<string, unknown>>(this.dataSource, `WITH ep AS (${this.renew('')}), ${claimNext('true')}`, [
-      lease.endpointId,
-      lease.holder,
-    ]);
+    const rows = await poolQuery<Record<string, unknown>>(
+      this.dataSource,
+      `WITH ep AS (${this.renewStatement('')}), ${claimNext('true')}`,
+      [lease.endpointId, lease.holder],
+    );
     return claimOf(rows);
   }
 
@@ -112,7 +114,7 @@ export class EndpointLeasesRepository {
            next_attempt_at = NULL
          WHERE id = $3),
        attempt AS (${attempt.sql}),
-       ep AS (${this.renew(', failing_since = NULL')}),
+       ep AS (${this.renewStatement(', failing_since = NULL')}),
        ${claimNext('$6::boolean')}`,
       [lease.endpointId, lease.holder, delivery.id, r.responseCode, r.durationMs, next, ...attempt.values],
     );
@@ -154,7 +156,7 @@ export class EndpointLeasesRepository {
     );
   }
 
-  private renew(alsoSet: string): string {
+  private renewStatement(alsoSet: string): string {
     return `UPDATE webhook_endpoints SET in_flight_until = now() + ${LEASE}${alsoSet}
       WHERE id = $1 AND in_flight_holder = $2::uuid RETURNING ${ENDPOINT_COLUMNS.join(', ')}`;
   }

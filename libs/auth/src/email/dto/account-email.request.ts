@@ -60,8 +60,3 @@ export class UpdateMeRequest {
   @Length(1, 1024)
   currentPassword?: string;
 }
-
-export class AcceptedResponse {
-  @ApiProperty({ example: 'If an account has this email address, a reset link is on its way.', description: 'Always the same text.' })
-  message: string;
-}

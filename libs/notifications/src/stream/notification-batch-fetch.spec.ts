@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { AccountNews, NotificationsRepository } from '../notifications.repository';
-import { NewsBursts } from './news-bursts';
+import { NotificationBatchFetch } from './notification-batch-fetch';
 
 /** A repository whose `news` answers when the test says so, recording what each call asked for. */
 function fakeRepository() {
@@ -21,14 +21,14 @@ function fakeRepository() {
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('NewsBursts', () => {
+describe('NotificationBatchFetch', () => {
   const warnings: string[] = [];
   const logger = { warn: (message: string) => warnings.push(message) } as unknown as Logger;
 
   it('fetches the announcements of one turn in one call, and those heard meanwhile in the next, in order', async () => {
     const { repository, calls } = fakeRepository();
     const delivered: string[] = [];
-    const bursts = new NewsBursts(repository, (accountId, news) => delivered.push(`${accountId}:${news.unread}`), logger);
+    const bursts = new NotificationBatchFetch(repository, (accountId, news) => delivered.push(`${accountId}:${news.unread}`), logger);
     bursts.add('a', 'n1');
     bursts.add('b', null);
     bursts.add('a', 'n2');
@@ -52,7 +52,7 @@ describe('NewsBursts', () => {
   it('logs a failed fetch and keeps delivering the next bursts', async () => {
     const { repository, calls } = fakeRepository();
     const delivered: string[] = [];
-    const bursts = new NewsBursts(repository, (accountId) => delivered.push(accountId), logger);
+    const bursts = new NotificationBatchFetch(repository, (accountId) => delivered.push(accountId), logger);
     bursts.add('a', 'n1');
     await turn();
     calls[0].fail(new Error('connection lost'));

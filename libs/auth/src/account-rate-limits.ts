@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, Problem, RateLimitStore } from '@app/core';
 
-/** The per-account budgets the route guard cannot count (the account is known only inside the service). */
+/** The per-account rate limits the route guard cannot count (the account is known only inside the service). */
 @Injectable()
-export class AccountBudgets {
+export class AccountRateLimits {
   constructor(
     private readonly store: RateLimitStore,
     private readonly config: AppConfig,

@@ -1,24 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  ArrayUnique,
-  IsArray,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Length,
-  Max,
-  Min,
-} from 'class-validator';
-import { IsListOf, PageQuery, wholeNumberMessage } from '@app/core';
-import { DEPARTMENTS, MAX_ATTACHMENT_BYTES, MAX_FILES_PER_PRESIGN, PRIORITIES, TICKET_STATUSES } from '../support.types';
-import type { Department, Priority, TicketStatus } from '../support.types';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, IsUUID, Length } from 'class-validator';
+import { PageQuery } from '@app/core';
+import { DEPARTMENTS, MAX_FILES_PER_PRESIGN, PRIORITIES, TICKET_STATUSES } from '../../support.types';
+import type { Department, Priority, TicketStatus } from '../../support.types';
 
-const ATTACHMENT_SIZE_RULE = { message: `${wholeNumberMessage('size', 1, MAX_ATTACHMENT_BYTES).message} (10 MiB)` };
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
 export class CreateTicketRequest {
@@ -87,35 +73,4 @@ export class ListTicketsQuery extends PageQuery {
   @IsOptional()
   @IsIn(TICKET_STATUSES)
   status?: TicketStatus;
-}
-
-export class PresignFile {
-  @ApiProperty({
-    minLength: 1,
-    maxLength: 255,
-    example: 'screenshot.png',
-    description: 'File name; path parts and control characters are removed.',
-  })
-  @IsString()
-  @Length(1, 1000)
-  filename: string;
-
-  @ApiProperty({ example: 'image/png', description: 'png, jpeg, gif, pdf, plain text, log or zip.' })
-  @IsString()
-  @Length(1, 100)
-  contentType: string;
-
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ATTACHMENT_BYTES, example: 48213, description: 'Exact size in bytes.' })
-  @IsInt(ATTACHMENT_SIZE_RULE)
-  @Min(1, ATTACHMENT_SIZE_RULE)
-  @Max(MAX_ATTACHMENT_BYTES, ATTACHMENT_SIZE_RULE)
-  size: number;
-}
-
-export class PresignRequest {
-  @ApiProperty({ type: [PresignFile], minItems: 1, maxItems: MAX_FILES_PER_PRESIGN, description: 'The files to upload.' })
-  @IsListOf(() => PresignFile)
-  @ArrayMinSize(1)
-  @ArrayMaxSize(MAX_FILES_PER_PRESIGN)
-  files: PresignFile[];
 }

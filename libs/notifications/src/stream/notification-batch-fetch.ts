@@ -10,7 +10,7 @@ const BURST_ACCOUNTS = 1_000;
  * count in one statement per BURST_ACCOUNTS accounts, instead of two queries per announcement.
  * One burst at a time, so an account's counts arrive in order.
  */
-export class NewsBursts {
+export class NotificationBatchFetch {
   /** Account -> the notification ids announced for it (none: only its count changed). */
   private queued = new Map<string, Set<string>>();
   private running = false;
