@@ -1,5 +1,5 @@
 export * from './vps.module';
-export * from './images/images.module';
+export * from './images.module';
 export * from './vps.events';
 export * from './vps.types';
 export * from './vps-gauges';

@@ -7,7 +7,7 @@ import { ComputeProvider } from './compute/compute-provider';
 import { DeploymentIdentity } from './compute/deployment-identity';
 import { DeploymentIdentityRepository } from './compute/deployment-identity.repository';
 import { LibvirtComputeProvider } from './compute/libvirt/libvirt-compute.provider';
-import { LibvirtImageStore } from './compute/libvirt/libvirt-image-store';
+import { LibvirtImageStore } from './images/libvirt-image-store';
 import { SimulatedComputeProvider } from './compute/simulated-compute.provider';
 import { SimulatedVncServers } from './compute/simulated-vnc-servers';
 import { SimulatorTasksRepository } from './compute/simulator-tasks.repository';

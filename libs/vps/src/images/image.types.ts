@@ -15,6 +15,3 @@ export interface ImageRow {
   status: ImageStatus;
   created_at: string;
 }
-
-/** The libvirt volume (in LIBVIRT_STORAGE_POOL) holding an image: named by its id, never by its slug. */
-export const imageVolume = (imageId: string): string => `img-${imageId}`;

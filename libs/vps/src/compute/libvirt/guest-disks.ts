@@ -1,9 +1,8 @@
 import type { GuestBoot, GuestNetwork } from '../compute-provider';
-import { imageVolume } from '../../images/image.types';
 import { seedFiles } from './cloud-init-seed';
 import { withSeedIso } from './seed-iso';
 import { StoragePool } from './storage-pool';
-import { rootVolumeOf, seedVolumeOf } from './volume-names';
+import { imageVolume, rootVolumeOf, seedVolumeOf } from './volume-names';
 
 /** A VPS's root disk (a copy-on-write disk on the image) and its seed, made again if they exist. */
 export async function writeGuestDisks(

@@ -1,8 +1,9 @@
 import { AppConfig } from '@app/core';
-import { ImageStore } from '../../images/image-store';
-import { imageVolume, ImageFormat } from '../../images/image.types';
-import { StoragePool } from './storage-pool';
-import { Virsh } from './virsh';
+import { ImageStore } from './image-store';
+import type { ImageFormat } from './image.types';
+import { StoragePool } from '../compute/libvirt/storage-pool';
+import { imageVolume } from '../compute/libvirt/volume-names';
+import { Virsh } from '../compute/libvirt/virsh';
 
 /** Images as volumes `img-<image id>` in LIBVIRT_STORAGE_POOL of every configured hypervisor. */
 export class LibvirtImageStore extends ImageStore {

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { VpsModule } from '../vps.module';
-import { ImagesController } from './images.controller';
+import { VpsModule } from './vps.module';
+import { ImagesController } from './images/images.controller';
 
 /**
  * The image catalogue's routes (GET /api/images). The catalogue itself lives in VpsModule, which
