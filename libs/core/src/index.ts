@@ -32,6 +32,7 @@ export * from './http/request-facts';
 export * from './auth/principal';
 export * from './auth/decorators';
 export * from './auth/credential-status';
+export * from './auth/recheck-announcements';
 export * from './auth/credential-rechecks';
 export * from './pagination/page.query';
 export * from './pagination/paginated';

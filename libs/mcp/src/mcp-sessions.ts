@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { createHostingClient } from '@hosting-account/sdk';
 import { createMcpServer, MCP_VERSION } from '@hosting-account/mcp';
-import { CredentialStatus, Principal } from '@app/core';
+import { CredentialHold, CredentialRechecks, CredentialStatus, Principal } from '@app/core';
 import { ClientRelay } from './client-relay';
 import { Loopback } from './loopback';
 import { McpSession } from './mcp-session';
@@ -16,8 +16,9 @@ const BEARER = /^Bearer (\S+)$/i;
 export const MAX_SESSIONS_PER_ACCOUNT = 10;
 /** A session nobody used for this long is ended (clients start a new one on a 404). */
 export const IDLE_SESSION_MS = 30 * 60_000;
-/** Every session's credential is verified again this often, whatever was announced. */
+/** Every session's credential is verified again this long after its last check, whatever was announced. */
 const RECHECK_MS = 60_000;
+const RECHECK_CONCURRENCY = 4;
 export const MCP_USER_AGENT = `hosting-account-mcp/${MCP_VERSION}`;
 
 /**
@@ -31,7 +32,13 @@ export const MCP_USER_AGENT = `hosting-account-mcp/${MCP_VERSION}`;
 export class McpSessions implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Mcp');
   private readonly sessions = new Map<string, McpSession>();
-  private readonly rechecker = setInterval(() => void this.recheckAll(), RECHECK_MS).unref();
+  private readonly holds = new Map<McpSession, CredentialHold>();
+  private readonly rechecks = new CredentialRechecks(this.logger, {
+    everyMs: RECHECK_MS,
+    concurrency: RECHECK_CONCURRENCY,
+    what: 'MCP session',
+  });
+  private readonly idleSweep = setInterval(() => this.endIdle(), RECHECK_MS).unref();
 
   constructor(
     private readonly loopback: Loopback,
@@ -62,18 +69,17 @@ export class McpSessions implements BeforeApplicationShutdown {
   }
 
   /** After an announcement: the account's sessions on this process check their credential now. */
-  async recheck(accountId: string): Promise<void> {
-    await this.verify([...this.sessions.values()].filter((s) => s.accountId === accountId));
+  recheck(accountId: string): Promise<void> {
+    return this.rechecks.recheck(accountId);
   }
 
-  async recheckAll(): Promise<void> {
-    const idleSince = Date.now() - IDLE_SESSION_MS;
-    for (const session of this.sessions.values()) if (session.lastSeen < idleSince) void this.end(session, 'idle');
-    await this.verify([...this.sessions.values()]);
+  recheckAll(): Promise<void> {
+    return this.rechecks.recheckAll();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.rechecker);
+    clearInterval(this.idleSweep);
+    this.rechecks.stop();
     await Promise.all([...this.sessions.values()].map((s) => this.end(s, 'shutdown')));
   }
 
@@ -105,20 +111,25 @@ export class McpSessions implements BeforeApplicationShutdown {
     const mine = [...this.sessions.values()].filter((s) => s.accountId === session.accountId);
     for (const oldest of mine.slice(0, Math.max(0, mine.length - MAX_SESSIONS_PER_ACCOUNT + 1))) void this.end(oldest, 'too many sessions');
     this.sessions.set(id, session);
+    const hold: CredentialHold = {
+      accountId: session.accountId,
+      key: `${session.credential.kind}:${session.credential.credentialId}`,
+      stillValid: async () => {
+        const live = await this.credentials.check(session.credential);
+        if (live) this.expireAt(session, live.validUntil);
+        return live !== null;
+      },
+      ended: () => this.end(session, 'credential revoked or expired'),
+    };
+    this.holds.set(session, hold);
+    this.rechecks.add(hold);
     // A revocation announced between the guard's check and now found nothing here to end.
-    void this.verify([session]);
+    void this.rechecks.verify([hold]);
   }
 
-  private async verify(sessions: McpSession[]): Promise<void> {
-    for (const session of sessions) {
-      try {
-        const live = await this.credentials.check(session.credential);
-        if (!live) await this.end(session, 'credential revoked or expired');
-        else this.expireAt(session, live.validUntil);
-      } catch (err) {
-        this.logger.warn(`Could not check an MCP session's credential: ${(err as Error).message}`);
-      }
-    }
+  private endIdle(): void {
+    const idleSince = Date.now() - IDLE_SESSION_MS;
+    for (const session of this.sessions.values()) if (session.lastSeen < idleSince) void this.end(session, 'idle');
   }
 
   private expireAt(session: McpSession, validUntil: Date | null): void {
@@ -135,6 +146,9 @@ export class McpSessions implements BeforeApplicationShutdown {
   /** True when the session was still known (so only the first ending does the work). */
   private forget(session: McpSession): boolean {
     if (session.expiry) clearTimeout(session.expiry);
+    const hold = this.holds.get(session);
+    if (hold) this.rechecks.drop(hold);
+    this.holds.delete(session);
     return this.sessions.delete(session.id);
   }
 }
