@@ -86,8 +86,8 @@ export class StoragePool {
     );
   }
 
+  /** Nothing to remove where the pool itself is missing: that answer too is an expected not_found. */
   async remove(uri: string, volume: string): Promise<void> {
-    await this.ensure(uri);
     await lookBeforeRetry(
       () =>
         this.run(uri, ['vol-delete', '--pool', this.name, '--vol', volume], this.changeTimeoutMs, MAY_BE_MISSING).catch((err: unknown) =>
