@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -9,6 +9,8 @@ import { runCliIn } from './support/run-cli-in-app';
 import { freshDataDir } from './support/test-database';
 import { startTestApp, TestApp } from './support/test-app';
 import { TEST_DATABASE_URL, testEnv } from './support/test-env';
+
+const PUBLIC_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJuWfUrJ265mM1ebCtw3bmpgLLtYygbyTeBUXJE5MZeB ops@laptop';
 
 describe('Operator command line', () => {
   let dataDir: string;
@@ -75,6 +77,43 @@ describe('Operator command line', () => {
     const processTaken = await runCli(['account:create', '--email', email, '--password', 'a long enough pw', '--name', 'Again'], env());
     expect(processTaken.code).toBe(65);
     expect(processTaken.stderr).toContain('email_taken');
+  });
+
+  it('adds an SSH key from a .pub file, and refuses a private key file without sending it on', async () => {
+    const owner = await createAccount(t);
+    const pub = join(dataDir, 'id_ed25519.pub');
+    const priv = join(dataDir, 'id_ed25519');
+    writeFileSync(pub, `${PUBLIC_KEY}\n`);
+    writeFileSync(priv, '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n');
+    const added = await runCliIn(t.app, ['ssh-key:add', '--email', owner.email, '--name', 'laptop', '--public-key-file', pub]);
+    expect(added).toMatchObject({ code: 0, stderr: '' });
+    expect(added.lines).toEqual([
+      expect.objectContaining({ name: 'laptop', publicKey: PUBLIC_KEY, fingerprint: expect.stringMatching(/^SHA256:/) }),
+    ]);
+    const listed = await request(t.http).get('/api/ssh-keys').set('Authorization', owner.bearer).expect(200);
+    expect(listed.body.data.map((k: { id: string }) => k.id)).toEqual([added.lines[0].id]);
+    const recorded = await request(t.http).get('/api/events?action=ssh_key.create').set('Authorization', owner.bearer).expect(200);
+    expect(recorded.body.data[0]).toMatchObject({ entity: { id: added.lines[0].id }, actor: { type: 'staff' } });
+
+    const refused = await runCliIn(t.app, ['ssh-key:add', '--email', owner.email, '--name', 'oops', '--public-key-file', priv]);
+    expect(refused.code).toBe(64);
+    expect(refused.stderr).toContain(`${priv} is a private key: give the public one (${priv}.pub)`);
+    const absent = await runCliIn(t.app, [
+      'ssh-key:add',
+      '--email',
+      owner.email,
+      '--name',
+      'x',
+      '--public-key-file',
+      join(dataDir, 'nope.pub'),
+    ]);
+    expect(absent.code).toBe(64);
+    expect(absent.stderr).toContain('ENOENT');
+    const again = await runCliIn(t.app, ['ssh-key:add', '--email', owner.email, '--name', 'again', '--public-key-file', pub]);
+    expect(again.code).toBe(65);
+    expect(again.stderr).toContain('duplicate_key');
+    const listedAfter = await request(t.http).get('/api/ssh-keys').set('Authorization', owner.bearer).expect(200);
+    expect(listedAfter.body.total).toBe(1);
   });
 
   it('applies migrations with migration:run, and finds none pending afterwards', async () => {

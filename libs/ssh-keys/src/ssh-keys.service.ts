@@ -1,6 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { AccountsService } from '@app/accounts';
-import { ActivityLog, isUniqueViolation, PageQuery, paginated, Paginated, Principal, Problem, TransactionRunner } from '@app/core';
+import {
+  ActivityLog,
+  isUniqueViolation,
+  PageQuery,
+  paginated,
+  Paginated,
+  Principal,
+  Problem,
+  RecordedBy,
+  TransactionRunner,
+} from '@app/core';
 import { CreateSshKeyRequest, UpdateSshKeyRequest } from './dto/ssh-key.request';
 import { SshKeyResponse } from './dto/ssh-key.response';
 import { parsePublicKey, PublicKeyError } from './public-key-parser';
@@ -18,8 +28,12 @@ export class SshKeysService {
     private readonly activity: ActivityLog,
   ) {}
 
-  async create(caller: Principal, input: CreateSshKeyRequest): Promise<SshKeyResponse> {
-    const { accountId } = caller;
+  create(caller: Principal, input: CreateSshKeyRequest): Promise<SshKeyResponse> {
+    return this.createFor(caller.accountId, input, { caller });
+  }
+
+  /** The rules of the create route; the operator's command line records its staff actor instead of a caller. */
+  async createFor(accountId: string, input: CreateSshKeyRequest, by: RecordedBy): Promise<SshKeyResponse> {
     let parsed;
     try {
       parsed = parsePublicKey(input.publicKey);
@@ -37,7 +51,7 @@ export class SshKeysService {
         const key = await this.keys.insert(m, accountId, input.name, parsed);
         await this.activity.record(m, {
           accountId,
-          caller,
+          ...by,
           action: 'ssh_key.create',
           entity: { type: 'ssh_key', id: key.id },
           details: { name: key.name, fingerprint: key.fingerprint },

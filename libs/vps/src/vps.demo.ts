@@ -7,7 +7,11 @@ import { VpsProvisionSpec } from './kind/vps-provision-spec';
 const DAY = 86_400_000;
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY);
 
-/** The demo account's VPSes: several statuses, prices from the catalogue, a little power history. */
+/**
+ * The simulator's demo VPSes: several statuses, prices from the catalogue, a little power history.
+ * Under libvirt there are none: a VPS the database shows must be a machine on the hypervisor, and
+ * demo rows have none (they showed `running`, then failed every action with not_found).
+ */
 @Injectable()
 export class VpsDemoSeeder extends DemoSeeder {
   readonly order = 200;
@@ -20,15 +24,11 @@ export class VpsDemoSeeder extends DemoSeeder {
     super();
   }
 
-  /** The simulator's demo images (ImagesDemoSeeder, run before); with libvirt, demo VPSes have none (no machines are made for them). */
-  private image(slug: string): Pick<VpsProvisionSpec, 'image'> {
-    return this.config.computeProvider === 'simulator' ? { image: slug } : {};
-  }
-
   async seed({ accountId, manager }: DemoContext): Promise<void> {
+    if (this.config.computeProvider !== 'simulator') return;
     const specs: VpsProvisionSpec[] = [
       { type: 'vps', name: 'legacy-shop', productSlug: 'vps-xxl-2023', status: 'terminated', region: 'eu-west', createdAt: daysAgo(420) },
-      { type: 'vps', name: 'web-01', productSlug: 'vps-m', status: 'active', createdAt: daysAgo(190), ...this.image('debian-12') },
+      { type: 'vps', name: 'web-01', productSlug: 'vps-m', status: 'active', createdAt: daysAgo(190), image: 'debian-12' },
       {
         type: 'vps',
         name: 'db-primary',
@@ -36,7 +36,7 @@ export class VpsDemoSeeder extends DemoSeeder {
         billingCycle: 'annually',
         status: 'active',
         createdAt: daysAgo(120),
-        ...this.image('ubuntu-24.04'),
+        image: 'ubuntu-24.04',
       },
       { type: 'vps', name: 'ci-runner', productSlug: 'vps-xl', status: 'suspended', region: 'us-east', createdAt: daysAgo(95) },
       {

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '@app/core';
 import { DeploymentIdentityRepository } from './deployment-identity.repository';
 
@@ -8,13 +8,22 @@ import { DeploymentIdentityRepository } from './deployment-identity.repository';
  * defines with it, and reconciliation removes only what carries it.
  */
 @Injectable()
-export class DeploymentIdentity {
+export class DeploymentIdentity implements OnApplicationBootstrap {
   private known: Promise<string> | null = null;
 
   constructor(
     private readonly config: AppConfig,
     private readonly identities: DeploymentIdentityRepository,
   ) {}
+
+  /**
+   * Read once at start: the adapter asks for the id inside transactions (a termination), and on the
+   * embedded database, whose one connection that transaction holds, a read then would wait forever.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.computeProvider !== 'libvirt') return;
+    await this.id().catch(() => undefined); // before migrations (migration:run) the table is not there yet
+  }
 
   id(): Promise<string> {
     const configured = this.config.libvirt.deploymentId;
