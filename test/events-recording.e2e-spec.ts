@@ -117,7 +117,12 @@ describe('Activity log: every operation records one entry', () => {
       const received = new Set(receiver.received.map((r) => r.json.data.id));
       return recorded.filter((e) => !received.has(e.id)).length;
     };
-    await waitForOrFail(async () => missing(), (n) => n === 0, 60_000, (n) => `${n} entries not delivered`);
+    await waitForOrFail(
+      async () => missing(),
+      (n) => n === 0,
+      60_000,
+      (n) => `${n} entries not delivered`,
+    );
   };
 
   const account = () => ({ type: 'account', id: accountId });
