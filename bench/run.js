@@ -6,7 +6,9 @@
 //   node bench/run.js             full run: warm-up, then 3 rounds of A B (API, baseline), 50 connections, 10 s
 //   node bench/run.js --smoke     CI: 1 round, 1 s, 10 connections (still checks the bodies byte for byte)
 //
-// Options: --only=<scenario,...> (hostile-bodies: the wide-JSON scenario; console: the console proxy's throughput;
+// Options: --profile <scenario> (a CPU profile of the API under that scenario and its top frames by self time,
+//          into bench/results/profile-<scenario>.{txt,json,cpuprofile})
+//          --only=<scenario,...> (hostile-bodies: the wide-JSON scenario; console: the console proxy's throughput;
 //          webhooks: deliveries/s against a bare loop; streams: open notification streams)  --streams=N  --rounds=N  --duration=S  --warmup=S  --connections=N
 //          --pool=N (DB_POOL_SIZE of both servers; unset: the API's default)  --db=<name>
 //          --reuse-db (keep a seeded database from an earlier run)  --out=<file>  --strict
@@ -42,14 +44,17 @@ const { measureHostileBodies } = require('./hostile-bodies');
 const { webhooksScenario } = require('./webhooks');
 const { streamsScenario } = require('./streams');
 const { scaleScenario } = require('./scale');
+const { writeProfileReport } = require('./profile');
 
 // ---- options -----------------------------------------------------------------------------------
 function parseArgs(argv) {
   const flags = {};
-  for (const arg of argv) {
-    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    if (!m) throw new Error(`Unknown argument ${arg}`);
-    flags[m[1]] = m[2] === undefined ? true : m[2];
+  for (let i = 0; i < argv.length; i++) {
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(argv[i]);
+    if (!m) throw new Error(`Unknown argument ${argv[i]}`);
+    // `--profile <scenario>` as well as `--profile=<scenario>`
+    if (m[1] === 'profile' && m[2] === undefined && argv[i + 1] && !argv[i + 1].startsWith('--')) flags.profile = argv[++i];
+    else flags[m[1]] = m[2] === undefined ? true : m[2];
   }
   const smoke = Boolean(flags.smoke);
   const num = (name, fallback) => (flags[name] === undefined ? fallback : Number(flags[name]));
@@ -60,7 +65,8 @@ function parseArgs(argv) {
     warmup: num('warmup', smoke ? 1 : 5),
     connections: num('connections', smoke ? 10 : 50),
     pool: flags.pool === undefined ? undefined : String(flags.pool),
-    only: flags.only ? String(flags.only).split(',') : null,
+    only: flags.profile ? [String(flags.profile)] : flags.only ? String(flags.only).split(',') : null,
+    profile: flags.profile ? String(flags.profile) : null,
     db: String(flags.db ?? 'hosting_bench'),
     adminUrl: String(flags['admin-url'] ?? process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'),
     reuseDb: Boolean(flags['reuse-db']),
@@ -538,6 +544,9 @@ async function main() {
     DATA_DIR: dataDir,
     ...(opts.apiNodeOptions ? { NODE_OPTIONS: opts.apiNodeOptions } : {}),
   });
+  // --profile: the measured API process (not the migrating one) writes a CPU profile when it exits.
+  const profileDir = opts.profile ? fs.mkdtempSync(path.join(os.tmpdir(), 'hosting-bench-profile-')) : null;
+  const profiledEnv = (env) => ({ ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() });
   const started = [];
   const cleanup = async () => {
     await Promise.all(started.map((p) => stopProcess(p).catch(() => undefined)));
@@ -626,7 +635,7 @@ async function main() {
 
     // 2. the two servers, side by side on the same database
     const ports = { api: await freePort(), baseline: await freePort() };
-    const api = startProcess('api', API_MAIN, apiEnv(ports.api));
+    const api = startProcess('api', API_MAIN, profileDir ? profiledEnv(apiEnv(ports.api)) : apiEnv(ports.api));
     const baseline = startProcess('baseline', BASELINE, { ...baseEnv, PORT: String(ports.baseline) });
     started.push(api, baseline);
     await Promise.all([waitReady(api, ports.api, '/health/ready'), waitReady(baseline, ports.baseline, '/health')]);
@@ -770,6 +779,13 @@ async function main() {
     const peak = sampler.stop();
     for (const p of [api, baseline]) if (p.child.exitCode !== null) throw new Error(`${p.name} died during the bench:\n${p.tail()}`);
     await cleanup();
+    if (profileDir) {
+      const { summary, files } = writeProfileReport(profileDir, opts.profile);
+      log(`\nCPU profile of the API (${summary.totalMs} ms sampled), by package or area:`);
+      for (const o of summary.owners.slice(0, 12)) log(`  ${fmt(o.share, 1).padStart(5)}%  ${o.name}`);
+      log(`Written to ${files.join(', ')}`);
+      fs.rmSync(profileDir, { recursive: true, force: true });
+    }
 
     // 5. report
     const rss = {

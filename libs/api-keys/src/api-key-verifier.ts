@@ -9,8 +9,8 @@ const REFUSED_ENTRIES_PER_MINUTE = 1;
 
 /**
  * Turns a presented key into a principal: checksum (no query), SHA-256, one lookup on the unique
- * hash index. Revoked and expired keys fail at once: nothing about a key is cached between
- * requests. lastUsedAt is written in batches, off the request path, at most once a minute per key.
+ * hash index (the bearer guard's CredentialVerifier remembers what verified, until a change notice).
+ * lastUsedAt is written in batches, off the request path, at most once a minute per key.
  * The lookup runs on every request, so the repository sends it to the driver's pool directly (poolQuery).
  */
 @Injectable()
@@ -43,6 +43,11 @@ export class ApiKeyVerifier implements BeforeApplicationShutdown {
       name: row.name,
       request,
     };
+  }
+
+  /** A key verified earlier (remembered by the caller) served a request: lastUsedAt follows, off the request path. */
+  used(keyId: string): void {
+    this.lastUsed.add(keyId);
   }
 
   flush(): Promise<void> {

@@ -12,6 +12,7 @@ import { AccountDisable2faCommand } from './cli/account-disable-2fa.command';
 import { BearerAuthGuard } from './bearer/bearer-auth.guard';
 import { BearerStrategy } from './bearer/bearer.strategy';
 import { CredentialVerifier } from './bearer/credential-verifier';
+import { VerifiedCredentials } from './bearer/verified-credentials';
 import { AccountEmailController } from './email/account-email.controller';
 import { AccountMail } from './email/account-mail';
 import { AccountTokensRepository } from './email/account-tokens.repository';
@@ -45,6 +46,7 @@ import { LoginActivity } from './login/login-activity';
   providers: [
     AuthService,
     LoginFlow,
+    VerifiedCredentials,
     SessionsService,
     SessionsRepository,
     SessionActivity,

@@ -34,6 +34,7 @@ export * from './auth/decorators';
 export * from './auth/credential-status';
 export * from './auth/recheck-announcements';
 export * from './auth/credential-rechecks';
+export * from './auth/credential-changes';
 export * from './pagination/page.query';
 export * from './pagination/paginated';
 export * from './pagination/page-of-rows';

@@ -4,6 +4,7 @@ import { AppConfig } from '@app/core';
 import { SessionsService } from '../sessions/sessions.service';
 import { AccessTokens } from '../tokens/access-tokens';
 import { CredentialVerifier } from './credential-verifier';
+import { VerifiedCredentials } from './verified-credentials';
 
 const SECRET = 'a-test-secret-that-is-long-enough-for-hs256';
 const ACCOUNT = '5f0c6a52-7d0e-4b7e-9a51-2f4d8e0b1c11';
@@ -13,9 +14,10 @@ function setup() {
   const accessTokens = new AccessTokens({ jwtSecret: SECRET, accessTokenTtlSeconds: 900 } as AppConfig);
   const read = jest.spyOn(accessTokens, 'read');
   let live = true;
-  const sessions = { isLive: jest.fn(async () => live) } as unknown as SessionsService;
+  const sessions = { liveUntil: jest.fn(async () => (live ? new Date(Date.now() + 86_400_000) : null)) } as unknown as SessionsService;
   const apiKeys = { verify: jest.fn(async () => null) } as unknown as ApiKeyVerifier;
-  const verifier = new CredentialVerifier(apiKeys, accessTokens, sessions);
+  // No DATABASE_URL: nothing is remembered between requests (the embedded database's behaviour).
+  const verifier = new CredentialVerifier(apiKeys, accessTokens, sessions, new VerifiedCredentials({} as AppConfig));
   return { verifier, accessTokens, read, sessions, apiKeys, end: () => (live = false) };
 }
 
@@ -35,7 +37,7 @@ describe('CredentialVerifier', () => {
       });
     }
     expect(read).toHaveBeenCalledTimes(1);
-    expect(sessions.isLive).toHaveBeenCalledTimes(3);
+    expect(sessions.liveUntil).toHaveBeenCalledTimes(3);
   });
 
   it('refuses a remembered token at once when its session ends', async () => {
@@ -79,7 +81,7 @@ describe('CredentialVerifier', () => {
     });
     for (const token of [forged, forged, refresh, refresh, 'not.a.token', 'garbage']) expect(await verifier.verify(token)).toBeNull();
     expect(read).toHaveBeenCalledTimes(6);
-    expect(sessions.isLive).not.toHaveBeenCalled();
+    expect(sessions.liveUntil).not.toHaveBeenCalled();
   });
 
   it('looks API keys up on every request', async () => {

@@ -4,7 +4,10 @@ import { ALL_SCOPES, Principal, RequestFacts } from '@app/core';
 import { API_KEY_PREFIX, ApiKeyVerifier } from '@app/api-keys';
 import { SessionsService } from '../sessions/sessions.service';
 import { AccessClaims, AccessTokens } from '../tokens/access-tokens';
+import { VerifiedCredential, VerifiedCredentials } from './verified-credentials';
 
+/** lastUsedAt is kept to the minute. */
+const USED_GRANULARITY_MS = 60_000;
 /** Verified access tokens remembered (by SHA-256, never the token itself): at most this many. */
 const MAX_REMEMBERED_TOKENS = 10_000;
 
@@ -15,13 +18,14 @@ interface RememberedToken {
 }
 
 /**
- * An access token or an API key, told apart by the key prefix; each costs at most one lookup.
+ * An access token or an API key, told apart by the key prefix; each costs at most one lookup, and
+ * none while this process remembers it verified (VerifiedCredentials: on PostgreSQL, dropped by
+ * the database's change notice, so a revoked key or an ended session is refused on the very next
+ * request on every replica).
  *
  * An access token's signature and claims are a pure function of the token, so a token that
  * verified once is remembered until its own expiry (checking an HS256 signature through
- * jsonwebtoken costs far more than the rest of the request). Its session is still looked up on
- * every request, so logout and refresh-token reuse end access at once; API keys are looked up on
- * every request too. Nothing that can be revoked is cached.
+ * jsonwebtoken costs far more than the rest of the request).
  */
 @Injectable()
 export class CredentialVerifier {
@@ -31,21 +35,53 @@ export class CredentialVerifier {
     private readonly apiKeys: ApiKeyVerifier,
     private readonly accessTokens: AccessTokens,
     private readonly sessions: SessionsService,
+    private readonly verified: VerifiedCredentials,
   ) {}
 
   /** The principal carries the request's facts, for the activity entries its request records. */
   async verify(token: string, request?: RequestFacts): Promise<Principal | null> {
-    if (token.startsWith(API_KEY_PREFIX)) return this.apiKeys.verify(token, request);
-    const claims = this.readAccessToken(token);
-    if (!claims || !(await this.sessions.isLive(claims.sessionId, claims.accountId))) return null;
+    const id = createHash('sha256').update(token).digest('base64');
+    const known = await this.verified.recall(id);
+    if (known) {
+      this.used(known);
+      return { ...known.principal, request };
+    }
+    const epoch = this.verified.epoch;
+    const verified = await this.lookUp(id, token, request);
+    if (verified) this.verified.remember(id, verified.principal, verified.until, epoch);
+    return verified?.principal ?? null;
+  }
+
+  private async lookUp(id: string, token: string, request?: RequestFacts): Promise<{ principal: Principal; until: Date | null } | null> {
+    if (token.startsWith(API_KEY_PREFIX)) {
+      const principal = await this.apiKeys.verify(token, request);
+      return principal && { principal, until: principal.expiresAt };
+    }
+    const claims = this.readAccessToken(id, token);
+    const sessionUntil = claims && (await this.sessions.liveUntil(claims.sessionId, claims.accountId));
+    if (!claims || !sessionUntil) return null;
+    const exp = this.remembered.get(id)?.exp;
+    const until = exp === undefined ? sessionUntil : new Date(Math.min(sessionUntil.getTime(), exp * 1000));
     return {
-      accountId: claims.accountId,
-      kind: 'access_token',
-      credentialId: claims.sessionId,
-      scopes: ALL_SCOPES,
-      expiresAt: null,
-      request,
+      principal: {
+        accountId: claims.accountId,
+        kind: 'access_token',
+        credentialId: claims.sessionId,
+        scopes: ALL_SCOPES,
+        expiresAt: null,
+        request,
+      },
+      until,
     };
+  }
+
+  /** lastUsedAt of a remembered credential, passed on at most once a minute. */
+  private used(known: VerifiedCredential): void {
+    if (Date.now() - known.usedAt < USED_GRANULARITY_MS) return;
+    known.usedAt = Date.now();
+    const { kind, credentialId } = known.principal;
+    if (kind === 'api_key') this.apiKeys.used(credentialId);
+    else this.sessions.used(credentialId);
   }
 
   /** When a verified credential stops working by itself: an access token's exp, an API key's expiry. */
@@ -55,8 +91,7 @@ export class CredentialVerifier {
     return exp === null ? null : new Date(exp * 1000);
   }
 
-  private readAccessToken(token: string): AccessClaims | null {
-    const id = createHash('sha256').update(token).digest('base64');
+  private readAccessToken(id: string, token: string): AccessClaims | null {
     const known = this.remembered.get(id);
     // jsonwebtoken refuses a token once the current second reaches its exp: the same rule here.
     if (known && Math.floor(Date.now() / 1000) < known.exp) return known.claims;

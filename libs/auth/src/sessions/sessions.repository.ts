@@ -80,8 +80,16 @@ export class SessionsRepository {
 
   /** One primary-key lookup on every request with an access token, so on the driver's pool (poolQuery). */
   async isLive(accountId: string, id: string): Promise<boolean> {
-    const rows = await poolQuery(this.dataSource, `SELECT 1 FROM sessions WHERE id = $2 AND ${LIVE}`, [accountId, id]);
-    return rows.length > 0;
+    return (await this.liveUntil(accountId, id)) !== null;
+  }
+
+  /** When a live session ends by itself; null when it is not live. */
+  async liveUntil(accountId: string, id: string): Promise<Date | null> {
+    const rows = await poolQuery<{ expires_at: Date }>(this.dataSource, `SELECT expires_at FROM sessions WHERE id = $2 AND ${LIVE}`, [
+      accountId,
+      id,
+    ]);
+    return rows[0]?.expires_at ?? null;
   }
 
   async touch(ids: string[]): Promise<void> {

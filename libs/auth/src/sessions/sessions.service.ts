@@ -113,9 +113,19 @@ export class SessionsService {
 
   /** One primary-key lookup: is this session still live for this account? */
   async isLive(sessionId: string, accountId: string): Promise<boolean> {
-    const live = await this.repository.isLive(accountId, sessionId);
-    if (live) this.activity.used(sessionId);
-    return live;
+    return (await this.liveUntil(sessionId, accountId)) !== null;
+  }
+
+  /** A request's session check: when the session ends by itself, or null when it is not live. */
+  async liveUntil(sessionId: string, accountId: string): Promise<Date | null> {
+    const until = await this.repository.liveUntil(accountId, sessionId);
+    if (until) this.used(sessionId);
+    return until;
+  }
+
+  /** The session served a request (lastUsedAt, kept to the minute off the request path). */
+  used(sessionId: string): void {
+    this.activity.used(sessionId);
   }
 
   private async issue(m: EntityManager, session: Session): Promise<IssuedTokens> {

@@ -77,6 +77,17 @@ export class PgListener {
     this.everConnected = true;
   }
 
+  /**
+   * One round trip on the LISTEN connection: PostgreSQL sends every notification that reached this
+   * session before it answers, so when this resolves, each NOTIFY committed before the call has
+   * been handed to `message`. Throws while not listening.
+   */
+  async roundTrip(): Promise<void> {
+    const client = this.client;
+    if (!this.listening || !client) throw new Error('not listening');
+    await client.query('SELECT 1');
+  }
+
   /** Releases the connection; no reconnect after this. */
   async stop(): Promise<void> {
     this.stopped = true;
