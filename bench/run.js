@@ -143,6 +143,17 @@ async function insertCredentials(url) {
     // The ticket-reply scenario's ticket (a new one each run: replies and their activity entries pile up).
     await c.query(`DELETE FROM tickets WHERE subject = 'bench replies'`);
     const ticket = await c.query(`INSERT INTO tickets (account_id, subject) VALUES ($1, 'bench replies') RETURNING id`, [rows[0].account]);
+    // The one-service and action-status scenarios: a running VPS of account 1 and a finished action on it.
+    const vps = await c.query(
+      `SELECT id FROM services WHERE account_id = $1 AND type = 'vps' AND status = 'active' ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [rows[0].account],
+    );
+    await c.query(`DELETE FROM instance_actions WHERE provider_task = 'bench'`);
+    const action = await c.query(
+      `INSERT INTO instance_actions (service_id, type, status, from_state, provider_task, started_at, finished_at)
+       VALUES ($1, 'reboot', 'succeeded', 'running', 'bench', now() - interval '1 minute', now()) RETURNING id`,
+      [vps.rows[0].id],
+    );
     await c.query('COMMIT');
     const accounts = await c.query(`SELECT ${benchId(`'account-' || a`)} AS id FROM generate_series(1, 1000) a ORDER BY a`);
     return {
@@ -153,6 +164,8 @@ async function insertCredentials(url) {
       session: rows[0].session,
       notification: rows[0].notification,
       ticket: ticket.rows[0].id,
+      vps: vps.rows[0].id,
+      action: action.rows[0].id,
     };
   });
 }
@@ -278,28 +291,28 @@ function scenarios(creds, tokens) {
       title: 'GET /api/services?pageSize=10 (API key)',
       path: '/api/services?page=1&pageSize=10',
       headers: key,
-      minRatio: 0.6,
+      minRatio: 0.8,
     },
     {
       id: 'list-10-token',
       title: 'GET /api/services?pageSize=10 (access token)',
       path: '/api/services?page=1&pageSize=10',
       headers: token,
-      minRatio: 0.6,
+      minRatio: 0.8,
     },
     {
       id: 'list-100-key',
       title: 'GET /api/services?pageSize=100 (API key)',
       path: '/api/services?page=1&pageSize=100',
       headers: key,
-      minRatio: 0.5,
+      minRatio: 0.9,
     },
     {
       id: 'list-100-token',
       title: 'GET /api/services?pageSize=100 (access token)',
       path: '/api/services?page=1&pageSize=100',
       headers: token,
-      minRatio: 0.5,
+      minRatio: 0.9,
     },
     {
       id: 'list-page-1000',
@@ -313,7 +326,24 @@ function scenarios(creds, tokens) {
       title: 'GET /api/notifications/unread-count (API key)',
       path: '/api/notifications/unread-count',
       headers: key,
-      minRatio: 0.6,
+      minRatio: 0.8,
+      maxCpuRatio: 2,
+    },
+    {
+      id: 'service-get',
+      title: 'GET /api/services/{id} (API key, a VPS)',
+      path: `/api/services/${creds.vps}`,
+      headers: key,
+      minRatio: 0.8,
+      maxCpuRatio: 2,
+    },
+    {
+      id: 'action-get',
+      title: 'GET /api/services/{id}/instance/actions/{actionId} (API key)',
+      path: `/api/services/${creds.vps}/instance/actions/${creds.action}`,
+      headers: key,
+      minRatio: 0.8,
+      maxCpuRatio: 2,
     },
     {
       id: 'read',
@@ -476,6 +506,14 @@ function targetChecks(rows, rss, opts, hostile) {
   for (const r of rows) {
     if (r.minRatio !== null) {
       checks.push({ target: `${r.id}: API throughput >= ${r.minRatio} of the baseline`, value: r.ratio, pass: r.ratio >= r.minRatio });
+    }
+    if (r.maxCpuRatio) {
+      const cpu = Math.round((r.api.cpuMsPerRequest / r.baseline.cpuMsPerRequest) * 100) / 100;
+      checks.push({
+        target: `${r.id}: API CPU per request <= ${r.maxCpuRatio}x the baseline's`,
+        value: `${cpu}x (${r.api.cpuMsPerRequest} vs ${r.baseline.cpuMsPerRequest} ms)`,
+        pass: cpu <= r.maxCpuRatio,
+      });
     }
   }
   for (const r of rows) {
@@ -688,6 +726,7 @@ async function main() {
         title: s.title,
         bodyBytes: s.bodyBytes,
         minRatio: s.minRatio,
+        maxCpuRatio: s.maxCpuRatio ?? null,
         api: agg(rounds.api),
         baseline: agg(rounds.baseline),
         runs,

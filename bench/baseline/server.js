@@ -59,6 +59,17 @@ const STORAGE_SQL = `SELECT service_id AS id, CASE WHEN applied_version < desire
               quota_bytes::float8 AS "quotaBytes", quota_objects::float8 AS "quotaObjects", ${isoText('usage_updated_at')} AS "usageUpdatedAt"
          FROM object_storage_users WHERE service_id = ANY($1::uuid[])`;
 
+// ServicesRepository.findForAccount, then the kind's summary of that one service (VpsInstancesRepository.summaries)
+const SERVICE_SQL = `SELECT ${SERVICE_COLUMNS} FROM services s WHERE s.id = $1 AND s.account_id = $2`;
+const INSTANCE_SQL = `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
+              s.status = 'terminated' AS terminated
+         FROM vps_instances i JOIN services s ON s.id = i.service_id WHERE i.service_id = ANY($1::uuid[])`;
+// GET .../instance/actions/{actionId}: the VPS's ownership (VpsOwnership), its instance row, then the action
+const OWNED_SERVICE_SQL = 'SELECT id, account_id AS "accountId", name, type, status FROM services WHERE id = $1 AND account_id = $2 ';
+const INSTANCE_STATE_SQL = 'SELECT power_state AS "powerState", region, provider_ref AS "providerRef" FROM vps_instances WHERE service_id = $1';
+const ACTION_SQL = `SELECT id, service_id, type, status, ${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at,
+       error_code, error_message, notice_code, notice_message FROM instance_actions WHERE id = $1 AND service_id = $2`;
+
 function listServicesQuery(accountId, filters, page) {
   const values = [accountId];
   const conditions = [];
@@ -254,6 +265,63 @@ function start() {
     send(res, 200, { data, page: page.page, pageSize: page.pageSize, total, totalPages: Math.ceil(total / page.pageSize) });
   }
 
+  function instanceOf(i) {
+    if (!i) return null;
+    const shown = !i.terminated;
+    return {
+      powerState: i.powerState,
+      ipv4: shown ? i.ipv4 : null,
+      ipv6: shown ? i.ipv6 : null,
+      region: i.region ?? '',
+      ssh: !shown ? null : i.sshHost && i.sshPort ? { host: i.sshHost, port: Number(i.sshPort) } : i.ipv4 ? { host: i.ipv4, port: 22 } : null,
+    };
+  }
+
+  function serviceBody(row, instance) {
+    return {
+      id: row.id,
+      name: row.name,
+      type: row.type,
+      status: row.status,
+      price: Number(row.price),
+      billingCycle: row.billing_cycle,
+      nextDueDate: row.next_due_date,
+      productId: row.product_id,
+      currency: row.currency,
+      createdAt: row.created_at,
+      instance: instanceOf(instance),
+      objectStorage: null,
+    };
+  }
+
+  /** A VPS (the scenario's service); object storage's summary is not part of the baseline. */
+  async function getService(res, principal, id) {
+    if (!UUID.test(id)) return problem(res, 400, 'invalid_input');
+    const row = (await pool.query(SERVICE_SQL, [id, principal.accountId])).rows[0];
+    if (!row) return problem(res, 404, 'not_found');
+    const instance = row.type === 'vps' ? (await pool.query(INSTANCE_SQL, [[row.id]])).rows[0] : null;
+    send(res, 200, serviceBody(row, instance));
+  }
+
+  async function getAction(res, principal, serviceId, actionId) {
+    if (!UUID.test(serviceId) || !UUID.test(actionId)) return problem(res, 400, 'invalid_input');
+    const service = (await pool.query(OWNED_SERVICE_SQL, [serviceId, principal.accountId])).rows[0];
+    if (!service || service.type !== 'vps') return problem(res, 404, 'not_found');
+    if (!(await pool.query(INSTANCE_STATE_SQL, [serviceId])).rows.length) return problem(res, 404, 'not_found');
+    const a = (await pool.query(ACTION_SQL, [actionId, serviceId])).rows[0];
+    if (!a) return problem(res, 404, 'not_found');
+    send(res, 200, {
+      id: a.id,
+      serviceId: a.service_id,
+      type: a.type,
+      status: a.status,
+      startedAt: a.started_at,
+      finishedAt: a.finished_at,
+      error: a.error_code ? { code: a.error_code, message: a.error_message ?? '' } : null,
+      notice: a.notice_code ? { code: a.notice_code, message: a.notice_message ?? '' } : null,
+    });
+  }
+
   async function unreadCount(res, principal) {
     const { rows } = await pool.query(UNREAD_SQL, [principal.accountId]);
     send(res, 200, { count: Number(rows[0].count) });
@@ -359,6 +427,10 @@ function start() {
     if (!principal.scopes.includes(needed)) return problem(res, 403, 'insufficient_scope');
     if (req.method === 'GET' && path === '/api/services') return listServices(res, principal, search);
     if (req.method === 'GET' && path === '/api/notifications/unread-count') return unreadCount(res, principal);
+    const action = /^\/api\/services\/([^/]+)\/instance\/actions\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && action) return getAction(res, principal, action[1], action[2]);
+    const service = /^\/api\/services\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && service) return getService(res, principal, service[1]);
     const read = /^\/api\/notifications\/([^/]+)\/read$/.exec(path);
     if (req.method === 'POST' && read) return markRead(res, principal, read[1]);
     const reply = /^\/api\/support\/tickets\/([^/]+)\/reply$/.exec(path);
