@@ -66,7 +66,8 @@ const INSTANCE_SQL = `SELECT i.service_id AS id, i.power_state AS "powerState", 
          FROM vps_instances i JOIN services s ON s.id = i.service_id WHERE i.service_id = ANY($1::uuid[])`;
 // GET .../instance/actions/{actionId}: the VPS's ownership (VpsOwnership), its instance row, then the action
 const OWNED_SERVICE_SQL = 'SELECT id, account_id AS "accountId", name, type, status FROM services WHERE id = $1 AND account_id = $2 ';
-const INSTANCE_STATE_SQL = 'SELECT power_state AS "powerState", region, provider_ref AS "providerRef" FROM vps_instances WHERE service_id = $1';
+const INSTANCE_STATE_SQL =
+  'SELECT power_state AS "powerState", region, provider_ref AS "providerRef" FROM vps_instances WHERE service_id = $1';
 const ACTION_SQL = `SELECT id, service_id, type, status, ${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at,
        error_code, error_message, notice_code, notice_message FROM instance_actions WHERE id = $1 AND service_id = $2`;
 
@@ -273,7 +274,13 @@ function start() {
       ipv4: shown ? i.ipv4 : null,
       ipv6: shown ? i.ipv6 : null,
       region: i.region ?? '',
-      ssh: !shown ? null : i.sshHost && i.sshPort ? { host: i.sshHost, port: Number(i.sshPort) } : i.ipv4 ? { host: i.ipv4, port: 22 } : null,
+      ssh: !shown
+        ? null
+        : i.sshHost && i.sshPort
+          ? { host: i.sshHost, port: Number(i.sshPort) }
+          : i.ipv4
+            ? { host: i.ipv4, port: 22 }
+            : null,
     };
   }
 
