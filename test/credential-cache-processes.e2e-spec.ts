@@ -27,7 +27,11 @@ import { TEST_DATABASE_URL } from './support/test-env';
 
   const me = (server: ServerProcess, bearer: string) => request(server.url).get('/api/auth/me').set('Authorization', bearer);
   const newKey = async () => {
-    const res = await request(a.url).post('/api/auth/api-keys').set('Authorization', owner.bearer).send({ name: 'replica test' }).expect(201);
+    const res = await request(a.url)
+      .post('/api/auth/api-keys')
+      .set('Authorization', owner.bearer)
+      .send({ name: 'replica test' })
+      .expect(201);
     return { id: res.body.id as string, bearer: `Bearer ${res.body.key}` };
   };
 
