@@ -4,6 +4,8 @@ import { AppConfig, CREDENTIAL_CHANGES_CHANNEL, PgListener, Principal } from '@a
 /** The longest a verified credential is trusted without a lookup; the change notice drops it sooner. */
 const MAX_AGE_MS = 60_000;
 const MAX_ENTRIES = 10_000;
+/** A LISTEN connection slower than this to answer is not waited for: the credential is looked up. */
+const ROUND_TRIP_TIMEOUT_MS = 1_000;
 
 export interface VerifiedCredential {
   /** Without the request's facts: each request adds its own. */
@@ -64,10 +66,14 @@ export class VerifiedCredentials implements OnApplicationBootstrap, BeforeApplic
       this.forget(id);
       return undefined;
     }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('late')), ROUND_TRIP_TIMEOUT_MS)));
     try {
-      await this.noticesRead();
+      await Promise.race([this.noticesRead(), late]);
     } catch {
-      return undefined; // the LISTEN connection is failing: look it up
+      return undefined; // the LISTEN connection fails or stalls: look the credential up
+    } finally {
+      clearTimeout(timer);
     }
     return this.entries.get(id) === entry ? entry : undefined;
   }
