@@ -41,6 +41,7 @@ describe('Object storage (simulator)', () => {
   it('rotates the key: the response and later reads carry the new one; recorded and notified without the secret', async () => {
     const storage = await createService(t, owner.id, { type: 'object_storage' });
     const first = await t.get(`/api/services/${storage.id}/object-storage/credentials`, owner.bearer);
+    expect(first.status).toBe(200);
     const rotated = await post(`/api/services/${storage.id}/object-storage/credentials/rotate`, owner.bearer);
     expect(rotated.status).toBe(200);
     expect(rotated.headers['cache-control']).toBe('no-store');

@@ -94,23 +94,40 @@ export class ObjectStorageUsersRepository implements LeaseStore<string, GatewayW
     );
   }
 
-  /** Takes the service's lease (null when another process holds it, or no such row); it outlasts a sync, so it is not renewed. */
+  /**
+   * Takes the service's lease (null when another process holds it, or no such row); it outlasts a sync, so it is not renewed.
+   * The work is read by a statement of its own: an UPDATE that waited for a change's COMMIT sees the change in its row but
+   * not in the other tables it reads, and would apply the change's version with the key from before it.
+   */
   async tryTake(serviceId: string, seconds: number): Promise<GatewayWork | null> {
+    const taken = await sqlFirst<{ service_id: string }>(
+      this.dataSource,
+      `UPDATE object_storage_users SET lease_until = now() + make_interval(secs => $2), last_attempt_at = now()
+        WHERE service_id = $1 AND (lease_until IS NULL OR lease_until < now())
+        RETURNING service_id`,
+      [serviceId, seconds],
+    );
+    if (!taken) return null;
+    try {
+      return await this.work(serviceId);
+    } catch (err) {
+      await this.release(serviceId, (err as Error).message);
+      throw err;
+    }
+  }
+
+  private async work(serviceId: string): Promise<GatewayWork | null> {
     const row = await sqlFirst<GatewayWork>(
       this.dataSource,
-      `WITH leased AS (
-         UPDATE object_storage_users SET lease_until = now() + make_interval(secs => $2), last_attempt_at = now()
-          WHERE service_id = $1 AND (lease_until IS NULL OR lease_until < now())
-          RETURNING *
-       )
-       SELECT u.service_id AS "serviceId", s.account_id AS "accountId", s.name AS "serviceName", s.status,
+      `SELECT u.service_id AS "serviceId", s.account_id AS "accountId", s.name AS "serviceName", s.status,
               u.region, u.quota_bytes::float8 AS "quotaBytes", u.quota_objects::float8 AS "quotaObjects", u.max_buckets AS "maxBuckets",
               u.desired_version AS "desiredVersion", u.applied_version AS "appliedVersion", u.gateway_state AS "gatewayState",
               (u.purge_after IS NOT NULL AND u.purge_after <= now()) AS "purgeDue",
               c.bucket, c.access_key_id AS "accessKeyId", c.secret_sealed AS "secretSealed"
-         FROM leased u JOIN services s ON s.id = u.service_id
-         LEFT JOIN object_storage_credentials c ON c.service_id = u.service_id`,
-      [serviceId, seconds],
+         FROM object_storage_users u JOIN services s ON s.id = u.service_id
+         LEFT JOIN object_storage_credentials c ON c.service_id = u.service_id
+        WHERE u.service_id = $1`,
+      [serviceId],
     );
     return row ?? null;
   }
