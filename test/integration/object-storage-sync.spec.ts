@@ -3,6 +3,7 @@ import { ActivityLog } from '@app/core';
 import { ObjectStorageModule } from '@app/object-storage';
 import { ObjectStorageService } from '../../libs/object-storage/src/object-storage.service';
 import { ObjectStorageSync } from '../../libs/object-storage/src/object-storage-sync';
+import { RemakeUnmadeKeys1764000002920 } from '../../libs/object-storage/src/migrations/1764000002920-remake-unmade-keys';
 import { ServiceProvisioner } from '../../libs/services/src/service-provisioner';
 import { callerFor, startTestModule, TestModule } from '../support/test-module';
 import { TEST_DATABASE_URL } from '../support/test-env';
@@ -66,4 +67,28 @@ describe('ObjectStorageSync (TestingModule on the real database)', () => {
       expect(await storage.credentialsFor(callerFor(accountId), service.id)).toEqual(answer);
     },
   );
+
+  it('the migration after the fix makes the key such a race left unmade: the service answers its credentials again', async () => {
+    const accountId = await m.accountId();
+    const [service] = await m.get(ServiceProvisioner).provision(accountId, { type: 'object_storage' });
+    const storage = m.get(ObjectStorageService);
+    await storage.credentialsFor(callerFor(accountId), service.id);
+    const db = m.get(DataSource);
+    // What the race left: a key without its secret, in a version counted as applied.
+    await db.query(
+      `UPDATE object_storage_credentials SET access_key_id = 'UNMADE' || left(md5(service_id::text), 12), secret_sealed = NULL WHERE service_id = $1`,
+      [service.id],
+    );
+    await db.query(`UPDATE object_storage_users SET applied_version = desired_version WHERE service_id = $1`, [service.id]);
+    await expect(storage.credentialsFor(callerFor(accountId), service.id)).rejects.toMatchObject({ status: 409 });
+
+    const runner = db.createQueryRunner();
+    try {
+      await new RemakeUnmadeKeys1764000002920().up(runner);
+    } finally {
+      await runner.release();
+    }
+    await m.get(ObjectStorageSync).run(service.id); // what the reconciliation scan queues for it
+    expect(await storage.credentialsFor(callerFor(accountId), service.id)).toMatchObject({ secretAccessKey: expect.any(String) });
+  });
 });
