@@ -1,7 +1,7 @@
 'use strict';
 // The webhooks scenario: deliveries per second from one API process to a loopback receiver that
 // answers at once, against a bare loop that signs and posts the same bodies with the same HTTP
-// client (node:http, a new connection per request, as libs/webhooks/src/delivery/webhook-sender.ts),
+// client (node:http, a kept connection per endpoint, as libs/webhooks/src/delivery/webhook-sender.ts),
 // one request in flight per endpoint in both. Then the same backlog again while one more endpoint
 // takes 5 s per answer: the others' rate may not drop (one attempt in flight per endpoint). A tenth
 // of the backlog goes through both first, unmeasured; then rounds of API and bare loop (3 in full mode).
@@ -107,6 +107,12 @@ async function bareLoop(receiverPort, rows, secretKey) {
     if (!byEndpoint.has(row.endpoint_id)) byEndpoint.set(row.endpoint_id, []);
     byEndpoint.get(row.endpoint_id).push(row);
   }
+  // A kept connection per endpoint, as the API keeps one (libs/webhooks/src/delivery/endpoint-agents.ts).
+  const agents = new Map();
+  const agentFor = (path) => {
+    if (!agents.has(path)) agents.set(path, new http.Agent({ keepAlive: true, maxSockets: 2, maxFreeSockets: 1 }));
+    return agents.get(path);
+  };
   const post = (path, row) =>
     new Promise((resolve, reject) => {
       const timestamp = Math.floor(Date.now() / 1000);
@@ -117,7 +123,7 @@ async function bareLoop(receiverPort, rows, secretKey) {
           port: receiverPort,
           path,
           method: 'POST',
-          agent: false,
+          agent: agentFor(path),
           headers: {
             'webhook-id': row.message_id,
             'webhook-timestamp': String(timestamp),
@@ -141,7 +147,9 @@ async function bareLoop(receiverPort, rows, secretKey) {
       for (const row of list) await post(`/fast/${i}`, row);
     }),
   );
-  return rows.length / ((performance.now() - started) / 1000);
+  const rate = rows.length / ((performance.now() - started) / 1000);
+  for (const agent of agents.values()) agent.destroy();
+  return rate;
 }
 
 async function webhooksScenario({ port, apiPid, cpuMs, apiKey, dbUrl, perEndpoint, rounds: roundCount = 1, log }) {

@@ -49,6 +49,28 @@ describe('Webhook delivery attempts', () => {
       timeoutMs,
     );
 
+  it('keeps the connection to an endpoint for its next attempts, and sends again at once on a new one when the kept one was closed', async () => {
+    const account = await createAccount(t);
+    const endpoint = await createEndpoint(account, `${receiver.url}/kept-${randomUUID()}`);
+    const before = receiver.connections;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const sent = await sendTest(account, endpoint.id);
+      ids.push(sent.id);
+      expect(await deliveryAfter(account, endpoint.id, sent.id, 1)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    }
+    expect(receiver.connections - before).toBe(1);
+
+    // The receiver drops the kept connection as the next attempt comes on it: no failed attempt, no wait for a retry.
+    receiver.dropNextReused = true;
+    const sent = await sendTest(account, endpoint.id);
+    expect(await deliveryAfter(account, endpoint.id, sent.id, 1)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(receiver.dropNextReused).toBe(false);
+    expect(receiver.connections - before).toBe(2);
+    const attempts = (await get(attemptsPath(endpoint.id, sent.id), account).expect(200)).body.data;
+    expect(attempts).toEqual([expect.objectContaining({ result: 'succeeded' })]);
+  });
+
   it('lists a 500 and the retry that succeeded, newest first, with status, headers, the body and the duration', async () => {
     const account = await createAccount(t);
     const endpoint = await createEndpoint(account);

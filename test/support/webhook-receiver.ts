@@ -29,6 +29,10 @@ export class WebhookReceiver {
   maxConcurrentPerPath = 0;
   /** Requests waiting for `hold()`'s release: answer not sent, connection still open. */
   heldNow = 0;
+  /** TCP connections accepted. */
+  connections = 0;
+  /** The next request that comes on a connection already used is dropped unanswered (a server closing an idle connection as it is reused). */
+  dropNextReused = false;
   private open = 0;
   private readonly openByPath = new Map<string, number>();
   private held?: Promise<void>;
@@ -42,7 +46,14 @@ export class WebhookReceiver {
   }
 
   async start(): Promise<this> {
+    const served = new WeakSet<object>();
     this.server = createServer((req, res) => {
+      if (served.has(req.socket) && this.dropNextReused) {
+        this.dropNextReused = false;
+        req.socket.destroy();
+        return;
+      }
+      served.add(req.socket);
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       const at = Date.now();
@@ -64,6 +75,7 @@ export class WebhookReceiver {
         res.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? (answer.status >= 400 ? 'receiver says no' : ''));
       });
     });
+    this.server.on('connection', () => this.connections++);
     await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;
     return this;

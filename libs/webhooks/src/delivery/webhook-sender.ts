@@ -5,6 +5,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/core';
 import { isPublicAddress } from './address-policy';
+import { EndpointAgents } from './endpoint-agents';
 import { captureBody, captureHeaders, CapturedResponse } from './response-capture';
 
 export const RESPONSE_BODY_CAP = 64 * 1024;
@@ -30,17 +31,26 @@ export interface SendResult {
 const INTERRUPTED = 'interrupted by shutdown; will be retried';
 
 class Refused extends Error {}
+/** A reused connection the other side had closed. */
+class StaleConnection extends Error {
+  constructor(readonly original: Error) {
+    super(original.message);
+  }
+}
+const STALE_CODES = new Set(['ECONNRESET', 'EPIPE']);
 class TimedOut extends Error {}
 
 /**
  * One POST to an endpoint. The host is resolved once, every address checked, and the socket
  * connects to the checked address (a pinned `lookup`), so a DNS answer that changes between check
- * and connect (rebinding) cannot reach an internal address. Redirects are not followed; the
+ * and connect (rebinding) cannot reach an internal address. The connection is kept for the next
+ * attempt to the same endpoint and address (EndpointAgents). Redirects are not followed; the
  * response body is read up to 64 KiB; the whole exchange has WEBHOOKS_TIMEOUT_SECONDS (10).
  */
 @Injectable()
 export class WebhookSender implements BeforeApplicationShutdown {
   private readonly inFlight = new Set<AbortController>();
+  private readonly agents = new EndpointAgents();
   private stopped = false;
 
   constructor(private readonly config: AppConfig) {}
@@ -52,6 +62,7 @@ export class WebhookSender implements BeforeApplicationShutdown {
   beforeApplicationShutdown(): void {
     this.stopped = true;
     for (const controller of this.inFlight) controller.abort(new Error(INTERRUPTED));
+    this.agents.destroyAll();
   }
 
   async send(rawUrl: string, headers: Record<string, string>, body: string): Promise<SendResult> {
@@ -106,7 +117,26 @@ export class WebhookSender implements BeforeApplicationShutdown {
     return dnsLookup(host, { all: true, verbatim: true });
   }
 
-  private post(
+  /**
+   * A kept connection the endpoint closed just as it was reused fails before any answer: that
+   * attempt goes again at once on a new connection (webhooks are at-least-once, with one id).
+   */
+  private async post(
+    url: URL,
+    target: { address: string; family: number },
+    headers: Record<string, string>,
+    body: string,
+    signal: AbortSignal,
+  ): Promise<Answer> {
+    try {
+      return await this.postOnce(url, target, headers, body, signal);
+    } catch (err) {
+      if (!(err instanceof StaleConnection) || signal.aborted) throw err instanceof StaleConnection ? err.original : err;
+      return this.postOnce(url, target, headers, body, signal);
+    }
+  }
+
+  private postOnce(
     url: URL,
     target: { address: string; family: number },
     headers: Record<string, string>,
@@ -123,7 +153,7 @@ export class WebhookSender implements BeforeApplicationShutdown {
         url,
         {
           method: 'POST',
-          agent: false,
+          agent: this.agents.for(url, target.address),
           lookup: pinned,
           signal,
           headers: { ...headers, 'content-type': 'application/json', 'user-agent': USER_AGENT, 'content-length': Buffer.byteLength(body) },
@@ -157,7 +187,9 @@ export class WebhookSender implements BeforeApplicationShutdown {
           res.on('error', (err) => (size > RESPONSE_BODY_CAP ? undefined : reject(err)));
         },
       );
-      req.on('error', reject);
+      req.on('error', (err: NodeJS.ErrnoException) =>
+        reject(req.reusedSocket && STALE_CODES.has(err.code ?? '') ? new StaleConnection(err) : err),
+      );
       req.end(body);
     });
   }
