@@ -58,13 +58,16 @@ export class DiskSnapshots {
       await this.pool.copyFlat(uri, rootVolumeOf(instance.serviceId), volume);
       return { since, imageId, mode: 'copy', consistency: 'filesystem' };
     }
-    // A job left by an earlier try (its answer lost) is ours: adopted, not begun twice. A freeze it left is undone.
-    if (await this.backupRunning(instance, domain.name)) {
+    const target = `${await this.pool.path(uri)}/${volume}`;
+    const running = await this.runningBackupTarget(instance, domain.name);
+    if (running === target) {
+      // A job an earlier try began (its answer lost) is adopted, not begun twice; a freeze it left is undone.
       await this.thaw(instance, domain.name);
       return { since, imageId, mode: 'live', consistency: 'crash' };
     }
+    if (running !== null)
+      throw new ComputeProviderError('invalid_state', 'Another backup job runs on this machine; try again later.', true);
     await this.pool.remove(uri, volume);
-    const target = `${await this.pool.path(uri)}/${volume}`;
     const xml = `<domainbackup mode='push'><disks><disk name='${await this.rootTarget(instance, domain.name)}' backup='yes' type='file'>
 <driver type='qcow2'/><target file='${target}'/></disk></disks></domainbackup>`;
     const frozen = await this.freeze(instance, domain.name);
@@ -97,6 +100,13 @@ export class DiskSnapshots {
   private async backupRunning(instance: InstanceRef, name: string): Promise<boolean> {
     const job = jobOf(await this.domains.run(instance, ['domjobinfo', name]));
     return job.operation === 'Backup' && job.type !== 'None';
+  }
+
+  /** The file a running backup job writes (`backup-dumpxml`), or null when none runs. */
+  private async runningBackupTarget(instance: InstanceRef, name: string): Promise<string | null> {
+    if (!(await this.backupRunning(instance, name))) return null;
+    const xml = await this.domains.run(instance, ['backup-dumpxml', name]).catch(() => '');
+    return /<target file=['"]([^'"]+)['"]/.exec(xml)?.[1] ?? '';
   }
 
   /** The target name (`vda`) of the domain's root volume. */
