@@ -31,7 +31,7 @@ export function decodeSnapshotTask(taskId: string): SnapshotTask {
 }
 
 /** What `virsh domjobinfo` says: `Job type: Unbounded|Completed|Failed|None`, `Operation: Backup`. */
-function jobOf(output: string): { type: string; operation: string | null } {
+export function jobOf(output: string): { type: string; operation: string | null } {
   const field = (name: string) => new RegExp(`^${name}:\\s+(\\S+)`, 'm').exec(output)?.[1] ?? null;
   return { type: field('Job type') ?? 'None', operation: field('Operation') };
 }
