@@ -52,7 +52,16 @@ describe('VPS snapshots (simulator)', () => {
 
   /** The simulated hypervisor finishes the action's task now; resolves with the action once recorded. */
   async function finish(serviceId: string, actionId: string, bearer = owner.bearer): Promise<Action> {
-    await t.db.query(`UPDATE compute_simulator_tasks SET completes_at = now() WHERE id = $1`, [actionId]);
+    // The runner hands the task to the simulator once its job is taken: it may not be there yet.
+    await waitFor(
+      () =>
+        t.db.query(
+          `WITH done AS (UPDATE compute_simulator_tasks SET completes_at = now() WHERE id = $1 RETURNING id) SELECT id FROM done`,
+          [actionId],
+        ),
+      (rows: unknown[]) => rows.length === 1,
+      20_000,
+    );
     return waitFor(
       async () => (await api('get', `/api/services/${serviceId}/instance/actions/${actionId}`, bearer).expect(200)).body as Action,
       (action) => action.status !== 'running',
