@@ -15,7 +15,7 @@ import { waitFor, waitForOrFail } from './support/wait-for';
 /**
  * A snapshot of a running VPS on the local qemu:///system (issue 38), with the Debian test image
  * (cloud-init, qemu-guest-agent): a file written before the snapshot is on the disk rebuilt from
- * it, one written after is not. One guest for the whole file. PostgreSQL only, like the other
+ * it, one written after is not; stopped, the copy is flattened by libvirt. One guest for the whole file. PostgreSQL only, like the other
  * libvirt suites.
  */
 const onPostgres = TEST_DATABASE_URL !== undefined;
@@ -40,6 +40,7 @@ interface Ssh {
   let imageSlug: string;
   let vps: { id: string; instance: { ssh: { host: string; port: number } } };
   let snapshot: { id: string; slug: string };
+  let cold: string | undefined;
   const key = () => join(dir, 'key');
 
   beforeAll(async () => {
@@ -65,6 +66,7 @@ interface Ssh {
       await request(t.http).delete(`/api/images/${snapshot.id}`).set('Authorization', owner.bearer);
       await virsh('vol-delete', '--pool', POOL, `img-${snapshot.id}`).catch(() => undefined);
     }
+    if (cold) await virsh('vol-delete', '--pool', POOL, `img-${cold}`).catch(() => undefined);
     if (imageSlug) await runCliIn(t.app, ['image:remove', '--slug', imageSlug]);
     await t?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -158,6 +160,29 @@ interface Ssh {
       expect(await virsh('vol-dumpxml', '--pool', POOL, `svc-${vps.id}-root.qcow2`)).toContain(`img-${snapshot.id}`);
     },
     BOOT_MS * 2,
+  );
+
+  it(
+    'snapshots the VPS stopped: a flat copy of a disk that is itself built on a snapshot',
+    async () => {
+      const stop = await request(t.http).post(`/api/services/${vps.id}/instance/stop`).set('Authorization', owner.bearer).expect(202);
+      expect(await settle(stop.body.id)).toMatchObject({ status: 'succeeded' });
+      const started = await request(t.http)
+        .post(`/api/services/${vps.id}/instance/snapshots`)
+        .set('Authorization', owner.bearer)
+        .send({ name: 'stopped' })
+        .expect(202);
+      const done = await settle(started.body.id);
+      expect(done).toMatchObject({ status: 'succeeded', snapshot: { consistency: 'filesystem' } });
+      cold = done.snapshot.imageId;
+      const volume = await virsh('vol-dumpxml', '--pool', POOL, `img-${cold}`);
+      expect(volume).not.toContain('<backingStore>');
+      expect((await t.get(`/api/images/${cold}`, owner.bearer).expect(200)).body).toMatchObject({ status: 'available', type: 'snapshot' });
+      expect((await t.get(`/api/services/${vps.id}`, owner.bearer)).body.instance.powerState).toBe('stopped');
+      await request(t.http).delete(`/api/images/${cold}`).set('Authorization', owner.bearer).expect(204);
+      expect(await virsh('vol-list', POOL)).not.toContain(`img-${cold}`);
+    },
+    BOOT_MS,
   );
 
   it('keeps the snapshot while the VPS is built on it, and deletes it with its volume once the VPS is terminated', async () => {
