@@ -13,7 +13,7 @@ CACHE=${TEST_IMAGE_CACHE:-/var/cache/hosting-test-image}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SUITE=bookworm
 SIZE_MIB=2048
-PACKAGES="systemd-sysv udev dbus linux-image-cloud-amd64 cloud-init cloud-guest-utils openssh-server ifupdown isc-dhcp-client iproute2 netbase e2fsprogs"
+PACKAGES="systemd-sysv udev dbus linux-image-cloud-amd64 cloud-init cloud-guest-utils openssh-server ifupdown isc-dhcp-client iproute2 netbase e2fsprogs qemu-guest-agent"
 
 for tool in debootstrap extlinux qemu-img sfdisk losetup; do
   command -v "$tool" >/dev/null 2>&1 || { echo "build-test-image: $tool is missing (apt-get install debootstrap extlinux syslinux-common qemu-utils fdisk)" >&2; exit 1; }

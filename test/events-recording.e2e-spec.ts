@@ -47,6 +47,7 @@ describe('Activity log: every operation records one entry', () => {
   let recoveryCodes: string[];
   let password = PASSWORD;
   let serviceId: string;
+  let snapshotId: string;
   let storageId: string;
   let sshKeyId: string;
   let ticketId: string;
@@ -398,6 +399,35 @@ describe('Activity log: every operation records one entry', () => {
           actor: { type: 'api_key', id: keyId },
           entries: 2,
         };
+      },
+    ],
+    [
+      'instance snapshotted, then finished by the system with the consistency it reached',
+      async () => {
+        const started = await auth(api().post(`/api/services/${serviceId}/instance/snapshots`), keyBearer)
+          .send({ name: 'walk' })
+          .expect(202);
+        snapshotId = started.body.snapshot.imageId;
+        await actionDone(serviceId);
+        const finished = await waitFor(
+          () => newest('instance.action_succeeded'),
+          (e) => e?.details?.type === 'snapshot',
+        );
+        expect(finished.details).toMatchObject({ actionId: started.body.id, consistency: 'crash', sizeBytes: expect.any(Number) });
+        expect((await newest('instance.snapshot')).details).toMatchObject({ actionId: started.body.id, imageId: snapshotId, name: 'walk' });
+        return {
+          action: 'instance.snapshot',
+          entity: { type: 'service', id: serviceId },
+          actor: { type: 'api_key', id: keyId },
+          entries: 2,
+        };
+      },
+    ],
+    [
+      'snapshot deleted',
+      async () => {
+        await auth(api().delete(`/api/images/${snapshotId}`)).expect(204);
+        return { action: 'image.delete', entity: { type: 'image', id: snapshotId }, actor: { type: 'account', id: accountId } };
       },
     ],
     [

@@ -275,6 +275,34 @@ describe('hostctl: the command line against the API', () => {
     expect((await ok(['services', 'get', vpsId, '-o', 'json'])).json.instance.powerState).toBe('running');
   });
 
+  it('snapshots a VPS with --wait, lists the snapshot and deletes it', async () => {
+    const made = (await ok(['vps', 'snapshot', 'create', 'web-1', '--name', 'before-upgrade', '--wait', '-o', 'json'])).json;
+    expect(made).toMatchObject({
+      serviceId: vpsId,
+      type: 'snapshot',
+      status: 'succeeded',
+      snapshot: { imageId: expect.any(String), consistency: 'crash' },
+    });
+    const imageId = made.snapshot.imageId as string;
+    expect((await ok(['vps', 'snapshot', 'list', '-o', 'json'])).json).toEqual([
+      expect.objectContaining({
+        id: imageId,
+        type: 'snapshot',
+        name: 'before-upgrade',
+        status: 'available',
+        createdFrom: { serviceId: vpsId },
+      }),
+    ]);
+    expect((await ok(['vps', 'snapshot', 'list'])).stdout).toMatch(
+      new RegExp(`^${imageId}\\s+snapshot-\\S+\\s+before-upgrade\\s+${vpsId}\\s+\\d+\\s+available`, 'm'),
+    );
+    expect((await ok(['vps', 'snapshot', 'delete', imageId])).stdout).toMatch(`Snapshot ${imageId} deleted`);
+    expect((await ok(['vps', 'snapshot', 'list', '-o', 'json'])).json).toEqual([]);
+    const gone = await hostctl(['vps', 'snapshot', 'delete', imageId]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/status: 404\n\s+code: not_found/);
+  });
+
   it('on a terminal: colours unless NO_COLOR is set, and a progress line while --wait waits', async () => {
     const coloured = await hostctl(['services', 'list'], { tty: true });
     expect(coloured.code).toBe(0);

@@ -156,6 +156,22 @@ describe('MCP server at /mcp', () => {
     expect(rebuilt.structuredContent).toMatchObject({ serviceId: vpsId, type: 'rebuild', status: 'succeeded' });
   });
 
+  it('snapshots a VPS and waits for it, lists the snapshot with the images, and deletes it', async () => {
+    const client = await connect(owner.keyBearer);
+    const made = await call(client, 'vps_snapshot', { serviceId: vpsId, name: 'from mcp' });
+    expect(made.structuredContent).toMatchObject({
+      serviceId: vpsId,
+      type: 'snapshot',
+      status: 'succeeded',
+      snapshot: { consistency: 'crash' },
+    });
+    const imageId = (made.structuredContent as { snapshot: { imageId: string } }).snapshot.imageId;
+    const images = (await call(client, 'images_list', { pageSize: 100 })).structuredContent as { data: { id: string; type: string }[] };
+    expect(images.data.find((image) => image.id === imageId)).toMatchObject({ type: 'snapshot', name: 'from mcp', status: 'available' });
+    expect((await call(client, 'snapshot_delete', { imageId })).structuredContent).toEqual({ id: imageId, deleted: true });
+    await t.get(`/api/images/${imageId}`, owner.bearer).expect(404);
+  });
+
   it('opens, answers and closes a support ticket', async () => {
     const client = await connect(owner.keyBearer);
     const created = await call(client, 'ticket_create', {

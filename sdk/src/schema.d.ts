@@ -459,6 +459,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{id}/instance/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Snapshot a VPS instance into an image of the account
+         * @description Copies the VPS's disk, live when it runs, into a new image (`type: snapshot`, listed by GET /api/images, `creating` until the action ends) that rebuilds and new VPSes of this account can be built from. The action's `snapshot.consistency` says whether the guest's filesystems were frozen for the copy. At most SNAPSHOTS_PER_ACCOUNT snapshots per account (409 `quota_exceeded`).
+         */
+        post: operations["snapshotInstance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/services/{id}/instance/actions": {
         parameters: {
             query?: never;
@@ -585,7 +605,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the operating system images a VPS can be built from, newest first */
+        /** List the images a VPS can be built from, newest first: the system images and the account’s snapshots */
         get: operations["listImages"];
         put?: never;
         post?: never;
@@ -606,7 +626,11 @@ export interface paths {
         get: operations["getImage"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a snapshot
+         * @description Deletes one of the account’s snapshots and its disk on the hypervisor. System images cannot be deleted (403); a snapshot a VPS is built on (its disk is a copy-on-write layer over it) or still being made answers 409.
+         */
+        delete: operations["deleteImage"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1780,6 +1804,19 @@ export interface components {
             /** @example The hypervisor did not finish the action in time. */
             message: string;
         };
+        SnapshotActionResponse: {
+            /**
+             * Format: uuid
+             * @description The image the snapshot becomes (GET /api/images/{id}); `creating` until the action ends.
+             */
+            imageId: string;
+            /**
+             * @description Once succeeded: `filesystem` when the guest's filesystems were frozen for the copy (qemu-guest-agent answered) or the machine was stopped; `crash` when the disk was copied as a sudden power loss would leave it. Null until then.
+             * @example filesystem
+             * @enum {string|null}
+             */
+            consistency: "filesystem" | "crash" | null;
+        };
         InstanceActionResponse: {
             /**
              * Format: uuid
@@ -1795,7 +1832,7 @@ export interface components {
              * @example start
              * @enum {string}
              */
-            type: "start" | "stop" | "reboot" | "rebuild";
+            type: "start" | "stop" | "reboot" | "rebuild" | "snapshot";
             /**
              * @description running until the hypervisor reports the outcome.
              * @example running
@@ -1813,6 +1850,8 @@ export interface components {
             error: components["schemas"]["ActionErrorResponse"] | null;
             /** @description On success, how the hypervisor got there when it differs from what was asked (e.g. `forced_power_off`: the guest ignored the ACPI shutdown); null otherwise. */
             notice: components["schemas"]["ActionErrorResponse"] | null;
+            /** @description For a snapshot, the image it makes; null for other actions. */
+            snapshot: components["schemas"]["SnapshotActionResponse"] | null;
         };
         RebuildInstanceRequest: {
             /**
@@ -1828,6 +1867,13 @@ export interface components {
              *     ]
              */
             sshKeyIds?: string[];
+        };
+        CreateSnapshotRequest: {
+            /**
+             * @description What the snapshot is called in GET /api/images (1 to 100 characters).
+             * @example before-upgrade
+             */
+            name: string;
         };
         PaginatedInstanceActions: {
             /** @description One page of items. */
@@ -1964,6 +2010,13 @@ export interface components {
              */
             totalPages: number;
         };
+        ImageSourceResponse: {
+            /**
+             * Format: uuid
+             * @description The VPS service whose disk the snapshot copies (it may be terminated since).
+             */
+            serviceId: string;
+        };
         ImageResponse: {
             /** Format: uuid */
             id: string;
@@ -1974,6 +2027,12 @@ export interface components {
             slug: string;
             /** @example Debian 12 */
             name: string;
+            /**
+             * @description `system`: the operator's, offered to every account; `snapshot`: this account's own, made from one of its VPSes.
+             * @example system
+             * @enum {string}
+             */
+            type: "system" | "snapshot";
             /** @example debian */
             osFamily: string;
             /** @example 12 */
@@ -1984,11 +2043,18 @@ export interface components {
              */
             minDiskGb: number;
             /**
-             * @description Only available images can be installed, and only they are listed and shown to customers (an image still uploading is not).
+             * @description Bytes the image takes on the hypervisor (0 while a snapshot is being made).
+             * @example 338624512
+             */
+            sizeBytes: number;
+            /** @description For a snapshot, the VPS it was made from; null for a system image. */
+            createdFrom: components["schemas"]["ImageSourceResponse"] | null;
+            /**
+             * @description Only available images can be installed. System images are shown once available; a snapshot from the moment it is asked for (`creating` until its action ends).
              * @example available
              * @enum {string}
              */
-            status: "uploading" | "available";
+            status: "creating" | "uploading" | "available";
             /** Format: date-time */
             createdAt: string;
         };
@@ -2581,7 +2647,7 @@ export interface components {
              * @example instance.stop
              * @enum {string}
              */
-            action: "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable";
+            action: "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "image.delete" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable";
             /** @description The resource it is about; null if none. */
             entity: components["schemas"]["EventEntityRef"] | null;
             /** @description Who did it. */
@@ -2655,7 +2721,7 @@ export interface components {
              *       "ssh_key.create"
              *     ]
              */
-            events: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
+            events: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "image.delete" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
             /**
              * @description A note to recognise the endpoint by.
              * @example CI notifier
@@ -2788,7 +2854,7 @@ export interface components {
              */
             url?: string;
             /** @description Event types to deliver: activity actions such as `ssh_key.create` or `ticket.reply`, or `*` for every type (also those added later). */
-            events?: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
+            events?: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "image.delete" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
             /** @description false stops deliveries; true resumes them (and clears the failure streak). */
             enabled?: boolean;
             /** @description A new note; an empty string clears it. */
@@ -9238,6 +9304,303 @@ export interface operations {
             };
         };
     };
+    snapshotInstance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSnapshotRequest"];
+            };
+        };
+        responses: {
+            /** @description The action began; follow Location to see it finish. */
+            202: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description URL of the action. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceActionResponse"];
+                };
+            };
+            /**
+             * @description Bad Request (problem+json), with `code`:
+             *     - `invalid_input`: A parameter, header or the body is malformed or out of range; `errors` names each field.
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_input";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized (problem+json), with `code`:
+             *     - `unauthorized`: The bearer token is missing, invalid, expired or revoked (on `POST /api/auth/refresh`: the refresh token is invalid, expired or already used).
+             */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unauthorized";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden (problem+json), with `code`:
+             *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "insufficient_scope";
+                    };
+                };
+            };
+            /**
+             * @description Not Found (problem+json), with `code`:
+             *     - `not_found`: No such resource in this account (another account's resources are 404 too), or no such route.
+             */
+            404: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict (problem+json), with `code`:
+             *     - `invalid_state`: The resource is in a state that does not allow this (a suspended service, a stopped VPS for a console, a disabled webhook endpoint, ...); `detail` says which.
+             *     - `action_in_progress`: Another power action on this VPS is still running.
+             *     - `quota_exceeded`: A per-account limit is reached (API keys, SSH keys, webhook endpoints, open consoles); `detail` names it.
+             *     - `idempotency_key_in_progress`: A request with this Idempotency-Key is still being processed.
+             */
+            409: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_state" | "action_in_progress" | "quota_exceeded" | "idempotency_key_in_progress";
+                    };
+                };
+            };
+            /**
+             * @description Content Too Large (problem+json), with `code`:
+             *     - `payload_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type (problem+json), with `code`:
+             *     - `unsupported_media_type`: The request body is not JSON (`Content-Type: application/json`), or its encoding or charset is not supported.
+             */
+            415: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Content (problem+json), with `code`:
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
+             */
+            422: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests (problem+json), with `code`:
+             *     - `rate_limited`: Too many requests (or failed attempts) in the window of one of the limits.
+             */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error (problem+json), with `code`:
+             *     - `internal_error`: An unexpected error; nothing internal is shown.
+             */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable (problem+json), with `code`:
+             *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
+             */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unavailable";
+                    };
+                };
+            };
+        };
+    };
     listInstanceActions: {
         parameters: {
             query?: {
@@ -11165,6 +11528,222 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
                         code: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    deleteImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snapshot is gone. */
+            204: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Bad Request (problem+json), with `code`:
+             *     - `invalid_input`: A parameter, header or the body is malformed or out of range; `errors` names each field.
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_input";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized (problem+json), with `code`:
+             *     - `unauthorized`: The bearer token is missing, invalid, expired or revoked (on `POST /api/auth/refresh`: the refresh token is invalid, expired or already used).
+             */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unauthorized";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden (problem+json), with `code`:
+             *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `forbidden`: Not allowed with this credential: the operation needs an access token from a login (not an API key), or a new key would outlive the key creating it.
+             */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "insufficient_scope" | "forbidden";
+                    };
+                };
+            };
+            /**
+             * @description Not Found (problem+json), with `code`:
+             *     - `not_found`: No such resource in this account (another account's resources are 404 too), or no such route.
+             */
+            404: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict (problem+json), with `code`:
+             *     - `invalid_state`: The resource is in a state that does not allow this (a suspended service, a stopped VPS for a console, a disabled webhook endpoint, ...); `detail` says which.
+             */
+            409: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_state";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests (problem+json), with `code`:
+             *     - `rate_limited`: Too many requests (or failed attempts) in the window of one of the limits.
+             */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error (problem+json), with `code`:
+             *     - `internal_error`: An unexpected error; nothing internal is shown.
+             */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable (problem+json), with `code`:
+             *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
+             *     - `hypervisor_unavailable`: The hypervisor of this VPS cannot be reached.
+             */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unavailable" | "hypervisor_unavailable";
                     };
                 };
             };

@@ -97,6 +97,7 @@ describe('Services: VPS instance actions and console', () => {
         finishedAt: null,
         error: null,
         notice: null,
+        snapshot: null,
       });
       expect(res.headers.location).toBe(`${t.config.publicUrl}/api/services/${vps.id}/instance/actions/${res.body.id}`);
       const done = await settle(vps.id, res.body.id);

@@ -1,12 +1,14 @@
 import { Command, Option } from 'commander';
-import { HostingClient, Schemas, unwrap, waitForAction } from '@hosting-account/sdk';
+import { HostingClient, unwrap } from '@hosting-account/sdk';
+import { ActionFailedError, waitWithProgress } from '../action-wait';
 import { examples, parsePositiveInt, session } from '../command-context';
 import { format, printData, printDone, printObject } from '../output';
-import { progressLine } from '../progress';
 import { openConsolePage } from '../console-page';
 import { resolveServiceId } from '../service-ref';
+import { snapshotCommand } from './vps-snapshots';
 
-type Action = Schemas['InstanceActionResponse'];
+export { ActionFailedError } from '../action-wait';
+
 type PowerAction = 'start' | 'stop' | 'reboot';
 
 const DESCRIPTIONS: Record<PowerAction, string> = {
@@ -15,17 +17,10 @@ const DESCRIPTIONS: Record<PowerAction, string> = {
   reboot: 'Reboot a VPS',
 };
 
-export class ActionFailedError extends Error {
-  readonly failureCode = 'action_failed';
-
-  constructor(readonly action: Action) {
-    super(`${action.type} of ${action.serviceId} failed: ${action.error?.code ?? 'unknown'}: ${action.error?.message ?? ''}`);
-  }
-}
-
 export function vpsCommand(): Command {
-  const vps = new Command('vps').description('Power actions and the console of your virtual servers');
+  const vps = new Command('vps').description('Power actions, snapshots and the console of your virtual servers');
   for (const type of ['start', 'stop', 'reboot'] as const) vps.addCommand(powerCommand(type));
+  vps.addCommand(snapshotCommand());
 
   vps
     .command('console')
@@ -85,13 +80,4 @@ function post(api: HostingClient, type: PowerAction, id: string) {
   if (type === 'start') return api.POST('/api/services/{id}/instance/start', params);
   if (type === 'stop') return api.POST('/api/services/{id}/instance/stop', params);
   return api.POST('/api/services/{id}/instance/reboot', params);
-}
-
-async function waitWithProgress(api: HostingClient, action: Action, timeoutSeconds: number): Promise<Action> {
-  const progress = progressLine(`${action.type} of ${action.serviceId}`);
-  try {
-    return await waitForAction(api, action.serviceId, action.id, { timeoutMs: timeoutSeconds * 1000, intervalMs: 500 });
-  } finally {
-    progress.stop();
-  }
 }

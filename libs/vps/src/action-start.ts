@@ -1,13 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ActivityLog, Principal, Problem } from '@app/core';
+import { CreateSnapshotRequest } from './dto/create-snapshot.request';
 import { RebuildInstanceRequest } from './dto/rebuild-instance.request';
 import { bootOf, GuestSetup, hostnameOf } from './guest-setup';
-import { ActionRow, InstanceActionsRepository, RebuildParams } from './instance-actions.repository';
+import { SnapshotImages } from './images/snapshot-images';
+import { ActionRow, InstanceActionsRepository, RebuildParams, SnapshotParams } from './instance-actions.repository';
 import { planAction } from './power-state-machine';
 import { VpsInstancesRepository } from './vps-instances.repository';
 import type { VpsState } from './vps-states';
 import type { ActionType, PowerState } from './vps.types';
+
+/** What a rebuild or a snapshot is asked with (the power actions take nothing). */
+export type ActionInput = { rebuild: RebuildInstanceRequest } | { snapshot: CreateSnapshotRequest };
 
 /**
  * The decision and the writes of a power action, inside the caller's transaction that holds the
@@ -20,6 +25,7 @@ export class ActionStart {
     private readonly instances: VpsInstancesRepository,
     private readonly guests: GuestSetup,
     private readonly activity: ActivityLog,
+    private readonly snapshots: SnapshotImages,
   ) {}
 
   async begin(
@@ -27,16 +33,19 @@ export class ActionStart {
     caller: Principal,
     service: VpsState & { powerState: PowerState },
     type: ActionType,
-    rebuild?: RebuildInstanceRequest,
+    input?: ActionInput,
   ): Promise<ActionRow> {
     const { accountId } = caller;
     const serviceId = service.id;
     // The request's own faults (an unknown image, another account's key) come before the machine's state.
-    const params = rebuild ? await this.rebuildParams(m, accountId, serviceId, service.name, rebuild) : null;
+    const params = input && 'rebuild' in input ? await this.rebuildParams(m, accountId, serviceId, service.name, input.rebuild) : null;
     const actionRunning = await this.actions.hasRunning(m, serviceId);
     const plan = planAction({ serviceStatus: service.status, powerState: service.powerState, actionRunning }, type);
     if (!plan.ok) throw Problem.conflict(plan.code, plan.detail);
-    const action = await this.actions.insertRunning(m, serviceId, type, service.powerState, params?.recorded);
+    // The account's limit is counted once the machine may be snapshotted: a refused action reserves nothing.
+    const snapshot = input && 'snapshot' in input ? await this.snapshotParams(m, accountId, serviceId, input.snapshot) : null;
+    const recorded = params?.recorded ?? snapshot?.recorded ?? null;
+    const action = await this.actions.insertRunning(m, serviceId, type, service.powerState, recorded);
     await this.instances.setPowerState(m, serviceId, plan.transitional);
     if (params) await this.instances.setImage(m, serviceId, params.recorded.boot.imageId);
     await this.activity.record(m, {
@@ -44,9 +53,20 @@ export class ActionStart {
       caller,
       action: `instance.${type}`,
       entity: { type: 'service', id: serviceId },
-      details: { actionId: action.id, ...params?.details },
+      details: { actionId: action.id, ...(params ?? snapshot)?.details },
     });
     return action;
+  }
+
+  private async snapshotParams(
+    m: EntityManager,
+    accountId: string,
+    serviceId: string,
+    input: CreateSnapshotRequest,
+  ): Promise<{ recorded: SnapshotParams; details: Record<string, unknown> }> {
+    const facts = await this.instances.guestOf(m, serviceId);
+    const image = await this.snapshots.reserve(m, accountId, { serviceId, ...facts }, input.name);
+    return { recorded: { snapshot: { imageId: image.id } }, details: { imageId: image.id, slug: image.slug, name: image.name } };
   }
 
   private async rebuildParams(

@@ -41,7 +41,7 @@ export class GuestSetup {
     accountId: string,
     request: { image: string; diskGb: number; sshKeyIds: 'all' | string[] },
   ): Promise<GuestPlan> {
-    const image = await this.images.requireInstallable(manager, request.image, request.diskGb);
+    const image = await this.images.requireInstallable(manager, accountId, request.image, request.diskGb);
     const keys = await this.keys.keysFor(manager, accountId, request.sshKeyIds);
     return {
       image,

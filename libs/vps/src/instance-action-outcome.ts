@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ActivityLog, domainEvent, TransactionRunner } from '@app/core';
 import { ServiceOwnership } from '@app/services';
 import { ActionNote, ComputeProvider, instanceRef, TaskStatus } from './compute/compute-provider';
+import { SnapshotImages } from './images/snapshot-images';
 import { InstanceActionsRepository, PendingAction } from './instance-actions.repository';
 import { isTransitional, targetOf } from './power-state-machine';
 import { VpsInstancesRepository } from './vps-instances.repository';
@@ -23,21 +24,30 @@ export class InstanceActionOutcome {
     private readonly compute: ComputeProvider,
     private readonly tx: TransactionRunner,
     private readonly activity: ActivityLog,
+    private readonly snapshots: SnapshotImages,
   ) {}
 
   async record(action: PendingAction, outcome: Outcome): Promise<void> {
     const reported = await this.compute.powerState(instanceRef(action.serviceId, action)).catch(() => null);
-    const fallback = outcome.state === 'succeeded' ? targetOf(action.type) : action.fromState;
+    const fallback = outcome.state === 'succeeded' ? targetOf(action.type, action.fromState) : action.fromState;
     const powerState = reported && !isTransitional(reported) ? reported : fallback;
     const error = outcome.state === 'failed' ? clip(outcome.error) : null;
     const notice = outcome.state === 'succeeded' && outcome.notice ? clip(outcome.notice) : null;
+    const result = outcome.state === 'succeeded' ? (outcome.result ?? null) : null;
+    const snapshotId = action.params && 'snapshot' in action.params ? action.params.snapshot.imageId : null;
+    let discard = false;
 
     await this.tx.run(async (m, publish) => {
       // Same lock order as a new request: the service row first.
       const service = await this.ownership.lockById(m, action.serviceId);
       if (!service) return;
-      if (!(await this.actions.finish(m, action.id, { status: outcome.state, error, notice }))) return; // another replica recorded it first
+      if (!(await this.actions.finish(m, action.id, { status: outcome.state, error, notice, result }))) return; // another replica recorded it first
       await this.instances.setPowerState(m, action.serviceId, powerState);
+      if (snapshotId) {
+        // A snapshot without its size (an adapter that said nothing) is not worth keeping.
+        discard = !result;
+        await this.snapshots.settle(m, snapshotId, result?.sizeBytes ?? null);
+      }
       publish(
         domainEvent<InstanceActionFinishedEvent>(
           outcome.state === 'succeeded' ? 'instance.action_succeeded' : 'instance.action_failed',
@@ -58,9 +68,16 @@ export class InstanceActionOutcome {
         entity: { type: 'service', id: action.serviceId },
         status: outcome.state,
         actor: { type: 'system', id: null, name: null },
-        details: { actionId: action.id, type: action.type, errorCode: error?.code ?? null, errorMessage: error?.message ?? null },
+        details: {
+          actionId: action.id,
+          type: action.type,
+          errorCode: error?.code ?? null,
+          errorMessage: error?.message ?? null,
+          ...(result && { consistency: result.consistency, sizeBytes: result.sizeBytes }),
+        },
       });
     });
+    if (discard && snapshotId) await this.snapshots.discardVolume(snapshotId);
   }
 }
 

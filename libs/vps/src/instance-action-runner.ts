@@ -96,11 +96,16 @@ export class InstanceActionRunner {
 
   private begin(action: PendingAction): Promise<string> {
     const ref = refOf(action);
+    const { params } = action;
+    if (action.type === 'snapshot') {
+      if (!params || !('snapshot' in params)) throw new ComputeProviderError('invalid_state', 'The snapshot has no image recorded.');
+      return this.compute.snapshotMachine(ref, params.snapshot.imageId, action.id);
+    }
     if (action.type !== 'rebuild') return this.compute.powerAction(ref, action.type, action.id);
-    if (!action.params) throw new ComputeProviderError('invalid_state', 'The rebuild has no image recorded.');
+    if (!params || !('boot' in params)) throw new ComputeProviderError('invalid_state', 'The rebuild has no image recorded.');
     // A new instance-id per rebuild makes cloud-init run its first-boot modules (keys, host name) again.
-    const boot = { ...action.params.boot, seed: { ...action.params.boot.seed, instanceId: `iid-${action.id}` } };
-    return this.compute.rebuildMachine(ref, boot, action.params.network, action.id);
+    const boot = { ...params.boot, seed: { ...params.boot.seed, instanceId: `iid-${action.id}` } };
+    return this.compute.rebuildMachine(ref, boot, params.network, action.id);
   }
 }
 

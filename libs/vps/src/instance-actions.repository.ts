@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { isoText, pageOfRows, PageQuery, RowsPage, runSql, sqlFirst, sqlRows } from '@app/core';
-import type { ActionNote, GuestBoot, GuestNetwork } from './compute/compute-provider';
-import type { ActionStatus, ActionType, PowerState } from './vps.types';
+import type { ActionNote, ActionResult, GuestBoot, GuestNetwork } from './compute/compute-provider';
+import type { ActionStatus, ActionType, PowerState, SnapshotConsistency } from './vps.types';
 
 /** What a rebuild installs (the seed's instance-id is the action's). */
 export interface RebuildParams {
@@ -10,8 +10,16 @@ export interface RebuildParams {
   network: GuestNetwork | null;
 }
 
+/** The image a snapshot fills. */
+export interface SnapshotParams {
+  snapshot: { imageId: string };
+}
+
+export type ActionParams = RebuildParams | SnapshotParams;
+
 const ACTION_COLUMNS = `id, service_id, type, status, ${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at,
-       error_code, error_message, notice_code, notice_message`;
+       error_code, error_message, notice_code, notice_message,
+       params->'snapshot'->>'imageId' AS snapshot_image_id, result->>'consistency' AS consistency`;
 
 export interface ActionRow {
   id: string;
@@ -24,6 +32,8 @@ export interface ActionRow {
   error_message: string | null;
   notice_code: string | null;
   notice_message: string | null;
+  snapshot_image_id: string | null;
+  consistency: SnapshotConsistency | null;
 }
 
 /** What the runner needs to drive an action: the action and where its machine is. */
@@ -37,14 +47,15 @@ export interface PendingAction {
   startedAt: Date;
   region: string | null;
   providerRef: string | null;
-  /** A rebuild's image, keys and network. */
-  params: RebuildParams | null;
+  /** A rebuild's image, keys and network; a snapshot's image. */
+  params: ActionParams | null;
 }
 
 export interface ActionOutcome {
   status: Exclude<ActionStatus, 'running'>;
   error: ActionNote | null;
   notice: ActionNote | null;
+  result?: ActionResult | null;
 }
 
 /** All SQL on instance_actions. Reads name the service, whose ownership the caller has checked. */
@@ -62,7 +73,7 @@ export class InstanceActionsRepository {
     serviceId: string,
     type: ActionType,
     fromState: PowerState,
-    params: RebuildParams | null = null,
+    params: ActionParams | null = null,
   ): Promise<ActionRow> {
     const action = await sqlFirst<ActionRow>(
       manager,
@@ -125,14 +136,23 @@ export class InstanceActionsRepository {
 
   /** Records the outcome of a still running action; false if it was recorded already (by another replica). */
   async finish(manager: EntityManager, id: string, outcome: ActionOutcome): Promise<boolean> {
-    const { error, notice } = outcome;
+    const { error, notice, result } = outcome;
     const finished = await sqlRows(
       manager,
       `WITH done AS (
-         UPDATE instance_actions SET status = $2, finished_at = now(), error_code = $3, error_message = $4, notice_code = $5, notice_message = $6
+         UPDATE instance_actions SET status = $2, finished_at = now(), error_code = $3, error_message = $4, notice_code = $5, notice_message = $6,
+                result = $7::jsonb
           WHERE id = $1 AND status = 'running' RETURNING id
        ) SELECT id FROM done`,
-      [id, outcome.status, error?.code ?? null, error?.message ?? null, notice?.code ?? null, notice?.message ?? null],
+      [
+        id,
+        outcome.status,
+        error?.code ?? null,
+        error?.message ?? null,
+        notice?.code ?? null,
+        notice?.message ?? null,
+        result ? JSON.stringify(result) : null,
+      ],
     );
     return finished.length > 0;
   }

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, isUniqueViolation, Principal, Problem, TransactionRunner } from '@app/core';
-import { ActionStart } from './action-start';
+import { ActionInput, ActionStart } from './action-start';
 import { InstanceActionResponse } from './dto/instance-action.response';
 import { InstanceActionJob } from './instance-action.job';
-import { RebuildInstanceRequest } from './dto/rebuild-instance.request';
 import { PowerStateSync } from './power-state-sync';
 import { VpsOwnership } from './vps-ownership';
 import { VpsStates } from './vps-states';
@@ -25,7 +24,7 @@ export class InstanceActionsService {
    * concurrent requests exactly one begins; its job, queued in the same transaction, drives the provider
    * once this process's worker is woken after COMMIT.
    */
-  async request(caller: Principal, serviceId: string, type: ActionType, rebuild?: RebuildInstanceRequest): Promise<InstanceActionResponse> {
+  async request(caller: Principal, serviceId: string, type: ActionType, input?: ActionInput): Promise<InstanceActionResponse> {
     const { accountId } = caller;
     // The decision follows the machine's real state (a guest may have shut itself down), asked outside the lock.
     await this.sync.refreshForAccount(accountId, serviceId);
@@ -35,7 +34,7 @@ export class InstanceActionsService {
         if (!service) throw Problem.notFound('Service');
         const { powerState } = service;
         if (!powerState) throw VpsOwnership.noInstance();
-        const action = await this.start.begin(m, caller, { ...service, powerState }, type, rebuild);
+        const action = await this.start.begin(m, caller, { ...service, powerState }, type, input);
         await this.actionJob.enqueue(m, action.id);
         return action;
       })

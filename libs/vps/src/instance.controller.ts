@@ -15,6 +15,7 @@ import {
 } from '@app/core';
 import { ConsoleIssuer } from './console/console-issuer';
 import { ConsoleSessionResponse } from './dto/console-session.response';
+import { CreateSnapshotRequest } from './dto/create-snapshot.request';
 import { InstanceActionResponse } from './dto/instance-action.response';
 import { RebuildInstanceRequest } from './dto/rebuild-instance.request';
 import { InstanceActionHistory } from './instance-action-history';
@@ -97,7 +98,27 @@ export class InstanceController {
     @Body() body: RebuildInstanceRequest,
     @Res({ passthrough: true }) res: Response,
   ): Promise<InstanceActionResponse> {
-    return this.accepted(res, this.actions.request(principal, id, 'rebuild', body));
+    return this.accepted(res, this.actions.request(principal, id, 'rebuild', { rebuild: body }));
+  }
+
+  @Post('snapshots')
+  @Idempotent()
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Snapshot a VPS instance into an image of the account',
+    description:
+      "Copies the VPS's disk, live when it runs, into a new image (`type: snapshot`, listed by GET /api/images, `creating` until the action ends) that rebuilds and new VPSes of this account can be built from. The action's `snapshot.consistency` says whether the guest's filesystems were frozen for the copy. At most SNAPSHOTS_PER_ACCOUNT snapshots per account (409 `quota_exceeded`).",
+    operationId: 'snapshotInstance',
+  })
+  @ApiAcceptedResponse(ACCEPTED)
+  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'action_in_progress', 'quota_exceeded'] }, 422, 429)
+  snapshot(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam() id: string,
+    @Body() body: CreateSnapshotRequest,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<InstanceActionResponse> {
+    return this.accepted(res, this.actions.request(principal, id, 'snapshot', { snapshot: body }));
   }
 
   @Get('actions')

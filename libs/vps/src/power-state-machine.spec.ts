@@ -11,7 +11,12 @@ describe('power state machine', () => {
     ['reboot', 'running', 'starting', 'running'],
   ] as const)('%s from %s passes through %s to %s', (type, from, transitional, target) => {
     expect(planAction(idle(from), type)).toEqual({ ok: true, transitional, target });
-    expect(targetOf(type)).toBe(target);
+    expect(targetOf(type, from)).toBe(target);
+  });
+
+  it.each(['running', 'stopped'] as const)('snapshots a %s machine without changing its state', (state) => {
+    expect(planAction(idle(state), 'snapshot')).toEqual({ ok: true, transitional: state, target: state });
+    expect(targetOf('snapshot', state)).toBe(state);
   });
 
   it.each([
@@ -22,7 +27,7 @@ describe('power state machine', () => {
     expect(planAction(idle(state), type)).toMatchObject({ ok: false, code: 'invalid_state' });
   });
 
-  it.each(['start', 'stop', 'reboot', 'rebuild'] as const)(
+  it.each(['start', 'stop', 'reboot', 'rebuild', 'snapshot'] as const)(
     'refuses %s while the machine is being made, and when it is in error',
     (type) => {
       expect(planAction(idle('provisioning'), type)).toMatchObject({ ok: false, code: 'action_in_progress' });
@@ -42,7 +47,7 @@ describe('power state machine', () => {
   });
 
   it('refuses any action while another runs or the instance is in transition (action_in_progress)', () => {
-    for (const type of ['start', 'stop', 'reboot'] as ActionType[]) {
+    for (const type of ['start', 'stop', 'reboot', 'snapshot'] as ActionType[]) {
       expect(planAction({ serviceStatus: 'active', powerState: 'running', actionRunning: true }, type)).toMatchObject({
         code: 'action_in_progress',
       });

@@ -20,15 +20,20 @@ const TRANSITIONS: Record<ActionType, { from: PowerState[]; transitional: PowerS
   reboot: { from: ['running'], transitional: 'starting', target: 'running' },
   // A rebuild wipes the disk whatever the machine is doing, and boots the new system.
   rebuild: { from: ['running', 'stopped'], transitional: 'starting', target: 'running' },
+  // A snapshot copies the disk of a machine that stays as it is (live when running).
+  snapshot: { from: ['running', 'stopped'], transitional: 'running', target: 'running' },
 };
+
+/** Actions that leave the machine in the state they found it in. */
+const KEEPS_STATE: readonly ActionType[] = ['snapshot'];
 
 export const isTransitional = (state: PowerState): boolean => state === 'starting' || state === 'stopping';
 
 /** A machine that is up or down and nothing is changing it (not being made, not in error). */
 export const isSettled = (state: PowerState): boolean => state === 'running' || state === 'stopped';
 
-/** Power state at the end of a successful action. */
-export const targetOf = (type: ActionType): PowerState => TRANSITIONS[type].target;
+/** Power state at the end of a successful action begun from `from`. */
+export const targetOf = (type: ActionType, from: PowerState): PowerState => (KEEPS_STATE.includes(type) ? from : TRANSITIONS[type].target);
 
 /**
  * Whether a power action may begin: the VPS must be active, idle (no other action, no transition)
@@ -61,5 +66,6 @@ export function planAction(instance: InstanceSnapshot, type: ActionType): Action
       type === 'reboot' ? 'The instance is stopped; start it instead of rebooting.' : `The instance is already ${instance.powerState}.`;
     return { ok: false, code: 'invalid_state', detail };
   }
+  if (KEEPS_STATE.includes(type)) return { ok: true, transitional: instance.powerState, target: instance.powerState };
   return { ok: true, transitional: transition.transitional, target: transition.target };
 }

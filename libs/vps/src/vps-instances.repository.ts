@@ -18,10 +18,11 @@ export interface NewInstances {
   diskGb: number | null;
 }
 
-/** What a rebuild needs of a VPS besides its service row. */
+/** What a rebuild or a snapshot needs of a VPS besides its service row. */
 export interface GuestFacts {
   diskGb: number | null;
   network: GuestNetwork | null;
+  imageId: string | null;
 }
 
 /** A settled VPS of a live service, as the reconciler compares it with its machine. */
@@ -107,12 +108,12 @@ export class VpsInstancesRepository {
   }
 
   async guestOf(manager: EntityManager, serviceId: string): Promise<GuestFacts> {
-    const row = await sqlFirst<{ disk_gb: number | null; network: GuestNetwork | null }>(
+    const row = await sqlFirst<{ disk_gb: number | null; network: GuestNetwork | null; image_id: string | null }>(
       manager,
-      `SELECT disk_gb, network FROM vps_instances WHERE service_id = $1`,
+      `SELECT disk_gb, network, image_id FROM vps_instances WHERE service_id = $1`,
       [serviceId],
     );
-    return { diskGb: row?.disk_gb ?? null, network: row?.network ?? null };
+    return { diskGb: row?.disk_gb ?? null, network: row?.network ?? null, imageId: row?.image_id ?? null };
   }
 
   async setImage(manager: EntityManager, serviceId: string, imageId: string): Promise<void> {

@@ -13,6 +13,8 @@ export const VPS_ACTIONS = declareActivityActions(31, [
   'instance.provision_failed',
   'instance.power_state_observed',
   'instance.machine_missing',
+  'instance.snapshot',
+  'image.delete',
 ] as const);
 
 export type InstanceActionFinishedEvent = DomainEventBase<

@@ -24,6 +24,7 @@ import { ImageStore, SimulatedImageStore } from './images/image-store';
 import { ImagesDemoSeeder } from './images/images.demo';
 import { ImagesRepository } from './images/images.repository';
 import { ImagesService } from './images/images.service';
+import { SnapshotImages } from './images/snapshot-images';
 import { InstanceActionHistory } from './instance-action-history';
 import { InstanceActionOutcome } from './instance-action-outcome';
 import { InstanceActionRunner } from './instance-action-runner';
@@ -93,6 +94,7 @@ import { VpsStates } from './vps-states';
     SimulatorTasksRepository,
     ImagesRepository,
     ImagesService,
+    SnapshotImages,
     GuestSetup,
     NetworkAllocator,
     NetworkLeasesRepository,

@@ -10,10 +10,14 @@ export function publicPowerState(state: PowerState): PublicPowerState {
   return state === 'error' ? 'stopped' : state;
 }
 
-export const ACTION_TYPES = ['start', 'stop', 'reboot', 'rebuild'] as const;
+export const ACTION_TYPES = ['start', 'stop', 'reboot', 'rebuild', 'snapshot'] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
 
 export const ACTION_STATUSES = ['running', 'succeeded', 'failed'] as const;
 export type ActionStatus = (typeof ACTION_STATUSES)[number];
+
+/** How consistent a snapshot's disk is: frozen filesystems (guest agent, or a stopped machine), or as after a power cut. */
+export const SNAPSHOT_CONSISTENCIES = ['filesystem', 'crash'] as const;
+export type SnapshotConsistency = (typeof SNAPSHOT_CONSISTENCIES)[number];
 
 export const VPS_REGIONS = ['eu-central', 'eu-west', 'us-east'] as const;

@@ -108,6 +108,20 @@ export const SERVICE_TOOLS = [
     },
   }),
   defineTool({
+    name: 'vps_snapshot',
+    title: 'Snapshot a VPS',
+    description:
+      'Copies a VPS disk (live when it runs) into a snapshot image of the account, which vps_rebuild takes as its image. Waits for the action (progress notifications) unless wait is false; the result is the action, with the image id and the consistency reached.',
+    scope: 'write',
+    annotations: writes({ destructive: false, idempotent: false }),
+    input: { serviceId, name: z.string().min(1).max(100).describe('What the snapshot is called'), ...waiting },
+    output: action,
+    run: async (args, context) => {
+      const params = { params: { path: { id: args.serviceId } }, body: { name: args.name } };
+      return settle(await unwrap(context.api.POST('/api/services/{id}/instance/snapshots', params)), args, context);
+    },
+  }),
+  defineTool({
     name: 'vps_actions_list',
     title: 'VPS action history',
     description: 'The power actions and rebuilds of a VPS, newest first, with how each ended (status, error).',
@@ -132,12 +146,25 @@ export const SERVICE_TOOLS = [
   defineTool({
     name: 'images_list',
     title: 'List images',
-    description: 'Operating system images a VPS can be rebuilt from.',
+    description: 'Images a VPS can be rebuilt from: the system images (type system) and the account snapshots (type snapshot).',
     scope: 'read',
     annotations: READS,
     input: { ...paging },
     output: pageOf(image),
     run: (query, { api }) => unwrap(api.GET('/api/images', { params: { query } })),
+  }),
+  defineTool({
+    name: 'snapshot_delete',
+    title: 'Delete a snapshot',
+    description: 'Deletes a snapshot image of the account (images_list, type snapshot) and its disk. Ask the user to confirm first.',
+    scope: 'write',
+    annotations: writes({ destructive: true, idempotent: true }),
+    input: { imageId: uuid('The snapshot image id (images_list)') },
+    output: z.looseObject({ id: z.string(), deleted: z.boolean() }),
+    run: async ({ imageId }, { api }) => {
+      await unwrap(api.DELETE('/api/images/{id}', { params: { path: { id: imageId } } }));
+      return { id: imageId, deleted: true };
+    },
   }),
   defineTool({
     name: 'storage_credentials_get',

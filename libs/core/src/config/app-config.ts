@@ -149,6 +149,8 @@ export class AppConfig {
   computeStopTimeoutSeconds: number;
   /** Tries of an action while the hypervisor cannot be reached, before it fails with hypervisor_unavailable. */
   computeRetryAttempts: number;
+  /** Snapshots an account may keep (those being made count). */
+  snapshotsPerAccount: number;
   libvirt: LibvirtConfig;
   network: NetworkConfig;
   objectStorage: ObjectStorageConfig;

@@ -231,6 +231,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
     computeProvider: env.oneOf('COMPUTE_PROVIDER', ['simulator', 'libvirt'] as const, 'simulator'),
     computeStopTimeoutSeconds: env.int('COMPUTE_STOP_TIMEOUT_SECONDS', 60, 1, 3600),
     computeRetryAttempts: env.int('COMPUTE_RETRY_ATTEMPTS', 6, 1, 20),
+    snapshotsPerAccount: env.int('SNAPSHOTS_PER_ACCOUNT', 10, 0, 10_000),
     libvirt: libvirtConfig(env),
     network: networkConfig(env),
     objectStorage: objectStorageConfig(env),

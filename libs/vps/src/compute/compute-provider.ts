@@ -1,4 +1,4 @@
-import type { ActionType, PowerState } from '../vps.types';
+import type { ActionType, PowerState, SnapshotConsistency } from '../vps.types';
 
 /** Which machine: our service id, and the hypervisor's own id when provisioning recorded one. */
 export interface InstanceRef {
@@ -19,8 +19,18 @@ export interface ActionNote {
   message: string;
 }
 
-/** `notice` on success: the hypervisor reached the target another way than asked (e.g. a forced power-off). */
-export type TaskStatus = { state: 'running' } | { state: 'succeeded'; notice?: ActionNote } | { state: 'failed'; error: ActionNote };
+/** What a finished snapshot made: the image's bytes on the hypervisor, and how consistent its disk is. */
+export interface ActionResult {
+  sizeBytes: number;
+  consistency: SnapshotConsistency;
+}
+
+/**
+ * `notice` on success: the hypervisor reached the target another way than asked (e.g. a forced
+ * power-off); `result`: what a snapshot made.
+ */
+export type TaskStatus =
+  { state: 'running' } | { state: 'succeeded'; notice?: ActionNote; result?: ActionResult } | { state: 'failed'; error: ActionNote };
 
 export interface AddressLease {
   address: string;
@@ -160,6 +170,15 @@ export abstract class ComputeProvider {
    */
   rebuildMachine(_instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null, idempotencyKey: string): Promise<string> {
     return this.powerAction(_instance, 'rebuild', idempotencyKey);
+  }
+
+  /**
+   * Begins a snapshot: a standalone copy of the machine's root disk (no backing file) that becomes
+   * the image `imageId`'s disk, taken live when the machine runs. Its task ends with a `result`.
+   * Returns a task handle polled with taskStatus (same key rules as powerAction).
+   */
+  snapshotMachine(_instance: InstanceRef, _imageId: string, _idempotencyKey: string): Promise<string> {
+    return Promise.reject(new ComputeProviderError('unsupported', 'This hypervisor cannot take snapshots.'));
   }
 
   /** Powers off and deletes the machine of a terminated VPS, with its root disk and seed; another deployment's machine stays. */

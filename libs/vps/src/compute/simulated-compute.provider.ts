@@ -7,6 +7,8 @@ import { SimulatorTasksRepository } from './simulator-tasks.repository';
 import type { ActionType, PowerState } from '../vps.types';
 
 const VNC_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+/** A simulated snapshot holds what a small system with some data would: 300 MB to 1.5 GB. */
+const SNAPSHOT_BYTES = { min: 300_000_000, max: 1_500_000_000 };
 
 /**
  * The default adapter: a hypervisor that exists only as rows in compute_simulator_tasks. Each
@@ -28,10 +30,24 @@ export class SimulatedComputeProvider extends ComputeProvider {
     return idempotencyKey;
   }
 
+  /** A row with the copy's size; the simulated guest has no agent, so a running machine's copy is crash-consistent. */
+  override async snapshotMachine(instance: InstanceRef, _imageId: string, idempotencyKey: string): Promise<string> {
+    const size = randomInt(SNAPSHOT_BYTES.min, SNAPSHOT_BYTES.max);
+    await this.tasks.insert(idempotencyKey, refOf(instance), 'snapshot', this.config.computeTransitionDelayMs, size);
+    const stopped = (await this.powerState(instance)) === 'stopped';
+    return `${idempotencyKey}:${stopped ? 'filesystem' : 'crash'}`;
+  }
+
   async taskStatus(_instance: InstanceRef, taskId: string): Promise<TaskStatus> {
-    const task = await this.tasks.find(taskId);
+    const [id, consistency] = taskId.split(':');
+    const task = await this.tasks.find(id);
     if (!task) return { state: 'failed', error: { code: 'task_not_found', message: 'The hypervisor has no record of this task.' } };
-    return task.done ? { state: 'succeeded' } : { state: 'running' };
+    if (!task.done) return { state: 'running' };
+    if (task.type !== 'snapshot') return { state: 'succeeded' };
+    return {
+      state: 'succeeded',
+      result: { sizeBytes: Number(task.size_bytes), consistency: consistency === 'filesystem' ? 'filesystem' : 'crash' },
+    };
   }
 
   async powerState(instance: InstanceRef): Promise<PowerState | null> {
@@ -49,8 +65,9 @@ export class SimulatedComputeProvider extends ComputeProvider {
     return { protocol: 'vnc', host, port, password };
   }
 
+  /** At least once a second, so a task made to finish early (a test ends a long one) is seen soon. */
   pollIntervalMs(): number {
-    return this.config.computeTransitionDelayMs;
+    return Math.min(this.config.computeTransitionDelayMs, 1000);
   }
 }
 

@@ -6,6 +6,8 @@ import type { ActionType } from '../vps.types';
 export interface SimulatorTaskRow {
   type: ActionType;
   done: boolean;
+  /** A snapshot's bytes; null for other tasks. */
+  size_bytes: string | null;
 }
 
 /** The simulated hypervisor's memory: compute_simulator_tasks, one row a task. */
@@ -14,30 +16,31 @@ export class SimulatorTasksRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** A task that finishes `delayMs` from now; the same id again is a no-op. */
-  async insert(id: string, instanceRef: string, type: ActionType, delayMs: number): Promise<void> {
+  async insert(id: string, instanceRef: string, type: ActionType, delayMs: number, sizeBytes: number | null = null): Promise<void> {
     await runSql(
       this.dataSource,
-      `INSERT INTO compute_simulator_tasks (id, instance_ref, type, completes_at)
-       VALUES ($1, $2, $3, now() + $4::double precision * interval '1 millisecond')
+      `INSERT INTO compute_simulator_tasks (id, instance_ref, type, completes_at, size_bytes)
+       VALUES ($1, $2, $3, now() + $4::double precision * interval '1 millisecond', $5)
        ON CONFLICT (id) DO NOTHING`,
-      [id, instanceRef, type, delayMs],
+      [id, instanceRef, type, delayMs, sizeBytes],
     );
   }
 
   async find(id: string): Promise<SimulatorTaskRow | null> {
     const task = await sqlFirst<SimulatorTaskRow>(
       this.dataSource,
-      `SELECT type, completes_at <= now() AS done FROM compute_simulator_tasks WHERE id = $1`,
+      `SELECT type, completes_at <= now() AS done, size_bytes FROM compute_simulator_tasks WHERE id = $1`,
       [id],
     );
     return task ?? null;
   }
 
+  /** The latest task that changes the power state (a snapshot does not). */
   async findLatestFor(instanceRef: string): Promise<SimulatorTaskRow | null> {
     const task = await sqlFirst<SimulatorTaskRow>(
       this.dataSource,
-      `SELECT type, completes_at <= now() AS done FROM compute_simulator_tasks
-        WHERE instance_ref = $1 ORDER BY created_at DESC LIMIT 1`,
+      `SELECT type, completes_at <= now() AS done, size_bytes FROM compute_simulator_tasks
+        WHERE instance_ref = $1 AND type <> 'snapshot' ORDER BY created_at DESC LIMIT 1`,
       [instanceRef],
     );
     return task ?? null;

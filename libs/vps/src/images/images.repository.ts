@@ -3,7 +3,20 @@ import { DataSource, EntityManager } from 'typeorm';
 import { isoText, pageOfRows, PageQuery, RowsPage, runSql, sqlFirst, sqlRows } from '@app/core';
 import type { ImageFormat, ImageRow } from './image.types';
 
-const COLUMNS = `id, slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status, ${isoText('created_at')} AS created_at`;
+const COLUMNS = `id, slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status, type, account_id, created_from_service_id,
+       ${isoText('created_at')} AS created_at`;
+/** What an account sees: the operator's available images, and its own snapshots from the moment they are asked for. */
+const VISIBLE = `((account_id IS NULL AND status = 'available') OR (account_id = $1 AND status IN ('creating', 'available')))`;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface NewSnapshot {
+  accountId: string;
+  serviceId: string;
+  name: string;
+  /** The image the VPS was built from: the snapshot says the same system (none: `linux`, `unknown`). */
+  sourceImageId: string | null;
+  minDiskGb: number;
+}
 
 export interface NewImage {
   slug: string;
@@ -15,28 +28,93 @@ export interface NewImage {
   sizeBytes: number;
 }
 
-/** All SQL on images: the catalogue of operating systems, the same for every account. */
+/** All SQL on images: the operator's catalogue (every account's) and each account's snapshots. */
 @Injectable()
 export class ImagesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** What customers see: available images only; one still uploading cannot be installed yet (issue 36, finding 7). */
-  page(query: PageQuery): Promise<RowsPage<ImageRow>> {
-    return pageOfRows(this.dataSource, { table: 'images', columns: COLUMNS, where: `status = 'available'`, params: [] }, query);
+  /** What an account sees; a system image still uploading cannot be installed yet (issue 36, finding 7). */
+  pageForAccount(accountId: string, query: PageQuery): Promise<RowsPage<ImageRow>> {
+    return pageOfRows(this.dataSource, { table: 'images', columns: COLUMNS, where: VISIBLE, params: [accountId] }, query);
   }
 
-  /** An available image by slug or id. */
-  findAvailable(slugOrId: string, manager: EntityManager = this.dataSource.manager): Promise<ImageRow | null> {
-    const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(slugOrId);
+  async findForAccount(accountId: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<ImageRow | null> {
+    return (await sqlFirst<ImageRow>(manager, `SELECT ${COLUMNS} FROM images WHERE id = $2 AND ${VISIBLE}`, [accountId, id])) ?? null;
+  }
+
+  /**
+   * An available image the account may install, by slug or id: a system image or one of its own
+   * snapshots. Read FOR SHARE, so a snapshot's deletion waits for the rebuild that chose it (and then sees it used).
+   */
+  findAvailable(manager: EntityManager, accountId: string, slugOrId: string): Promise<ImageRow | null> {
     return sqlFirst<ImageRow>(
       manager,
-      `SELECT ${COLUMNS} FROM images WHERE ${byId ? 'id = $1::uuid' : 'slug = $1'} AND status = 'available'`,
-      [slugOrId],
+      `SELECT ${COLUMNS} FROM images WHERE ${UUID.test(slugOrId) ? 'id = $2::uuid' : 'slug = $2'} AND status = 'available'
+          AND (account_id IS NULL OR account_id = $1) FOR SHARE`,
+      [accountId, slugOrId],
     );
   }
 
-  async findBySlug(slug: string): Promise<ImageRow | null> {
-    const row = await sqlFirst<ImageRow>(this.dataSource, `SELECT ${COLUMNS} FROM images WHERE slug = $1 AND status <> 'deleted'`, [slug]);
+  /** One of the account's live snapshots, locked for a change. */
+  lockSnapshot(manager: EntityManager, accountId: string, id: string): Promise<ImageRow | null> {
+    return sqlFirst<ImageRow>(
+      manager,
+      `SELECT ${COLUMNS} FROM images WHERE id = $2 AND account_id = $1 AND status <> 'deleted' FOR UPDATE`,
+      [accountId, id],
+    );
+  }
+
+  /** Serialises the account's snapshot requests for the limit check (an advisory lock, held to the end of the transaction). */
+  async lockAccountSnapshots(manager: EntityManager, accountId: string): Promise<void> {
+    await runSql(manager, `SELECT pg_advisory_xact_lock(hashtext('images.snapshots'), hashtext($1))`, [accountId]);
+  }
+
+  async countSnapshots(manager: EntityManager, accountId: string): Promise<number> {
+    const row = await sqlFirst<{ n: number }>(
+      manager,
+      `SELECT count(*)::int AS n FROM images WHERE account_id = $1 AND status <> 'deleted'`,
+      [accountId],
+    );
+    return row?.n ?? 0;
+  }
+
+  /** A snapshot being made; its slug is `snapshot-` and the first 12 hex digits of its id. */
+  async insertSnapshot(manager: EntityManager, s: NewSnapshot): Promise<ImageRow> {
+    const row = await sqlFirst<ImageRow>(
+      manager,
+      `WITH new AS (SELECT gen_random_uuid() AS id)
+       INSERT INTO images (id, slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status, type, account_id, created_from_service_id)
+       SELECT new.id, 'snapshot-' || left(new.id::text, 13), $3, coalesce(src.os_family, 'linux'), coalesce(src.os_version, 'unknown'),
+              $5, 'qcow2', 0, 'creating', 'snapshot', $1, $2
+         FROM new LEFT JOIN images src ON src.id = $4::uuid
+       RETURNING ${COLUMNS}`,
+      [s.accountId, s.serviceId, s.name, s.sourceImageId, s.minDiskGb],
+    );
+    return row!;
+  }
+
+  /** The end of a snapshot's action: available with its size, or gone. */
+  async settleSnapshot(manager: EntityManager, id: string, sizeBytes: number | null): Promise<void> {
+    await runSql(
+      manager,
+      sizeBytes === null
+        ? `UPDATE images SET status = 'deleted', deleted_at = now() WHERE id = $1 AND status = 'creating'`
+        : `UPDATE images SET status = 'available', size_bytes = $2 WHERE id = $1 AND status = 'creating'`,
+      sizeBytes === null ? [id] : [id, sizeBytes],
+    );
+  }
+
+  async markDeleted(manager: EntityManager, id: string): Promise<void> {
+    await runSql(manager, `UPDATE images SET status = 'deleted', deleted_at = now() WHERE id = $1`, [id]);
+  }
+
+  /** Operator: a live system image (snapshots are their accounts'). */
+  async findSystemBySlug(slug: string): Promise<ImageRow | null> {
+    const row = await sqlFirst<ImageRow>(
+      this.dataSource,
+      `SELECT ${COLUMNS} FROM images WHERE slug = $1 AND account_id IS NULL AND status <> 'deleted'`,
+      [slug],
+    );
     return row ?? null;
   }
 
@@ -76,9 +154,9 @@ export class ImagesRepository {
   }
 
   /** Live VPSes whose disk is backed by the image (it cannot go while they exist). */
-  async usedBy(id: string): Promise<number> {
+  async usedBy(id: string, manager: EntityManager = this.dataSource.manager): Promise<number> {
     const { n } = (await sqlFirst<{ n: number }>(
-      this.dataSource,
+      manager,
       `SELECT count(*)::int AS n FROM vps_instances i JOIN services s ON s.id = i.service_id
         WHERE i.image_id = $1 AND s.status <> 'terminated'`,
       [id],

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { isUniqueViolation, PageQuery, Paginated, paginated, Problem } from '@app/core';
+import { ActivityLog, isUniqueViolation, PageQuery, Paginated, paginated, Principal, Problem, TransactionRunner } from '@app/core';
 import { computeProblem } from '../compute/compute-problem';
 import { ImageResponse } from './dto/image.response';
 import { inspectImageFile } from './image-file';
@@ -27,22 +27,65 @@ export class ImagesService {
   constructor(
     private readonly images: ImagesRepository,
     private readonly store: ImageStore,
+    private readonly tx: TransactionRunner,
+    private readonly activity: ActivityLog,
   ) {}
 
-  async list(query: PageQuery): Promise<Paginated<ImageResponse>> {
-    const { rows, total } = await this.images.page(query);
+  async list(accountId: string, query: PageQuery): Promise<Paginated<ImageResponse>> {
+    const { rows, total } = await this.images.pageForAccount(accountId, query);
     return paginated(rows.map(ImageResponse.fromRow), query, total);
   }
 
-  async get(id: string): Promise<ImageResponse> {
-    const row = await this.images.findAvailable(id);
+  async get(accountId: string, id: string): Promise<ImageResponse> {
+    const row = await this.images.findForAccount(accountId, id);
     if (!row) throw Problem.notFound('Image');
     return ImageResponse.fromRow(row);
   }
 
-  /** An available image a VPS of `diskGb` can be built from; 400 naming the `field` otherwise. */
-  async requireInstallable(manager: EntityManager, slugOrId: string, diskGb: number, field = 'image'): Promise<ImageRow> {
-    const image = await this.images.findAvailable(slugOrId, manager);
+  /**
+   * Deletes one of the caller's snapshots: its volume first (if the hypervisor refuses, it stays
+   * listed), then the row. A system image is the operator's (403); a snapshot a live VPS's disk is
+   * built on (its backing file) or still being made cannot go (409).
+   */
+  async deleteSnapshot(caller: Principal, id: string): Promise<void> {
+    const { accountId } = caller;
+    await this.tx.run(async (m) => {
+      const row = await this.images.lockSnapshot(m, accountId, id);
+      if (!row) {
+        if (await this.images.findForAccount(accountId, id, m))
+          throw new Problem(403, 'forbidden', 'System images belong to the operator; only snapshots can be deleted.');
+        throw Problem.notFound('Image');
+      }
+      if (row.status === 'creating')
+        throw Problem.conflict('invalid_state', 'The snapshot is still being made; delete it once its action has ended.');
+      const users = await this.images.usedBy(id, m);
+      if (users) {
+        throw Problem.conflict(
+          'invalid_state',
+          `The disks of ${users} VPS${users === 1 ? '' : 'es'} are built on this snapshot; rebuild them from another image or terminate them first.`,
+        );
+      }
+      await this.store.remove(id).catch((err: unknown) => Promise.reject(computeProblem(err)));
+      await this.images.markDeleted(m, id);
+      await this.activity.record(m, {
+        accountId,
+        caller,
+        action: 'image.delete',
+        entity: { type: 'image', id },
+        details: { slug: row.slug, name: row.name },
+      });
+    });
+  }
+
+  /** An available image of the account (a system image or its snapshot) a VPS of `diskGb` can be built from; 400 naming the `field` otherwise. */
+  async requireInstallable(
+    manager: EntityManager,
+    accountId: string,
+    slugOrId: string,
+    diskGb: number,
+    field = 'image',
+  ): Promise<ImageRow> {
+    const image = await this.images.findAvailable(manager, accountId, slugOrId);
     if (!image)
       throw Problem.invalidInput(`No available image "${slugOrId}"; GET /api/images lists them.`, [{ field, message: 'unknown image' }]);
     if (image.min_disk_gb > diskGb) {
@@ -89,7 +132,7 @@ export class ImagesService {
 
   /** Operator: an image no live VPS is built on leaves the list and the pool. */
   async remove(slug: string): Promise<ImageResponse> {
-    const row = await this.images.findBySlug(slug);
+    const row = await this.images.findSystemBySlug(slug);
     if (!row) throw Problem.notFound('Image');
     const users = await this.images.usedBy(row.id);
     if (users) throw Problem.conflict('invalid_state', `Image ${slug} backs the disks of ${users} VPSes; rebuild or terminate them first.`);

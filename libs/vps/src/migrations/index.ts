@@ -4,6 +4,7 @@ import { ConsoleCredentials1764000002100 } from './1764000002100-console-credent
 import { ImagesDisksNetworks1764000002200 } from './1764000002200-images-disks-networks';
 import { MachineProvisioning1764000002500 } from './1764000002500-machine-provisioning';
 import { DeploymentIdentity1764000002760 } from './1764000002760-deployment-identity';
+import { ImageSnapshots1764000002900 } from './1764000002900-image-snapshots';
 
 /** The VPS tables made after services' first migration (vps_instances, instance_actions and console_sessions are made there). */
 export const vpsMigrations = [
@@ -13,4 +14,5 @@ export const vpsMigrations = [
   ImagesDisksNetworks1764000002200,
   MachineProvisioning1764000002500,
   DeploymentIdentity1764000002760,
+  ImageSnapshots1764000002900,
 ];

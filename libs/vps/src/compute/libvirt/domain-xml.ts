@@ -3,7 +3,8 @@ import type { GuestNetwork } from '../compute-provider';
 /**
  * The built-in domain: a TCG guest (no /dev/kvm needed) booting from its root disk, with the
  * cloud-init seed as a CD-ROM and the network of NETWORK_MODE. Without an image it has no disk
- * and stops at SeaBIOS's "No bootable device". Real hosts set LIBVIRT_DOMAIN_TEMPLATE (type='kvm').
+ * and stops at SeaBIOS's "No bootable device". The qemu-guest-agent channel lets a snapshot freeze
+ * the guest's filesystems when the image runs the agent. Real hosts set LIBVIRT_DOMAIN_TEMPLATE (type='kvm').
  */
 export const DEFAULT_DOMAIN_TEMPLATE = `<domain type='qemu' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
   <name>{{name}}</name>
@@ -23,6 +24,7 @@ export const DEFAULT_DOMAIN_TEMPLATE = `<domain type='qemu' xmlns:qemu='http://l
     {{network}}
     <graphics type='vnc' autoport='yes' listen='{{vncListen}}' passwd='{{vncPassword}}'/>
     <video><model type='vga'/></video>
+    <channel type='unix'><target type='virtio' name='org.qemu.guest_agent.0'/></channel>
   </devices>
   {{qemuCommandline}}
 </domain>

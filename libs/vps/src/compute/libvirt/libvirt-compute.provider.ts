@@ -24,6 +24,7 @@ import { LibvirtInventory } from './libvirt-inventory';
 import { writeGuestDisks } from './guest-disks';
 import { DomainInfo, parseDomainList, powerStateOf } from './domain-state';
 import { decodeTask, encodeTask } from './power-task';
+import { decodeSnapshotTask, DiskSnapshots, encodeSnapshotTask, isSnapshotTask } from './disk-snapshots';
 import { Virsh } from './virsh';
 import { LibvirtDomains } from './libvirt-domains';
 import { vncPassword } from './vnc-password';
@@ -55,6 +56,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
   private readonly inventories: LibvirtInventory;
   private readonly marks: DeploymentMarks;
   private readonly domains: LibvirtDomains;
+  private readonly snapshots: DiskSnapshots;
 
   constructor(
     private readonly config: AppConfig,
@@ -66,6 +68,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     this.domains = new LibvirtDomains(config, virsh, this.changeTimeoutMs);
     this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.changeTimeoutMs);
     this.marks = new DeploymentMarks(virsh, identity, this.changeTimeoutMs);
+    this.snapshots = new DiskSnapshots(this.domains, this.pool);
     // Reconciliation holds its job lock (a database connection) while it lists: reads stay short.
     this.inventories = new LibvirtInventory(virsh, this.pool, this.marks, READ_TIMEOUT_MS, this.changeTimeoutMs);
     const { domainTemplate } = config.libvirt;
@@ -84,6 +87,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
   }
 
   async taskStatus(instance: InstanceRef, taskId: string): Promise<TaskStatus> {
+    if (isSnapshotTask(taskId)) return this.snapshots.status(instance, decodeSnapshotTask(taskId));
     const task = decodeTask(taskId);
     const domain = await this.domains.info(instance, this.changeTimeoutMs);
     const state = powerStateOf(domain.state);
@@ -233,6 +237,13 @@ export class LibvirtComputeProvider extends ComputeProvider {
     );
     await this.domains.startOnce(instance, domain.name);
     return encodeTask({ type: 'rebuild', since: Date.now(), domainId: null });
+  }
+
+  /** A running domain is copied live (backup job), a stopped one by libvirt's volume copy; the image volume is standalone. */
+  override async snapshotMachine(instance: InstanceRef, imageId: string): Promise<string> {
+    const domain = await this.domains.info(instance, this.changeTimeoutMs);
+    await this.marks.refuseForeign(this.domains.uriOf(instance.region), domain.name);
+    return encodeSnapshotTask(await this.snapshots.begin(instance, domain, imageId));
   }
 
   override async adoptMachine(instance: InstanceRef, providerRef: string): Promise<MachineRecord> {

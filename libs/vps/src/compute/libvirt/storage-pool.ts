@@ -1,6 +1,7 @@
 import { ComputeProviderError } from '../compute-provider';
 import { lookBeforeRetry } from './look-before-retry';
 import { Virsh } from './virsh';
+import { withXmlFile } from './xml-file';
 
 /** An upload moves a whole image (hundreds of MB, maybe to a remote host). */
 const UPLOAD_TIMEOUT_MS = 60 * 60_000;
@@ -83,6 +84,36 @@ export class StoragePool {
         await this.run(uri, ['vol-upload', '--pool', this.name, '--vol', volume, '--file', file], UPLOAD_TIMEOUT_MS);
       },
       () => Promise.resolve(false),
+    );
+  }
+
+  /** Capacity and allocation (bytes on disk) of a volume, as the pool knows it now (refreshed first). */
+  async sizes(uri: string, volume: string): Promise<{ capacity: number; allocation: number }> {
+    await this.run(uri, ['pool-refresh', this.name]);
+    const info = await this.run(uri, ['vol-info', '--pool', this.name, '--vol', volume, '--bytes']);
+    const bytes = (label: string) => Number(new RegExp(`^${label}:\\s+(\\d+) bytes`, 'm').exec(info)?.[1] ?? NaN);
+    return { capacity: bytes('Capacity'), allocation: bytes('Allocation') };
+  }
+
+  /** Where the pool keeps its files on that hypervisor (a file written there becomes a volume on refresh). */
+  async path(uri: string): Promise<string> {
+    await this.ensure(uri);
+    const xml = await this.run(uri, ['pool-dumpxml', this.name]);
+    const path = /<target>\s*<path>([^<]+)<\/path>/.exec(xml)?.[1];
+    if (!path) throw new ComputeProviderError('hypervisor_error', `The storage pool ${this.name} has no target path.`);
+    return path;
+  }
+
+  /**
+   * A standalone qcow2 copy of `from` (its backing chain read through, none kept): libvirt's own
+   * copy on the hypervisor, so the API host needs no access to the disk. Starts from no volume.
+   */
+  async copyFlat(uri: string, from: string, to: string): Promise<void> {
+    await this.remove(uri, to);
+    const { capacity } = await this.sizes(uri, from);
+    const xml = `<volume><name>${to}</name><capacity unit='bytes'>${capacity}</capacity><target><format type='qcow2'/></target></volume>`;
+    await withXmlFile(xml, (file) =>
+      this.run(uri, ['vol-create-from', this.name, file, from, '--inputpool', this.name], UPLOAD_TIMEOUT_MS),
     );
   }
 
