@@ -1,4 +1,4 @@
 import { CreateApiKeys1764000000200 } from './1764000000200-create-api-keys';
-import { ApiKeyChangeNotices1764000002900 } from './1764000002900-api-key-change-notices';
+import { ApiKeyChangeNotices1764000002930 } from './1764000002930-api-key-change-notices';
 
-export const apiKeysMigrations = [CreateApiKeys1764000000200, ApiKeyChangeNotices1764000002900];
+export const apiKeysMigrations = [CreateApiKeys1764000000200, ApiKeyChangeNotices1764000002930];

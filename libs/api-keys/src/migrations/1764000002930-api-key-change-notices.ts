@@ -5,8 +5,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * account) tells them in its own transaction, whichever code path did it. The channel is core's
  * CREDENTIAL_CHANGES_CHANNEL.
  */
-export class ApiKeyChangeNotices1764000002900 implements MigrationInterface {
-  name = 'ApiKeyChangeNotices1764000002900';
+export class ApiKeyChangeNotices1764000002930 implements MigrationInterface {
+  name = 'ApiKeyChangeNotices1764000002930';
 
   async up(db: QueryRunner): Promise<void> {
     await db.query(`
