@@ -65,11 +65,14 @@ const INSTANCE_SQL = `SELECT i.service_id AS id, i.power_state AS "powerState", 
               s.status = 'terminated' AS terminated
          FROM vps_instances i JOIN services s ON s.id = i.service_id WHERE i.service_id = ANY($1::uuid[])`;
 // GET .../instance/actions/{actionId}: the VPS's ownership (VpsOwnership), its instance row, then the action
+// (InstanceActionsRepository.findForService, ACTION_COLUMNS)
 const OWNED_SERVICE_SQL = 'SELECT id, account_id AS "accountId", name, type, status FROM services WHERE id = $1 AND account_id = $2 ';
 const INSTANCE_STATE_SQL =
   'SELECT power_state AS "powerState", region, provider_ref AS "providerRef" FROM vps_instances WHERE service_id = $1';
 const ACTION_SQL = `SELECT id, service_id, type, status, ${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at,
-       error_code, error_message, notice_code, notice_message FROM instance_actions WHERE id = $1 AND service_id = $2`;
+       error_code, error_message, notice_code, notice_message,
+       params->'snapshot'->>'imageId' AS snapshot_image_id, result->>'consistency' AS consistency
+       FROM instance_actions WHERE id = $1 AND service_id = $2`;
 
 function listServicesQuery(accountId, filters, page) {
   const values = [accountId];
@@ -326,6 +329,7 @@ function start() {
       finishedAt: a.finished_at,
       error: a.error_code ? { code: a.error_code, message: a.error_message ?? '' } : null,
       notice: a.notice_code ? { code: a.notice_code, message: a.notice_message ?? '' } : null,
+      snapshot: a.snapshot_image_id ? { imageId: a.snapshot_image_id, consistency: a.consistency } : null,
     });
   }
 
