@@ -5,6 +5,7 @@ import { format, printData, printDone, printObject } from '../output';
 import { progressLine } from '../progress';
 import { openConsolePage } from '../console-page';
 import { resolveServiceId } from '../service-ref';
+import { metricsCommand } from './vps-metrics';
 
 type Action = Schemas['InstanceActionResponse'];
 type PowerAction = 'start' | 'stop' | 'reboot';
@@ -24,8 +25,9 @@ export class ActionFailedError extends Error {
 }
 
 export function vpsCommand(): Command {
-  const vps = new Command('vps').description('Power actions and the console of your virtual servers');
+  const vps = new Command('vps').description('Power actions, graphs and the console of your virtual servers');
   for (const type of ['start', 'stop', 'reboot'] as const) vps.addCommand(powerCommand(type));
+  vps.addCommand(metricsCommand());
 
   vps
     .command('console')
