@@ -20,7 +20,7 @@ describe('PromQL of a VPS', () => {
 
   it('asks only for the types asked, each series named, in one expression', () => {
     expect(metricsQuery(id, ['cpu'], 10)).toBe(
-      `label_replace(100 * sum(rate(libvirt_domain_info_cpu_time_seconds_total{domain="svc-${id}"}[60s])) / max(libvirt_domain_info_virtual_cpus{domain="svc-${id}"}), "series", "cpu", "", "")`,
+      `label_replace(clamp_max(100 * sum(rate(libvirt_domain_info_cpu_time_seconds_total{domain="svc-${id}"}[60s])) / max(libvirt_domain_info_virtual_cpus{domain="svc-${id}"}), 100), "series", "cpu", "", "")`,
     );
     const disk = metricsQuery(id, ['disk'], 300);
     expect([...disk.matchAll(/"series", "([a-z.]+)"/g)].map(([, name]) => name)).toEqual([

@@ -40,7 +40,7 @@ export function metricsQuery(serviceId: string, types: MetricType[], step: numbe
     parts.push(
       named(
         'cpu',
-        `100 * sum(rate(libvirt_domain_info_cpu_time_seconds_total${selector}${window})) / max(libvirt_domain_info_virtual_cpus${selector})`,
+        `clamp_max(100 * sum(rate(libvirt_domain_info_cpu_time_seconds_total${selector}${window})) / max(libvirt_domain_info_virtual_cpus${selector}), 100)`,
       ),
     );
   }
