@@ -98,6 +98,7 @@ async function metricsScenario({
   startProcess,
   stopProcess,
   waitReady,
+  cpuMs,
   dbUrl,
   accountId,
   apiKey,
@@ -172,14 +173,24 @@ async function metricsScenario({
     for (const side of ['api', 'direct']) await measure(targets[side].port, targets[side], { connections, duration: warmup });
     for (let i = 1; i <= rounds; i++) {
       for (const side of ['api', 'direct']) {
+        const cpu = [cpuMs(api.child.pid), cpuMs(prometheus.pid)];
         const result = await measure(targets[side].port, targets[side], { connections, duration });
+        const requests = Math.max(1, result.rps * duration);
+        result.apiCpuMsPerRequest = Math.round(((cpuMs(api.child.pid) - cpu[0]) / requests) * 100) / 100;
+        result.prometheusCpuMsPerRequest = Math.round(((cpuMs(prometheus.pid) - cpu[1]) / requests) * 100) / 100;
         runs[side].push(result);
         log(
-          `  metrics         round ${i}  ${side.padEnd(8)} ${String(result.rps).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms${result.failed ? `  failed ${result.failed}` : ''}`,
+          `  metrics         round ${i}  ${side.padEnd(8)} ${String(result.rps).padStart(6)} req/s  p50 ${result.p50} ms  p99 ${result.p99} ms  cpu: API ${result.apiCpuMsPerRequest} ms/req, Prometheus ${result.prometheusCpuMsPerRequest} ms/req${result.failed ? `  failed ${result.failed}` : ''}`,
         );
       }
     }
-    const agg = (rs) => ({ rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)) });
+    const agg = (rs) => ({
+      rps: median(rs.map((r) => r.rps)),
+      p50: median(rs.map((r) => r.p50)),
+      p99: median(rs.map((r) => r.p99)),
+      apiCpuMsPerRequest: median(rs.map((r) => r.apiCpuMsPerRequest)),
+      prometheusCpuMsPerRequest: median(rs.map((r) => r.prometheusCpuMsPerRequest)),
+    });
     const row = {
       points,
       minRatio: MIN_RATIO,

@@ -827,6 +827,7 @@ async function main() {
         startProcess,
         stopProcess,
         waitReady,
+        cpuMs,
         dbUrl,
         accountId: creds.account,
         apiKey: creds.apiKey,

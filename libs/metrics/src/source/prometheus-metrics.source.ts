@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { MetricsConfig } from '@app/core';
 import type { MetricsRange, MetricType } from '../metrics-range';
 import { MetricsSeries, MetricsSource, MetricsTarget } from './metrics-source';
+import { postForm } from './prometheus-http';
 import { PrometheusMatrixEntry, seriesFromMatrix } from './prometheus-series';
 import { metricsQuery } from './promql';
 
@@ -33,13 +34,9 @@ export class PrometheusMetricsSource extends MetricsSource {
     });
     let answer: QueryRangeAnswer;
     try {
-      const response = await fetch(`${base}/api/v1/query_range`, {
-        method: 'POST',
-        body: form,
-        signal: AbortSignal.timeout(this.config.timeoutMs),
-      });
-      answer = (await response.json()) as QueryRangeAnswer;
-      if (!response.ok || answer.status !== 'success' || answer.data?.resultType !== 'matrix') {
+      const response = await postForm(`${base}/api/v1/query_range`, form, this.config.timeoutMs);
+      answer = JSON.parse(response.body) as QueryRangeAnswer;
+      if (response.status !== 200 || answer.status !== 'success' || answer.data?.resultType !== 'matrix') {
         throw new Error(`HTTP ${response.status}: ${answer.error ?? answer.status}`);
       }
     } catch (err) {

@@ -26,8 +26,12 @@ export function seriesFromMatrix(result: PrometheusMatrixEntry[]): MetricsSeries
     if (!metric.series) continue;
     const [kind, ...rest] = metric.series.split('.');
     const name = kind === 'cpu' ? 'cpu' : [kind, devices.get(kind)?.indexOf(metric.target_device ?? '') ?? 0, ...rest].join('.');
-    const points = values.map(([t, v]) => [t, Number(v)] as [number, number]).filter(([, v]) => Number.isFinite(v));
-    if (points.length) series[name] = points.map(([t, v]) => [t, round(v)]);
+    const points: [number, number][] = [];
+    for (const [t, v] of values) {
+      const value = Number(v);
+      if (Number.isFinite(value)) points.push([t, round(value)]);
+    }
+    if (points.length) series[name] = points;
   }
   return series;
 }
