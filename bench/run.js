@@ -9,7 +9,8 @@
 // Options: --profile <scenario> (a CPU profile of the API under that scenario and its top frames by self time,
 //          into bench/results/profile-<scenario>.{txt,json,cpuprofile})
 //          --only=<scenario,...> (hostile-bodies: the wide-JSON scenario; console: the console proxy's throughput;
-//          webhooks: deliveries/s against a bare loop; streams: open notification streams)  --streams=N  --rounds=N  --duration=S  --warmup=S  --connections=N
+//          webhooks: deliveries/s against a bare loop; streams: open notification streams;
+//          metrics: the metrics route against a direct query_range to the same Prometheus)  --streams=N  --rounds=N  --duration=S  --warmup=S  --connections=N
 //          --pool=N (DB_POOL_SIZE of both servers; unset: the API's default)  --db=<name>
 //          --reuse-db (keep a seeded database from an earlier run)  --out=<file>  --strict
 //          --scale=provider (issue 30: every list at a provider's size against a small dataset, EXPLAIN of each,
@@ -45,6 +46,7 @@ const { webhooksScenario } = require('./webhooks');
 const { streamsScenario } = require('./streams');
 const { scaleScenario } = require('./scale');
 const { writeProfileReport } = require('./profile');
+const { metricsScenario } = require('./metrics');
 
 // ---- options -----------------------------------------------------------------------------------
 function parseArgs(argv) {
@@ -815,6 +817,28 @@ async function main() {
       await stopProcess(streamsApi);
     }
 
+    // 4d. metrics: the route against a direct query_range to the same Prometheus (skipped without Prometheus)
+    let metricsRow = null;
+    if (!opts.only || opts.only.includes('metrics')) {
+      metricsRow = await metricsScenario({
+        apiMain: API_MAIN,
+        apiEnv,
+        freePort,
+        startProcess,
+        stopProcess,
+        waitReady,
+        cpuMs,
+        dbUrl,
+        accountId: creds.account,
+        apiKey: creds.apiKey,
+        duration: opts.duration,
+        warmup: opts.warmup,
+        rounds: opts.rounds,
+        connections: opts.connections,
+        log,
+      });
+    }
+
     const peak = sampler.stop();
     for (const p of [api, baseline]) if (p.child.exitCode !== null) throw new Error(`${p.name} died during the bench:\n${p.tail()}`);
     await cleanup();
@@ -889,6 +913,18 @@ async function main() {
         },
       );
     }
+    if (metricsRow) {
+      log(
+        `Metrics: route ${metricsRow.api.rps} req/s (p50 ${metricsRow.api.p50} ms, p99 ${metricsRow.api.p99} ms), ` +
+          `direct query_range ${metricsRow.direct.rps} req/s (p50 ${metricsRow.direct.p50} ms, p99 ${metricsRow.direct.p99} ms), ratio ${metricsRow.ratio}`,
+      );
+      checks.push({
+        target: `metrics: route requests/s >= ${metricsRow.minRatio} of a direct query_range to the same Prometheus`,
+        value: metricsRow.ratio,
+        pass: metricsRow.ratio >= metricsRow.minRatio && metricsRow.failed === 0,
+        ...(opts.smoke ? { informational: true } : {}),
+      });
+    }
     if (webhooksRow) {
       log(
         `Webhooks: API ${webhooksRow.apiPerSecond}/s, bare loop ${webhooksRow.barePerSecond}/s, ratio ${webhooksRow.ratio}; ` +
@@ -933,6 +969,7 @@ async function main() {
       console: consoleRow,
       webhooks: webhooksRow,
       streams: streamsRow,
+      metrics: metricsRow,
       rss,
       targets: checks,
     };

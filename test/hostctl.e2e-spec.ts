@@ -303,6 +303,31 @@ describe('hostctl: the command line against the API', () => {
     expect(gone.stderr).toMatch(/status: 404\n\s+code: not_found/);
   });
 
+  it('draws the graphs of a VPS, gives the numbers with -o json, and refuses a bad --since or --type', async () => {
+    const numbers = (await ok(['vps', 'metrics', vpsId, '--type', 'cpu', '--since', '6h', '-o', 'json'])).json;
+    expect(numbers).toMatchObject({ step: 30, unavailable: [] });
+    expect(Date.parse(numbers.end) - Date.parse(numbers.start)).toBe(6 * 3600_000);
+    expect(Object.keys(numbers.series)).toEqual(['cpu']);
+    expect(numbers.series.cpu.length).toBeGreaterThan(700);
+    expect(numbers.series.cpu.every(([t, v]: [number, number]) => Number.isInteger(t) && typeof v === 'number')).toBe(true);
+
+    const chart = (await ok(['vps', 'metrics', 'web-1'])).stdout;
+    expect(chart).toMatch(/^cpu {2}last [\d.]+ %, max [\d.]+ %$/m);
+    expect(chart).toMatch(/^disk\.0\.bandwidth\.read {2}last [\d.]+ [kM]?B\/s/m);
+    expect(chart).toMatch(/^ *[\d.]+ % ┤[ ▁▂▃▄▅▆▇█]*█/m);
+    expect(chart).toMatch(/^ *0\.0 % ┤[ ▁▂▃▄▅▆▇█]+$/m);
+    expect(chart).toContain('network: no data for this VPS over this range');
+
+    for (const args of [
+      ['--since', '45d'],
+      ['--since', '6 hours'],
+      ['--type', 'memory'],
+    ]) {
+      const refused = await hostctl(['vps', 'metrics', vpsId, ...args]);
+      expect({ args, code: refused.code }).toEqual({ args, code: 2 });
+    }
+  });
+
   it('on a terminal: colours unless NO_COLOR is set, and a progress line while --wait waits', async () => {
     const coloured = await hostctl(['services', 'list'], { tty: true });
     expect(coloured.code).toBe(0);

@@ -1,5 +1,16 @@
 import type { AddressInfo } from 'node:net';
-import { createHostingClient, HostingApiError, HostingClient, listAll, Schemas, unwrap, waitForAction } from '../sdk/src';
+import {
+  createHostingClient,
+  HostingApiError,
+  HostingClient,
+  instanceMetrics,
+  listAll,
+  MetricPoint,
+  metricUnit,
+  Schemas,
+  unwrap,
+  waitForAction,
+} from '../sdk/src';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
 import { startTestApp, TestApp } from './support/test-app';
@@ -76,6 +87,18 @@ describe('SDK: a customer scenario through the typed client', () => {
 
     const actions = await listAll(api, '/api/services/{id}/instance/actions', undefined, path);
     expect(actions.map((a) => a.id)).toEqual([start.id, stop.id]);
+  });
+
+  it("reads the VPS's graphs with typed series, and a bad range as a HostingApiError", async () => {
+    const metrics = await instanceMetrics(api, vps.id, { type: 'cpu,disk', step: 60 });
+    expect(metrics.step).toBe(60);
+    const cpu: MetricPoint[] = metrics.series.cpu!;
+    expect(cpu.length).toBeGreaterThan(50);
+    expect(metrics.series['disk.0.iops.read']!.length).toBe(cpu.length);
+    expect(Object.keys(metrics.series).map(metricUnit).sort()).toEqual(['%', 'B/s', 'B/s', 'op/s', 'op/s']);
+    const refused = await instanceMetrics(api, vps.id, { start: '2026-01-02T00:00:00Z', end: '2026-01-01T00:00:00Z' }).catch((e) => e);
+    expect(refused).toBeInstanceOf(HostingApiError);
+    expect(refused).toMatchObject({ status: 400, problem: { code: 'invalid_input' } });
   });
 
   it('reports an error answer as a HostingApiError with the problem body', async () => {

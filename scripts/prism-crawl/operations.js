@@ -92,6 +92,10 @@ async function services({ call, direct, token, report }) {
 
   await call('get /api/services/{id}/instance/console', { token, params: { id: web.id } });
   await call('get /api/services/{id}/instance/console', { token, params: { id: staging.id }, expect: 409 }); // stopped
+  await call('get /api/services/{id}/instance/metrics', { token, params: { id: web.id } });
+  await call('get /api/services/{id}/instance/metrics', { token, params: { id: web.id }, query: { type: 'cpu', step: '60' } });
+  await call('get /api/services/{id}/instance/metrics', { token, params: { id: web.id }, query: { step: '0' }, expect: 400 });
+  await call('get /api/services/{id}/instance/metrics', { token, params: { id: storage.id }, expect: 404 });
   await call('get /api/services/{id}/object-storage/credentials', { token, params: { id: storage.id } });
   await call('get /api/services/{id}/object-storage/credentials', { token, params: { id: web.id }, expect: 404 });
   await call('post /api/services/{id}/object-storage/credentials/rotate', { token, params: { id: storage.id }, headers: idempotent() });

@@ -1020,6 +1020,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{id}/instance/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the CPU, disk and network series of a VPS instance
+         * @description From the hypervisor through the metrics system (Prometheus). CPU in percent of the VPS's vCPUs, bandwidth in bytes/s, iops in operations/s; ranges up to 30 days, at most 1000 intervals per series.
+         */
+        get: operations["getInstanceMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1028,7 +1048,7 @@ export interface components {
          * @description Stable machine-readable error code; each response lists the codes that operation answers with its status.
          * @enum {string}
          */
-        ProblemCode: "invalid_input" | "invalid_code" | "invalid_token" | "attachment_invalid" | "unauthorized" | "invalid_credentials" | "invalid_mfa_token" | "insufficient_scope" | "forbidden" | "email_unverified" | "not_found" | "method_not_allowed" | "invalid_state" | "action_in_progress" | "ticket_closed" | "duplicate_key" | "email_taken" | "quota_exceeded" | "attachment_in_use" | "mfa_enabled" | "mfa_not_enabled" | "mfa_not_set_up" | "already_verified" | "idempotency_key_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable" | "hypervisor_unavailable";
+        ProblemCode: "invalid_input" | "invalid_code" | "invalid_token" | "attachment_invalid" | "unauthorized" | "invalid_credentials" | "invalid_mfa_token" | "insufficient_scope" | "forbidden" | "email_unverified" | "not_found" | "method_not_allowed" | "invalid_state" | "action_in_progress" | "ticket_closed" | "duplicate_key" | "email_taken" | "quota_exceeded" | "attachment_in_use" | "mfa_enabled" | "mfa_not_enabled" | "mfa_not_set_up" | "already_verified" | "idempotency_key_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable" | "hypervisor_unavailable" | "metrics_unavailable";
         FieldErrorResponse: {
             /**
              * @description The input field at fault (dotted path).
@@ -3029,6 +3049,71 @@ export interface components {
              * @example 5
              */
             totalPages: number;
+        };
+        MetricsResponse: {
+            /**
+             * Format: date-time
+             * @description Time of the first point asked for.
+             * @example 2026-11-26T09:00:00.000Z
+             */
+            start: string;
+            /**
+             * Format: date-time
+             * @description Time of the last point asked for.
+             * @example 2026-11-26T10:00:00.000Z
+             */
+            end: string;
+            /**
+             * Format: int32
+             * @description Seconds between two points.
+             * @example 10
+             */
+            step: number;
+            /**
+             * @description Series by name. Units: `cpu` in percent of all the VPS's vCPUs (0-100); `disk.<n>.iops.read|write` in operations/s; `disk.<n>.bandwidth.read|write` in bytes/s; `network.<n>.bandwidth.in|out` in bytes/s (`<n>` numbers the disks and network interfaces from 0). A series has no point where the VPS was not running.
+             * @example {
+             *       "cpu": [
+             *         [
+             *           1795683600,
+             *           12.5
+             *         ],
+             *         [
+             *           1795683610,
+             *           14.25
+             *         ]
+             *       ],
+             *       "disk.0.iops.read": [
+             *         [
+             *           1795683600,
+             *           3
+             *         ],
+             *         [
+             *           1795683610,
+             *           0.5
+             *         ]
+             *       ],
+             *       "disk.0.bandwidth.write": [
+             *         [
+             *           1795683600,
+             *           40960
+             *         ],
+             *         [
+             *           1795683610,
+             *           8192
+             *         ]
+             *       ]
+             *     }
+             */
+            series: {
+                [key: string]: number[][];
+            };
+            /**
+             * @description Types asked for that have no series for this VPS over the range: `network` on a VPS whose network interface the hypervisor cannot count (user-mode networking), or any type while the VPS was off.
+             * @example [
+             *       "network"
+             *     ]
+             */
+            unavailable: ("cpu" | "disk" | "network")[];
         };
     };
     responses: never;
@@ -18187,6 +18272,208 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
                         code: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    getInstanceMetrics: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated kinds of series: `cpu`, `disk`, `network` (all three when omitted). */
+                type?: string;
+                /** @description First point; default an hour before `end`. */
+                start?: string;
+                /** @description Last point; default now. The range spans at most 30 days. */
+                end?: string;
+                /** @description Seconds between two points; default the smallest of 10, 15, 20, 30, 60, ... giving at most 1000 intervals. */
+                step?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetricsResponse"];
+                };
+            };
+            /**
+             * @description Bad Request (problem+json), with `code`:
+             *     - `invalid_input`: A parameter, header or the body is malformed or out of range; `errors` names each field.
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_input";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized (problem+json), with `code`:
+             *     - `unauthorized`: The bearer token is missing, invalid, expired or revoked (on `POST /api/auth/refresh`: the refresh token is invalid, expired or already used).
+             */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unauthorized";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden (problem+json), with `code`:
+             *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "insufficient_scope";
+                    };
+                };
+            };
+            /**
+             * @description Not Found (problem+json), with `code`:
+             *     - `not_found`: No such resource in this account (another account's resources are 404 too), or no such route.
+             */
+            404: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests (problem+json), with `code`:
+             *     - `rate_limited`: Too many requests (or failed attempts) in the window of one of the limits.
+             */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error (problem+json), with `code`:
+             *     - `internal_error`: An unexpected error; nothing internal is shown.
+             */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable (problem+json), with `code`:
+             *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
+             *     - `metrics_unavailable`: The metrics system of this VPS (Prometheus) did not answer in time, or none is configured for its region.
+             */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unavailable" | "metrics_unavailable";
                     };
                 };
             };

@@ -133,14 +133,14 @@ while true; do sleep 3600; done
   };
 }
 
-interface CpioFile {
+export interface CpioFile {
   name: string;
   mode: number;
   data?: Buffer;
 }
 
 /** The "newc" cpio format the kernel unpacks as its initramfs. */
-function newcArchive(files: CpioFile[]): Buffer {
+export function newcArchive(files: CpioFile[]): Buffer {
   const parts: Buffer[] = [];
   const pad = (length: number) => Buffer.alloc((4 - (length % 4)) % 4);
   const entry = (name: string, mode: number, data: Buffer, ino: number) => {

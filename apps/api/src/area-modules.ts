@@ -2,6 +2,7 @@ import { ApiKeysModule } from '@app/api-keys';
 import { AuthModule } from '@app/auth';
 import { EventsModule } from '@app/events';
 import { McpModule } from '@app/mcp';
+import { MetricsModule } from '@app/metrics';
 import { NotificationsModule } from '@app/notifications';
 import { ObjectStorageModule } from '@app/object-storage';
 import { ProductsModule } from '@app/products';
@@ -26,4 +27,6 @@ export const AREA_MODULES = [
   EventsModule,
   WebhooksModule,
   McpModule,
+  // Last: its route joins the end of the OpenAPI document.
+  MetricsModule,
 ];

@@ -6,6 +6,7 @@ import { format, printData, printDone, printObject } from '../output';
 import { openConsolePage } from '../console-page';
 import { resolveServiceId } from '../service-ref';
 import { snapshotCommand } from './vps-snapshots';
+import { metricsCommand } from './vps-metrics';
 
 export { ActionFailedError } from '../action-wait';
 
@@ -18,9 +19,10 @@ const DESCRIPTIONS: Record<PowerAction, string> = {
 };
 
 export function vpsCommand(): Command {
-  const vps = new Command('vps').description('Power actions, snapshots and the console of your virtual servers');
+  const vps = new Command('vps').description('Power actions, snapshots, graphs and the console of your virtual servers');
   for (const type of ['start', 'stop', 'reboot'] as const) vps.addCommand(powerCommand(type));
   vps.addCommand(snapshotCommand());
+  vps.addCommand(metricsCommand());
 
   vps
     .command('console')

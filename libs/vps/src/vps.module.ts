@@ -118,6 +118,6 @@ import { VpsStates } from './vps-states';
     ImagesDemoSeeder,
     VpsDemoSeeder,
   ],
-  exports: [VpsGauges, ImagesService],
+  exports: [VpsGauges, ImagesService, VpsStates],
 })
 export class VpsModule {}

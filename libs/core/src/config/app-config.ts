@@ -118,6 +118,16 @@ export interface ObjectStorageConfig {
   usageRefreshSeconds: number;
 }
 
+/** Where a VPS's CPU, disk and network series are read (issue 44): a Prometheus-compatible query API. */
+export interface MetricsConfig {
+  /** The query API of regions without their own (METRICS_PROMETHEUS_URL); unset with no region URL: no metrics system. */
+  prometheusUrl?: string;
+  /** region -> query API (METRICS_PROMETHEUS_REGION_URLS). */
+  regionUrls: Record<string, string>;
+  /** A query without a complete answer in this long fails with metrics_unavailable. */
+  timeoutMs: number;
+}
+
 /** Configuration read once at boot from the environment (names fixed by DESIGN.md). */
 export class AppConfig {
   nodeEnv: string;
@@ -154,6 +164,7 @@ export class AppConfig {
   libvirt: LibvirtConfig;
   network: NetworkConfig;
   objectStorage: ObjectStorageConfig;
+  metrics: MetricsConfig;
   notificationsHeartbeatMs: number;
   notificationStreams: NotificationStreamLimits;
   /** Express `trust proxy`: false (trust no proxy), a hop count, or the proxies' addresses. */

@@ -173,6 +173,11 @@ export const PROBLEM_CODES: Record<ProblemCode, ProblemCodeInfo> = {
     meaning: 'The hypervisor of this VPS cannot be reached.',
     action: 'Retry in a minute; the service itself is unchanged.',
   },
+  metrics_unavailable: {
+    statuses: [503],
+    meaning: 'The metrics system of this VPS (Prometheus) did not answer in time, or none is configured for its region.',
+    action: 'Retry after `Retry-After`; draw the graphs as "no data" meanwhile. The VPS itself is unaffected.',
+  },
 };
 
 /** The codes a status means on its own, for `@ApiProblems(404)` and the responses every operation has. */

@@ -1,0 +1,24 @@
+import { Problem } from '@app/core';
+import type { MetricsRange, MetricType } from '../metrics-range';
+
+/** The VPS whose series are read: its service id (the hypervisor's domain is `svc-<id>`) and its region. */
+export interface MetricsTarget {
+  serviceId: string;
+  region: string;
+}
+
+/** Points `[unix seconds, value]` by series name (`cpu`, `disk.0.iops.read`, `network.0.bandwidth.in`, ...). */
+export type MetricsSeries = Record<string, [number, number][]>;
+
+/**
+ * Where a VPS's CPU, disk and network series come from (issue 44): a Prometheus-compatible query
+ * API in production, a simulation for the embedded default. A type the source has nothing for is
+ * left out of the answer.
+ */
+export abstract class MetricsSource {
+  abstract read(target: MetricsTarget, types: MetricType[], range: MetricsRange): Promise<MetricsSeries>;
+
+  static unavailable(detail: string): Problem {
+    return new Problem(503, 'metrics_unavailable', detail, undefined, { 'Retry-After': '5' });
+  }
+}
