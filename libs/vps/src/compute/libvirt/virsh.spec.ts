@@ -13,8 +13,10 @@ describe('Virsh with a secret argument', () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'virsh-'));
     logged = [];
-    for (const level of ['warn', 'debug', 'log', 'error'] as const)
-      jest.spyOn(Logger.prototype, level).mockImplementation((message: unknown) => void logged.push(String(message)));
+    const record = (message: unknown) => {
+      logged.push(String(message));
+    };
+    for (const level of ['warn', 'debug', 'log', 'error'] as const) jest.spyOn(Logger.prototype, level).mockImplementation(record);
   });
   afterEach(() => {
     jest.restoreAllMocks();
