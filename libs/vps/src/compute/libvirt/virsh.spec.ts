@@ -16,7 +16,10 @@ describe('Virsh with a secret argument', () => {
     const record = (message: unknown) => {
       logged.push(String(message));
     };
-    for (const level of ['warn', 'debug', 'log', 'error'] as const) jest.spyOn(Logger.prototype, level).mockImplementation(record);
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(record);
+    jest.spyOn(Logger.prototype, 'debug').mockImplementation(record);
+    jest.spyOn(Logger.prototype, 'log').mockImplementation(record);
+    jest.spyOn(Logger.prototype, 'error').mockImplementation(record);
   });
   afterEach(() => {
     jest.restoreAllMocks();
