@@ -90,6 +90,8 @@ interface Ssh {
       const child = execFile('ssh', args, { timeout: 30_000 }, (err, stdout, stderr) =>
         resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout: stdout.trim(), stderr: stderr.trim() }),
       );
+      // ssh may end before reading (a guest still booting): its stdin then closes under the write.
+      child.stdin!.on('error', () => undefined);
       child.stdin!.end(input);
     });
   }
@@ -108,7 +110,20 @@ interface Ssh {
     );
 
   const reset = () => request(t.http).post(`/api/services/${vps.id}/instance/reset-password`).set('Authorization', owner.bearer);
-  const rootHash = async () => (await ssh(`awk -F: '$1 == "root" {print $2}' /etc/shadow`)).stdout;
+  /** The command's answer, tried again while ssh itself fails (255: cloud-init restarts sshd once late in the first boot). */
+  const sshRun = (command: string, input = '') =>
+    waitForOrFail(
+      () => ssh(command, input),
+      (res) => res.code !== 255,
+      60_000,
+      (res) => `ssh kept failing: ${res.stderr}`,
+    );
+
+  const rootHash = async () => {
+    const res = await sshRun(`awk -F: '$1 == "root" {print $2}' /etc/shadow`);
+    expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
+    return res.stdout;
+  };
 
   it(
     "sets the password in the guest: root's /etc/shadow entry holds it, a second reset replaces it",
@@ -119,7 +134,7 @@ interface Ssh {
       );
       expect(res.stderr).toBe('');
       [vps] = res.lines;
-      await sshWhenUp('true');
+      await sshWhenUp('cloud-init status --wait > /dev/null || true');
       await waitForOrFail(
         () => virsh('qemu-agent-command', `svc-${vps.id}`, '{"execute":"guest-ping"}').catch((err: Error) => err.message),
         (answer) => answer.includes('"return"'),
@@ -135,14 +150,14 @@ interface Ssh {
       const after = await rootHash();
       expect(after).not.toBe(before);
       expect(after).toMatch(/^\$/);
-      expect((await ssh(CHECK_ROOT_PASSWORD, `${first.body.rootPassword}\n`)).stdout).toBe('match');
-      expect((await ssh(CHECK_ROOT_PASSWORD, 'not-the-password\n')).stdout).toBe('differ');
+      expect((await sshRun(CHECK_ROOT_PASSWORD, `${first.body.rootPassword}\n`)).stdout).toBe('match');
+      expect((await sshRun(CHECK_ROOT_PASSWORD, 'not-the-password\n')).stdout).toBe('differ');
 
       const second = await reset().expect(200);
       passwords.push(second.body.rootPassword);
       expect(second.body.rootPassword).not.toBe(first.body.rootPassword);
-      expect((await ssh(CHECK_ROOT_PASSWORD, `${second.body.rootPassword}\n`)).stdout).toBe('match');
-      expect((await ssh(CHECK_ROOT_PASSWORD, `${first.body.rootPassword}\n`)).stdout).toBe('differ');
+      expect((await sshRun(CHECK_ROOT_PASSWORD, `${second.body.rootPassword}\n`)).stdout).toBe('match');
+      expect((await sshRun(CHECK_ROOT_PASSWORD, `${first.body.rootPassword}\n`)).stdout).toBe('differ');
     },
     BOOT_MS * 2,
   );
@@ -151,7 +166,7 @@ interface Ssh {
     'answers 409 guest_agent_unavailable once the guest agent is stopped, and the password stays as it was',
     async () => {
       const hash = await rootHash();
-      expect((await ssh('systemctl stop qemu-guest-agent')).code).toBe(0);
+      expect((await sshRun('systemctl stop qemu-guest-agent')).code).toBe(0);
       // libvirt sees the agent's port close: its ping fails from then on.
       await waitForOrFail(
         () => virsh('qemu-agent-command', `svc-${vps.id}`, '{"execute":"guest-ping"}').catch((err: Error) => err.message),
