@@ -9,6 +9,7 @@ export type { PaginatedPath, Page, ListItem, ListQuery, ListArgs } from './pagin
 export { waitForAction, ActionTimeoutError } from './actions';
 export { instanceMetrics, metricUnit } from './metrics';
 export type { InstanceMetrics, InstanceMetricsQuery, MetricPoint, MetricSeriesName, MetricType } from './metrics';
+export { resetRootPassword } from './root-password';
 export { notificationEvents } from './events';
 export type { NotificationEvent } from './events';
 export { retryingFetch, idempotencyKeys, retryAfterMs } from './retry';
