@@ -98,6 +98,8 @@ async function services({ call, direct, token, report }) {
   await call('get /api/images/{id}', { token, params: { id: imageId } });
   await call('delete /api/images/{id}', { token, params: { id: imageId }, expect: 204 });
   await call('delete /api/images/{id}', { token, params: { id: imageId }, expect: 404 });
+  await call('post /api/services/{id}/instance/reset-password', { token, params: { id: web.id } });
+  await call('post /api/services/{id}/instance/reset-password', { token, params: { id: staging.id }, expect: 409 }); // stopped
 
   await call('get /api/services/{id}/instance/console', { token, params: { id: web.id } });
   await call('get /api/services/{id}/instance/console', { token, params: { id: staging.id }, expect: 409 }); // stopped
