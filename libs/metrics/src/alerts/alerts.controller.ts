@@ -2,10 +2,10 @@ import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/co
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiProblems, CurrentPrincipal, Idempotent, PageQuery, Paginated, PaginatedResponse, Principal, UuidParam } from '@app/core';
 import { AlertsService } from './alerts.service';
-import { AlertResponse } from './dto/alert.response';
-import { CreateAlertRequest } from './dto/create-alert.request';
+import { InstanceAlertResponse } from './dto/alert.response';
+import { CreateInstanceAlertRequest } from './dto/create-alert.request';
 
-const PaginatedAlerts = PaginatedResponse(AlertResponse, 'PaginatedInstanceAlerts');
+const PaginatedAlerts = PaginatedResponse(InstanceAlertResponse, 'PaginatedInstanceAlerts');
 
 @ApiTags('Services')
 @ApiBearerAuth()
@@ -22,7 +22,11 @@ export class AlertsController {
     operationId: 'createInstanceAlert',
   })
   @ApiProblems(400, 403, 404, { 409: ['quota_exceeded'] })
-  create(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() body: CreateAlertRequest): Promise<AlertResponse> {
+  create(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam() id: string,
+    @Body() body: CreateInstanceAlertRequest,
+  ): Promise<InstanceAlertResponse> {
     return this.alerts.create(principal, id, body);
   }
 
@@ -30,7 +34,11 @@ export class AlertsController {
   @ApiOperation({ summary: 'List the metric alerts of a VPS instance', operationId: 'listInstanceAlerts' })
   @ApiOkResponse({ type: PaginatedAlerts })
   @ApiProblems(400, 404)
-  list(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Query() query: PageQuery): Promise<Paginated<AlertResponse>> {
+  list(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam() id: string,
+    @Query() query: PageQuery,
+  ): Promise<Paginated<InstanceAlertResponse>> {
     return this.alerts.list(principal.accountId, id, query);
   }
 

@@ -3,8 +3,8 @@ import { ActivityLog, PageQuery, paginated, Paginated, Principal, Problem, Trans
 import { VpsState, VpsStates } from '@app/vps';
 import { MAX_ALERTS_PER_VPS, maxAbove } from './alert-rules';
 import { AlertsRepository } from './alerts.repository';
-import { AlertResponse } from './dto/alert.response';
-import { CreateAlertRequest } from './dto/create-alert.request';
+import { InstanceAlertResponse } from './dto/alert.response';
+import { CreateInstanceAlertRequest } from './dto/create-alert.request';
 
 /** A VPS's metric alerts for its owner (issue 44 item 4): at most MAX_ALERTS_PER_VPS each. */
 @Injectable()
@@ -16,7 +16,7 @@ export class AlertsService {
     private readonly activity: ActivityLog,
   ) {}
 
-  async create(caller: Principal, serviceId: string, input: CreateAlertRequest): Promise<AlertResponse> {
+  async create(caller: Principal, serviceId: string, input: CreateInstanceAlertRequest): Promise<InstanceAlertResponse> {
     if (input.above > maxAbove(input.type)) {
       const message = `must be at most ${maxAbove(input.type)} for ${input.type}`;
       throw Problem.invalidInput(`above ${message}`, [{ field: 'above', message }]);
@@ -37,13 +37,13 @@ export class AlertsService {
       });
       return alert;
     });
-    return AlertResponse.from(row);
+    return InstanceAlertResponse.from(row);
   }
 
-  async list(accountId: string, serviceId: string, query: PageQuery): Promise<Paginated<AlertResponse>> {
+  async list(accountId: string, serviceId: string, query: PageQuery): Promise<Paginated<InstanceAlertResponse>> {
     liveVps(await this.vps.forAccount(accountId, serviceId));
     const { rows, total } = await this.alerts.page(accountId, serviceId, query);
-    return paginated(rows.map(AlertResponse.from), query, total);
+    return paginated(rows.map(InstanceAlertResponse.from), query, total);
   }
 
   async remove(caller: Principal, serviceId: string, alertId: string): Promise<void> {

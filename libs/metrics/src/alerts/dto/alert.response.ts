@@ -3,7 +3,7 @@ import { isoTimestamp } from '@app/core';
 import { ALERT_TYPES, AlertType } from '../alert-rules';
 import type { AlertRow } from '../alerts.repository';
 
-export class AlertResponse {
+export class InstanceAlertResponse {
   @ApiProperty({ format: 'uuid', description: 'Alert id.' })
   id: string;
   @ApiProperty({ format: 'uuid', description: 'The VPS it watches.' })
@@ -25,7 +25,7 @@ export class AlertResponse {
   @ApiProperty({ format: 'date-time', description: 'When the alert was created.' })
   createdAt: string;
 
-  static from(row: AlertRow): AlertResponse {
+  static from(row: AlertRow): InstanceAlertResponse {
     return {
       id: row.id,
       serviceId: row.service_id,

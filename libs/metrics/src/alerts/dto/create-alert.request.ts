@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsInt, IsNumber, Max, Min } from 'class-validator';
 import { ALERT_TYPES, AlertType, MAX_BYTES_PER_SECOND } from '../alert-rules';
 
-export class CreateAlertRequest {
+export class CreateInstanceAlertRequest {
   @ApiProperty({
     enum: ALERT_TYPES,
     example: 'cpu',
