@@ -18,47 +18,21 @@ describe('alert rules', () => {
     expect(alertPoints('network.in', series)).toEqual([]);
   });
 
-  it('fires when every point is above, resolves when the latest is not, and keeps its state otherwise', () => {
-    expect(
-      stateOf(
-        [
-          [0, 5],
-          [60, 6],
-        ],
-        4,
-        'ok',
-      ),
-    ).toBe('firing');
-    expect(
-      stateOf(
-        [
-          [0, 5],
-          [60, 4],
-        ],
-        4,
-        'firing',
-      ),
-    ).toBe('ok');
-    expect(
-      stateOf(
-        [
-          [0, 3],
-          [60, 6],
-        ],
-        4,
-        'ok',
-      ),
-    ).toBe('ok');
-    expect(
-      stateOf(
-        [
-          [0, 3],
-          [60, 6],
-        ],
-        4,
-        'firing',
-      ),
-    ).toBe('firing');
-    expect(stateOf([], 4, 'firing')).toBeNull();
+  it('fires when every point of a covered window is above, resolves when the latest is not, and keeps its state otherwise', () => {
+    const at = (...values: number[]): [number, number][] => values.map((v, i) => [i * 60, v]);
+    expect(stateOf(at(5, 6), 4, 'ok', 0)).toBe('firing');
+    expect(stateOf(at(5, 4), 4, 'firing', 0)).toBe('ok');
+    expect(stateOf(at(3, 6), 4, 'ok', 0)).toBe('ok');
+    expect(stateOf(at(3, 6), 4, 'firing', 0)).toBe('firing');
+    expect(stateOf([], 4, 'firing', 0)).toBeNull();
+  });
+
+  it('does not fire on a series younger than the window', () => {
+    const young: [number, number][] = [
+      [240, 9],
+      [300, 9],
+    ];
+    expect(stateOf(young, 4, 'ok', 0)).toBe('ok');
+    expect(stateOf(young, 4, 'ok', 180)).toBe('firing');
   });
 });

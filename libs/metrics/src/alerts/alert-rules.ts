@@ -33,12 +33,13 @@ export function alertPoints(type: AlertType, series: MetricsSeries): [number, nu
 }
 
 /**
- * The state the points say: `firing` when every point of the window is above the threshold,
- * `ok` when the latest is not; null (no change) for a window without points.
+ * The state the points of a window starting at `since` say: `firing` when they cover the window
+ * (a series younger than the window does not) and every one is above the threshold, `ok` when
+ * the latest is not; null (no change) for a window without points.
  */
-export function stateOf(points: [number, number][], above: number, current: AlertState): AlertState | null {
+export function stateOf(points: [number, number][], above: number, current: AlertState, since: number): AlertState | null {
   if (points.length === 0) return null;
-  if (points.every(([, v]) => v > above)) return 'firing';
+  if (points[0][0] <= since + EVALUATION_STEP_SECONDS && points.every(([, v]) => v > above)) return 'firing';
   if (points[points.length - 1][1] <= above) return 'ok';
   return current;
 }

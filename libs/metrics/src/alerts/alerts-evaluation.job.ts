@@ -18,8 +18,8 @@ export interface EvaluationOutcome {
 
 /**
  * Every minute, one run across all replicas: each VPS's alerts against one read of the metrics
- * system over the longest window. A VPS that is not running resolves its alerts (it uses nothing;
- * its series have no points); a terminated or deleted one loses them. A state changes by one
+ * system over the longest window. A stopped VPS resolves its alerts (it uses nothing; its series
+ * have no points), one between two power states waits; a terminated or deleted one loses them. A state changes by one
  * conditional UPDATE, so a crossing is announced once however many checks see it.
  */
 @Injectable()
@@ -42,7 +42,10 @@ export class AlertsEvaluationJob implements OnModuleInit {
   async run(): Promise<EvaluationOutcome> {
     const outcome: EvaluationOutcome = { fired: 0, resolved: 0, skipped: 0 };
     const byService = new Map<string, AlertRow[]>();
-    for (const alert of await this.alerts.all()) byService.set(alert.service_id, [...(byService.get(alert.service_id) ?? []), alert]);
+    for (const alert of await this.alerts.all()) {
+      if (!byService.has(alert.service_id)) byService.set(alert.service_id, []);
+      byService.get(alert.service_id)!.push(alert);
+    }
     for (const [serviceId, alerts] of byService) {
       if (this.jobs.stopping) break;
       const vps = await this.vps.forAccount(alerts[0].account_id, serviceId);
@@ -69,7 +72,8 @@ export class AlertsEvaluationJob implements OnModuleInit {
     vps: VpsState,
     alerts: AlertRow[],
   ): Promise<((a: AlertRow) => { state: AlertState | null; value: number | null }) | null> {
-    if (vps.powerState !== 'running') return () => ({ state: 'ok', value: null });
+    if (vps.powerState === 'stopped' || vps.powerState === 'error') return () => ({ state: 'ok', value: null });
+    if (vps.powerState !== 'running') return () => ({ state: null, value: null });
     const end = Math.floor(Date.now() / 1000);
     const minutes = Math.max(...alerts.map((a) => a.for_minutes));
     const types = [...new Set(alerts.map((a) => metricTypeOf(a.type)))];
@@ -85,8 +89,9 @@ export class AlertsEvaluationJob implements OnModuleInit {
       return null;
     }
     return (alert) => {
-      const points = alertPoints(alert.type, series).filter(([t]) => t >= end - alert.for_minutes * 60);
-      return { state: stateOf(points, Number(alert.above), alert.state), value: points.at(-1)?.[1] ?? null };
+      const since = end - alert.for_minutes * 60;
+      const points = alertPoints(alert.type, series).filter(([t]) => t >= since);
+      return { state: stateOf(points, Number(alert.above), alert.state, since), value: points.at(-1)?.[1] ?? null };
     };
   }
 
