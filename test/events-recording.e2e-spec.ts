@@ -457,6 +457,15 @@ describe('Activity log: every operation records one entry', () => {
       },
     ],
     [
+      'root password reset (the password in no entry, webhook or log)',
+      async () => {
+        const res = await auth(api().post(`/api/services/${serviceId}/instance/reset-password`), keyBearer).expect(200);
+        secrets.push(res.body.rootPassword);
+        expect((await newest('instance.password_reset')).details).toEqual({ user: 'root' });
+        return { action: 'instance.password_reset', entity: { type: 'service', id: serviceId }, actor: { type: 'api_key', id: keyId } };
+      },
+    ],
+    [
       'service status changed by the operator (staff)',
       async () => {
         await cli('service:set-status', { id: serviceId, status: 'suspended', reason: 'unpaid' });

@@ -275,6 +275,24 @@ describe('hostctl: the command line against the API', () => {
     expect((await ok(['services', 'get', vpsId, '-o', 'json'])).json.instance.powerState).toBe('running');
   });
 
+  it('resets the root password: printed with -o json, refused on a pipe without it (nothing set)', async () => {
+    const passwordsSet = async () =>
+      (
+        await t.db.query(`SELECT count(*)::int AS n FROM compute_simulator_tasks WHERE type = 'password' AND instance_ref = $1`, [
+          `sim-${vpsId}`,
+        ])
+      )[0].n;
+    const refused = await hostctl(['vps', 'reset-password', 'web-1']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/not a terminal.*-o json/);
+    expect(await passwordsSet()).toBe(0);
+    const first = (await ok(['vps', 'reset-password', 'web-1', '-o', 'json'])).json;
+    expect(first.rootPassword).toMatch(/^[A-HJ-NP-Za-km-z2-9]{20}$/);
+    const second = (await ok(['vps', 'reset-password', vpsId, '-o', 'json'])).json;
+    expect(second.rootPassword).not.toBe(first.rootPassword);
+    expect(await passwordsSet()).toBe(2);
+  });
+
   it('snapshots a VPS with --wait, lists the snapshot and deletes it', async () => {
     const made = (await ok(['vps', 'snapshot', 'create', 'web-1', '--name', 'before-upgrade', '--wait', '-o', 'json'])).json;
     expect(made).toMatchObject({

@@ -89,6 +89,15 @@ async function services({ call, direct, token, report }) {
   await settle(staging, (await rebuild(staging, { image: 'debian-12' })).body); // boots it
   await settle(staging, (await act('stop', staging)).body);
   await call('get /api/services/{id}/instance/actions', { token, params: { id: staging.id }, query: { pageSize: 2 } });
+  const snapshot = (body, expect = 202) =>
+    call('post /api/services/{id}/instance/snapshots', { token, params: { id: staging.id }, headers: idempotent(), body, expect });
+  await snapshot({ name: '' }, 400);
+  const snapshotAction = (await snapshot({ name: 'crawl snapshot' })).body;
+  await settle(staging, snapshotAction);
+  const imageId = (await direct(`/api/services/${staging.id}/instance/actions/${snapshotAction.id}`)).snapshot.imageId;
+  await call('get /api/images/{id}', { token, params: { id: imageId } });
+  await call('delete /api/images/{id}', { token, params: { id: imageId }, expect: 204 });
+  await call('delete /api/images/{id}', { token, params: { id: imageId }, expect: 404 });
 
   await call('get /api/services/{id}/instance/console', { token, params: { id: web.id } });
   await call('get /api/services/{id}/instance/console', { token, params: { id: staging.id }, expect: 409 }); // stopped

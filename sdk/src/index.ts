@@ -17,6 +17,7 @@ export type {
   InstanceAlert,
   NewInstanceAlert,
 } from './metrics';
+export { resetRootPassword } from './root-password';
 export { notificationEvents } from './events';
 export type { NotificationEvent } from './events';
 export { retryingFetch, idempotencyKeys, retryAfterMs } from './retry';

@@ -530,6 +530,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{id}/instance/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset the root password of a running VPS
+         * @description Makes a new password for root and sets it in the running guest through its QEMU guest agent (the guest needs qemu-guest-agent running). The password is in this answer only: it is stored nowhere, and the activity log and webhooks record only that it was reset. At most RATE_LIMIT_ROOT_PASSWORD_PER_HOUR resets per account an hour.
+         */
+        post: operations["resetInstancePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/services/{id}/object-storage/credentials": {
         parameters: {
             query?: never;
@@ -1086,7 +1106,7 @@ export interface components {
          * @description Stable machine-readable error code; each response lists the codes that operation answers with its status.
          * @enum {string}
          */
-        ProblemCode: "invalid_input" | "invalid_code" | "invalid_token" | "attachment_invalid" | "unauthorized" | "invalid_credentials" | "invalid_mfa_token" | "insufficient_scope" | "forbidden" | "email_unverified" | "not_found" | "method_not_allowed" | "invalid_state" | "action_in_progress" | "ticket_closed" | "duplicate_key" | "email_taken" | "quota_exceeded" | "attachment_in_use" | "mfa_enabled" | "mfa_not_enabled" | "mfa_not_set_up" | "already_verified" | "idempotency_key_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable" | "hypervisor_unavailable" | "metrics_unavailable";
+        ProblemCode: "invalid_input" | "invalid_code" | "invalid_token" | "attachment_invalid" | "unauthorized" | "invalid_credentials" | "invalid_mfa_token" | "insufficient_scope" | "forbidden" | "email_unverified" | "not_found" | "method_not_allowed" | "invalid_state" | "action_in_progress" | "ticket_closed" | "duplicate_key" | "email_taken" | "quota_exceeded" | "attachment_in_use" | "mfa_enabled" | "mfa_not_enabled" | "mfa_not_set_up" | "already_verified" | "idempotency_key_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable" | "hypervisor_unavailable" | "guest_agent_unavailable" | "metrics_unavailable";
         FieldErrorResponse: {
             /**
              * @description The input field at fault (dotted path).
@@ -1984,6 +2004,13 @@ export interface components {
              */
             expiresAt: string;
         };
+        RootPasswordResponse: {
+            /**
+             * @description root's new password, set in the running guest; shown this once and stored nowhere.
+             * @example q7Hm2xKpW4tRz9LbN3cV
+             */
+            rootPassword: string;
+        };
         ObjectStorageCredentialsResponse: {
             /**
              * @description S3-compatible endpoint URL.
@@ -2705,7 +2732,7 @@ export interface components {
              * @example instance.stop
              * @enum {string}
              */
-            action: "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "image.delete" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable";
+            action: "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "instance.password_reset" | "image.delete" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable";
             /** @description The resource it is about; null if none. */
             entity: components["schemas"]["EventEntityRef"] | null;
             /** @description Who did it. */
@@ -2779,7 +2806,7 @@ export interface components {
              *       "ssh_key.create"
              *     ]
              */
-            events: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "image.delete" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
+            events: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "instance.password_reset" | "image.delete" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
             /**
              * @description A note to recognise the endpoint by.
              * @example CI notifier
@@ -2912,7 +2939,7 @@ export interface components {
              */
             url?: string;
             /** @description Event types to deliver: activity actions such as `ssh_key.create` or `ticket.reply`, or `*` for every type (also those added later). */
-            events?: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "image.delete" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
+            events?: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "instance.password_reset" | "image.delete" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
             /** @description false stops deliveries; true resumes them (and clears the failure streak). */
             enabled?: boolean;
             /** @description A new note; an empty string clears it. */
@@ -10417,6 +10444,269 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
                         code: "unavailable" | "hypervisor_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    resetInstancePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RootPasswordResponse"];
+                };
+            };
+            /**
+             * @description Bad Request (problem+json), with `code`:
+             *     - `invalid_input`: A parameter, header or the body is malformed or out of range; `errors` names each field.
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_input";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized (problem+json), with `code`:
+             *     - `unauthorized`: The bearer token is missing, invalid, expired or revoked (on `POST /api/auth/refresh`: the refresh token is invalid, expired or already used).
+             */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unauthorized";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden (problem+json), with `code`:
+             *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "insufficient_scope";
+                    };
+                };
+            };
+            /**
+             * @description Not Found (problem+json), with `code`:
+             *     - `not_found`: No such resource in this account (another account's resources are 404 too), or no such route.
+             */
+            404: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict (problem+json), with `code`:
+             *     - `invalid_state`: The resource is in a state that does not allow this (a suspended service, a stopped VPS for a console, a disabled webhook endpoint, ...); `detail` says which.
+             *     - `guest_agent_unavailable`: The VPS's QEMU guest agent does not answer, so nothing can be set inside the guest (a root password).
+             */
+            409: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_state" | "guest_agent_unavailable";
+                    };
+                };
+            };
+            /**
+             * @description Content Too Large (problem+json), with `code`:
+             *     - `payload_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type (problem+json), with `code`:
+             *     - `unsupported_media_type`: The request body is not JSON (`Content-Type: application/json`), or its encoding or charset is not supported.
+             */
+            415: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests (problem+json), with `code`:
+             *     - `rate_limited`: Too many requests (or failed attempts) in the window of one of the limits.
+             */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error (problem+json), with `code`:
+             *     - `internal_error`: An unexpected error; nothing internal is shown.
+             */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable (problem+json), with `code`:
+             *     - `hypervisor_unavailable`: The hypervisor of this VPS cannot be reached.
+             *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
+             */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "hypervisor_unavailable" | "unavailable";
                     };
                 };
             };

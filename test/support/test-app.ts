@@ -4,6 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppConfig, loadConfig } from '@app/core';
+import type { AppLogging } from '../../apps/api/src/http/configure-app';
 import { createApp } from '../../apps/api/src/http/create-app';
 import { buildOpenApiDocument } from '../../apps/api/src/http/openapi';
 import { createAccount, TestAccount } from '../factories/accounts';
@@ -27,11 +28,11 @@ export interface TestApp {
  * and /openapi.json are off unless asked for (`DOCS_ENABLED: 'true'`): building the document is
  * the slowest part of a start.
  */
-export async function startTestApp(overrides: Record<string, string | undefined> = {}): Promise<TestApp> {
+export async function startTestApp(overrides: Record<string, string | undefined> = {}, logging?: AppLogging): Promise<TestApp> {
   const dataDir = freshDataDir();
   const config = loadConfig(testEnv({ DATA_DIR: dataDir, DOCS_ENABLED: 'false', ...overrides }));
   const recorded: RecordedResponse[] = [];
-  const app = await createApp(config, undefined, (nest) => nest.use(recordResponses(recorded)));
+  const app = await createApp(config, logging, (nest) => nest.use(recordResponses(recorded)));
   await app.listen(0, '127.0.0.1');
   return {
     app,

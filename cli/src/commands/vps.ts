@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
-import { HostingClient, unwrap } from '@hosting-account/sdk';
+import { HostingClient, resetRootPassword, unwrap } from '@hosting-account/sdk';
+import { UsageError } from '../errors';
 import { ActionFailedError, waitWithProgress } from '../action-wait';
 import { examples, parsePositiveInt, session } from '../command-context';
 import { format, printData, printDone, printObject } from '../output';
@@ -57,7 +58,32 @@ export function vpsCommand(): Command {
         await openConsolePage(consoleSession, { id, name: service?.name, again });
       }
     });
+  vps.addCommand(resetPasswordCommand());
   return vps;
+}
+
+/** Issue 39: the password is shown once; on a pipe or in a file only when asked for with -o json|yaml. */
+function resetPasswordCommand(): Command {
+  return new Command('reset-password')
+    .description('Set a new root password in a running VPS (through its QEMU guest agent) and print it, once')
+    .argument('<id>', 'service id of the VPS, or its name')
+    .addHelpText(
+      'after',
+      '\nThe password is not stored anywhere: note it now. It is printed on a terminal only, unless -o json (or yaml) asks for it on a pipe.\n' +
+        examples('hostctl vps reset-password web-01', 'hostctl vps reset-password web-01 -o json | jq -r .rootPassword'),
+    )
+    .action(async (reference: string, _options: unknown, command: Command) => {
+      const { api, out } = session(command);
+      const kind = format(out);
+      if (kind === 'table' && !process.stdout.isTTY)
+        throw new UsageError(
+          'standard output is not a terminal: the new password would be written to a pipe or a file; add -o json to mean it',
+        );
+      const id = await resolveServiceId(api, reference, 'vps');
+      const rootPassword = await resetRootPassword(api, id);
+      if (kind !== 'table') printData({ rootPassword }, kind);
+      else printObject({ rootPassword }, [{ header: 'Root password', value: (r) => r.rootPassword }], out);
+    });
 }
 
 function powerCommand(type: PowerAction): Command {

@@ -18,6 +18,8 @@ import { ConsoleSessionResponse } from './dto/console-session.response';
 import { CreateSnapshotRequest } from './dto/create-snapshot.request';
 import { InstanceActionResponse } from './dto/instance-action.response';
 import { RebuildInstanceRequest } from './dto/rebuild-instance.request';
+import { RootPasswordResponse } from './dto/root-password.response';
+import { RootPasswordService } from './root-password/root-password.service';
 import { InstanceActionHistory } from './instance-action-history';
 import { InstanceActionsService } from './instance-actions.service';
 
@@ -37,6 +39,7 @@ export class InstanceController {
     private readonly actions: InstanceActionsService,
     private readonly history: InstanceActionHistory,
     private readonly consoles: ConsoleIssuer,
+    private readonly rootPasswords: RootPasswordService,
   ) {}
 
   @Post('start')
@@ -154,6 +157,23 @@ export class InstanceController {
   @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'quota_exceeded'], 503: ['unavailable', 'hypervisor_unavailable'] }, 429)
   console(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<ConsoleSessionResponse> {
     return this.consoles.open(principal, id);
+  }
+
+  // Not @Idempotent: a replay would have to store the password to answer it again.
+  @Post('reset-password')
+  @HttpCode(200)
+  @RateLimit('root-password')
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    summary: 'Reset the root password of a running VPS',
+    description:
+      'Makes a new password for root and sets it in the running guest through its QEMU guest agent (the guest needs qemu-guest-agent running). The password is in this answer only: it is stored nowhere, and the activity log and webhooks record only that it was reset. At most RATE_LIMIT_ROOT_PASSWORD_PER_HOUR resets per account an hour.',
+    operationId: 'resetInstancePassword',
+  })
+  @ApiOkResponse({ type: RootPasswordResponse })
+  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'guest_agent_unavailable'], 503: ['hypervisor_unavailable'] }, 429)
+  resetPassword(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<RootPasswordResponse> {
+    return this.rootPasswords.reset(principal, id);
   }
 
   private async accepted(res: Response, action: Promise<InstanceActionResponse>): Promise<InstanceActionResponse> {

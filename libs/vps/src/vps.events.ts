@@ -14,6 +14,7 @@ export const VPS_ACTIONS = declareActivityActions(31, [
   'instance.power_state_observed',
   'instance.machine_missing',
   'instance.snapshot',
+  'instance.password_reset',
   'image.delete',
 ] as const);
 

@@ -13,6 +13,7 @@ import { SimulatedVncServers } from './compute/simulated-vnc-servers';
 import { SimulatorTasksRepository } from './compute/simulator-tasks.repository';
 import { ConsoleConnections } from './console/console-connections';
 import { ConsoleIssuer } from './console/console-issuer';
+import { RootPasswordService } from './root-password/root-password.service';
 import { ConsoleProxy } from './console/console-proxy';
 import { ConsoleRechecks } from './console/console-rechecks';
 import { ConsoleSessionsRepository } from './console/console-sessions.repository';
@@ -86,6 +87,7 @@ import { VpsStates } from './vps-states';
     InstanceActionJob,
     ConsoleService,
     ConsoleIssuer,
+    RootPasswordService,
     ConsoleSessionsRepository,
     ConsoleConnections,
     ConsoleProxy,

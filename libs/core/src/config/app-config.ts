@@ -8,6 +8,8 @@ export interface RateLimitConfig {
   ticketCreatePerMinute: number;
   presignPerMinute: number;
   consolePerMinute: number;
+  /** Root password resets of VPSes per account. */
+  rootPasswordPerHour: number;
   /** Failed logins per email over all IPs; past it each IP gets one failure per window for that email. */
   loginEmailFailuresPerMinute: number;
   /** 401 and 403 answers per IP; past it the IP is answered 429 before its credential is looked up. */

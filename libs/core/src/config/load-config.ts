@@ -213,6 +213,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
       ticketCreatePerMinute: env.int('RATE_LIMIT_TICKET_CREATE_PER_MINUTE', 2),
       presignPerMinute: env.int('RATE_LIMIT_PRESIGN_PER_MINUTE', 30),
       consolePerMinute: env.int('RATE_LIMIT_CONSOLE_PER_MINUTE', 10),
+      rootPasswordPerHour: env.int('RATE_LIMIT_ROOT_PASSWORD_PER_HOUR', 5),
       loginEmailFailuresPerMinute: env.int('RATE_LIMIT_LOGIN_EMAIL_FAILURES_PER_MINUTE', 50),
       authFailuresPerMinute: env.int('RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 60),
       mfaPerMinute: env.int('RATE_LIMIT_2FA_PER_MINUTE', 10),

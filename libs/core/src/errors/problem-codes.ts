@@ -173,6 +173,11 @@ export const PROBLEM_CODES: Record<ProblemCode, ProblemCodeInfo> = {
     meaning: 'The hypervisor of this VPS cannot be reached.',
     action: 'Retry in a minute; the service itself is unchanged.',
   },
+  guest_agent_unavailable: {
+    statuses: [409],
+    meaning: "The VPS's QEMU guest agent does not answer, so nothing can be set inside the guest (a root password).",
+    action: 'Install and start qemu-guest-agent in the VPS (over SSH or the console), then retry.',
+  },
   metrics_unavailable: {
     statuses: [503],
     meaning: 'The metrics system of this VPS (Prometheus) did not answer in time, or none is configured for its region.',

@@ -23,6 +23,7 @@ export type ProblemCode =
   | 'internal_error'
   | 'unavailable'
   | 'hypervisor_unavailable'
+  | 'guest_agent_unavailable'
   | 'metrics_unavailable'
   | 'invalid_credentials'
   | 'invalid_code'

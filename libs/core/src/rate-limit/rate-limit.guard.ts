@@ -123,6 +123,10 @@ export class RateLimitGuard implements CanActivate {
       case 'console':
         rules.push({ key: `console:${account}`, limit: limits.consolePerMinute, windowSeconds: 60 });
         break;
+      case 'root-password':
+        // Passwords set, not attempts: a refused reset (a stopped VPS, no agent) leaves the budget as it was.
+        rules.push({ key: `root-password:${account}`, limit: limits.rootPasswordPerHour, windowSeconds: 3600, acceptedOnly: true });
+        break;
     }
     return rules;
   }

@@ -181,6 +181,16 @@ export abstract class ComputeProvider {
     return Promise.reject(new ComputeProviderError('unsupported', 'This hypervisor cannot take snapshots.'));
   }
 
+  /**
+   * Sets root's password in the running guest (QEMU guest agent, issue 39). Synchronous: it has
+   * happened when this resolves. Refuses with `not_running` for a machine that is not running and
+   * `guest_agent_unavailable` when the guest's agent does not answer. The password never appears
+   * in an error's message or a log line.
+   */
+  setRootPassword(_instance: InstanceRef, _password: string): Promise<void> {
+    return Promise.reject(new ComputeProviderError('unsupported', 'This hypervisor cannot set a password in the guest.'));
+  }
+
   /** Powers off and deletes the machine of a terminated VPS, with its root disk and seed; another deployment's machine stays. */
   destroyMachine(_instance: InstanceRef): Promise<void> {
     return Promise.resolve();

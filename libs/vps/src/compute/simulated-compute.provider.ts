@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/core';
-import { ComputeProvider, ConsoleTarget, InstanceRef, TaskStatus } from './compute-provider';
+import { ComputeProvider, ComputeProviderError, ConsoleTarget, InstanceRef, TaskStatus } from './compute-provider';
 import { SimulatedVncServers } from './simulated-vnc-servers';
 import { SimulatorTasksRepository } from './simulator-tasks.repository';
 import type { ActionType, PowerState } from '../vps.types';
@@ -30,12 +30,20 @@ export class SimulatedComputeProvider extends ComputeProvider {
     return idempotencyKey;
   }
 
-  /** A row with the copy's size; the simulated guest has no agent, so a running machine's copy is crash-consistent. */
+  /** A row with the copy's size; the simulated agent freezes no filesystems, so a running machine's copy is crash-consistent. */
   override async snapshotMachine(instance: InstanceRef, _imageId: string, idempotencyKey: string): Promise<string> {
     const size = randomInt(SNAPSHOT_BYTES.min, SNAPSHOT_BYTES.max);
     await this.tasks.insert(idempotencyKey, refOf(instance), 'snapshot', this.config.computeTransitionDelayMs, size);
     const stopped = (await this.powerState(instance)) === 'stopped';
     return `${idempotencyKey}:${stopped ? 'filesystem' : 'crash'}`;
+  }
+
+  /** The simulated guest's agent always answers; a machine that is not running has none to ask. */
+  override async setRootPassword(instance: InstanceRef): Promise<void> {
+    const state = await this.powerState(instance);
+    if (state !== null && state !== 'running')
+      throw new ComputeProviderError('not_running', `The machine is ${state}; a password is set in the running guest.`);
+    await this.tasks.recordPasswordSet(refOf(instance));
   }
 
   async taskStatus(_instance: InstanceRef, taskId: string): Promise<TaskStatus> {

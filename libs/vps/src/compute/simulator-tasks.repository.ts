@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { runSql, sqlFirst } from '@app/core';
 import { DataSource } from 'typeorm';
@@ -26,6 +27,15 @@ export class SimulatorTasksRepository {
     );
   }
 
+  /** That root's password of the machine was set now (the simulator keeps the fact, never the password). */
+  async recordPasswordSet(instanceRef: string): Promise<void> {
+    await runSql(
+      this.dataSource,
+      `INSERT INTO compute_simulator_tasks (id, instance_ref, type, completes_at) VALUES ($1, $2, 'password', now())`,
+      [`password-${randomUUID()}`, instanceRef],
+    );
+  }
+
   async find(id: string): Promise<SimulatorTaskRow | null> {
     const task = await sqlFirst<SimulatorTaskRow>(
       this.dataSource,
@@ -35,12 +45,12 @@ export class SimulatorTasksRepository {
     return task ?? null;
   }
 
-  /** The latest task that changes the power state (a snapshot does not). */
+  /** The latest task that changes the power state (a snapshot or a password does not). */
   async findLatestFor(instanceRef: string): Promise<SimulatorTaskRow | null> {
     const task = await sqlFirst<SimulatorTaskRow>(
       this.dataSource,
       `SELECT type, completes_at <= now() AS done, size_bytes FROM compute_simulator_tasks
-        WHERE instance_ref = $1 AND type <> 'snapshot' ORDER BY created_at DESC LIMIT 1`,
+        WHERE instance_ref = $1 AND type NOT IN ('snapshot', 'password') ORDER BY created_at DESC LIMIT 1`,
       [instanceRef],
     );
     return task ?? null;

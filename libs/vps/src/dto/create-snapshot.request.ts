@@ -7,6 +7,7 @@ export class CreateSnapshotRequest {
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
   @Length(1, 100)
-  @Matches(/^[^\p{Cc}]*$/u, { message: 'name must not contain control characters' })
+  // Unicode's control characters (Cc), spelled without \p{}: the pattern goes into the OpenAPI document, whose validators read it without the u flag.
+  @Matches(/^[^\u0000-\u001f\u007f-\u009f]*$/, { message: 'name must not contain control characters' })
   name: string;
 }

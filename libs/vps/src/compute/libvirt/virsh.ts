@@ -16,6 +16,8 @@ const UNREACHABLE = [
 ];
 const DOMAIN_NOT_FOUND = /(domain not found|failed to get domain|no domain with matching)/i;
 const VOLUME_NOT_FOUND = /(storage volume not found|no storage vol with matching|failed to get vol)/i;
+const AGENT_UNAVAILABLE = /(guest agent is not (responding|connected|configured|available)|agent is not (connected|configured|available))/i;
+const NOT_RUNNING = /domain is not running/i;
 const POOL_NOT_FOUND = /(storage pool not found|no storage pool with matching|failed to get pool)/i;
 
 /** `virsh metadata --uri` of a namespace the domain has no element of. */
@@ -25,6 +27,8 @@ export interface VirshOptions {
   timeoutMs: number;
   /** Error codes that are an answer the caller expects (a volume already gone): logged at debug, not as a failure. */
   expected?: readonly string[];
+  /** Arguments never written to a log line (a password): virsh's own words have them replaced. */
+  secrets?: readonly string[];
 }
 
 /**
@@ -45,7 +49,7 @@ export class Virsh {
     this.keepalive = ['-k', String(interval), '-K', String(Math.max(1, Math.ceil(keepaliveSeconds / interval) - 1))];
   }
 
-  run(uri: string, args: string[], { timeoutMs, expected = [] }: VirshOptions): Promise<string> {
+  run(uri: string, args: string[], { timeoutMs, expected = [], secrets = [] }: VirshOptions): Promise<string> {
     // -q: no decoration; keepalive lets virsh itself notice a peer that stopped answering.
     const argv = ['-q', ...this.keepalive, '-c', uri, ...args];
     return new Promise((resolve, reject) => {
@@ -56,7 +60,9 @@ export class Virsh {
         (err, stdout, stderr) => {
           if (!err) return resolve(stdout);
           const error = virshError(err as NodeJS.ErrnoException & { killed?: boolean }, String(stderr), timeoutMs);
-          const said = `virsh ${args[0]} failed: ${String(stderr).trim().slice(0, 500) || (err as Error).message}`;
+          // Never execFile's message: it repeats the whole command line, arguments and all.
+          const words = String(stderr).trim().slice(0, 500) || exitOf(err as NodeJS.ErrnoException & { killed?: boolean; signal?: string });
+          const said = `virsh ${args[0]} failed: ${secrets.reduce((line, secret) => (secret ? line.split(secret).join('***') : line), words)}`;
           // An answer, not a failure: the domain has no such metadata element, or the caller looked for something that may be gone.
           if (error.code === NO_METADATA || expected.includes(error.code)) this.logger.debug(said);
           else this.logger.warn(said);
@@ -82,12 +88,25 @@ export function virshError(err: NodeJS.ErrnoException & { killed?: boolean }, st
   if (/requested metadata element is not present/i.test(said)) {
     return new ComputeProviderError(NO_METADATA, 'The domain has no such metadata.');
   }
+  if (AGENT_UNAVAILABLE.test(said)) {
+    return new ComputeProviderError(
+      'guest_agent_unavailable',
+      'The QEMU guest agent does not answer; install qemu-guest-agent in the VPS.',
+    );
+  }
+  if (NOT_RUNNING.test(said)) return new ComputeProviderError('not_running', 'The machine is not running.');
   // Say which thing is missing (issue 42): a missing image volume read as a missing machine.
   if (VOLUME_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', missingVolume(quoted(said)));
   if (POOL_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', 'The storage pool does not exist on the hypervisor.');
   if (DOMAIN_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', 'The machine does not exist on the hypervisor.');
   // The hypervisor's own words stay in our logs: they name hosts and paths customers need not see.
   return new ComputeProviderError('hypervisor_error', 'The hypervisor refused the request.');
+}
+
+function exitOf(err: NodeJS.ErrnoException & { killed?: boolean; signal?: string }): string {
+  if (err.killed) return 'killed after the timeout';
+  if (err.code === 'ENOENT') return 'virsh is not installed';
+  return err.signal ? `ended by ${err.signal}` : `exit status ${String(err.code)}`;
 }
 
 /** Our own volume names only (`img-<id>`, `svc-<id>-root.qcow2`): never a path of the host. */

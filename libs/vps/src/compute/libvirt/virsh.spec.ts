@@ -1,0 +1,69 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
+import { ComputeProviderError } from '../compute-provider';
+import { Virsh, virshError } from './virsh';
+
+const SECRET = 'q7Hm2xKpW4tRz9LbN3cV';
+
+describe('Virsh with a secret argument', () => {
+  let dir: string;
+  let logged: string[];
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'virsh-'));
+    logged = [];
+    const record = (message: unknown) => {
+      logged.push(String(message));
+    };
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(record);
+    jest.spyOn(Logger.prototype, 'debug').mockImplementation(record);
+    jest.spyOn(Logger.prototype, 'log').mockImplementation(record);
+    jest.spyOn(Logger.prototype, 'error').mockImplementation(record);
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A stand-in for virsh: prints `stderr` and exits 1. */
+  function fakeVirsh(stderr: string): Virsh {
+    const file = join(dir, 'virsh');
+    writeFileSync(file, `#!/bin/sh\nprintf '%s' '${stderr}' >&2\nexit 1\n`);
+    chmodSync(file, 0o755);
+    return new Virsh(90, file);
+  }
+
+  const setPassword = (virsh: Virsh) =>
+    virsh.run('qemu:///system', ['set-user-password', 'svc-x', 'root', SECRET], { timeoutMs: 5000, secrets: [SECRET] });
+
+  it('logs neither the command line (silent failure) nor the secret virsh repeats, and keeps it out of the error', async () => {
+    for (const stderr of ['', `error: could not set ${SECRET}`]) {
+      const err = await setPassword(fakeVirsh(stderr)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ComputeProviderError);
+      expect((err as Error).message).not.toContain(SECRET);
+    }
+    expect(logged).toHaveLength(2);
+    expect(logged[0]).toBe('virsh set-user-password failed: exit status 1');
+    expect(logged[1]).toBe('virsh set-user-password failed: error: could not set ***');
+  });
+
+  it('reads a guest agent that does not answer, or a machine that is not running, as such', async () => {
+    const agent = await setPassword(fakeVirsh('error: Guest agent is not responding: QEMU guest agent is not connected')).catch(
+      (e: unknown) => e as ComputeProviderError,
+    );
+    expect(agent).toMatchObject({ code: 'guest_agent_unavailable', retryable: false });
+    const unconfigured = virshError(
+      Object.assign(new Error('x'), { code: '1' }),
+      'error: argument unsupported: QEMU guest agent is not configured',
+      1000,
+    );
+    expect(unconfigured.code).toBe('guest_agent_unavailable');
+    const stopped = virshError(
+      Object.assign(new Error('x'), { code: '1' }),
+      'error: Requested operation is not valid: domain is not running',
+      1000,
+    );
+    expect(stopped.code).toBe('not_running');
+  });
+});
