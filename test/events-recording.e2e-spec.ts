@@ -47,6 +47,7 @@ describe('Activity log: every operation records one entry', () => {
   let recoveryCodes: string[];
   let password = PASSWORD;
   let serviceId: string;
+  let alertId: string;
   let snapshotId: string;
   let storageId: string;
   let sshKeyId: string;
@@ -431,6 +432,23 @@ describe('Activity log: every operation records one entry', () => {
       },
     ],
     [
+      'metric alert created',
+      async () => {
+        const created = await auth(api().post(`/api/services/${serviceId}/instance/alerts`), keyBearer)
+          .send({ type: 'cpu', above: 95, forMinutes: 10 })
+          .expect(201);
+        alertId = created.body.id;
+        return { action: 'instance.alert_create', entity: { type: 'service', id: serviceId }, actor: { type: 'api_key', id: keyId } };
+      },
+    ],
+    [
+      'metric alert deleted',
+      async () => {
+        await auth(api().delete(`/api/services/${serviceId}/instance/alerts/${alertId}`)).expect(204);
+        return { action: 'instance.alert_delete', entity: { type: 'service', id: serviceId }, actor: { type: 'account', id: accountId } };
+      },
+    ],
+    [
       'console opened',
       async () => {
         const res = await auth(api().get(`/api/services/${serviceId}/instance/console`)).expect(200);
@@ -704,7 +722,7 @@ describe('Activity log: every operation records one entry', () => {
     // exists (registering and confirming the address come first, deleting the webhook ends it), a
     // reset (it disables the endpoint first, and what it disables), or that this walk does not cause
     // (a hypervisor failure, the summary of a flood of failed sign-ins, the hypervisor's own
-    // provisioning and reconciliation: in their own suites).
+    // provisioning and reconciliation, metric alerts crossing: in their own suites).
     const delivered = new Set(entries.map((e) => e.action));
     expect(ACTIVITY_ACTIONS.filter((a) => !delivered.has(a))).toEqual([
       'account.register',
@@ -716,6 +734,8 @@ describe('Activity log: every operation records one entry', () => {
       'instance.provision_failed',
       'instance.power_state_observed',
       'instance.machine_missing',
+      'instance.alert_fired',
+      'instance.alert_resolved',
       'webhook.delete',
       'webhook.disable',
     ]);

@@ -346,6 +346,26 @@ describe('hostctl: the command line against the API', () => {
     }
   });
 
+  it('keeps the alerts of a VPS: create, list, delete, and refuses a bad --type or --above', async () => {
+    const created = (await ok(['vps', 'alerts', 'create', 'web-1', '--type', 'cpu', '--above', '90', '--for', '10', '-o', 'json'])).json;
+    expect(created).toMatchObject({ serviceId: vpsId, type: 'cpu', above: 90, forMinutes: 10, state: 'ok' });
+    expect((await ok(['vps', 'alerts', 'list', vpsId])).stdout).toMatch(new RegExp(`^${created.id}\\s+cpu\\s+90 %\\s+10m\\s+ok`, 'm'));
+    expect((await ok(['vps', 'alerts', 'delete', 'web-1', created.id])).stdout).toMatch(`Alert ${created.id} deleted`);
+    expect((await ok(['vps', 'alerts', 'list', vpsId, '-o', 'json'])).json).toEqual([]);
+    for (const args of [
+      ['--type', 'memory', '--above', '1'],
+      ['--type', 'cpu', '--above', '-1'],
+      ['--type', 'cpu', '--above', '1', '--for', '61'],
+      ['--type', 'cpu'],
+    ]) {
+      const refused = await hostctl(['vps', 'alerts', 'create', vpsId, ...args]);
+      expect({ args, code: refused.code }).toEqual({ args, code: 2 });
+    }
+    const tooHigh = await hostctl(['vps', 'alerts', 'create', vpsId, '--type', 'cpu', '--above', '101']);
+    expect(tooHigh.code).toBe(1);
+    expect(tooHigh.stderr).toMatch(/status: 400\n\s+code: invalid_input/);
+  });
+
   it('on a terminal: colours unless NO_COLOR is set, and a progress line while --wait waits', async () => {
     const coloured = await hostctl(['services', 'list'], { tty: true });
     expect(coloured.code).toBe(0);

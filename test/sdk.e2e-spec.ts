@@ -1,6 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import {
   createHostingClient,
+  createInstanceAlert,
+  deleteInstanceAlert,
   HostingApiError,
   HostingClient,
   instanceMetrics,
@@ -98,6 +100,16 @@ describe('SDK: a customer scenario through the typed client', () => {
     expect(Object.keys(metrics.series).map(metricUnit).sort()).toEqual(['%', 'B/s', 'B/s', 'op/s', 'op/s']);
     const refused = await instanceMetrics(api, vps.id, { start: '2026-01-02T00:00:00Z', end: '2026-01-01T00:00:00Z' }).catch((e) => e);
     expect(refused).toBeInstanceOf(HostingApiError);
+    expect(refused).toMatchObject({ status: 400, problem: { code: 'invalid_input' } });
+  });
+
+  it("keeps the VPS's metric alerts: create, list, delete, and a bad threshold as a HostingApiError", async () => {
+    const alert = await createInstanceAlert(api, vps.id, { type: 'cpu', above: 90, forMinutes: 5 });
+    expect(alert).toMatchObject({ serviceId: vps.id, type: 'cpu', above: 90, forMinutes: 5, state: 'ok' });
+    expect((await listAll(api, '/api/services/{id}/instance/alerts', undefined, { id: vps.id })).map((a) => a.id)).toEqual([alert.id]);
+    await deleteInstanceAlert(api, vps.id, alert.id);
+    expect(await listAll(api, '/api/services/{id}/instance/alerts', undefined, { id: vps.id })).toEqual([]);
+    const refused = await createInstanceAlert(api, vps.id, { type: 'cpu', above: 101, forMinutes: 5 }).catch((e) => e);
     expect(refused).toMatchObject({ status: 400, problem: { code: 'invalid_input' } });
   });
 

@@ -1,11 +1,14 @@
+import request from 'supertest';
+import { AlertsEvaluationJob } from '@app/metrics';
 import { createAccount, TestAccount } from './factories/accounts';
+import { notificationsOf } from './factories/notifications';
 import { createService } from './factories/services';
 import { BusyGuest, buildBusyGuest } from './support/busy-guest';
 import { libvirtTestsEnabled } from './support/libvirt';
 import { PrometheusStack, prometheusTestsEnabled, startPrometheus } from './support/prometheus';
 import { startTestApp, TestApp } from './support/test-app';
 import { TEST_DATABASE_URL } from './support/test-env';
-import { waitForOrFail } from './support/wait-for';
+import { waitFor, waitForOrFail } from './support/wait-for';
 
 /**
  * A VPS's graphs from the real parts (issue 44): Debian's prometheus-libvirt-exporter on the local
@@ -85,6 +88,57 @@ type Points = [number, number][];
 
   it("answers 404 for another account's VPS", async () => {
     expect((await t.get(path(vpsId), stranger.bearer).expect(404)).body.code).toBe('not_found');
+  });
+
+  it('fires a low CPU alert once for the busy guest, and resolves it once when the VPS is stopped', async () => {
+    const job = t.app.get(AlertsEvaluationJob);
+    const alerts = `/api/services/${vpsId}/instance/alerts`;
+    const alert = (
+      await request(t.http).post(alerts).set('Authorization', owner.bearer).send({ type: 'cpu', above: 5, forMinutes: 1 }).expect(201)
+    ).body;
+    const crossings = async () =>
+      ((await t.get(`/api/events?entityId=${vpsId}`, owner.bearer).expect(200)).body.data as { action: string }[])
+        .map((e) => e.action)
+        .filter((a) => a === 'instance.alert_fired' || a === 'instance.alert_resolved');
+    const state = async () =>
+      (await t.get(alerts, owner.bearer).expect(200)).body.data.find((a: { id: string }) => a.id === alert.id).state;
+    await waitForOrFail(
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        await job.run();
+        return state();
+      },
+      (s) => s === 'firing',
+      180_000,
+      (s) => `the alert is still ${s} after 3 minutes of a busy guest`,
+    );
+    for (let i = 0; i < 3; i++) await job.run();
+    expect(await crossings()).toEqual(['instance.alert_fired']);
+
+    const stop = (await request(t.http).post(`/api/services/${vpsId}/instance/stop`).set('Authorization', owner.bearer).expect(202)).body;
+    await waitFor(
+      () =>
+        t.db.query(
+          `WITH done AS (UPDATE compute_simulator_tasks SET completes_at = now() WHERE id = $1 RETURNING id) SELECT id FROM done`,
+          [stop.id],
+        ),
+      (rows: unknown[]) => rows.length === 1,
+      20_000,
+    );
+    await waitFor(
+      async () => (await t.get(`/api/services/${vpsId}/instance/actions/${stop.id}`, owner.bearer).expect(200)).body.status,
+      (status) => status !== 'running',
+      20_000,
+    );
+    for (let i = 0; i < 3; i++) await job.run();
+    expect(await state()).toBe('ok');
+    expect(await crossings()).toEqual(['instance.alert_resolved', 'instance.alert_fired']);
+    const notices = await waitFor(
+      async () => (await notificationsOf(t, owner)).filter((n) => n.type.startsWith('instance_alert_')),
+      (list) => list.length >= 2,
+      15_000,
+    );
+    expect(notices.map((n) => n.type)).toEqual(['instance_alert_resolved', 'instance_alert_fired']);
   });
 
   it('answers 503 metrics_unavailable when Prometheus does not answer within the timeout, and again once it is stopped', async () => {

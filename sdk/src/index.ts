@@ -7,8 +7,16 @@ export type { Problem, ProblemCode, CallResult } from './errors';
 export { pages, listAll } from './pagination';
 export type { PaginatedPath, Page, ListItem, ListQuery, ListArgs } from './pagination';
 export { waitForAction, ActionTimeoutError } from './actions';
-export { instanceMetrics, metricUnit } from './metrics';
-export type { InstanceMetrics, InstanceMetricsQuery, MetricPoint, MetricSeriesName, MetricType } from './metrics';
+export { instanceMetrics, metricUnit, createInstanceAlert, deleteInstanceAlert } from './metrics';
+export type {
+  InstanceMetrics,
+  InstanceMetricsQuery,
+  MetricPoint,
+  MetricSeriesName,
+  MetricType,
+  InstanceAlert,
+  NewInstanceAlert,
+} from './metrics';
 export { resetRootPassword } from './root-password';
 export { notificationEvents } from './events';
 export type { NotificationEvent } from './events';

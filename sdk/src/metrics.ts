@@ -1,6 +1,6 @@
 import type { HostingClient } from './client';
 import { unwrap } from './errors';
-import type { operations } from './schema';
+import type { components, operations } from './schema';
 
 export type MetricType = 'cpu' | 'disk' | 'network';
 
@@ -43,4 +43,22 @@ export async function instanceMetrics(
 export function metricUnit(name: MetricSeriesName | string): '%' | 'op/s' | 'B/s' {
   if (name === 'cpu') return '%';
   return name.includes('.iops.') ? 'op/s' : 'B/s';
+}
+
+export type InstanceAlert = components['schemas']['InstanceAlertResponse'];
+export type NewInstanceAlert = components['schemas']['CreateInstanceAlertRequest'];
+
+/**
+ * A metric alert on a VPS (`POST /api/services/{id}/instance/alerts`): it fires once when every
+ * point of the last `forMinutes` is above `above`, and resolves once when the latest is not. List
+ * them with `listAll(client, '/api/services/{id}/instance/alerts', {}, { id })`.
+ *
+ *     await createInstanceAlert(client, id, { type: 'cpu', above: 90, forMinutes: 5 });
+ */
+export async function createInstanceAlert(client: HostingClient, serviceId: string, alert: NewInstanceAlert): Promise<InstanceAlert> {
+  return unwrap(client.POST('/api/services/{id}/instance/alerts', { params: { path: { id: serviceId } }, body: alert }));
+}
+
+export async function deleteInstanceAlert(client: HostingClient, serviceId: string, alertId: string): Promise<void> {
+  await unwrap(client.DELETE('/api/services/{id}/instance/alerts/{alertId}', { params: { path: { id: serviceId, alertId } } }));
 }

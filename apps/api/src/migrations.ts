@@ -3,6 +3,7 @@ import { apiKeysMigrations } from '@app/api-keys';
 import { authMigrations } from '@app/auth';
 import { coreMigrations } from '@app/core';
 import { eventsMigrations } from '@app/events';
+import { metricsMigrations } from '@app/metrics';
 import { notificationsMigrations } from '@app/notifications';
 import { objectStorageMigrations } from '@app/object-storage';
 import { productsMigrations } from '@app/products';
@@ -20,6 +21,7 @@ export const allMigrations = [
   ...productsMigrations,
   ...servicesMigrations,
   ...vpsMigrations,
+  ...metricsMigrations,
   ...objectStorageMigrations,
   ...sshKeysMigrations,
   ...supportMigrations,

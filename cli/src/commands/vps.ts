@@ -8,6 +8,7 @@ import { openConsolePage } from '../console-page';
 import { resolveServiceId } from '../service-ref';
 import { snapshotCommand } from './vps-snapshots';
 import { metricsCommand } from './vps-metrics';
+import { alertsCommand } from './vps-alerts';
 
 export { ActionFailedError } from '../action-wait';
 
@@ -24,6 +25,7 @@ export function vpsCommand(): Command {
   for (const type of ['start', 'stop', 'reboot'] as const) vps.addCommand(powerCommand(type));
   vps.addCommand(snapshotCommand());
   vps.addCommand(metricsCommand());
+  vps.addCommand(alertsCommand());
 
   vps
     .command('console')

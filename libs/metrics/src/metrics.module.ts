@@ -1,6 +1,10 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '@app/core';
 import { VpsModule } from '@app/vps';
+import { AlertsEvaluationJob } from './alerts/alerts-evaluation.job';
+import { AlertsController } from './alerts/alerts.controller';
+import { AlertsRepository } from './alerts/alerts.repository';
+import { AlertsService } from './alerts/alerts.service';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 import { MetricsSource } from './source/metrics-source';
@@ -9,12 +13,15 @@ import { SimulatedMetricsSource } from './source/simulated-metrics.source';
 
 const hasPrometheus = (config: AppConfig) => Boolean(config.metrics.prometheusUrl) || Object.keys(config.metrics.regionUrls).length > 0;
 
-/** A VPS's CPU, disk and network series (issue 44), read from the metrics system through the MetricsSource port. */
+/** A VPS's CPU, disk and network series (issue 44), read from the metrics system through the MetricsSource port, and its alerts on them. */
 @Module({
   imports: [VpsModule],
-  controllers: [MetricsController],
+  controllers: [MetricsController, AlertsController],
   providers: [
     MetricsService,
+    AlertsRepository,
+    AlertsService,
+    AlertsEvaluationJob,
     // A configured query API wins; the simulator's VPSes get simulated series; libvirt without one answers metrics_unavailable.
     {
       provide: MetricsSource,
@@ -25,5 +32,6 @@ const hasPrometheus = (config: AppConfig) => Boolean(config.metrics.prometheusUr
           : new SimulatedMetricsSource(config.network.mode === 'bridge'),
     },
   ],
+  exports: [AlertsEvaluationJob],
 })
 export class MetricsModule {}

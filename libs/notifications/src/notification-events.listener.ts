@@ -33,6 +33,16 @@ export class NotificationEventsListener {
     return this.notifications.record(event);
   }
 
+  @OnEvent('instance.alert_fired', { async: true, promisify: true })
+  alertFired(event: DomainEventNamed<'instance.alert_fired'>) {
+    return this.notifications.record(event);
+  }
+
+  @OnEvent('instance.alert_resolved', { async: true, promisify: true })
+  alertResolved(event: DomainEventNamed<'instance.alert_resolved'>) {
+    return this.notifications.record(event);
+  }
+
   @OnEvent('service.status_changed', { async: true, promisify: true })
   statusChanged(event: DomainEventNamed<'service.status_changed'>) {
     return this.notifications.record(event);

@@ -31,6 +31,23 @@ describe('notificationFor', () => {
     });
   });
 
+  it('words a metric alert crossing with its unit, once fired and once resolved', () => {
+    const alert = (name: 'instance.alert_fired' | 'instance.alert_resolved', type: string) =>
+      domainEvent(name, account, { serviceId, serviceName: 'web-1', alertId: serviceId, type, above: 80, forMinutes: 5, value: 93.5 });
+    expect(notificationFor(alert('instance.alert_fired', 'cpu'))).toMatchObject({
+      type: 'instance_alert_fired',
+      severity: 'warning',
+      title: 'web-1: cpu above 80%',
+      body: 'The cpu of web-1 has been above 80% for 5 minutes (now 93.5).',
+      entity: { type: 'service', id: serviceId },
+    });
+    expect(notificationFor(alert('instance.alert_resolved', 'network.in'))).toMatchObject({
+      type: 'instance_alert_resolved',
+      severity: 'info',
+      body: 'The network.in of web-1 is no longer above 80 bytes/s.',
+    });
+  });
+
   it('says why an instance action failed', () => {
     const failed = domainEvent('instance.action_failed', account, {
       serviceId,

@@ -73,6 +73,23 @@ function describe(event: DomainEvent): NewNotification | null {
         entity: { type: 'service', id: p.serviceId },
       };
     }
+    case 'instance.alert_fired':
+    case 'instance.alert_resolved': {
+      const p = event.payload;
+      const fired = event.name === 'instance.alert_fired';
+      const limit = `${p.above}${p.type === 'cpu' ? '%' : ' bytes/s'}`;
+      return {
+        ...base,
+        type: fired ? 'instance_alert_fired' : 'instance_alert_resolved',
+        severity: fired ? 'warning' : 'info',
+        title: fired ? `${p.serviceName}: ${p.type} above ${limit}` : `${p.serviceName}: ${p.type} back to normal`,
+        body: fired
+          ? `The ${p.type} of ${p.serviceName} has been above ${limit} for ${p.forMinutes} minutes (now ${p.value}).`
+          : `The ${p.type} of ${p.serviceName} is no longer above ${limit}.`,
+        link: `/api/services/${p.serviceId}/instance/metrics`,
+        entity: { type: 'service', id: p.serviceId },
+      };
+    }
     case 'service.status_changed': {
       const p = event.payload;
       return {

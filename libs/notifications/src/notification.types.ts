@@ -4,6 +4,8 @@ export const NOTIFICATION_TYPES = [
   'instance_action_succeeded',
   'instance_action_failed',
   'instance_fault',
+  'instance_alert_fired',
+  'instance_alert_resolved',
   'service_status_changed',
   'object_storage_key_rotated',
   'object_storage_quota',
