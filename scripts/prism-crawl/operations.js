@@ -107,6 +107,18 @@ async function services({ call, direct, token, report }) {
   await call('get /api/services/{id}/instance/metrics', { token, params: { id: web.id }, query: { type: 'cpu', step: '60' } });
   await call('get /api/services/{id}/instance/metrics', { token, params: { id: web.id }, query: { step: '0' }, expect: 400 });
   await call('get /api/services/{id}/instance/metrics', { token, params: { id: storage.id }, expect: 404 });
+  const alerts = '/api/services/{id}/instance/alerts';
+  const alert = await call(`post ${alerts}`, {
+    token,
+    params: { id: web.id },
+    body: { type: 'cpu', above: 90, forMinutes: 5 },
+    expect: 201,
+  });
+  await call(`post ${alerts}`, { token, params: { id: web.id }, body: { type: 'cpu', above: 101, forMinutes: 5 }, expect: 400 });
+  await call(`get ${alerts}`, { token, params: { id: web.id } });
+  await call(`get ${alerts}`, { token, params: { id: storage.id }, expect: 404 });
+  await call(`delete ${alerts}/{alertId}`, { token, params: { id: web.id, alertId: alert.body.id }, expect: 204 });
+  await call(`delete ${alerts}/{alertId}`, { token, params: { id: web.id, alertId: alert.body.id }, expect: 404 });
   await call('get /api/services/{id}/object-storage/credentials', { token, params: { id: storage.id } });
   await call('get /api/services/{id}/object-storage/credentials', { token, params: { id: web.id }, expect: 404 });
   await call('post /api/services/{id}/object-storage/credentials/rotate', { token, params: { id: storage.id }, headers: idempotent() });
