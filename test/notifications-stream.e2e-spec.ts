@@ -3,6 +3,7 @@ import { sign } from 'jsonwebtoken';
 import request from 'supertest';
 import { domainEvent } from '@app/core';
 import { NotificationHub } from '@app/notifications';
+import { NotificationsRepository } from '../libs/notifications/src/notifications.repository';
 import { createSettledAccount, emitEvent, insertNotifications, waitFor } from './factories/notifications';
 import { TestAccount } from './factories/accounts';
 import { openSse, SseClient } from './support/sse';
@@ -74,6 +75,43 @@ describe('Notification stream (Server-Sent Events)', () => {
       expect(theirs.events.filter((e) => e.event === 'notification' && (e.data as { type?: string }).type === 'ticket_closed')).toEqual([]);
     } finally {
       [first, second, theirs].forEach((s) => s.close());
+    }
+  });
+
+  it('starts with the count even when a notification lands while the count is read, and sends that notification after it', async () => {
+    const account = await createSettledAccount(t);
+    const repository = t.app.get(NotificationsRepository);
+    const count = repository.unreadCount.bind(repository);
+    let reading!: () => void;
+    let goOn!: () => void;
+    const started = new Promise<void>((resolve) => (reading = resolve));
+    const held = new Promise<void>((resolve) => (goOn = resolve));
+    const spy = jest.spyOn(repository, 'unreadCount').mockImplementationOnce(async (accountId) => {
+      reading();
+      await held;
+      return count(accountId);
+    });
+    const opening = open(account);
+    try {
+      await started;
+      emitEvent(t, ticketClosed(account.id, 'T-EARLY'));
+      await waitFor(
+        async () =>
+          (await t.db.query(`SELECT 1 FROM notifications WHERE account_id = $1 AND title = 'Ticket T-EARLY closed'`, [account.id])).length,
+        (n) => n === 1,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300)); // its push reaches the hub while the count is held
+      goOn();
+      const stream = await opening;
+      try {
+        await stream.next('notification');
+        expect(stream.events[0].event).toBe('unread-count');
+        expect(stream.events.map((e) => e.event)).toContain('notification');
+      } finally {
+        stream.close();
+      }
+    } finally {
+      spy.mockRestore();
     }
   });
 

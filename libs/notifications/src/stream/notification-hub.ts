@@ -32,6 +32,8 @@ interface OpenStream extends CredentialHold {
   timer: NodeJS.Timeout;
   /** The heartbeat tick that beats this stream. */
   slice: number;
+  /** What came before the stream's first count was sent (null once it was): it follows the count. */
+  early: string[] | null;
 }
 
 /**
@@ -109,6 +111,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
       key: credential.key,
       stillValid: () => credential.stillValid(),
       ended: () => this.finish(open, STREAM_ENDINGS.credentialInvalid),
+      early: [],
     };
     open.timer = setTimeout(
       () => this.finish(open, expired ? STREAM_ENDINGS.credentialInvalid : STREAM_ENDINGS.maxLifetime),
@@ -120,7 +123,10 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
     stream.onClose(() => this.remove(accountId, open));
     try {
+      // Registered before the count is read, so nothing made meanwhile is missed; it is sent after the count.
       stream.send('unread-count', UnreadCountResponse.fromCount(await this.repository.unreadCount(accountId)));
+      for (const events of open.early ?? []) stream.push(events);
+      open.early = null;
     } catch (err) {
       this.logger.warn(`Could not start a stream: ${(err as Error).message}`);
       stream.end();
@@ -200,7 +206,10 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     const events =
       notifications.map((n) => sseEvent('notification', NotificationResponse.fromRow(n))).join('') +
       sseEvent('unread-count', UnreadCountResponse.fromCount(unread));
-    for (const { stream } of this.streams.get(accountId) ?? []) stream.push(events);
+    for (const open of this.streams.get(accountId) ?? []) {
+      if (open.early) open.early.push(events);
+      else open.stream.push(events);
+    }
   }
 
   private remove(accountId: string, open: OpenStream): void {
