@@ -114,7 +114,8 @@ describe('Idempotency-Key', () => {
       'enableTwoFactor',
       'logout',
       'resendVerificationEmail',
-      // Like API key creation: a replay would have to keep the new secret in the idempotency table.
+      // Like API key creation: a replay would have to keep the new secret (a root password, a key) in the idempotency table.
+      'resetInstancePassword',
       'rotateObjectStorageCredentials',
       'setupTwoFactor',
     ]);
