@@ -244,15 +244,7 @@ function start() {
         productId: row.product_id,
         currency: row.currency,
         createdAt: row.created_at,
-        instance: i
-          ? {
-              powerState: i.powerState,
-              ipv4: i.ipv4,
-              ipv6: i.ipv6,
-              region: i.region ?? '',
-              ssh: i.sshHost && i.sshPort ? { host: i.sshHost, port: Number(i.sshPort) } : i.ipv4 ? { host: i.ipv4, port: 22 } : null,
-            }
-          : null,
+        instance: instanceBody(i),
         objectStorage: o
           ? {
               state: o.state,
@@ -269,7 +261,7 @@ function start() {
     send(res, 200, { data, page: page.page, pageSize: page.pageSize, total, totalPages: Math.ceil(total / page.pageSize) });
   }
 
-  function instanceOf(i) {
+  function instanceBody(i) {
     if (!i) return null;
     const shown = !i.terminated;
     return {
@@ -299,7 +291,7 @@ function start() {
       productId: row.product_id,
       currency: row.currency,
       createdAt: row.created_at,
-      instance: instanceOf(instance),
+      instance: instanceBody(instance),
       objectStorage: null,
     };
   }
