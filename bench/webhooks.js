@@ -92,6 +92,16 @@ async function insertBacklog(db, endpointIds, perEndpoint) {
   return { rows, committedAt: performance.now() };
 }
 
+/**
+ * Transactions committed in the database so far. Backends report them within 10 s of going idle
+ * (PostgreSQL's statistics), so the reading waits that long first.
+ */
+async function committedTransactions(db) {
+  await new Promise((r) => setTimeout(r, 11_000));
+  const { rows } = await db.query('SELECT xact_commit::bigint AS n FROM pg_stat_database WHERE datname = current_database()');
+  return Number(rows[0].n);
+}
+
 async function waitFor(predicate, what) {
   const until = Date.now() + STALL_MS;
   while (!predicate()) {
@@ -182,8 +192,16 @@ async function webhooksScenario({ port, apiPid, cpuMs, apiKey, dbUrl, perEndpoin
     // Rounds of API then bare loop on the same bodies, as the other scenarios alternate: the ratio is the
     // median of the rounds' ratios (the shared machine's load moves both within a round, less across).
     const rounds = [];
+    // The database's work per delivery, counted around the first round: every statement outside a
+    // transaction is one (the bench's own backlog insert is one more; periodic jobs add a few).
+    const committedBefore = await committedTransactions(db);
+    let transactionsPerDelivery = null;
     for (let i = 0; i < roundCount; i++) {
       const api = await apiRun(false);
+      if (i === 0) {
+        transactionsPerDelivery = Math.round(((await committedTransactions(db)) - committedBefore - 1) / api.rows.length * 100) / 100;
+        log(`  webhooks        the API's transactions per delivery: ${transactionsPerDelivery}`);
+      }
       const bare = await bareLoop(receiver.port, api.rows, randomBytes(32));
       rounds.push({ api, bare, ratio: api.rate / bare });
       log(
@@ -212,6 +230,7 @@ async function webhooksScenario({ port, apiPid, cpuMs, apiKey, dbUrl, perEndpoin
       rounds: rounds.length,
       ratio: Math.round(ratio * 100) / 100,
       apiCpuMsPerDelivery: cpuMsPerDelivery,
+      transactionsPerDelivery,
       withSlowEndpointPerSecond: round(beside.rate),
       slowEndpointRatio: Math.round((beside.rate / alone.rate) * 100) / 100,
     };

@@ -3,6 +3,7 @@ import PgBoss from 'pg-boss';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { sqlRows } from '../database/statement';
+import { GroupedCompletions } from './grouped-completions';
 import { JobHandler, JobOptions, JobQueue, PeriodicOptions, PeriodicRun, WorkOptions } from './job-queue';
 
 interface Pool {
@@ -46,6 +47,8 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
   /** Statements pg-boss has issued through our pool and not yet seen answered. */
   private statementsInFlight = 0;
   private boss?: Promise<PgBoss>;
+  /** Jobs that end together are completed by one statement. */
+  private readonly completions = new GroupedCompletions((name, ids) => this.completeJobs(name, ids));
 
   constructor(
     private readonly dataSource: DataSource,
@@ -199,7 +202,7 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
     try {
       if (this.stopping) throw new Error('The job queue is stopping; the job will be retried');
       await handler(job.data);
-      await this.counted(boss.complete(name, job.id));
+      await this.completions.complete(name, job.id);
     } catch (err) {
       await this.counted(boss.fail(name, job.id, { message: (err as Error).message })).catch((failErr: Error) =>
         this.logger.error(`Job ${name} ${job.id}: ${failErr.message}`),
@@ -231,6 +234,12 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
     const timer = setInterval(() => void this.track(send(false)), seconds * 1000);
     timer.unref();
     this.timers.push(timer);
+  }
+
+  private async completeJobs(name: string, ids: string[]): Promise<void> {
+    if (!this.boss) throw new Error('The job queue was not started');
+    const boss = await this.boss;
+    await this.counted(boss.complete(name, ids));
   }
 
   private counted<T>(statement: Promise<T>): Promise<T> {

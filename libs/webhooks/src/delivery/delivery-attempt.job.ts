@@ -6,9 +6,11 @@ import { EndpointDrains } from './endpoint-drains';
 
 /**
  * Job workers in this process. A job only hands its endpoint to EndpointDrains (a statement at
- * most), so a few suffice; the attempts run in the drains, not in the workers.
+ * most); the attempts run in the drains, not in the workers. Eight let a backlog's jobs be fetched
+ * eight at a time and completed together (GroupedCompletions): about a quarter of a statement per
+ * job instead of two.
  */
-const JOB_WORKERS = 2;
+const JOB_WORKERS = 8;
 
 /** The queue worker: a delivery came due (or a lease holder's watchdog is due), so its endpoint is drained. */
 @Injectable()
