@@ -199,7 +199,7 @@ async function webhooksScenario({ port, apiPid, cpuMs, apiKey, dbUrl, perEndpoin
     for (let i = 0; i < roundCount; i++) {
       const api = await apiRun(false);
       if (i === 0) {
-        transactionsPerDelivery = Math.round(((await committedTransactions(db)) - committedBefore - 1) / api.rows.length * 100) / 100;
+        transactionsPerDelivery = Math.round((((await committedTransactions(db)) - committedBefore - 1) / api.rows.length) * 100) / 100;
         log(`  webhooks        the API's transactions per delivery: ${transactionsPerDelivery}`);
       }
       const bare = await bareLoop(receiver.port, api.rows, randomBytes(32));

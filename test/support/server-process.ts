@@ -34,7 +34,11 @@ export async function startServerProcess(
   child.stdout!.on('data', (chunk) => (out += chunk));
   child.stderr!.on('data', (chunk) => (out += chunk));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), options.startTimeoutMs ?? 30_000);
+    const timer = setTimeout(() => {
+      // Not left running: jest would wait for it after the test failed.
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start: ${out}`));
+    }, options.startTimeoutMs ?? 30_000);
     const check = () => {
       if (out.includes('API listening')) {
         clearTimeout(timer);

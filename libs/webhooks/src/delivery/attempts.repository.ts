@@ -28,8 +28,8 @@ export class AttemptsRepository {
 
   /** In the transaction that records the delivery's outcome; `startedAt` is when the request went out. */
   async insert(manager: EntityManager, deliveryId: string, attempt: number, startedAt: Date, r: SendResult): Promise<void> {
-    const { sql, values } = attemptInsert(1, deliveryId, attempt, startedAt, r);
-    await runSql(manager, sql, values);
+    const { sql, values } = attemptsUnnest(1, [{ deliveryId, attempt, startedAt, result: r }]);
+    await runSql(manager, `WITH done AS (${sql}) ${ATTEMPTS_FROM_DONE}`, values);
   }
 
   /** The attempts of one delivery (the caller has checked it is the account's), newest first. */
@@ -42,37 +42,60 @@ export class AttemptsRepository {
   }
 }
 
+/** An attempt made: to which delivery, its number, when the request went out, and what came of it. */
+export interface Succeeded {
+  deliveryId: string;
+  attempt: number;
+  startedAt: Date;
+  result: SendResult;
+}
+
+const UNNESTED = [
+  ['delivery_id', 'uuid'],
+  ['attempt', 'int'],
+  ['result', 'text'],
+  ['response_code', 'int'],
+  ['duration_ms', 'int'],
+  ['error', 'text'],
+  ['response_headers', 'text'],
+  ['response_headers_truncated', 'boolean'],
+  ['response_body', 'text'],
+  ['response_body_encoding', 'text'],
+  ['response_body_truncated', 'boolean'],
+  ['created_at', 'timestamptz'],
+] as const;
+
 /**
- * The INSERT of one attempt with its placeholders numbered from `first`: on its own in the outcome's
- * transaction, or as a part of the statement that records a success and claims the next delivery.
+ * The attempts as rows named `done`'s columns, one array parameter per column numbered from `first`:
+ * any number of attempts in one statement (on its own in a failure's transaction, or with the
+ * successes and the next claim in the lease holder's statement).
  */
-export function attemptInsert(
-  first: number,
-  deliveryId: string,
-  attempt: number,
-  startedAt: Date,
-  r: SendResult,
-): { sql: string; values: unknown[] } {
-  const response = r.response;
-  const values = [
-    deliveryId,
-    attempt,
-    r.result,
-    r.responseCode,
-    r.durationMs,
-    r.error,
-    response ? JSON.stringify(response.headers) : null,
-    response?.headersTruncated ?? false,
-    response?.body ?? null,
-    response?.bodyEncoding ?? null,
-    response?.bodyTruncated ?? false,
-    startedAt,
-  ];
-  const p = (i: number) => `$${first + i}`;
+export function attemptsUnnest(first: number, attempts: Succeeded[]): { sql: string; values: unknown[] } {
+  const columns: unknown[][] = UNNESTED.map(() => []);
+  for (const { deliveryId, attempt, startedAt, result: r } of attempts) {
+    const response = r.response;
+    [
+      deliveryId,
+      attempt,
+      r.result,
+      r.responseCode,
+      r.durationMs,
+      r.error,
+      response ? JSON.stringify(response.headers) : null,
+      response?.headersTruncated ?? false,
+      response?.body ?? null,
+      response?.bodyEncoding ?? null,
+      response?.bodyTruncated ?? false,
+      startedAt.toISOString(),
+    ].forEach((value, i) => columns[i].push(value));
+  }
+  const params = UNNESTED.map(([, type], i) => `$${first + i}::${type}[]`).join(', ');
   return {
-    sql: `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, result, response_code, duration_ms, error, response_headers,
-         response_headers_truncated, response_body, response_body_encoding, response_body_truncated, created_at)
-       VALUES (${values.map((_, i) => (i === 6 ? `${p(i)}::jsonb` : p(i))).join(', ')})`,
-    values,
+    sql: `SELECT * FROM unnest(${params}) AS t(${UNNESTED.map(([name]) => name).join(', ')})`,
+    values: columns,
   };
 }
+
+/** Inserts the rows of `done` (see attemptsUnnest) into the history. */
+export const ATTEMPTS_FROM_DONE = `INSERT INTO webhook_delivery_attempts (${UNNESTED.map(([name]) => name).join(', ')})
+  SELECT ${UNNESTED.map(([name]) => (name === 'response_headers' ? 'response_headers::jsonb' : name)).join(', ')} FROM done`;

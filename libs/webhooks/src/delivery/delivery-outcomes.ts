@@ -18,7 +18,7 @@ export interface Sent {
 }
 
 /**
- * An attempt's outcome, then the lease holder's next claim. A success is one statement with the
+ * Attempts' outcomes, then the lease holder's next claim. Successes are one statement with the
  * claim (EndpointLeasesRepository); a failure is one transaction: the delivery's state, the attempt
  * in its history, the next attempt's job, and the endpoint's failure streak (EndpointFailures).
  */
@@ -37,13 +37,24 @@ export class DeliveryOutcomes {
   ) {}
 
   /**
-   * Records an attempt made under `lease` and (when `next`) claims the endpoint's next due delivery;
-   * null when the lease is no longer the holder's.
+   * Records the attempts made under `lease` (successes, then at most one failure, last) and claims up
+   * to `claim` more due deliveries; null when the lease is no longer the holder's. Successes take one
+   * statement with the claim; a failure takes a transaction of its own, after the successes before it
+   * (so the failure streak sees them in order).
    */
-  async record(lease: Lease, { endpoint, delivery, startedAt, result }: Sent, next: boolean): Promise<Claim | null> {
-    if (result.ok) return this.leases.succeedAndClaimNext(lease, delivery, startedAt, result, next);
-    await this.recordFailure(endpoint, delivery, startedAt, result);
-    return next ? this.leases.claimNext(lease) : { endpoint, delivery: null };
+  async record(lease: Lease, sent: Sent[], claim: number): Promise<Claim | null> {
+    const last = sent.at(-1);
+    const failed = last && !last.result.ok ? last : null;
+    const successes = (failed ? sent.slice(0, -1) : sent).map(({ delivery, startedAt, result }) => ({
+      deliveryId: delivery.id,
+      attempt: delivery.attempts,
+      startedAt,
+      result,
+    }));
+    if (!failed) return this.leases.recordAndClaim(lease, successes, claim);
+    if (successes.length) await this.leases.recordAndClaim(lease, successes, 0);
+    await this.recordFailure(failed.endpoint, failed.delivery, failed.startedAt, failed.result);
+    return this.leases.recordAndClaim(lease, [], claim);
   }
 
   private async recordFailure(endpoint: EndpointRow, delivery: DeliveryRow, startedAt: Date, result: SendResult): Promise<void> {

@@ -9,6 +9,11 @@ import { SendResult, WebhookSender } from './webhook-sender';
 
 /** How long shutdown waits for the attempts under way to be recorded (they are cut at once). */
 const SHUTDOWN_WAIT_MS = 5_000;
+/** Claims double while the endpoint answers within FAST_ANSWER_MS, up to MAX_CLAIM, and fall back to one. */
+const MAX_CLAIM = 16;
+const FAST_ANSWER_MS = 250;
+/** Lease kept in hand beyond an attempt's longest wait, for recording it. */
+const RECORD_MARGIN_MS = 5_000;
 
 /** A drain under way in this process. */
 interface Drain {
@@ -112,41 +117,68 @@ export class EndpointDrains implements BeforeApplicationShutdown {
   }
 
   private async drain(lease: Lease, drain: Drain): Promise<void> {
-    let claim = await this.leases.claimNext(lease);
+    let claim = await this.leases.recordAndClaim(lease, [], 1);
     for (;;) {
       claim = await this.sendClaimed(lease, claim);
       if (!claim) return; // the lease expired and another holder has it
-      if (this.stopping) return this.leases.release(lease); // a delivery claimed and not sent is made due by the next holder
+      if (this.stopping) return this.leases.release(lease); // what was claimed and not sent is made due by the next holder
       if (!claim.endpoint.enabled) await this.leases.failDue(lease.endpointId, 'the endpoint is disabled');
       if (drain.poked) drain.poked = false;
       else if (await this.leases.releaseUnlessPoked(lease)) return;
-      claim = await this.leases.claimNext(lease);
+      claim = await this.leases.recordAndClaim(lease, [], 1);
     }
   }
 
   /**
-   * Sends the claimed delivery and those claimed after it, one at a time. While one is sent, the one
-   * before is recorded and the next claimed (one statement for a success), so the database's round
-   * trip overlaps the attempt instead of following it. Returns the last claim: nothing left to send
-   * (or stopping), or null when the lease is lost.
+   * Sends the claimed deliveries and those claimed after them, one at a time. With the last one
+   * claimed, the successes before it are recorded and the next ones claimed (one statement), so the
+   * database's round trip overlaps an attempt instead of following it; while the endpoint answers at
+   * once a claim takes up to MAX_CLAIM deliveries, so a backlog costs a statement per batch, not per
+   * delivery. A failure is recorded at once. No attempt starts unless the lease outlasts its longest
+   * wait (the lease is renewed first). Returns the last claim with what it claimed and did not send
+   * (stopping, or the endpoint disabled), or null when the lease is lost.
    */
-  private async sendClaimed(lease: Lease, claim: Claim | null): Promise<Claim | null> {
-    let sent: Sent | null = null;
+  private async sendClaimed(lease: Lease, first: Claim | null): Promise<Claim | null> {
+    const attemptMs = this.config.webhooks.timeoutSeconds * 1000 + RECORD_MARGIN_MS;
+    let claim = first;
+    const queue = [...(first?.deliveries ?? [])];
+    let sent: Sent[] = [];
+    let size = 1;
     for (;;) {
-      if (!claim?.delivery || this.stopping) {
-        if (!sent) return claim;
-        claim = await this.outcomes.record(lease, sent, !this.stopping);
-        sent = null;
+      const sending = claim && claim.endpoint.enabled && !this.stopping;
+      const delivery = sending ? queue.shift() : undefined;
+      if (!claim || !delivery) {
+        if (!sent.length) return claim && { ...claim, deliveries: queue };
+        const recorded = await this.outcomes.record(lease, sent, sending ? size : 0);
+        sent = [];
+        claim = claim && recorded;
+        queue.push(...(claim?.deliveries ?? []));
         continue;
       }
-      const { endpoint, delivery } = claim;
+      if (Date.now() + attemptMs > claim.renewedAt + LEASE_SECONDS * 1000) {
+        queue.unshift(delivery);
+        claim = await this.outcomes.record(lease, sent, 0);
+        sent = [];
+        continue;
+      }
+      const overlap = queue.length === 0;
+      const recording = overlap ? sent : [];
+      if (overlap) sent = [];
+      const { endpoint } = claim;
       const startedAt = new Date();
       const [result, next]: [SendResult, Claim | null] = await Promise.all([
         this.sender.send(endpoint.url, this.signer.headers(endpoint, delivery), delivery.body),
-        sent ? this.outcomes.record(lease, sent, true) : this.leases.claimNext(lease),
+        overlap ? this.outcomes.record(lease, recording, size) : claim,
       ]);
-      sent = { endpoint, delivery, startedAt, result };
       claim = next;
+      if (overlap) queue.push(...(next?.deliveries ?? []));
+      sent.push({ endpoint, delivery, startedAt, result });
+      size = result.ok && result.durationMs < FAST_ANSWER_MS ? Math.min(size * 2, MAX_CLAIM) : 1;
+      if (!result.ok) {
+        const recorded = await this.outcomes.record(lease, sent, 0);
+        sent = [];
+        claim = claim && recorded;
+      }
     }
   }
 

@@ -2,9 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { LeaseStore, poolQuery, runSql } from '@app/core';
 import { ENDPOINT_COLUMNS, EndpointRow } from '../webhooks.repository';
-import { attemptInsert } from './attempts.repository';
+import { ATTEMPTS_FROM_DONE, attemptsUnnest, Succeeded } from './attempts.repository';
 import { DELIVERY_COLUMNS, DeliveryRow } from './deliveries.repository';
-import type { SendResult } from './webhook-sender';
 
 /**
  * How long a lease lasts from its last renewal (every claim renews it): longer than an attempt can
@@ -18,10 +17,15 @@ export interface Lease {
   holder: string;
 }
 
-/** The endpoint as read when the lease was renewed, and the delivery claimed with it (none: nothing due). */
+/**
+ * The endpoint as read when the lease was renewed, and the deliveries claimed with it, oldest first
+ * (none: nothing due). `renewedAt` is when the statement went out: the lease lasts LEASE_SECONDS from
+ * a moment after it.
+ */
 export interface Claim {
   endpoint: EndpointRow;
-  delivery: DeliveryRow | null;
+  deliveries: DeliveryRow[];
+  renewedAt: number;
 }
 
 /** What a poke found: the lease taken, or held by another holder (null: a process of the version before issue 30). */
@@ -36,20 +40,23 @@ const endpointColumns = (table: string) => ENDPOINT_COLUMNS.map((c) => `${table}
 const deliveryColumns = DELIVERY_COLUMNS.split(',').map((c) => c.trim());
 
 /**
- * Claims the endpoint's oldest due delivery when `ep` (the renewed endpoint) came back enabled and
- * `$claim` is true. The statement commits without waiting for its WAL flush (see
+ * Claims up to `$limit` of the endpoint's oldest due deliveries when `ep` (the renewed endpoint) came
+ * back enabled. The statement commits without waiting for its WAL flush (see
  * docs/decisions/webhooks.md, "Delivery": PostgreSQL's own crash may undo the last of these, and the
  * deliveries are sent again).
  */
-const claimNext = (claim: string) => `next AS (
+const claimDue = (limit: string) => `picked AS (
+  SELECT c.id, c.next_attempt_at AS due_at FROM webhook_deliveries c
+  WHERE c.endpoint_id = $1 AND ${due('c')} AND EXISTS (SELECT 1 FROM ep WHERE ep.enabled)
+  ORDER BY c.next_attempt_at, c.created_at, c.id LIMIT ${limit} FOR UPDATE SKIP LOCKED),
+next AS (
   UPDATE webhook_deliveries d SET attempts = d.attempts + 1, last_attempt_at = now(), next_attempt_at = NULL
-  WHERE d.id = (SELECT c.id FROM webhook_deliveries c WHERE c.endpoint_id = $1 AND ${due('c')}
-                  AND ${claim} AND EXISTS (SELECT 1 FROM ep WHERE ep.enabled)
-                ORDER BY c.next_attempt_at, c.created_at, c.id LIMIT 1 FOR UPDATE SKIP LOCKED)
-  RETURNING ${deliveryColumns.map((c) => `d.${c}`).join(', ')})
+  FROM picked WHERE d.id = picked.id
+  RETURNING ${deliveryColumns.map((c) => `d.${c}`).join(', ')}, picked.due_at)
 SELECT ${ENDPOINT_COLUMNS.map((c) => `ep.${c} AS "endpoint.${c}"`).join(', ')},
   ${deliveryColumns.map((c) => `next.${c} AS "delivery.${c}"`).join(', ')}
-FROM ep LEFT JOIN next ON true, (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait`;
+FROM ep LEFT JOIN next ON true, (SELECT set_config('synchronous_commit', 'off', true)) AS no_flush_wait
+ORDER BY next.due_at, next.created_at, next.id`;
 
 /**
  * The single attempt in flight per endpoint (issue 30, item 4): a lease on the endpoint's row,
@@ -90,35 +97,29 @@ export class EndpointLeasesRepository implements LeaseStore<Lease, Taken> {
     return { leased: false, holder: row.in_flight_holder, until: row.in_flight_until };
   }
 
-  /** Renews the lease and claims the next due delivery; null when the lease is no longer the holder's. */
-  async claimNext(lease: Lease): Promise<Claim | null> {
-    const rows = await poolQuery<Record<string, unknown>>(
-      this.dataSource,
-      `WITH ep AS (${this.renewStatement('')}), ${claimNext('true')}`,
-      [lease.endpointId, lease.holder],
-    );
-    return claimOf(rows);
-  }
-
   /**
-   * One statement for a successful attempt and what follows it: the delivery succeeded, the attempt
-   * in its history, the endpoint's failure streak ended and its lease renewed, and (unless
-   * `next` is false) the next due delivery claimed.
+   * One statement for the successful attempts made under the lease and what follows them: each
+   * delivery succeeded with its attempt in the history, the endpoint's failure streak ended (when
+   * there was a success), the lease renewed, and up to `claim` more due deliveries claimed. Null
+   * when the lease is no longer the holder's (the successes are recorded all the same).
    */
-  async succeedAndClaimNext(lease: Lease, delivery: DeliveryRow, startedAt: Date, r: SendResult, next: boolean): Promise<Claim | null> {
-    const attempt = attemptInsert(7, delivery.id, delivery.attempts, startedAt, r);
+  async recordAndClaim(lease: Lease, successes: Succeeded[], claim: number): Promise<Claim | null> {
+    const renewedAt = Date.now();
+    const attempts = attemptsUnnest(3, successes);
+    const limit = `$${3 + attempts.values.length}`;
     const rows = await poolQuery<Record<string, unknown>>(
       this.dataSource,
-      `WITH outcome AS (
-         UPDATE webhook_deliveries SET status = 'succeeded', last_response_code = $4, last_duration_ms = $5, last_error = NULL,
-           next_attempt_at = NULL
-         WHERE id = $3),
-       attempt AS (${attempt.sql}),
-       ep AS (${this.renewStatement(', failing_since = NULL')}),
-       ${claimNext('$6::boolean')}`,
-      [lease.endpointId, lease.holder, delivery.id, r.responseCode, r.durationMs, next, ...attempt.values],
+      `WITH done AS (${attempts.sql}),
+       outcome AS (
+         UPDATE webhook_deliveries d SET status = 'succeeded', last_response_code = done.response_code,
+           last_duration_ms = done.duration_ms, last_error = NULL, next_attempt_at = NULL
+         FROM done WHERE d.id = done.delivery_id),
+       attempt AS (${ATTEMPTS_FROM_DONE}),
+       ep AS (${this.renewStatement(`, failing_since = CASE WHEN EXISTS (SELECT 1 FROM done) THEN NULL ELSE failing_since END`)}),
+       ${claimDue(`${limit}::int`)}`,
+      [lease.endpointId, lease.holder, ...attempts.values, claim],
     );
-    return claimOf(rows);
+    return claimOf(rows, renewedAt);
   }
 
   /**
@@ -147,11 +148,15 @@ export class EndpointLeasesRepository implements LeaseStore<Lease, Taken> {
     );
   }
 
-  /** The due deliveries of a disabled endpoint end without an attempt. */
+  /**
+   * The due deliveries of a disabled endpoint end without an attempt, and so do those its lease
+   * holder claimed and will not send (the caller holds the lease and has recorded every attempt made).
+   */
   async failDue(endpointId: string, error: string): Promise<void> {
     await runSql(
       this.dataSource,
-      `UPDATE webhook_deliveries d SET status = 'failed', last_error = $2, next_attempt_at = NULL WHERE d.endpoint_id = $1 AND ${due('d')}`,
+      `UPDATE webhook_deliveries d SET status = 'failed', last_error = $2, next_attempt_at = NULL
+       WHERE d.endpoint_id = $1 AND (${due('d')} OR ${orphaned('d')})`,
       [endpointId, error],
     );
   }
@@ -162,16 +167,17 @@ export class EndpointLeasesRepository implements LeaseStore<Lease, Taken> {
   }
 }
 
-function claimOf(rows: Record<string, unknown>[]): Claim | null {
+function claimOf(rows: Record<string, unknown>[], renewedAt: number): Claim | null {
   if (!rows[0]) return null;
   const endpoint: Record<string, unknown> = {};
-  const delivery: Record<string, unknown> = {};
-  for (const [column, value] of Object.entries(rows[0])) {
-    if (column.startsWith('endpoint.')) endpoint[column.slice('endpoint.'.length)] = value;
-    else delivery[column.slice('delivery.'.length)] = value;
+  const deliveries: DeliveryRow[] = [];
+  for (const row of rows) {
+    const delivery: Record<string, unknown> = {};
+    for (const [column, value] of Object.entries(row)) {
+      if (column.startsWith('endpoint.')) endpoint[column.slice('endpoint.'.length)] = value;
+      else delivery[column.slice('delivery.'.length)] = value;
+    }
+    if (delivery.id) deliveries.push(delivery as unknown as DeliveryRow);
   }
-  return {
-    endpoint: endpoint as unknown as EndpointRow,
-    delivery: delivery.id ? (delivery as unknown as DeliveryRow) : null,
-  };
+  return { endpoint: endpoint as unknown as EndpointRow, deliveries, renewedAt };
 }
