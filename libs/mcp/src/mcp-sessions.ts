@@ -1,13 +1,10 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import { createHostingClient } from '@hosting-account/sdk';
-import { createMcpServer, MCP_VERSION } from '@hosting-account/mcp';
 import { CredentialHold, CredentialRechecks, CredentialStatus, Principal } from '@app/core';
 import { ClientRelay } from './client-relay';
 import { Loopback } from './loopback';
+import { McpRuntime, mcpRuntime } from './mcp-runtime';
 import { McpSession } from './mcp-session';
 import { OpenApiDocumentSource } from './openapi-document';
 
@@ -19,7 +16,6 @@ export const IDLE_SESSION_MS = 30 * 60_000;
 /** Every session's credential is verified again this long after its last check, whatever was announced. */
 const RECHECK_MS = 60_000;
 const RECHECK_CONCURRENCY = 4;
-export const MCP_USER_AGENT = `hosting-account-mcp/${MCP_VERSION}`;
 
 /**
  * The MCP sessions of this process (Streamable HTTP at /mcp). Each has its own SDK client that
@@ -61,9 +57,10 @@ export class McpSessions implements BeforeApplicationShutdown {
       session.seen(bearer);
       return session.transport.handleRequest(req, res, req.body);
     }
-    if (req.method !== 'POST' || !isInitializeRequest(req.body))
+    const runtime = await mcpRuntime();
+    if (req.method !== 'POST' || !runtime.isInitializeRequest(req.body))
       return jsonRpcError(res, 400, -32000, 'No session: send an initialize request first (without Mcp-Session-Id).');
-    const session = this.open(principal, bearer, req);
+    const session = this.open(runtime, principal, bearer, req);
     await session.server.connect(session.transport);
     await session.transport.handleRequest(req, res, req.body);
   }
@@ -83,23 +80,23 @@ export class McpSessions implements BeforeApplicationShutdown {
     await Promise.all([...this.sessions.values()].map((s) => this.end(s, 'shutdown')));
   }
 
-  private open(principal: Principal, bearer: string, req: Request): McpSession {
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+  private open(runtime: McpRuntime, principal: Principal, bearer: string, req: Request): McpSession {
+    const transport: InstanceType<McpRuntime['Transport']> = new runtime.Transport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => this.register(session, id),
+      onsessioninitialized: (id: string): void => this.register(session, id),
     });
-    const session = new McpSession(principal, bearer, transport);
+    const session: McpSession = new McpSession(principal, bearer, transport);
     transport.onclose = () => this.forget(session);
-    const api = createHostingClient({
+    const api = runtime.createHostingClient({
       baseUrl: this.loopback.url(),
       token: () => session.bearer,
       headers: this.relay.headersFor(req.ip),
       // A 429 is the agent's to wait out: the tool error says when.
       retry: { onRetry: ({ response }) => (response?.status === 429 ? false : undefined) },
     });
-    session.server = createMcpServer(api, {
+    session.server = runtime.createMcpServer(api, {
       scopes: principal.scopes,
-      userAgent: MCP_USER_AGENT,
+      userAgent: runtime.userAgent,
       openApiDocument: () => this.document.get(),
     });
     return session;
