@@ -7,6 +7,7 @@ import { BackupOutcome } from './backup-outcome';
 import { BackupRetirement } from './backup-retirement';
 import { BackupRunner } from './backup-runner';
 import { backupStoreProvider } from './backup-store.provider';
+import { BackupsDemoSeeder } from './backups.demo';
 import { BackupsJob } from './backups.job';
 import { BackupsRepository } from './backups.repository';
 import { BackupsService } from './backups.service';
@@ -28,4 +29,5 @@ export const BACKUP_PROVIDERS: Provider[] = [
   BackupImages,
   BackupImageJob,
   BackupRunCommand,
+  BackupsDemoSeeder,
 ];

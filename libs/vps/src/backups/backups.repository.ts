@@ -194,6 +194,29 @@ export class BackupsRepository {
     );
   }
 
+  /** The demo account's VPS of that name (demo data only). */
+  async demoVps(m: EntityManager, accountId: string, name: string): Promise<string | null> {
+    const row = await sqlFirst<{ id: string }>(
+      m,
+      `SELECT s.id FROM services s JOIN vps_instances i ON i.service_id = s.id WHERE s.account_id = $1 AND s.name = $2`,
+      [accountId, name],
+    );
+    return row?.id ?? null;
+  }
+
+  /** A backup made yesterday by the schedule (demo data only). */
+  async insertDemo(
+    m: EntityManager,
+    b: { id: string; serviceId: string; accountId: string; key: string; sizeBytes: number },
+  ): Promise<void> {
+    await runSql(
+      m,
+      `INSERT INTO vps_backups (id, service_id, account_id, status, trigger, storage_key, size_bytes, consistency, created_at, finished_at)
+       VALUES ($1, $2, $3, 'available', 'schedule', $4, $5, 'filesystem', now() - interval '1 day', now() - interval '1 day' + interval '3 minutes')`,
+      [b.id, b.serviceId, b.accountId, b.key, b.sizeBytes],
+    );
+  }
+
   async delete(id: string): Promise<void> {
     await runSql(this.dataSource, `DELETE FROM vps_backups WHERE id = $1`, [id]);
   }

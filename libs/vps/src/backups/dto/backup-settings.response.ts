@@ -11,6 +11,11 @@ export class BackupSettingsResponse {
     description: "When the next daily backup is due (each VPS has its own slot in the operator's window); null when disabled.",
   })
   nextRunAt: string | null;
-  @ApiProperty({ type: 'integer', example: 7, description: 'Backups kept; the oldest goes when a new one is made (BACKUP_RETENTION).' })
+  @ApiProperty({
+    type: 'integer',
+    format: 'int32',
+    example: 7,
+    description: 'Backups kept; the oldest goes when a new one is made (BACKUP_RETENTION).',
+  })
   retention: number;
 }

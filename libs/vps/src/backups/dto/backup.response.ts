@@ -19,6 +19,7 @@ export class BackupResponse {
   finishedAt: string | null;
   @ApiProperty({
     type: 'integer',
+    format: 'int64',
     nullable: true,
     example: 734003200,
     description: 'Bytes stored (a qcow2 of the disk); null until available.',
