@@ -89,10 +89,11 @@ export class DiskExports {
       '--format',
       'qcow2',
     ]);
-    const upload = spawn('virsh', ['-q', '-c', uri, 'vol-upload', '--pool', this.pool.name, '--vol', volume, '--file', '/dev/stdin'], {
-      env: virshEnv(),
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
+    const upload = spawnPiped(
+      'cat | virsh "$@"',
+      ['-q', '-c', uri, 'vol-upload', '--pool', this.pool.name, '--vol', volume, '--file', '/dev/stdin'],
+      ['pipe', 'ignore', 'pipe'],
+    );
     const exited = exitOf(upload);
     await pipeline(await open(), upload.stdin).catch((err: Error) => {
       upload.kill('SIGKILL');
@@ -106,7 +107,7 @@ export class DiskExports {
 
   /** A virsh command's standard output as a stream that fails when virsh does. */
   private virshStream(uri: string, args: string[]): Readable {
-    const child = spawn('virsh', ['-q', '-c', uri, ...args], { env: virshEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnPiped('virsh "$@" | cat', ['-q', '-c', uri, ...args], ['ignore', 'pipe', 'pipe']);
     // The stream ends only once virsh said it succeeded: a copy cut short is an error, never a short disk.
     const out = new PassThrough();
     child.stdout.pipe(out, { end: false });
@@ -117,6 +118,18 @@ export class DiskExports {
     out.once('close', () => child.exitCode === null && child.kill('SIGKILL'));
     return out;
   }
+}
+
+/**
+ * virsh with its data on a real pipe: Node's child pipes are socket pairs, and virsh's `--file
+ * /dev/stdout` (or `/dev/stdin`) cannot open a socket ("cannot create /dev/stdout"). `cat` sits
+ * between them; `pipefail` keeps virsh's failure the command's.
+ */
+function spawnPiped(script: string, args: string[], stdio: ('pipe' | 'ignore')[]) {
+  return spawn('bash', ['-c', `set -o pipefail; ${script}`, 'virsh', ...args], {
+    env: virshEnv(),
+    stdio: stdio as ['pipe', 'pipe', 'pipe'],
+  });
 }
 
 function exitOf(child: ReturnType<typeof spawn>): Promise<void> {
