@@ -225,6 +225,9 @@ describe('VPS backups (simulator, local store)', () => {
     expect(await t.app.get(BackupsJob).failInterrupted()).toBeGreaterThanOrEqual(1);
     const [failed] = await list(id);
     expect(failed).toMatchObject({ status: 'failed', sizeBytes: null, error: { code: 'interrupted' } });
+    const entry = (await t.get(`/api/events?action=instance.backup&entityType=service&entityId=${id}`, owner.bearer).expect(200)).body
+      .data[0];
+    expect(entry).toMatchObject({ status: 'failed', details: { backupId: failed.id, trigger: 'schedule', errorCode: 'interrupted' } });
     expect(await store().list(`vps/${id}/`)).toEqual([]);
     const notices = await waitFor(
       async () =>

@@ -67,7 +67,7 @@ export class BackupsJob implements OnModuleInit {
           serviceId: backup.serviceId,
           serviceName: service?.name ?? '',
           accountId: backup.accountId,
-          trigger: 'unknown',
+          trigger: backup.trigger,
         };
         await this.outcome.interrupted(
           m,

@@ -162,14 +162,15 @@ export class BackupsRepository {
   }
 
   /** Running backups whose process stopped moving them (no part for `staleSeconds`): failed, for their leftovers to go. */
-  async failStale(staleSeconds: number): Promise<(BackupLeftover & { accountId: string })[]> {
+  async failStale(staleSeconds: number): Promise<(BackupLeftover & { accountId: string; trigger: BackupTrigger })[]> {
     return sqlRows(
       this.dataSource,
       `UPDATE vps_backups b SET status = 'failed', error_code = 'interrupted', finished_at = now(),
               error_message = 'The backup was interrupted (its process stopped or the store stopped answering); the next one starts afresh.'
          FROM vps_instances i
         WHERE b.status = 'running' AND b.heartbeat_at < now() - $1::double precision * interval '1 second' AND i.service_id = b.service_id
-       RETURNING b.id, b.service_id AS "serviceId", b.account_id AS "accountId", b.storage_key AS key, i.region, i.provider_ref AS "providerRef"`,
+       RETURNING b.id, b.service_id AS "serviceId", b.account_id AS "accountId", b.trigger, b.storage_key AS key, i.region,
+                 i.provider_ref AS "providerRef"`,
       [staleSeconds],
     );
   }
