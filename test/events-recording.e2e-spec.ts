@@ -4,6 +4,7 @@ import { DiscoveryService } from '@nestjs/core';
 import { generate } from 'otplib';
 import request from 'supertest';
 import { ACTIVITY_ACTIONS, CliArgs, CliCommand } from '@app/core';
+import { BackupRunner } from '../libs/vps/src/backups/backup-runner';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createImage } from './factories/images';
 import { createService } from './factories/services';
@@ -49,6 +50,7 @@ describe('Activity log: every operation records one entry', () => {
   let serviceId: string;
   let alertId: string;
   let snapshotId: string;
+  let backupId: string;
   let storageId: string;
   let sshKeyId: string;
   let ticketId: string;
@@ -429,6 +431,61 @@ describe('Activity log: every operation records one entry', () => {
       async () => {
         await auth(api().delete(`/api/images/${snapshotId}`)).expect(204);
         return { action: 'image.delete', entity: { type: 'image', id: snapshotId }, actor: { type: 'account', id: accountId } };
+      },
+    ],
+    [
+      'daily backups enabled',
+      async () => {
+        await auth(api().post(`/api/services/${serviceId}/instance/backups/enable`), keyBearer).expect(200);
+        return { action: 'instance.backups_enable', entity: { type: 'service', id: serviceId }, actor: { type: 'api_key', id: keyId } };
+      },
+    ],
+    [
+      'a backup made by the system',
+      async () => {
+        const made = (await t.app.get(BackupRunner).run(serviceId, 'operator')) as { backupId: string };
+        backupId = made.backupId;
+        expect((await newest('instance.backup')).details).toMatchObject({ backupId, sizeBytes: expect.any(Number) });
+        return { action: 'instance.backup', entity: { type: 'service', id: serviceId }, actor: { type: 'system', id: null } };
+      },
+    ],
+    [
+      'a backup restored, then finished by the system',
+      async () => {
+        const started = await auth(api().post(`/api/services/${serviceId}/instance/backups/${backupId}/restore`), keyBearer).expect(202);
+        await actionDone(serviceId);
+        await waitFor(
+          () => newest('instance.action_succeeded'),
+          (e) => e?.details?.actionId === started.body.id,
+        );
+        expect((await newest('instance.restore')).details).toMatchObject({ actionId: started.body.id, backupId });
+        return {
+          action: 'instance.restore',
+          entity: { type: 'service', id: serviceId },
+          actor: { type: 'api_key', id: keyId },
+          entries: 2,
+        };
+      },
+    ],
+    [
+      'a backup made into an image',
+      async () => {
+        const image = await auth(api().post(`/api/services/${serviceId}/instance/backups/${backupId}/image`))
+          .send({ name: 'kept' })
+          .expect(202);
+        expect((await newest('instance.backup_image')).details).toMatchObject({ backupId, imageId: image.body.id });
+        return { action: 'instance.backup_image', entity: { type: 'service', id: serviceId }, actor: { type: 'account', id: accountId } };
+      },
+    ],
+    [
+      'daily backups disabled',
+      async () => {
+        await auth(api().post(`/api/services/${serviceId}/instance/backups/disable`)).expect(200);
+        return {
+          action: 'instance.backups_disable',
+          entity: { type: 'service', id: serviceId },
+          actor: { type: 'account', id: accountId },
+        };
       },
     ],
     [

@@ -10,6 +10,7 @@ import request from 'supertest';
 import { parse as parseYaml } from 'yaml';
 import { NotificationHub } from '@app/notifications';
 import { createProgram } from '../cli/src/program';
+import { BackupRunner } from '../libs/vps/src/backups/backup-runner';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
 import { HOSTCTL, HostctlOptions, HostctlRun, runHostctl } from './support/hostctl';
@@ -319,6 +320,22 @@ describe('hostctl: the command line against the API', () => {
     const gone = await hostctl(['vps', 'snapshot', 'delete', imageId]);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toMatch(/status: 404\n\s+code: not_found/);
+  });
+
+  it('enables backups, lists them, restores one with --wait and disables them', async () => {
+    expect((await ok(['vps', 'backups', 'enable', 'web-1'])).stdout).toMatch(/^backups enabled \(7 kept, next at \S+\)/m);
+    const { backupId } = (await t.app.get(BackupRunner).run(vpsId, 'operator')) as { backupId: string };
+    const listed = (await ok(['vps', 'backups', 'list', 'web-1', '-o', 'json'])).json;
+    expect(listed).toEqual([expect.objectContaining({ id: backupId, status: 'available', consistency: 'crash' })]);
+    expect((await ok(['vps', 'backups', 'list', 'web-1'])).stdout).toMatch(
+      new RegExp(`^${backupId}\\s+\\S+\\s+available\\s+262144\\s+crash`, 'm'),
+    );
+    const restored = (await ok(['vps', 'backups', 'restore', 'web-1', backupId, '--wait', '-o', 'json'])).json;
+    expect(restored).toMatchObject({ type: 'restore', status: 'succeeded', serviceId: vpsId });
+    expect((await ok(['vps', 'backups', 'disable', 'web-1'])).stdout).toMatch(/^backups disabled/m);
+    const missing = await hostctl(['vps', 'backups', 'restore', 'web-1', '00000000-0000-4000-8000-000000000000']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/status: 404\n\s+code: not_found/);
   });
 
   it('draws the graphs of a VPS, gives the numbers with -o json, and refuses a bad --since or --type', async () => {

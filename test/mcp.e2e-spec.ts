@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
+import { BackupRunner } from '../libs/vps/src/backups/backup-runner';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -170,6 +171,17 @@ describe('MCP server at /mcp', () => {
     expect(images.data.find((image) => image.id === imageId)).toMatchObject({ type: 'snapshot', name: 'from mcp', status: 'available' });
     expect((await call(client, 'snapshot_delete', { imageId })).structuredContent).toEqual({ id: imageId, deleted: true });
     await t.get(`/api/images/${imageId}`, owner.bearer).expect(404);
+  });
+
+  it('lists the backups of a VPS and restores one, waiting for it', async () => {
+    const { backupId } = (await t.app.get(BackupRunner).run(vpsId, 'operator')) as { backupId: string };
+    const client = await connect(owner.keyBearer);
+    const listed = (await call(client, 'vps_backups_list', { serviceId: vpsId })).structuredContent as { data: { id: string }[] };
+    expect(listed.data[0]).toMatchObject({ id: backupId, status: 'available', consistency: 'crash' });
+    const restored = await call(client, 'vps_backup_restore', { serviceId: vpsId, backupId });
+    expect(restored.structuredContent).toMatchObject({ serviceId: vpsId, type: 'restore', status: 'succeeded' });
+    const strangers = await connect(stranger.keyBearer);
+    expect(errorOf(await call(strangers, 'vps_backups_list', { serviceId: vpsId }))).toMatchObject({ code: 'not_found' });
   });
 
   it('opens, answers and closes a support ticket', async () => {

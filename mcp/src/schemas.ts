@@ -39,6 +39,14 @@ export const action = z.looseObject({
   error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
 });
 
+export const backup = z.looseObject({
+  id: z.string(),
+  createdAt: timestamp,
+  status: z.string(),
+  sizeBytes: z.number().nullable(),
+  consistency: z.string().nullable(),
+});
+
 export const image = z.looseObject({ id: z.string(), slug: z.string(), name: z.string(), osFamily: z.string(), status: z.string() });
 
 export const sshKey = z.looseObject({ id: z.string(), name: z.string(), fingerprint: z.string(), type: z.string(), createdAt: timestamp });

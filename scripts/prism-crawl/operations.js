@@ -28,6 +28,42 @@ async function crawl({ base, api, demoKey, sshKey, outbox }) {
   return report;
 }
 
+/** The demo's web-01 has daily backups and one backup (issue 38). */
+async function backups({ call, direct, token }, { web, staging, storage, settle }) {
+  const path = '/api/services/{id}/instance/backups';
+  const list = (await call(`get ${path}`, { token, params: { id: web.id } })).body.data;
+  if (!list.length) throw new Error('the demo data has no backup of web-01');
+  await call(`get ${path}`, { token, params: { id: storage.id }, expect: 404 });
+  await call(`post ${path}/enable`, { token, params: { id: staging.id }, headers: idempotent() });
+  await call(`post ${path}/disable`, { token, params: { id: staging.id }, headers: idempotent() });
+  await call(`post ${path}/enable`, { token, params: { id: storage.id }, headers: idempotent(), expect: 404 });
+  const backup = { id: web.id, backupId: list[0].id };
+  await call(`post ${path}/{backupId}/restore`, {
+    token,
+    params: { id: web.id, backupId: randomUUID() },
+    headers: idempotent(),
+    expect: 404,
+  });
+  await settle(web, (await call(`post ${path}/{backupId}/restore`, { token, params: backup, headers: idempotent(), expect: 202 })).body);
+  const image = (
+    await call(`post ${path}/{backupId}/image`, {
+      token,
+      params: backup,
+      headers: idempotent(),
+      body: { name: 'from backup' },
+      expect: 202,
+    })
+  ).body;
+  await call(`post ${path}/{backupId}/image`, { token, params: backup, headers: idempotent(), body: { name: '' }, expect: 400 });
+  await until(
+    () => direct(`/api/images/${image.id}`),
+    (i) => i.status !== 'creating',
+    `image ${image.id}`,
+  );
+  await call('get /api/images/{id}', { token, params: { id: image.id } });
+  await call('delete /api/images/{id}', { token, params: { id: image.id }, expect: 204 });
+}
+
 async function products({ call, token }) {
   const list = await call('get /api/products', { token, query: { pageSize: 100 } });
   await call('get /api/products', { token, query: { type: 'object_storage' } });
@@ -98,6 +134,7 @@ async function services({ call, direct, token, report }) {
   await call('get /api/images/{id}', { token, params: { id: imageId } });
   await call('delete /api/images/{id}', { token, params: { id: imageId }, expect: 204 });
   await call('delete /api/images/{id}', { token, params: { id: imageId }, expect: 404 });
+  await backups({ call, direct, token }, { web, staging, storage, settle });
   await call('post /api/services/{id}/instance/reset-password', { token, params: { id: web.id } });
   await call('post /api/services/{id}/instance/reset-password', { token, params: { id: staging.id }, expect: 409 }); // stopped
 

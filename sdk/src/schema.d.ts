@@ -550,6 +550,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{id}/instance/backups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a VPS's backups, newest first */
+        get: operations["listInstanceBackups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{id}/instance/backups/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable daily backups of a VPS
+         * @description One backup a day at the VPS's own minute of the operator's window, the newest BACKUP_RETENTION kept, stored off the hypervisor. Enabling twice changes nothing.
+         */
+        post: operations["enableInstanceBackups"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{id}/instance/backups/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable daily backups of a VPS
+         * @description No more daily backups; those already made stay listed and restorable until the service is terminated.
+         */
+        post: operations["disableInstanceBackups"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{id}/instance/backups/{backupId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a VPS's disk from one of its backups
+         * @description Powers the machine off, replaces its disk with the backup (everything written since is lost) and boots it: a `restore` action, followed like the power actions.
+         */
+        post: operations["restoreInstanceBackup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{id}/instance/backups/{backupId}/image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn a backup into a snapshot image of the account
+         * @description A new image (`type: snapshot`, `creating` until the backup is copied into it) that rebuilds and new VPSes can be built from. Counts toward SNAPSHOTS_PER_ACCOUNT (409 `quota_exceeded`).
+         */
+        post: operations["createImageFromBackup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/services/{id}/object-storage/credentials": {
         parameters: {
             query?: never;
@@ -1725,6 +1822,18 @@ export interface components {
              */
             port: number;
         };
+        InstanceBackupsResponse: {
+            /**
+             * @description Daily backups are enabled (POST .../instance/backups/enable).
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When the next daily backup is due.
+             */
+            nextRunAt: string | null;
+        };
         InstanceSummaryResponse: {
             /**
              * @description Power state of the virtual machine. `starting` also while its machine is being made (power actions answer 409 `action_in_progress`). A machine that could not be made, or that vanished from its hypervisor, shows `stopped`, power actions answer 409 `invalid_state`, and an `instance_fault` notification says which.
@@ -1749,6 +1858,8 @@ export interface components {
             region: string;
             /** @description Where to reach the SSH server: `ssh -p <port> root@<host>` with one of the keys the machine was built with; null if unknown, and once the service is terminated (the port or address goes back to the pool). */
             ssh: components["schemas"]["SshEndpointResponse"] | null;
+            /** @description Present while daily backups are enabled (issue 38); absent when they are not. GET .../instance/backups lists them. */
+            backups?: components["schemas"]["InstanceBackupsResponse"];
         };
         ObjectStorageSummaryResponse: {
             /**
@@ -1910,7 +2021,7 @@ export interface components {
              * @example start
              * @enum {string}
              */
-            type: "start" | "stop" | "reboot" | "rebuild" | "snapshot";
+            type: "start" | "stop" | "reboot" | "rebuild" | "snapshot" | "restore";
             /**
              * @description running until the hypervisor reports the outcome.
              * @example running
@@ -2011,6 +2122,147 @@ export interface components {
              */
             rootPassword: string;
         };
+        BackupErrorResponse: {
+            /** @example interrupted */
+            code: string;
+            /** @example The backup was interrupted (its process stopped or the store stopped answering); the next one starts afresh. */
+            message: string;
+        };
+        BackupResponse: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the copy began.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it ended; null while it runs.
+             */
+            finishedAt: string | null;
+            /**
+             * Format: int64
+             * @description Bytes stored (a qcow2 of the disk); null until available.
+             * @example 734003200
+             */
+            sizeBytes: number | null;
+            /**
+             * @description Only an `available` backup can be restored or turned into an image; an interrupted one is `failed`, never `available`.
+             * @enum {string}
+             */
+            status: "running" | "available" | "failed";
+            /**
+             * @description `filesystem`: the guest agent froze the filesystems for the copy (or the machine was stopped); `crash`: as after a power cut. Null until available.
+             * @enum {string|null}
+             */
+            consistency: "filesystem" | "crash" | null;
+            /**
+             * @description The daily schedule, or an operator running one now.
+             * @enum {string}
+             */
+            trigger: "schedule" | "operator";
+            /** @description Why a failed backup failed; null otherwise. */
+            error: components["schemas"]["BackupErrorResponse"] | null;
+        };
+        PaginatedBackups: {
+            /** @description One page of items. */
+            data: components["schemas"]["BackupResponse"][];
+            /**
+             * Format: int64
+             * @description Page number.
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int32
+             * @description Page size.
+             * @example 10
+             */
+            pageSize: number;
+            /**
+             * Format: int32
+             * @description Number of items on all pages.
+             * @example 42
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description Number of pages.
+             * @example 5
+             */
+            totalPages: number;
+        };
+        BackupSettingsResponse: {
+            /** @example true */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description When the next daily backup is due (each VPS has its own slot in the operator's window); null when disabled.
+             */
+            nextRunAt: string | null;
+            /**
+             * Format: int32
+             * @description Backups kept; the oldest goes when a new one is made (BACKUP_RETENTION).
+             * @example 7
+             */
+            retention: number;
+        };
+        BackupImageRequest: {
+            /**
+             * @description What the snapshot is called in GET /api/images (1 to 100 characters).
+             * @example before-upgrade
+             */
+            name: string;
+        };
+        ImageSourceResponse: {
+            /**
+             * Format: uuid
+             * @description The VPS service whose disk the snapshot copies (it may be terminated since).
+             */
+            serviceId: string;
+        };
+        ImageResponse: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description What `image` takes when rebuilding a VPS (the id works too).
+             * @example debian-12
+             */
+            slug: string;
+            /** @example Debian 12 */
+            name: string;
+            /**
+             * @description `system`: the operator's, offered to every account; `snapshot`: this account's own, made from one of its VPSes.
+             * @example system
+             * @enum {string}
+             */
+            type: "system" | "snapshot";
+            /** @example debian */
+            osFamily: string;
+            /** @example 12 */
+            osVersion: string;
+            /**
+             * @description Smallest disk, in GB (GiB), the image fits on.
+             * @example 2
+             */
+            minDiskGb: number;
+            /**
+             * @description Bytes the image takes on the hypervisor (0 while a snapshot is being made).
+             * @example 338624512
+             */
+            sizeBytes: number;
+            /** @description For a snapshot, the VPS it was made from; null for a system image. */
+            createdFrom: components["schemas"]["ImageSourceResponse"] | null;
+            /**
+             * @description Only available images can be installed. System images are shown once available; a snapshot from the moment it is asked for (`creating` until its action ends).
+             * @example available
+             * @enum {string}
+             */
+            status: "creating" | "uploading" | "available";
+            /** Format: date-time */
+            createdAt: string;
+        };
         ObjectStorageCredentialsResponse: {
             /**
              * @description S3-compatible endpoint URL.
@@ -2094,54 +2346,6 @@ export interface components {
              * @example 5
              */
             totalPages: number;
-        };
-        ImageSourceResponse: {
-            /**
-             * Format: uuid
-             * @description The VPS service whose disk the snapshot copies (it may be terminated since).
-             */
-            serviceId: string;
-        };
-        ImageResponse: {
-            /** Format: uuid */
-            id: string;
-            /**
-             * @description What `image` takes when rebuilding a VPS (the id works too).
-             * @example debian-12
-             */
-            slug: string;
-            /** @example Debian 12 */
-            name: string;
-            /**
-             * @description `system`: the operator's, offered to every account; `snapshot`: this account's own, made from one of its VPSes.
-             * @example system
-             * @enum {string}
-             */
-            type: "system" | "snapshot";
-            /** @example debian */
-            osFamily: string;
-            /** @example 12 */
-            osVersion: string;
-            /**
-             * @description Smallest disk, in GB (GiB), the image fits on.
-             * @example 2
-             */
-            minDiskGb: number;
-            /**
-             * @description Bytes the image takes on the hypervisor (0 while a snapshot is being made).
-             * @example 338624512
-             */
-            sizeBytes: number;
-            /** @description For a snapshot, the VPS it was made from; null for a system image. */
-            createdFrom: components["schemas"]["ImageSourceResponse"] | null;
-            /**
-             * @description Only available images can be installed. System images are shown once available; a snapshot from the moment it is asked for (`creating` until its action ends).
-             * @example available
-             * @enum {string}
-             */
-            status: "creating" | "uploading" | "available";
-            /** Format: date-time */
-            createdAt: string;
         };
         PaginatedImages: {
             /** @description One page of items. */
@@ -2617,7 +2821,7 @@ export interface components {
              * @description What happened (clients must tolerate new values).
              * @enum {string}
              */
-            type: "ticket_replied" | "ticket_closed" | "instance_action_succeeded" | "instance_action_failed" | "instance_fault" | "instance_alert_fired" | "instance_alert_resolved" | "service_status_changed" | "object_storage_key_rotated" | "object_storage_quota" | "api_key_created" | "api_key_expiring" | "webhook_disabled";
+            type: "ticket_replied" | "ticket_closed" | "instance_action_succeeded" | "instance_action_failed" | "instance_fault" | "instance_backup_failed" | "instance_alert_fired" | "instance_alert_resolved" | "service_status_changed" | "object_storage_key_rotated" | "object_storage_quota" | "api_key_created" | "api_key_expiring" | "webhook_disabled";
             /**
              * @description How urgent it is.
              * @enum {string}
@@ -2732,7 +2936,7 @@ export interface components {
              * @example instance.stop
              * @enum {string}
              */
-            action: "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "instance.password_reset" | "image.delete" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable";
+            action: "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "instance.password_reset" | "image.delete" | "instance.backup" | "instance.restore" | "instance.backups_enable" | "instance.backups_disable" | "instance.backup_image" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable";
             /** @description The resource it is about; null if none. */
             entity: components["schemas"]["EventEntityRef"] | null;
             /** @description Who did it. */
@@ -2806,7 +3010,7 @@ export interface components {
              *       "ssh_key.create"
              *     ]
              */
-            events: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "instance.password_reset" | "image.delete" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
+            events: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "instance.password_reset" | "image.delete" | "instance.backup" | "instance.restore" | "instance.backups_enable" | "instance.backups_disable" | "instance.backup_image" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
             /**
              * @description A note to recognise the endpoint by.
              * @example CI notifier
@@ -2939,7 +3143,7 @@ export interface components {
              */
             url?: string;
             /** @description Event types to deliver: activity actions such as `ssh_key.create` or `ticket.reply`, or `*` for every type (also those added later). */
-            events?: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "instance.password_reset" | "image.delete" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
+            events?: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "instance.password_reset" | "image.delete" | "instance.backup" | "instance.restore" | "instance.backups_enable" | "instance.backups_disable" | "instance.backup_image" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
             /** @description false stops deliveries; true resumes them (and clears the failure streak). */
             enabled?: boolean;
             /** @description A new note; an empty string clears it. */
@@ -10707,6 +10911,1368 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
                         code: "hypervisor_unavailable" | "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listInstanceBackups: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page. */
+                pageSize?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedBackups"];
+                };
+            };
+            /**
+             * @description Bad Request (problem+json), with `code`:
+             *     - `invalid_input`: A parameter, header or the body is malformed or out of range; `errors` names each field.
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_input";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized (problem+json), with `code`:
+             *     - `unauthorized`: The bearer token is missing, invalid, expired or revoked (on `POST /api/auth/refresh`: the refresh token is invalid, expired or already used).
+             */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unauthorized";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden (problem+json), with `code`:
+             *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "insufficient_scope";
+                    };
+                };
+            };
+            /**
+             * @description Not Found (problem+json), with `code`:
+             *     - `not_found`: No such resource in this account (another account's resources are 404 too), or no such route.
+             */
+            404: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests (problem+json), with `code`:
+             *     - `rate_limited`: Too many requests (or failed attempts) in the window of one of the limits.
+             */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error (problem+json), with `code`:
+             *     - `internal_error`: An unexpected error; nothing internal is shown.
+             */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable (problem+json), with `code`:
+             *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
+             */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    enableInstanceBackups: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackupSettingsResponse"];
+                };
+            };
+            /**
+             * @description Bad Request (problem+json), with `code`:
+             *     - `invalid_input`: A parameter, header or the body is malformed or out of range; `errors` names each field.
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_input";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized (problem+json), with `code`:
+             *     - `unauthorized`: The bearer token is missing, invalid, expired or revoked (on `POST /api/auth/refresh`: the refresh token is invalid, expired or already used).
+             */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unauthorized";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden (problem+json), with `code`:
+             *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "insufficient_scope";
+                    };
+                };
+            };
+            /**
+             * @description Not Found (problem+json), with `code`:
+             *     - `not_found`: No such resource in this account (another account's resources are 404 too), or no such route.
+             */
+            404: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict (problem+json), with `code`:
+             *     - `invalid_state`: The resource is in a state that does not allow this (a suspended service, a stopped VPS for a console, a disabled webhook endpoint, ...); `detail` says which.
+             *     - `idempotency_key_in_progress`: A request with this Idempotency-Key is still being processed.
+             */
+            409: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_state" | "idempotency_key_in_progress";
+                    };
+                };
+            };
+            /**
+             * @description Content Too Large (problem+json), with `code`:
+             *     - `payload_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type (problem+json), with `code`:
+             *     - `unsupported_media_type`: The request body is not JSON (`Content-Type: application/json`), or its encoding or charset is not supported.
+             */
+            415: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Content (problem+json), with `code`:
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
+             */
+            422: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests (problem+json), with `code`:
+             *     - `rate_limited`: Too many requests (or failed attempts) in the window of one of the limits.
+             */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error (problem+json), with `code`:
+             *     - `internal_error`: An unexpected error; nothing internal is shown.
+             */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable (problem+json), with `code`:
+             *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
+             */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    disableInstanceBackups: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackupSettingsResponse"];
+                };
+            };
+            /**
+             * @description Bad Request (problem+json), with `code`:
+             *     - `invalid_input`: A parameter, header or the body is malformed or out of range; `errors` names each field.
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_input";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized (problem+json), with `code`:
+             *     - `unauthorized`: The bearer token is missing, invalid, expired or revoked (on `POST /api/auth/refresh`: the refresh token is invalid, expired or already used).
+             */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unauthorized";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden (problem+json), with `code`:
+             *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "insufficient_scope";
+                    };
+                };
+            };
+            /**
+             * @description Not Found (problem+json), with `code`:
+             *     - `not_found`: No such resource in this account (another account's resources are 404 too), or no such route.
+             */
+            404: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict (problem+json), with `code`:
+             *     - `idempotency_key_in_progress`: A request with this Idempotency-Key is still being processed.
+             */
+            409: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "idempotency_key_in_progress";
+                    };
+                };
+            };
+            /**
+             * @description Content Too Large (problem+json), with `code`:
+             *     - `payload_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type (problem+json), with `code`:
+             *     - `unsupported_media_type`: The request body is not JSON (`Content-Type: application/json`), or its encoding or charset is not supported.
+             */
+            415: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Content (problem+json), with `code`:
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
+             */
+            422: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests (problem+json), with `code`:
+             *     - `rate_limited`: Too many requests (or failed attempts) in the window of one of the limits.
+             */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error (problem+json), with `code`:
+             *     - `internal_error`: An unexpected error; nothing internal is shown.
+             */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable (problem+json), with `code`:
+             *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
+             */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    restoreInstanceBackup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The restore began; follow Location to see it finish. */
+            202: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description URL of the action. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceActionResponse"];
+                };
+            };
+            /**
+             * @description Bad Request (problem+json), with `code`:
+             *     - `invalid_input`: A parameter, header or the body is malformed or out of range; `errors` names each field.
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_input";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized (problem+json), with `code`:
+             *     - `unauthorized`: The bearer token is missing, invalid, expired or revoked (on `POST /api/auth/refresh`: the refresh token is invalid, expired or already used).
+             */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unauthorized";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden (problem+json), with `code`:
+             *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "insufficient_scope";
+                    };
+                };
+            };
+            /**
+             * @description Not Found (problem+json), with `code`:
+             *     - `not_found`: No such resource in this account (another account's resources are 404 too), or no such route.
+             */
+            404: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict (problem+json), with `code`:
+             *     - `invalid_state`: The resource is in a state that does not allow this (a suspended service, a stopped VPS for a console, a disabled webhook endpoint, ...); `detail` says which.
+             *     - `action_in_progress`: Another power action on this VPS is still running.
+             *     - `idempotency_key_in_progress`: A request with this Idempotency-Key is still being processed.
+             */
+            409: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_state" | "action_in_progress" | "idempotency_key_in_progress";
+                    };
+                };
+            };
+            /**
+             * @description Content Too Large (problem+json), with `code`:
+             *     - `payload_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type (problem+json), with `code`:
+             *     - `unsupported_media_type`: The request body is not JSON (`Content-Type: application/json`), or its encoding or charset is not supported.
+             */
+            415: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Content (problem+json), with `code`:
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
+             */
+            422: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests (problem+json), with `code`:
+             *     - `rate_limited`: Too many requests (or failed attempts) in the window of one of the limits.
+             */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error (problem+json), with `code`:
+             *     - `internal_error`: An unexpected error; nothing internal is shown.
+             */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable (problem+json), with `code`:
+             *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
+             */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createImageFromBackup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BackupImageRequest"];
+            };
+        };
+        responses: {
+            /** @description The image is being made; follow Location until its status is `available`. */
+            202: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description URL of the image. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImageResponse"];
+                };
+            };
+            /**
+             * @description Bad Request (problem+json), with `code`:
+             *     - `invalid_input`: A parameter, header or the body is malformed or out of range; `errors` names each field.
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_input";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized (problem+json), with `code`:
+             *     - `unauthorized`: The bearer token is missing, invalid, expired or revoked (on `POST /api/auth/refresh`: the refresh token is invalid, expired or already used).
+             */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unauthorized";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden (problem+json), with `code`:
+             *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "insufficient_scope";
+                    };
+                };
+            };
+            /**
+             * @description Not Found (problem+json), with `code`:
+             *     - `not_found`: No such resource in this account (another account's resources are 404 too), or no such route.
+             */
+            404: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict (problem+json), with `code`:
+             *     - `invalid_state`: The resource is in a state that does not allow this (a suspended service, a stopped VPS for a console, a disabled webhook endpoint, ...); `detail` says which.
+             *     - `quota_exceeded`: A per-account limit is reached (API keys, SSH keys, webhook endpoints, open consoles); `detail` names it.
+             *     - `idempotency_key_in_progress`: A request with this Idempotency-Key is still being processed.
+             */
+            409: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_state" | "quota_exceeded" | "idempotency_key_in_progress";
+                    };
+                };
+            };
+            /**
+             * @description Content Too Large (problem+json), with `code`:
+             *     - `payload_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type (problem+json), with `code`:
+             *     - `unsupported_media_type`: The request body is not JSON (`Content-Type: application/json`), or its encoding or charset is not supported.
+             */
+            415: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Content (problem+json), with `code`:
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
+             */
+            422: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests (problem+json), with `code`:
+             *     - `rate_limited`: Too many requests (or failed attempts) in the window of one of the limits.
+             */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error (problem+json), with `code`:
+             *     - `internal_error`: An unexpected error; nothing internal is shown.
+             */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable (problem+json), with `code`:
+             *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
+             */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unavailable";
                     };
                 };
             };

@@ -7,6 +7,7 @@ import { format, printData, printDone, printObject } from '../output';
 import { openConsolePage } from '../console-page';
 import { resolveServiceId } from '../service-ref';
 import { snapshotCommand } from './vps-snapshots';
+import { backupsCommand } from './vps-backups';
 import { metricsCommand } from './vps-metrics';
 import { alertsCommand } from './vps-alerts';
 
@@ -24,6 +25,7 @@ export function vpsCommand(): Command {
   const vps = new Command('vps').description('Power actions, snapshots, graphs and the console of your virtual servers');
   for (const type of ['start', 'stop', 'reboot'] as const) vps.addCommand(powerCommand(type));
   vps.addCommand(snapshotCommand());
+  vps.addCommand(backupsCommand());
   vps.addCommand(metricsCommand());
   vps.addCommand(alertsCommand());
 

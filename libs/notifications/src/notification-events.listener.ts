@@ -33,6 +33,11 @@ export class NotificationEventsListener {
     return this.notifications.record(event);
   }
 
+  @OnEvent('instance.backup_failed', { async: true, promisify: true })
+  backupFailed(event: DomainEventNamed<'instance.backup_failed'>) {
+    return this.notifications.record(event);
+  }
+
   @OnEvent('instance.alert_fired', { async: true, promisify: true })
   alertFired(event: DomainEventNamed<'instance.alert_fired'>) {
     return this.notifications.record(event);

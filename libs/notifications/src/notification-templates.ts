@@ -1,7 +1,13 @@
 import type { DomainEvent } from '@app/core';
 import { NewNotification } from './notification.types';
 
-const ACTION_VERB: Record<string, string> = { start: 'started', stop: 'stopped', reboot: 'rebooted', rebuild: 'rebuilt' };
+const ACTION_VERB: Record<string, string> = {
+  start: 'started',
+  stop: 'stopped',
+  reboot: 'rebooted',
+  rebuild: 'rebuilt',
+  restore: 'restored from a backup',
+};
 const STATUS_SEVERITY: Record<string, NewNotification['severity']> = {
   suspended: 'critical',
   terminated: 'critical',
@@ -70,6 +76,18 @@ function describe(event: DomainEvent): NewNotification | null {
         title: missing ? `${p.serviceName}: the machine is missing` : `${p.serviceName} could not be set up`,
         body: `${p.message} Open a support ticket for this service to have it looked at.`,
         link: `/api/services/${p.serviceId}`,
+        entity: { type: 'service', id: p.serviceId },
+      };
+    }
+    case 'instance.backup_failed': {
+      const p = event.payload;
+      return {
+        ...base,
+        type: 'instance_backup_failed',
+        severity: 'warning',
+        title: `${p.serviceName}: backup failed`,
+        body: `Today's backup of ${p.serviceName} failed: ${p.error.message} Your earlier backups are kept; the next one is tried at its usual time.`,
+        link: `/api/services/${p.serviceId}/instance/backups`,
         entity: { type: 'service', id: p.serviceId },
       };
     }

@@ -4,6 +4,7 @@ export const NOTIFICATION_TYPES = [
   'instance_action_succeeded',
   'instance_action_failed',
   'instance_fault',
+  'instance_backup_failed',
   'instance_alert_fired',
   'instance_alert_resolved',
   'service_status_changed',

@@ -5,14 +5,14 @@ import { CreateSnapshotRequest } from './dto/create-snapshot.request';
 import { RebuildInstanceRequest } from './dto/rebuild-instance.request';
 import { bootOf, GuestSetup, hostnameOf } from './guest-setup';
 import { SnapshotImages } from './images/snapshot-images';
-import { ActionRow, InstanceActionsRepository, RebuildParams, SnapshotParams } from './instance-actions.repository';
+import { ActionRow, InstanceActionsRepository, RebuildParams, RestoreParams, SnapshotParams } from './instance-actions.repository';
 import { planAction } from './power-state-machine';
 import { VpsInstancesRepository } from './vps-instances.repository';
 import type { VpsState } from './vps-states';
 import type { ActionType, PowerState } from './vps.types';
 
 /** What a rebuild or a snapshot is asked with (the power actions take nothing). */
-export type ActionInput = { rebuild: RebuildInstanceRequest } | { snapshot: CreateSnapshotRequest };
+export type ActionInput = { rebuild: RebuildInstanceRequest } | { snapshot: CreateSnapshotRequest } | RestoreParams;
 
 /**
  * The decision and the writes of a power action, inside the caller's transaction that holds the
@@ -44,7 +44,8 @@ export class ActionStart {
     if (!plan.ok) throw Problem.conflict(plan.code, plan.detail);
     // The account's limit is counted once the machine may be snapshotted: a refused action reserves nothing.
     const snapshot = input && 'snapshot' in input ? await this.snapshotParams(m, accountId, serviceId, input.snapshot) : null;
-    const recorded = params?.recorded ?? snapshot?.recorded ?? null;
+    const restore = input && 'restore' in input ? { recorded: input, details: { backupId: input.restore.backupId } } : null;
+    const recorded = params?.recorded ?? snapshot?.recorded ?? restore?.recorded ?? null;
     const action = await this.actions.insertRunning(m, serviceId, type, service.powerState, recorded);
     await this.instances.setPowerState(m, serviceId, plan.transitional);
     if (params) await this.instances.setImage(m, serviceId, params.recorded.boot.imageId);
@@ -53,7 +54,7 @@ export class ActionStart {
       caller,
       action: `instance.${type}`,
       entity: { type: 'service', id: serviceId },
-      details: { actionId: action.id, ...(params ?? snapshot)?.details },
+      details: { actionId: action.id, ...(params ?? snapshot ?? restore)?.details },
     });
     return action;
   }

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig, backoff, JobQueue } from '@app/core';
+import { BackupStore } from './backups/backup-store';
 import { ComputeProvider, ComputeProviderError, instanceRef } from './compute/compute-provider';
 import { InstanceActionOutcome, Outcome } from './instance-action-outcome';
 import { InstanceActionsRepository, PendingAction } from './instance-actions.repository';
@@ -31,6 +32,7 @@ export class InstanceActionRunner {
     private readonly outcome: InstanceActionOutcome,
     private readonly jobs: JobQueue,
     private readonly config: AppConfig,
+    private readonly backups: BackupStore,
   ) {}
 
   drives(id: string): boolean {
@@ -100,6 +102,14 @@ export class InstanceActionRunner {
     if (action.type === 'snapshot') {
       if (!params || !('snapshot' in params)) throw new ComputeProviderError('invalid_state', 'The snapshot has no image recorded.');
       return this.compute.snapshotMachine(ref, params.snapshot.imageId, action.id);
+    }
+    if (action.type === 'restore') {
+      if (!params || !('restore' in params)) throw new ComputeProviderError('invalid_state', 'The restore has no backup recorded.');
+      const { key, sizeBytes } = params.restore;
+      // A backup the store cannot give fails the restore (the disk is not touched before it is read).
+      const open = () =>
+        this.backups.get(key).catch((err: Error) => Promise.reject(new ComputeProviderError('backup_unavailable', err.message)));
+      return this.compute.restoreMachine(ref, open, sizeBytes, action.id);
     }
     if (action.type !== 'rebuild') return this.compute.powerAction(ref, action.type, action.id);
     if (!params || !('boot' in params)) throw new ComputeProviderError('invalid_state', 'The rebuild has no image recorded.');

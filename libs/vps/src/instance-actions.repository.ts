@@ -15,7 +15,12 @@ export interface SnapshotParams {
   snapshot: { imageId: string };
 }
 
-export type ActionParams = RebuildParams | SnapshotParams;
+/** The backup a restore puts back (issue 38): its object in the backup store and its size. */
+export interface RestoreParams {
+  restore: { backupId: string; key: string; sizeBytes: number };
+}
+
+export type ActionParams = RebuildParams | SnapshotParams | RestoreParams;
 
 const ACTION_COLUMNS = `id, service_id, type, status, ${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at,
        error_code, error_message, notice_code, notice_message,

@@ -22,6 +22,8 @@ const TRANSITIONS: Record<ActionType, { from: PowerState[]; transitional: PowerS
   rebuild: { from: ['running', 'stopped'], transitional: 'starting', target: 'running' },
   // A snapshot copies the disk of a machine that stays as it is (live when running).
   snapshot: { from: ['running', 'stopped'], transitional: 'running', target: 'running' },
+  // A restore replaces the disk with a backup's and boots it, like a rebuild (issue 38).
+  restore: { from: ['running', 'stopped'], transitional: 'starting', target: 'running' },
 };
 
 /** Actions that leave the machine in the state they found it in. */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { BackupCounters } from './backups/backup-counters';
 import { ConsoleConnections } from './console/console-connections';
 import { MachineReconciler } from './reconcile/machine-reconciler';
 
@@ -8,7 +9,13 @@ export class VpsGauges {
   constructor(
     private readonly consoles: ConsoleConnections,
     private readonly reconciler: MachineReconciler,
+    private readonly backupCounters: BackupCounters,
   ) {}
+
+  /** Backups this process made and failed, and the bytes it stored (issue 38). */
+  get backups(): Readonly<BackupCounters> {
+    return this.backupCounters;
+  }
 
   get console(): { open: number; bytesToClient: number; bytesFromClient: number } {
     const { openCount: open, bytesToClient, bytesFromClient } = this.consoles;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { runSql, sqlFirst, sqlRows } from '@app/core';
+import { isoText, runSql, sqlFirst, sqlRows } from '@app/core';
 import type { GuestNetwork } from './compute/compute-provider';
 import type { PowerState } from './vps.types';
 
@@ -51,6 +51,8 @@ export interface InstanceRow {
   sshPort: number | null;
   /** The service is terminated: its address is no longer its own. */
   terminated?: boolean;
+  /** When the next daily backup is due; null: backups are not enabled. */
+  backupsNextRunAt?: string | null;
 }
 
 export interface ObservedChange {
@@ -101,8 +103,9 @@ export class VpsInstancesRepository {
     return sqlRows<InstanceRow>(
       manager ?? this.dataSource,
       `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
-              s.status = 'terminated' AS terminated
-         FROM vps_instances i JOIN services s ON s.id = i.service_id WHERE i.service_id = ANY($1::uuid[])`,
+              s.status = 'terminated' AS terminated, ${isoText('b.next_run_at')} AS "backupsNextRunAt"
+         FROM vps_instances i JOIN services s ON s.id = i.service_id LEFT JOIN vps_backup_schedules b ON b.service_id = i.service_id
+        WHERE i.service_id = ANY($1::uuid[])`,
       [serviceIds],
     );
   }

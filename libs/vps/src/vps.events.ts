@@ -16,6 +16,11 @@ export const VPS_ACTIONS = declareActivityActions(31, [
   'instance.snapshot',
   'instance.password_reset',
   'image.delete',
+  'instance.backup',
+  'instance.restore',
+  'instance.backups_enable',
+  'instance.backups_disable',
+  'instance.backup_image',
 ] as const);
 
 export type InstanceActionFinishedEvent = DomainEventBase<
@@ -28,11 +33,17 @@ export type InstanceFaultEvent = DomainEventBase<
   { serviceId: string; serviceName: string; code: 'provisioning_failed' | 'machine_missing'; message: string }
 >;
 
+/** A backup of a VPS failed (issue 38): the customer hears of it, since a backup they count on is missing. */
+export type InstanceBackupFailedEvent = DomainEventBase<
+  'instance.backup_failed',
+  { serviceId: string; serviceName: string; backupId: string; error: { code: string; message: string } }
+>;
+
 declare module '@app/core' {
   interface AreaEvents {
     vps: {
       actions: (typeof VPS_ACTIONS)[number];
-      events: InstanceActionFinishedEvent | InstanceFaultEvent;
+      events: InstanceActionFinishedEvent | InstanceFaultEvent | InstanceBackupFailedEvent;
     };
   }
 }

@@ -3,6 +3,7 @@ import { AppConfig } from '@app/core';
 import { ServicesModule } from '@app/services';
 import { SshKeysModule } from '@app/ssh-keys';
 import { ActionStart } from './action-start';
+import { BACKUP_PROVIDERS, BackupsController } from './backups/backups.providers';
 import { ComputeProvider } from './compute/compute-provider';
 import { DeploymentIdentity } from './compute/deployment-identity';
 import { DeploymentIdentityRepository } from './compute/deployment-identity.repository';
@@ -57,7 +58,7 @@ import { VpsStates } from './vps-states';
 /** VPS instances: power actions, consoles, images, networks, provisioning and reconciliation, behind the compute port. */
 @Module({
   imports: [ServicesModule, SshKeysModule],
-  controllers: [InstanceController],
+  controllers: [InstanceController, BackupsController],
   providers: [
     VpsKind,
     VpsTermination,
@@ -119,6 +120,7 @@ import { VpsStates } from './vps-states';
     ImageRemoveCommand,
     ImagesDemoSeeder,
     VpsDemoSeeder,
+    ...BACKUP_PROVIDERS,
   ],
   exports: [VpsGauges, ImagesService, VpsStates],
 })

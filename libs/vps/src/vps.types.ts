@@ -10,7 +10,7 @@ export function publicPowerState(state: PowerState): PublicPowerState {
   return state === 'error' ? 'stopped' : state;
 }
 
-export const ACTION_TYPES = ['start', 'stop', 'reboot', 'rebuild', 'snapshot'] as const;
+export const ACTION_TYPES = ['start', 'stop', 'reboot', 'rebuild', 'snapshot', 'restore'] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
 
 export const ACTION_STATUSES = ['running', 'succeeded', 'failed'] as const;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type HostingClient, type InstanceAction, unwrap } from '@hosting-account/sdk';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { action, image, pageOf, paging, service, storageCredentials, uuid } from '../schemas';
+import { action, backup, image, pageOf, paging, service, storageCredentials, uuid } from '../schemas';
 import { defineTool, READS, ToolContext, writes } from '../tool';
 import { waitWithProgress } from '../wait';
 
@@ -119,6 +119,32 @@ export const SERVICE_TOOLS = [
     run: async (args, context) => {
       const params = { params: { path: { id: args.serviceId } }, body: { name: args.name } };
       return settle(await unwrap(context.api.POST('/api/services/{id}/instance/snapshots', params)), args, context);
+    },
+  }),
+  defineTool({
+    name: 'vps_backups_list',
+    title: 'VPS backups',
+    description:
+      'The daily backups of a VPS (kept off the hypervisor), newest first: status (running, available, failed), size and consistency (filesystem or crash). vps_backup_restore takes an available one.',
+    scope: 'read',
+    annotations: READS,
+    input: { serviceId, ...paging },
+    output: pageOf(backup),
+    run: ({ serviceId, ...query }, { api }) =>
+      unwrap(api.GET('/api/services/{id}/instance/backups', { params: { path: { id: serviceId }, query } })),
+  }),
+  defineTool({
+    name: 'vps_backup_restore',
+    title: 'Restore a VPS from a backup',
+    description:
+      'Replaces the VPS disk with one of its backups (vps_backups_list, status available) and boots it: everything written since the backup is lost. Ask the user to confirm first. Waits for the action (progress notifications) unless wait is false.',
+    scope: 'write',
+    annotations: writes({ destructive: true, idempotent: false }),
+    input: { serviceId, backupId: uuid('The backup id (from vps_backups_list)'), ...waiting },
+    output: action,
+    run: async (args, context) => {
+      const params = { params: { path: { id: args.serviceId, backupId: args.backupId } } };
+      return settle(await unwrap(context.api.POST('/api/services/{id}/instance/backups/{backupId}/restore', params)), args, context);
     },
   }),
   defineTool({

@@ -70,6 +70,26 @@ export class MetricsService {
         this.inc({ direction: 'from_client' }, services.console.bytesFromClient);
       },
     });
+    new Counter({
+      name: 'vps_backups_total',
+      help: 'VPS backups this process made (available) and that failed (issue 38).',
+      labelNames: ['outcome'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc({ outcome: 'available' }, services.backups.made);
+        this.inc({ outcome: 'failed' }, services.backups.failed);
+      },
+    });
+    new Counter({
+      name: 'vps_backup_bytes_stored_total',
+      help: 'Bytes of VPS backups this process stored in the backup store.',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(services.backups.bytesStored);
+      },
+    });
     const pool = () => (dataSource.driver as unknown as { master?: PoolLike }).master ?? {};
     new Gauge({
       name: 'db_pool_connections',

@@ -130,6 +130,21 @@ export interface MetricsConfig {
   timeoutMs: number;
 }
 
+/** Backups of VPS disks (issue 38): an S3 bucket off the hypervisors, or a local folder (the embedded default). */
+export interface BackupConfig {
+  /** BACKUP_S3_ENDPOINT set: backups go to that bucket; unset: under `localDir`. */
+  s3?: { endpoint: string; region: string; bucket: string; accessKeyId: string; secretAccessKey: string; forcePathStyle: boolean };
+  localDir: string;
+  /** Backups kept per VPS (BACKUP_RETENTION). */
+  retention: number;
+  /** A terminated VPS's backups are deleted this long after (BACKUP_TERMINATED_GRACE_HOURS). */
+  terminatedGraceHours: number;
+  /** Size of one multipart part (BACKUP_S3_PART_MB); memory per backup is about one part. */
+  partBytes: number;
+  /** Daily backups run in this window (UTC), each VPS at a minute of its own. */
+  window: { startHour: number; hours: number };
+}
+
 /** Configuration read once at boot from the environment (names fixed by DESIGN.md). */
 export class AppConfig {
   nodeEnv: string;
@@ -163,6 +178,7 @@ export class AppConfig {
   computeRetryAttempts: number;
   /** Snapshots an account may keep (those being made count). */
   snapshotsPerAccount: number;
+  backups: BackupConfig;
   libvirt: LibvirtConfig;
   network: NetworkConfig;
   objectStorage: ObjectStorageConfig;

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { AppConfig, LibvirtConfig, ObjectStorageConfig } from './app-config';
 import { EnvReader } from './env-reader';
+import { backupConfig } from './backup-config';
 import { metricsConfig } from './metrics-config';
 import { networkConfig } from './network-config';
 
@@ -234,6 +235,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
     computeStopTimeoutSeconds: env.int('COMPUTE_STOP_TIMEOUT_SECONDS', 60, 1, 3600),
     computeRetryAttempts: env.int('COMPUTE_RETRY_ATTEMPTS', 6, 1, 20),
     snapshotsPerAccount: env.int('SNAPSHOTS_PER_ACCOUNT', 10, 0, 10_000),
+    backups: backupConfig(env, dataDir),
     libvirt: libvirtConfig(env),
     network: networkConfig(env),
     objectStorage: objectStorageConfig(env),

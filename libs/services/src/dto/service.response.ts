@@ -14,6 +14,13 @@ export class SshEndpointResponse {
   port: number;
 }
 
+export class InstanceBackupsResponse {
+  @ApiProperty({ example: true, description: 'Daily backups are enabled (POST .../instance/backups/enable).' })
+  enabled: boolean;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When the next daily backup is due.' })
+  nextRunAt: string | null;
+}
+
 export class InstanceSummaryResponse {
   @ApiProperty({
     enum: PUBLIC_POWER_STATES,
@@ -43,6 +50,12 @@ export class InstanceSummaryResponse {
       'Where to reach the SSH server: `ssh -p <port> root@<host>` with one of the keys the machine was built with; null if unknown, and once the service is terminated (the port or address goes back to the pool).',
   })
   ssh: SshEndpointResponse | null;
+  @ApiProperty({
+    type: InstanceBackupsResponse,
+    required: false,
+    description: 'Present while daily backups are enabled (issue 38); absent when they are not. GET .../instance/backups lists them.',
+  })
+  backups?: InstanceBackupsResponse;
 }
 
 export const OBJECT_STORAGE_STATES = ['pending', 'active', 'suspended', 'closed', 'purged'] as const;

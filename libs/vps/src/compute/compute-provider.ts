@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { ActionType, PowerState, SnapshotConsistency } from '../vps.types';
 
 /** Which machine: our service id, and the hypervisor's own id when provisioning recorded one. */
@@ -67,6 +68,14 @@ export interface MachineSpec {
   powerOn: boolean;
   boot?: GuestBoot;
   network?: GuestNetwork;
+}
+
+/** A machine's root disk being read out for a backup (issue 38): a standalone qcow2, as a stream. */
+export interface DiskExport {
+  stream: Readable;
+  consistency: SnapshotConsistency;
+  /** Removes the copy the export made on the hypervisor; safe to call twice. */
+  release(): Promise<void>;
 }
 
 /** A machine the provider made or adopted: its id on the hypervisor and the state it is in. */
@@ -189,6 +198,28 @@ export abstract class ComputeProvider {
    */
   setRootPassword(_instance: InstanceRef, _password: string): Promise<void> {
     return Promise.reject(new ComputeProviderError('unsupported', 'This hypervisor cannot set a password in the guest.'));
+  }
+
+  /**
+   * A copy of the machine's root disk (live when it runs, like a snapshot), read as a stream of
+   * qcow2 bytes for a backup. `exportId` names the copy, so releaseExport finds what a dead process left.
+   */
+  exportDisk(_instance: InstanceRef, _exportId: string): Promise<DiskExport> {
+    return Promise.reject(new ComputeProviderError('unsupported', 'This hypervisor cannot back up disks.'));
+  }
+
+  /** Removes what exportDisk made for `exportId` (after a process died mid-backup); nothing there is fine. */
+  releaseExport(_instance: InstanceRef, _exportId: string): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /**
+   * Begins a restore: the machine is powered off, its root disk replaced by the qcow2 bytes `open`
+   * streams (`sizeBytes` of them), and it boots. Works without the old disk. Returns a task handle
+   * polled with taskStatus (same key rules as powerAction).
+   */
+  restoreMachine(_instance: InstanceRef, _open: () => Promise<Readable>, _sizeBytes: number, _idempotencyKey: string): Promise<string> {
+    return Promise.reject(new ComputeProviderError('unsupported', 'This hypervisor cannot restore disks.'));
   }
 
   /** Powers off and deletes the machine of a terminated VPS, with its root disk and seed; another deployment's machine stays. */

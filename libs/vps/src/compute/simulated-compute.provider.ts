@@ -1,7 +1,10 @@
 import { randomInt } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/core';
-import { ComputeProvider, ComputeProviderError, ConsoleTarget, InstanceRef, TaskStatus } from './compute-provider';
+import { ComputeProvider, ComputeProviderError, ConsoleTarget, DiskExport, InstanceRef, TaskStatus } from './compute-provider';
+import { simulatedDisk } from './simulated-disk';
 import { SimulatedVncServers } from './simulated-vnc-servers';
 import { SimulatorTasksRepository } from './simulator-tasks.repository';
 import type { ActionType, PowerState } from '../vps.types';
@@ -36,6 +39,20 @@ export class SimulatedComputeProvider extends ComputeProvider {
     await this.tasks.insert(idempotencyKey, refOf(instance), 'snapshot', this.config.computeTransitionDelayMs, size);
     const stopped = (await this.powerState(instance)) === 'stopped';
     return `${idempotencyKey}:${stopped ? 'filesystem' : 'crash'}`;
+  }
+
+  /** A small stand-in for the disk's bytes (the simulator keeps no disks), crash-consistent like its snapshots. */
+  override async exportDisk(instance: InstanceRef): Promise<DiskExport> {
+    const stopped = (await this.powerState(instance)) === 'stopped';
+    return { stream: simulatedDisk(instance.serviceId), consistency: stopped ? 'filesystem' : 'crash', release: () => Promise.resolve() };
+  }
+
+  /** Reads the backup to its end (a store that cannot give it fails the restore), then boots like a start. */
+  override async restoreMachine(instance: InstanceRef, open: () => Promise<Readable>, _sizeBytes: number, key: string): Promise<string> {
+    const backup = await open();
+    await finished(backup.resume());
+    await this.tasks.insert(key, refOf(instance), 'restore', this.config.computeTransitionDelayMs);
+    return key;
   }
 
   /** The simulated guest's agent always answers; a machine that is not running has none to ask. */

@@ -16,5 +16,6 @@ export function instancePart(row: Omit<InstanceRow, 'id'>): InstanceSummaryRespo
     ipv6: row.ipv6,
     region,
     ssh: row.sshHost && row.sshPort ? { host: row.sshHost, port: Number(row.sshPort) } : row.ipv4 ? { host: row.ipv4, port: 22 } : null,
+    ...(row.backupsNextRunAt && { backups: { enabled: true, nextRunAt: row.backupsNextRunAt } }),
   };
 }

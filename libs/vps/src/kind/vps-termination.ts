@@ -1,17 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { computeProblem } from '../compute/compute-problem';
+import { BackupRetirement } from '../backups/backup-retirement';
 import { ComputeProvider, instanceRef } from '../compute/compute-provider';
 import { NetworkAllocator } from '../network/network-allocator';
 import { VpsInstancesRepository } from '../vps-instances.repository';
 
-/** A terminated VPS, in the status change's transaction: its machine and disks deleted, its address or port given back. */
+/** A terminated VPS, in the status change's transaction: its machine and disks deleted, its address or port given back, its backups deleted after a grace period. */
 @Injectable()
 export class VpsTermination {
   constructor(
     private readonly compute: ComputeProvider,
     private readonly instances: VpsInstancesRepository,
     private readonly network: NetworkAllocator,
+    private readonly backups: BackupRetirement,
   ) {}
 
   async terminate(manager: EntityManager, serviceId: string): Promise<void> {
@@ -21,5 +23,6 @@ export class VpsTermination {
     await this.compute.destroyMachine(ref).catch((err: unknown) => Promise.reject(computeProblem(err)));
     await this.instances.retire(manager, serviceId);
     await this.network.release(manager, serviceId);
+    await this.backups.retire(manager, serviceId);
   }
 }

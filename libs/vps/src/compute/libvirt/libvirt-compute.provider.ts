@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { AppConfig } from '@app/core';
 import {
@@ -13,6 +14,7 @@ import {
   MachineRecord,
   MachineSpec,
   TaskStatus,
+  DiskExport,
 } from '../compute-provider';
 import type { DeploymentIdentity } from '../deployment-identity';
 import { DeploymentMarks } from './deployment-marks';
@@ -25,6 +27,7 @@ import { writeGuestDisks } from './guest-disks';
 import { DomainInfo, parseDomainList, powerStateOf } from './domain-state';
 import { decodeTask, encodeTask } from './power-task';
 import { decodeSnapshotTask, DiskSnapshots, encodeSnapshotTask, isSnapshotTask } from './disk-snapshots';
+import { DiskExports } from './disk-exports';
 import { Virsh } from './virsh';
 import { LibvirtDomains } from './libvirt-domains';
 import { vncPassword } from './vnc-password';
@@ -59,6 +62,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
   private readonly marks: DeploymentMarks;
   private readonly domains: LibvirtDomains;
   private readonly snapshots: DiskSnapshots;
+  private readonly exports: DiskExports;
 
   constructor(
     private readonly config: AppConfig,
@@ -71,6 +75,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.changeTimeoutMs);
     this.marks = new DeploymentMarks(virsh, identity, this.changeTimeoutMs);
     this.snapshots = new DiskSnapshots(this.domains, this.pool);
+    this.exports = new DiskExports(this.domains, this.pool, this.snapshots, this.marks, this.changeTimeoutMs);
     // Reconciliation holds its job lock (a database connection) while it lists: reads stay short.
     this.inventories = new LibvirtInventory(virsh, this.pool, this.marks, READ_TIMEOUT_MS, this.changeTimeoutMs);
     const { domainTemplate } = config.libvirt;
@@ -246,6 +251,17 @@ export class LibvirtComputeProvider extends ComputeProvider {
     const domain = await this.domains.info(instance, this.changeTimeoutMs);
     await this.marks.refuseForeign(this.domains.uriOf(instance.region), domain.name);
     return encodeSnapshotTask(await this.snapshots.begin(instance, domain, imageId));
+  }
+
+  /** Backups and restores (issue 38): disk-exports.ts. */
+  override exportDisk(instance: InstanceRef, exportId: string): Promise<DiskExport> {
+    return this.exports.export(instance, exportId);
+  }
+  override releaseExport(instance: InstanceRef, exportId: string): Promise<void> {
+    return this.exports.release(instance, exportId);
+  }
+  override restoreMachine(instance: InstanceRef, open: () => Promise<Readable>, sizeBytes: number): Promise<string> {
+    return this.exports.restore(instance, open, sizeBytes);
   }
 
   /**

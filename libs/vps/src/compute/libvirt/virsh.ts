@@ -125,7 +125,7 @@ function quoted(said: string): string | null {
 }
 
 /** The C locale keeps virsh's messages (matched above) in English; nothing else of ours leaks in. */
-function virshEnv(): NodeJS.ProcessEnv {
+export function virshEnv(): NodeJS.ProcessEnv {
   const { PATH, HOME, SSH_AUTH_SOCK, XDG_RUNTIME_DIR } = process.env;
   return { PATH, HOME, SSH_AUTH_SOCK, XDG_RUNTIME_DIR, LC_ALL: 'C', LANG: 'C' };
 }

@@ -1,0 +1,55 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ComputeProvider, instanceRef } from '../compute/compute-provider';
+import { BackupStore } from './backup-store';
+import { BackupLeftover, BackupsRepository } from './backups.repository';
+
+/** Rows deleted per pass of the periodic job. */
+const DELETE_BATCH = 50;
+
+/**
+ * What backups leave behind goes: the objects of expired or terminated VPSes' backups, and what a
+ * backup interrupted by a dying process left (its incomplete upload, the hypervisor's copy).
+ * Each step is safe to repeat: a row is deleted only after its object is.
+ */
+@Injectable()
+export class BackupCleanup {
+  private readonly logger = new Logger('Backups');
+
+  constructor(
+    private readonly backups: BackupsRepository,
+    private readonly store: BackupStore,
+    private readonly compute: ComputeProvider,
+  ) {}
+
+  /** Deletes the objects, then the rows, of backups whose time has come; one the store refuses is tried next pass. */
+  async deleteDue(): Promise<number> {
+    let deleted = 0;
+    for (const backup of await this.backups.dueForDeletion(DELETE_BATCH)) {
+      if (await this.removeObject(backup)) {
+        await this.backups.delete(backup.id);
+        deleted++;
+      }
+    }
+    return deleted;
+  }
+
+  /** After a process died mid-backup: its incomplete upload aborted, the hypervisor's copy removed (best effort). */
+  async abandon(backup: BackupLeftover): Promise<void> {
+    await this.store.abandon(backup.key).catch((err: Error) => this.logger.warn(`Backup ${backup.id}: upload not cleaned: ${err.message}`));
+    if (backup.region !== null || backup.providerRef !== null) {
+      await this.compute
+        .releaseExport(instanceRef(backup.serviceId, backup), backup.id)
+        .catch((err: Error) => this.logger.warn(`Backup ${backup.id}: hypervisor copy not removed: ${err.message}`));
+    }
+  }
+
+  private async removeObject(backup: BackupLeftover): Promise<boolean> {
+    try {
+      await this.store.abandon(backup.key);
+      return true;
+    } catch (err) {
+      this.logger.warn(`Backup ${backup.id}: object not deleted yet: ${(err as Error).message}`);
+      return false;
+    }
+  }
+}

@@ -1,0 +1,9 @@
+import { Injectable } from '@nestjs/common';
+
+/** What /metrics counts of backups made by this process (issue 38): made, failed, bytes stored. */
+@Injectable()
+export class BackupCounters {
+  made = 0;
+  failed = 0;
+  bytesStored = 0;
+}

@@ -1,0 +1,82 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { JobQueue, TransactionRunner } from '@app/core';
+import { VpsStates } from '../vps-states';
+import { BackupCleanup } from './backup-cleanup';
+import { BackupOutcome } from './backup-outcome';
+import { BACKUP_LEASE_SECONDS, BackupRunner } from './backup-runner';
+import { BackupsRepository, BackupTrigger } from './backups.repository';
+
+export const BACKUP_JOB = 'vps-backup';
+/** How often due backups are looked for (a VPS's slot is a minute of the day). */
+const SCHEDULE_SECONDS = 60;
+/** Backups started per pass, at most: the rest are due still, for the next pass. */
+const DUE_PER_PASS = 100;
+/** Backups one process copies at once (each reads a whole disk). */
+const CONCURRENCY = 2;
+
+/**
+ * Backups on the job queue (docs/decisions/jobs.md): one `vps-backup` job per backup, and every
+ * minute on one replica a pass that fails interrupted backups (their lease ran out) and cleans
+ * what they left, queues the VPSes whose daily slot came, and deletes backups whose time has come.
+ */
+@Injectable()
+export class BackupsJob implements OnModuleInit {
+  constructor(
+    private readonly runner: BackupRunner,
+    private readonly backups: BackupsRepository,
+    private readonly cleanup: BackupCleanup,
+    private readonly outcome: BackupOutcome,
+    private readonly states: VpsStates,
+    private readonly tx: TransactionRunner,
+    private readonly jobs: JobQueue,
+  ) {}
+
+  onModuleInit(): void {
+    this.jobs.work<{ serviceId: string; trigger: BackupTrigger }>(
+      BACKUP_JOB,
+      (job) => this.runner.run(job.serviceId, job.trigger).then(() => undefined),
+      {
+        concurrency: CONCURRENCY,
+      },
+    );
+    this.jobs.every('vps-backups-schedule', SCHEDULE_SECONDS, () => this.pass(), { atStart: true });
+  }
+
+  /** Queues one backup of the VPS now (the operator's `backup:run`). */
+  async enqueue(serviceId: string, trigger: BackupTrigger): Promise<void> {
+    // Not retried: a failed backup is recorded as failed, and the next run is a new backup.
+    await this.jobs.send(BACKUP_JOB, { serviceId, trigger }, { retryLimit: 0, expireInSeconds: 6 * 3600 });
+    this.jobs.wake(BACKUP_JOB);
+  }
+
+  async pass(): Promise<void> {
+    await this.failInterrupted();
+    for (const serviceId of await this.backups.takeDue(DUE_PER_PASS)) await this.enqueue(serviceId, 'schedule');
+    await this.cleanup.deleteDue();
+  }
+
+  /** Backups whose process died (no renewal of their lease): failed, their upload and copy removed, the customer told. */
+  async failInterrupted(): Promise<number> {
+    const stale = await this.backups.failStale(BACKUP_LEASE_SECONDS);
+    for (const backup of stale) {
+      await this.cleanup.abandon(backup);
+      await this.tx.run(async (m, publish) => {
+        const service = await this.states.lockById(m, backup.serviceId);
+        const subject = {
+          id: backup.id,
+          serviceId: backup.serviceId,
+          serviceName: service?.name ?? '',
+          accountId: backup.accountId,
+          trigger: backup.trigger,
+        };
+        await this.outcome.interrupted(
+          m,
+          subject,
+          publish,
+          'The backup was interrupted before it was complete; the next one starts afresh.',
+        );
+      });
+    }
+    return stale.length;
+  }
+}
