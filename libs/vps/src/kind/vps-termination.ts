@@ -2,16 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { computeProblem } from '../compute/compute-problem';
 import { ComputeProvider, instanceRef } from '../compute/compute-provider';
+import { HostPlacement } from '../hosts/host-placement';
 import { NetworkAllocator } from '../network/network-allocator';
 import { VpsInstancesRepository } from '../vps-instances.repository';
 
-/** A terminated VPS, in the status change's transaction: its machine and disks deleted, its address or port given back. */
+/** A terminated VPS, in the status change's transaction: its machine and disks deleted, its address or port and its host's capacity given back. */
 @Injectable()
 export class VpsTermination {
   constructor(
     private readonly compute: ComputeProvider,
     private readonly instances: VpsInstancesRepository,
     private readonly network: NetworkAllocator,
+    private readonly placement: HostPlacement,
   ) {}
 
   async terminate(manager: EntityManager, serviceId: string): Promise<void> {
@@ -21,5 +23,6 @@ export class VpsTermination {
     await this.compute.destroyMachine(ref).catch((err: unknown) => Promise.reject(computeProblem(err)));
     await this.instances.retire(manager, serviceId);
     await this.network.release(manager, serviceId);
+    await this.placement.release(manager, serviceId);
   }
 }
