@@ -57,6 +57,8 @@ export interface InstanceRow {
   sshPort: number | null;
   /** The service is terminated: its address is no longer its own. */
   terminated?: boolean;
+  /** False while its host is unreachable (issue 40); absent: true. */
+  hostReachable?: boolean;
 }
 
 export interface ObservedChange {
@@ -108,7 +110,8 @@ export class VpsInstancesRepository {
     return sqlRows<InstanceRow>(
       manager ?? this.dataSource,
       `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
-              s.status = 'terminated' AS terminated
+              s.status = 'terminated' AS terminated,
+              coalesce((SELECT h.state <> 'unreachable' FROM hosts h WHERE h.id = i.host_id), true) AS "hostReachable"
          FROM vps_instances i JOIN services s ON s.id = i.service_id WHERE i.service_id = ANY($1::uuid[])`,
       [serviceIds],
     );
