@@ -1106,7 +1106,7 @@ export interface components {
          * @description Stable machine-readable error code; each response lists the codes that operation answers with its status.
          * @enum {string}
          */
-        ProblemCode: "invalid_input" | "invalid_code" | "invalid_token" | "attachment_invalid" | "unauthorized" | "invalid_credentials" | "invalid_mfa_token" | "insufficient_scope" | "forbidden" | "email_unverified" | "not_found" | "method_not_allowed" | "invalid_state" | "action_in_progress" | "ticket_closed" | "duplicate_key" | "email_taken" | "quota_exceeded" | "attachment_in_use" | "mfa_enabled" | "mfa_not_enabled" | "mfa_not_set_up" | "already_verified" | "idempotency_key_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable" | "hypervisor_unavailable" | "guest_agent_unavailable" | "metrics_unavailable";
+        ProblemCode: "invalid_input" | "invalid_code" | "invalid_token" | "attachment_invalid" | "unauthorized" | "invalid_credentials" | "invalid_mfa_token" | "insufficient_scope" | "forbidden" | "email_unverified" | "not_found" | "method_not_allowed" | "invalid_state" | "action_in_progress" | "ticket_closed" | "duplicate_key" | "email_taken" | "quota_exceeded" | "attachment_in_use" | "mfa_enabled" | "mfa_not_enabled" | "mfa_not_set_up" | "already_verified" | "idempotency_key_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable" | "hypervisor_unavailable" | "no_capacity" | "guest_agent_unavailable" | "metrics_unavailable";
         FieldErrorResponse: {
             /**
              * @description The input field at fault (dotted path).
@@ -1749,6 +1749,11 @@ export interface components {
             region: string;
             /** @description Where to reach the SSH server: `ssh -p <port> root@<host>` with one of the keys the machine was built with; null if unknown, and once the service is terminated (the port or address goes back to the pool). */
             ssh: components["schemas"]["SshEndpointResponse"] | null;
+            /**
+             * @description Present, and false, while the hypervisor host of this VPS does not answer (issue 40): `powerState` is then the last one known, and power actions answer 503 `hypervisor_unavailable`. Absent while the host answers.
+             * @example false
+             */
+            hostReachable?: boolean;
         };
         ObjectStorageSummaryResponse: {
             /**
@@ -8642,6 +8647,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable (problem+json), with `code`:
+             *     - `hypervisor_unavailable`: The hypervisor of this VPS cannot be reached.
              *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
              */
             503: {
@@ -8659,7 +8665,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "unavailable";
+                        code: "hypervisor_unavailable" | "unavailable";
                     };
                 };
             };
@@ -8934,6 +8940,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable (problem+json), with `code`:
+             *     - `hypervisor_unavailable`: The hypervisor of this VPS cannot be reached.
              *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
              */
             503: {
@@ -8951,7 +8958,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "unavailable";
+                        code: "hypervisor_unavailable" | "unavailable";
                     };
                 };
             };
@@ -9226,6 +9233,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable (problem+json), with `code`:
+             *     - `hypervisor_unavailable`: The hypervisor of this VPS cannot be reached.
              *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
              */
             503: {
@@ -9243,7 +9251,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "unavailable";
+                        code: "hypervisor_unavailable" | "unavailable";
                     };
                 };
             };
@@ -9522,6 +9530,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable (problem+json), with `code`:
+             *     - `hypervisor_unavailable`: The hypervisor of this VPS cannot be reached.
              *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
              */
             503: {
@@ -9539,7 +9548,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "unavailable";
+                        code: "hypervisor_unavailable" | "unavailable";
                     };
                 };
             };
@@ -9819,6 +9828,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable (problem+json), with `code`:
+             *     - `hypervisor_unavailable`: The hypervisor of this VPS cannot be reached.
              *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
              */
             503: {
@@ -9836,7 +9846,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "unavailable";
+                        code: "hypervisor_unavailable" | "unavailable";
                     };
                 };
             };
