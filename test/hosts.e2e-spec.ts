@@ -32,7 +32,19 @@ describe('Hosts: operator commands and placement (issue 40)', () => {
       ...more,
     );
   const provision = (count = 1) =>
-    cli('service:provision', '--email', account.email, '--type', 'vps', '--product', 'vps-xs', '--region', region, '--count', String(count));
+    cli(
+      'service:provision',
+      '--email',
+      account.email,
+      '--type',
+      'vps',
+      '--product',
+      'vps-xs',
+      '--region',
+      region,
+      '--count',
+      String(count),
+    );
   const hostOf = async (serviceId: string) =>
     (
       await sqlRows<{ name: string | null }>(
