@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -187,6 +187,48 @@ const REGION = 'eu-west';
       expect((await cli('host:list')).lines.find((line) => line.name === 'host-b')).toMatchObject({ state: 'enabled' });
       await terminate([id]);
       expect(await domainsOf(daemons.b)).toEqual([]);
+    },
+    SLOW,
+  );
+
+  it(
+    'image:add uploads to every enabled host; host:add copies the images a new host lacks from one that has them',
+    async () => {
+      const file = join(daemons.a.dir, 'tiny.qcow2');
+      execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', file, '16M']);
+      const slug = `hosts-tiny-${randomUUID().slice(0, 8)}`;
+      const added = await cli('image:add', '--slug', slug, '--name', 'Tiny', '--file', file);
+      expect(added.stderr).toBe('');
+      const volume = `img-${added.lines[0].id as string}`;
+      const volumesOf = async (daemon: OwnLibvirtd) =>
+        (await virsh(daemon, 'vol-list', 'default')).split('\n').map((l) => l.trim().split(/\s+/)[0]);
+      expect(await volumesOf(daemons.a)).toContain(volume);
+      expect(await volumesOf(daemons.b)).toContain(volume);
+
+      await virsh(daemons.b, 'vol-delete', '--pool', 'default', volume);
+      expect((await cli('host:remove', '--name', 'host-b')).code).toBe(0);
+      const again = await cli(
+        'host:add',
+        '--name',
+        'host-b',
+        '--region',
+        REGION,
+        '--uri',
+        daemons.b.uri(),
+        '--vcpus',
+        '2',
+        '--memory-gb',
+        '2',
+        '--disk-gb',
+        '50',
+      );
+      expect(again.stderr).toBe('');
+      expect(again.lines[0]).toMatchObject({ name: 'host-b', state: 'enabled', imagesCopied: 1 });
+      expect(await volumesOf(daemons.b)).toContain(volume);
+
+      expect((await cli('image:remove', '--slug', slug)).code).toBe(0);
+      expect(await volumesOf(daemons.a)).not.toContain(volume);
+      expect(await volumesOf(daemons.b)).not.toContain(volume);
     },
     SLOW,
   );
