@@ -24,7 +24,8 @@ export class HostPlacement {
   async place(manager: EntityManager, serviceId: string, region: string, need: HostNeed): Promise<HostTarget | null> {
     if (!(await this.hosts.regionHasHosts(manager, region))) return null;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const ranked = rankHosts(await this.hosts.candidates(manager, region, need), need, this.config.hosts.placementPolicy);
+      const policy = this.config.hosts.placementPolicy;
+      const ranked = rankHosts(await this.hosts.candidates(manager, region, need, policy), need, policy);
       if (!ranked.length) break;
       for (const host of ranked.slice(0, 3)) {
         const taken = await this.hosts.take(manager, host.id, serviceId, need);

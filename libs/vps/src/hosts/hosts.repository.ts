@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { runSql, sqlFirst, sqlRows } from '@app/core';
 import type { HostNeed, HostRow, HostState, HostTarget, NewHost } from './host.entity';
+import type { PlacementPolicy } from './placement';
 
 const COLUMNS = `h.id, h.name, h.region, h.uri, h.vcpus, h.memory_mb AS "memoryMb", h.disk_gb AS "diskGb",
   h.cpu_overcommit::float8 AS "cpuOvercommit", h.vnc_listen AS "vncListen", h.state,
@@ -46,14 +47,20 @@ export class HostsRepository {
     return (await sqlRows(manager, `SELECT 1 FROM hosts WHERE region = $1 LIMIT 1`, [region])).length > 0;
   }
 
-  /** Enabled hosts of the region with room for `need` (placement ranks them). */
-  candidates(manager: EntityManager, region: string, need: HostNeed): Promise<HostRow[]> {
+  /**
+   * The few emptiest (spread) or fullest (pack) enabled hosts of the region with room for `need`,
+   * by the placement index: a region of thousands of hosts costs a short index walk, not a scan.
+   * Placement ranks these exactly (rankHosts).
+   */
+  candidates(manager: EntityManager, region: string, need: HostNeed, policy: PlacementPolicy, limit = 8): Promise<HostRow[]> {
+    const order = policy === 'spread' ? 'h.load, h.name' : 'h.load DESC, h.name DESC';
     return sqlRows<HostRow>(
       manager,
       `SELECT ${COLUMNS}, 0 AS "vpsCount" FROM hosts h
         WHERE h.region = $1 AND h.state = 'enabled' AND h.used_vcpus + $2 <= floor(h.vcpus * h.cpu_overcommit)
-          AND h.used_memory_mb + $3 <= h.memory_mb AND h.used_disk_gb + $4 <= h.disk_gb`,
-      [region, need.vcpus, need.memoryMb, need.diskGb],
+          AND h.used_memory_mb + $3 <= h.memory_mb AND h.used_disk_gb + $4 <= h.disk_gb
+        ORDER BY ${order} LIMIT $5`,
+      [region, need.vcpus, need.memoryMb, need.diskGb, limit],
     );
   }
 

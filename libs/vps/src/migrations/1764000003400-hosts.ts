@@ -27,6 +27,9 @@ export class Hosts1764000003400 implements MigrationInterface {
         used_vcpus integer NOT NULL DEFAULT 0,
         used_memory_mb integer NOT NULL DEFAULT 0,
         used_disk_gb integer NOT NULL DEFAULT 0,
+        -- How full it is (its fullest resource): placement reads the emptiest or fullest few by the index below.
+        load float8 GENERATED ALWAYS AS (greatest(
+          used_vcpus::float8 / floor(vcpus * cpu_overcommit)::float8, used_memory_mb::float8 / memory_mb, used_disk_gb::float8 / disk_gb)) STORED,
         last_seen_at timestamptz,
         silent_since timestamptz,
         state_before_unreachable varchar(12),
@@ -36,7 +39,7 @@ export class Hosts1764000003400 implements MigrationInterface {
         CONSTRAINT hosts_memory_capacity CHECK (used_memory_mb >= 0 AND used_memory_mb <= memory_mb),
         CONSTRAINT hosts_disk_capacity CHECK (used_disk_gb >= 0 AND used_disk_gb <= disk_gb)
       )`);
-    await db.query(`CREATE INDEX hosts_region_idx ON hosts (region, state)`);
+    await db.query(`CREATE INDEX hosts_placement_idx ON hosts (region, load, name) WHERE state = 'enabled'`);
     await db.query(`
       CREATE TABLE host_allocations (
         service_id uuid PRIMARY KEY REFERENCES services(id) ON DELETE CASCADE,
