@@ -232,4 +232,58 @@ const REGION = 'eu-west';
     },
     SLOW,
   );
+
+  it(
+    'service:move copies a stopped VPS’s disks and domain to the other host, then removes them from the old one',
+    async () => {
+      const file = join(daemons.a.dir, 'tiny-move.qcow2');
+      execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', file, '16M']);
+      const slug = `hosts-move-${randomUUID().slice(0, 8)}`;
+      expect((await cli('image:add', '--slug', slug, '--name', 'Tiny', '--file', file)).code).toBe(0);
+      const res = await cli(
+        'service:provision',
+        '--email',
+        owner.email,
+        '--type',
+        'vps',
+        '--product',
+        'vps-xs',
+        '--region',
+        REGION,
+        '--power-state',
+        'stopped',
+        '--image',
+        slug,
+      );
+      expect(res.stderr).toBe('');
+      const id = res.lines[0].id as string;
+      const volumesOf = async (daemon: OwnLibvirtd) =>
+        (await virsh(daemon, 'vol-list', 'default'))
+          .split('\n')
+          .map((l) => l.trim().split(/\s+/)[0])
+          .filter((v) => v.startsWith(`svc-${id}`))
+          .sort();
+      const [from, to] = (await domainsOf(daemons.a)).includes(`svc-${id}`) ? (['a', 'b'] as const) : (['b', 'a'] as const);
+      const disks = [`svc-${id}-root.qcow2`, `svc-${id}-seed.iso`];
+      expect(await volumesOf(daemons[from])).toEqual(disks);
+      const uuid = await virsh(daemons[from], 'domuuid', `svc-${id}`);
+
+      const moved = await cli('service:move', '--id', id, '--to', `host-${to}`);
+      expect(moved.stderr).toBe('');
+      expect(moved.lines[0]).toEqual({ id, from: `host-${from}`, to: `host-${to}` });
+      expect(await domainsOf(daemons[to])).toContain(`svc-${id}`);
+      expect(await domainsOf(daemons[from])).not.toContain(`svc-${id}`);
+      expect(await virsh(daemons[to], 'domuuid', `svc-${id}`)).toBe(uuid);
+      expect(await volumesOf(daemons[to])).toEqual(disks);
+      expect(await volumesOf(daemons[from])).toEqual([]);
+      const info = await virsh(daemons[to], 'vol-dumpxml', '--pool', 'default', disks[0]);
+      expect(info).not.toContain('<backingStore>');
+
+      await terminate([id]);
+      expect(await domainsOf(daemons[to])).not.toContain(`svc-${id}`);
+      expect(await volumesOf(daemons[to])).toEqual([]);
+      expect((await cli('image:remove', '--slug', slug)).code).toBe(0);
+    },
+    SLOW,
+  );
 });

@@ -150,6 +150,52 @@ describe('Hosts: operator commands and placement (issue 40)', () => {
     made.push((placed.lines[0] as { id: string }).id);
     expect(await hostOf(made[3])).toBe('kvm-b');
   });
+
+  it('service:move moves a stopped VPS to another host of its region, its capacity with it', async () => {
+    expect((await cli('host:set', '--name', 'kvm-a', '--state', 'enabled')).code).toBe(0);
+    const res = await cli(
+      'service:provision',
+      '--email',
+      account.email,
+      '--type',
+      'vps',
+      '--product',
+      'vps-xs',
+      '--region',
+      region,
+      '--power-state',
+      'stopped',
+    );
+    expect(res.stderr).toBe('');
+    const id = res.lines[0].id as string;
+    made.push(id);
+    const from = (await hostOf(id))!;
+    const to = from === 'kvm-a' ? 'kvm-b' : 'kvm-a';
+    const used = async () =>
+      Object.fromEntries(
+        (await cli('host:list')).lines.filter((l) => ['kvm-a', 'kvm-b'].includes(l.name as string)).map((l) => [l.name, l.vpsCount]),
+      );
+
+    expect(await cli('service:move', '--id', id, '--to', from)).toMatchObject({
+      code: 65,
+      stderr: `invalid_state: The VPS is on ${from} already.\n`,
+    });
+    expect((await cli('service:move', '--id', id, '--to', 'nowhere')).stderr).toMatch(/^not_found: /);
+    expect((await cli('service:move', '--id', made[3], '--to', to)).stderr).toBe(
+      'invalid_state: Only a stopped VPS is moved: stop it first.\n',
+    );
+
+    // Room on the other host (each holds two vps-xs).
+    expect((await cli('service:set-status', '--id', made[3], '--status', 'terminated')).code).toBe(0);
+    const before = await used();
+    const moved = await cli('service:move', '--id', id, '--to', to);
+    expect(moved.stderr).toBe('');
+    expect(moved.lines[0]).toEqual({ id, from, to });
+    expect(await hostOf(id)).toBe(to);
+    expect(await used()).toEqual({ [from]: (before[from] as number) - 1, [to]: (before[to] as number) + 1 });
+    const shown = await t.get(`/api/services/${id}`, account.bearer).expect(200);
+    expect(shown.body.instance.powerState).toBe('stopped');
+  });
 });
 
 /** Two replicas on one PostgreSQL provisioning at once never take more of a host than it has (issue 40). */

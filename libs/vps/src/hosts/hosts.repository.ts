@@ -133,6 +133,43 @@ export class HostsRepository {
     return 'removed';
   }
 
+  /** What the VPS took of its host (null: it runs on its region's configured hypervisor). */
+  allocationOf(manager: EntityManager, serviceId: string): Promise<(HostNeed & { hostId: string }) | null> {
+    return sqlFirst(
+      manager,
+      `SELECT host_id AS "hostId", vcpus, memory_mb AS "memoryMb", disk_gb AS "diskGb" FROM host_allocations WHERE service_id = $1`,
+      [serviceId],
+    );
+  }
+
+  /** Holds `need` on a host for a VPS moving there (its allocation row moves with `settleMove`); false without room. */
+  async reserve(manager: EntityManager, hostId: string, need: HostNeed, sign: 1 | -1 = 1): Promise<boolean> {
+    const rows = await sqlRows(
+      manager,
+      `WITH held AS (
+         UPDATE hosts SET used_vcpus = used_vcpus + $2, used_memory_mb = used_memory_mb + $3, used_disk_gb = used_disk_gb + $4, updated_at = now()
+          WHERE id = $1 AND ($2 < 0 OR (state = 'enabled' AND used_vcpus + $2 <= floor(vcpus * cpu_overcommit)
+            AND used_memory_mb + $3 <= memory_mb AND used_disk_gb + $4 <= disk_gb))
+          RETURNING id
+       ) SELECT id FROM held`,
+      [hostId, sign * need.vcpus, sign * need.memoryMb, sign * need.diskGb],
+    );
+    return rows.length > 0;
+  }
+
+  /** The machine is on the new host: the old host's share goes back, the allocation and the VPS record point at the new one. */
+  async settleMove(manager: EntityManager, serviceId: string, toHostId: string): Promise<void> {
+    await runSql(
+      manager,
+      `UPDATE hosts h SET used_vcpus = h.used_vcpus - a.vcpus, used_memory_mb = h.used_memory_mb - a.memory_mb,
+              used_disk_gb = h.used_disk_gb - a.disk_gb, updated_at = now()
+         FROM host_allocations a WHERE a.service_id = $1 AND h.id = a.host_id`,
+      [serviceId],
+    );
+    await runSql(manager, `UPDATE host_allocations SET host_id = $2 WHERE service_id = $1`, [serviceId, toHostId]);
+    await runSql(manager, `UPDATE vps_instances SET host_id = $2, updated_at = now() WHERE service_id = $1`, [serviceId, toHostId]);
+  }
+
   /** The health check's view: every host with its URI and whether it was silent already. */
   watched(): Promise<{ id: string; name: string; uri: string; state: HostState }[]> {
     return sqlRows(this.dataSource, `SELECT id, name, uri, state FROM hosts ORDER BY name`);
