@@ -1,4 +1,6 @@
+import request from 'supertest';
 import { sqlRows } from '@app/core';
+import { MetricsEndpoint } from '../apps/api/src/metrics/metrics-endpoint';
 import { createAccount, TestAccount } from './factories/accounts';
 import { runCliIn } from './support/run-cli-in-app';
 import { startTestApp, TestApp } from './support/test-app';
@@ -58,7 +60,7 @@ describe('Hosts: operator commands and placement (issue 40)', () => {
   const made: string[] = [];
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ METRICS_PORT: '0' });
     account = await createAccount(t);
   });
   afterAll(async () => {
@@ -119,6 +121,17 @@ describe('Hosts: operator commands and placement (issue 40)', () => {
     for (const host of listed) {
       expect(host).toMatchObject({ vpsCount: 1, memoryMb: { used: 1024, free: 1024 }, diskGb: { used: 25, free: 25 } });
     }
+    // The same on /metrics (its own port), per host and summed per region.
+    const metrics = (
+      await request(`http://127.0.0.1:${t.app.get(MetricsEndpoint).port}`)
+        .get('/metrics')
+        .expect(200)
+    ).text;
+    expect(metrics).toMatch(/^host_vps\{host="kvm-a",region="us-east"\} 1$/m);
+    expect(metrics).toMatch(/^host_capacity\{host="kvm-b",region="us-east",resource="memory_mb",kind="used"\} 1024$/m);
+    expect(metrics).toMatch(/^host_capacity\{host="kvm-a",region="us-east",resource="vcpus",kind="free"\} 2$/m);
+    expect(metrics).toMatch(/^region_capacity\{region="us-east",resource="disk_gb",kind="free"\} 50$/m);
+    expect(metrics).toMatch(/^host_state\{host="kvm-a",region="us-east",state="enabled"\} 1$/m);
   });
 
   it('places nothing on a disabled host or one in maintenance; no room is no_capacity and nothing is made', async () => {

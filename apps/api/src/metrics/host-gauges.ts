@@ -1,30 +1,62 @@
 import { Gauge, Registry } from 'prom-client';
 import type { VpsGauges } from '@app/vps';
 
-type Resource = 'vcpus' | 'memory_mb' | 'disk_gb';
+type Host = Awaited<ReturnType<VpsGauges['hosts']>>[number];
+const RESOURCES = { vcpus: 'vcpus', memory_mb: 'memoryMb', disk_gb: 'diskGb' } as const;
 
 /**
  * Issue 40: each host's capacity used and free by resource, its VPS count and state, and the same
- * summed per region, read from the database at each scrape (every replica reports the same).
+ * summed per region (free: of enabled hosts), read from the database at each scrape (every replica
+ * reports the same). The registry collects its metrics at once: the four share one read.
  */
 export function registerHostGauges(registry: Registry, services: VpsGauges): void {
-  const capacity = new Gauge({
+  let reading: Promise<Host[]> | null = null;
+  const hosts = () => {
+    reading ??= services.hosts().finally(() => setImmediate(() => (reading = null)));
+    return reading;
+  };
+  new Gauge({
     name: 'host_capacity',
     help: 'Capacity of each hypervisor host by resource (vCPUs with the overcommit), used or free.',
     labelNames: ['host', 'region', 'resource', 'kind'] as const,
     registers: [registry],
+    async collect() {
+      this.reset();
+      for (const host of await hosts()) {
+        for (const [resource, key] of Object.entries(RESOURCES)) {
+          this.set({ host: host.name, region: host.region, resource, kind: 'used' }, host[key].used);
+          this.set({ host: host.name, region: host.region, resource, kind: 'free' }, host[key].free);
+        }
+      }
+    },
   });
-  const regionCapacity = new Gauge({
+  new Gauge({
     name: 'region_capacity',
-    help: 'Capacity of the enabled hosts of each region by resource, used or free.',
+    help: 'Capacity of the hosts of each region by resource: used, and free on enabled hosts.',
     labelNames: ['region', 'resource', 'kind'] as const,
     registers: [registry],
+    async collect() {
+      this.reset();
+      const sums = new Map<string, number>();
+      const add = (labels: string, n: number) => sums.set(labels, (sums.get(labels) ?? 0) + n);
+      for (const host of await hosts()) {
+        for (const [resource, key] of Object.entries(RESOURCES)) {
+          add(JSON.stringify({ region: host.region, resource, kind: 'used' }), host[key].used);
+          add(JSON.stringify({ region: host.region, resource, kind: 'free' }), host.state === 'enabled' ? host[key].free : 0);
+        }
+      }
+      for (const [labels, n] of sums) this.set(JSON.parse(labels) as Record<string, string>, n);
+    },
   });
-  const vpses = new Gauge({
+  new Gauge({
     name: 'host_vps',
     help: 'VPSes placed on each host (terminated ones are not counted).',
     labelNames: ['host', 'region'] as const,
     registers: [registry],
+    async collect() {
+      this.reset();
+      for (const host of await hosts()) this.set({ host: host.name, region: host.region }, host.vpsCount);
+    },
   });
   new Gauge({
     name: 'host_state',
@@ -33,32 +65,7 @@ export function registerHostGauges(registry: Registry, services: VpsGauges): voi
     registers: [registry],
     async collect() {
       this.reset();
-      capacity.reset();
-      regionCapacity.reset();
-      vpses.reset();
-      const regions = new Map<string, Record<Resource, { used: number; free: number }>>();
-      for (const host of await services.hosts()) {
-        this.set({ host: host.name, region: host.region, state: host.state }, 1);
-        vpses.set({ host: host.name, region: host.region }, host.vpsCount);
-        const sum = regions.get(host.region) ?? {
-          vcpus: { used: 0, free: 0 },
-          memory_mb: { used: 0, free: 0 },
-          disk_gb: { used: 0, free: 0 },
-        };
-        for (const [resource, { total, used }] of Object.entries({ vcpus: host.vcpus, memory_mb: host.memoryMb, disk_gb: host.diskGb })) {
-          capacity.set({ host: host.name, region: host.region, resource, kind: 'used' }, used);
-          capacity.set({ host: host.name, region: host.region, resource, kind: 'free' }, total - used);
-          sum[resource as Resource].used += used;
-          if (host.state === 'enabled') sum[resource as Resource].free += total - used;
-        }
-        regions.set(host.region, sum);
-      }
-      for (const [region, sum] of regions) {
-        for (const [resource, { used, free }] of Object.entries(sum)) {
-          regionCapacity.set({ region, resource, kind: 'used' }, used);
-          regionCapacity.set({ region, resource, kind: 'free' }, free);
-        }
-      }
+      for (const host of await hosts()) this.set({ host: host.name, region: host.region, state: host.state }, 1);
     },
   });
 }
