@@ -1203,7 +1203,7 @@ export interface components {
          * @description Stable machine-readable error code; each response lists the codes that operation answers with its status.
          * @enum {string}
          */
-        ProblemCode: "invalid_input" | "invalid_code" | "invalid_token" | "attachment_invalid" | "unauthorized" | "invalid_credentials" | "invalid_mfa_token" | "insufficient_scope" | "forbidden" | "email_unverified" | "not_found" | "method_not_allowed" | "invalid_state" | "action_in_progress" | "ticket_closed" | "duplicate_key" | "email_taken" | "quota_exceeded" | "attachment_in_use" | "mfa_enabled" | "mfa_not_enabled" | "mfa_not_set_up" | "already_verified" | "idempotency_key_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable" | "hypervisor_unavailable" | "guest_agent_unavailable" | "metrics_unavailable";
+        ProblemCode: "invalid_input" | "invalid_code" | "invalid_token" | "attachment_invalid" | "unauthorized" | "invalid_credentials" | "invalid_mfa_token" | "insufficient_scope" | "forbidden" | "email_unverified" | "not_found" | "method_not_allowed" | "invalid_state" | "action_in_progress" | "ticket_closed" | "duplicate_key" | "email_taken" | "quota_exceeded" | "attachment_in_use" | "mfa_enabled" | "mfa_not_enabled" | "mfa_not_set_up" | "already_verified" | "idempotency_key_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable" | "hypervisor_unavailable" | "no_capacity" | "guest_agent_unavailable" | "metrics_unavailable";
         FieldErrorResponse: {
             /**
              * @description The input field at fault (dotted path).
@@ -1860,6 +1860,11 @@ export interface components {
             ssh: components["schemas"]["SshEndpointResponse"] | null;
             /** @description Present while daily backups are enabled (issue 38); absent when they are not. GET .../instance/backups lists them. */
             backups?: components["schemas"]["InstanceBackupsResponse"];
+            /**
+             * @description Present, and false, while the hypervisor host of this VPS does not answer (issue 40): `powerState` is then the last one known, and power actions answer 503 `hypervisor_unavailable`. Absent while the host answers.
+             * @example false
+             */
+            hostReachable?: boolean;
         };
         ObjectStorageSummaryResponse: {
             /**
@@ -8846,6 +8851,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable (problem+json), with `code`:
+             *     - `hypervisor_unavailable`: The hypervisor of this VPS cannot be reached.
              *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
              */
             503: {
@@ -8863,7 +8869,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "unavailable";
+                        code: "hypervisor_unavailable" | "unavailable";
                     };
                 };
             };
@@ -9138,6 +9144,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable (problem+json), with `code`:
+             *     - `hypervisor_unavailable`: The hypervisor of this VPS cannot be reached.
              *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
              */
             503: {
@@ -9155,7 +9162,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "unavailable";
+                        code: "hypervisor_unavailable" | "unavailable";
                     };
                 };
             };
@@ -9430,6 +9437,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable (problem+json), with `code`:
+             *     - `hypervisor_unavailable`: The hypervisor of this VPS cannot be reached.
              *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
              */
             503: {
@@ -9447,7 +9455,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "unavailable";
+                        code: "hypervisor_unavailable" | "unavailable";
                     };
                 };
             };
@@ -9726,6 +9734,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable (problem+json), with `code`:
+             *     - `hypervisor_unavailable`: The hypervisor of this VPS cannot be reached.
              *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
              */
             503: {
@@ -9743,7 +9752,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "unavailable";
+                        code: "hypervisor_unavailable" | "unavailable";
                     };
                 };
             };
@@ -10023,6 +10032,7 @@ export interface operations {
             };
             /**
              * @description Service Unavailable (problem+json), with `code`:
+             *     - `hypervisor_unavailable`: The hypervisor of this VPS cannot be reached.
              *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
              */
             503: {
@@ -10040,7 +10050,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "unavailable";
+                        code: "hypervisor_unavailable" | "unavailable";
                     };
                 };
             };

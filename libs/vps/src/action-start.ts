@@ -11,6 +11,19 @@ import { VpsInstancesRepository } from './vps-instances.repository';
 import type { VpsState } from './vps-states';
 import type { ActionType, PowerState } from './vps.types';
 
+/** Issue 40: the VPS's host stopped answering; nothing is asked of it until it answers again. */
+export function hostUnreachable(): Problem {
+  return new Problem(
+    503,
+    'hypervisor_unavailable',
+    'The host of this VPS does not answer; its last known state is shown. Retry later.',
+    undefined,
+    {
+      'Retry-After': '60',
+    },
+  );
+}
+
 /** What a rebuild or a snapshot is asked with (the power actions take nothing). */
 export type ActionInput = { rebuild: RebuildInstanceRequest } | { snapshot: CreateSnapshotRequest } | RestoreParams;
 
@@ -42,6 +55,7 @@ export class ActionStart {
     const actionRunning = await this.actions.hasRunning(m, serviceId);
     const plan = planAction({ serviceStatus: service.status, powerState: service.powerState, actionRunning }, type);
     if (!plan.ok) throw Problem.conflict(plan.code, plan.detail);
+    if (service.host?.state === 'unreachable') throw hostUnreachable();
     // The account's limit is counted once the machine may be snapshotted: a refused action reserves nothing.
     const snapshot = input && 'snapshot' in input ? await this.snapshotParams(m, accountId, serviceId, input.snapshot) : null;
     const restore = input && 'restore' in input ? { recorded: input, details: { backupId: input.restore.backupId } } : null;

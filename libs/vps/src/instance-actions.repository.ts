@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { isoText, pageOfRows, PageQuery, RowsPage, runSql, sqlFirst, sqlRows } from '@app/core';
 import type { ActionNote, ActionResult, GuestBoot, GuestNetwork } from './compute/compute-provider';
+import type { HostTarget } from './hosts/host.entity';
+import { HOST_OF_INSTANCE } from './hosts/hosts.repository';
 import type { ActionStatus, ActionType, PowerState, SnapshotConsistency } from './vps.types';
 
 /** What a rebuild installs (the seed's instance-id is the action's). */
@@ -52,6 +54,7 @@ export interface PendingAction {
   startedAt: Date;
   region: string | null;
   providerRef: string | null;
+  host: HostTarget | null;
   /** A rebuild's image, keys and network; a snapshot's image. */
   params: ActionParams | null;
 }
@@ -127,7 +130,7 @@ export class InstanceActionsRepository {
     const row = await sqlFirst<PendingAction>(
       this.dataSource,
       `SELECT a.id, a.service_id AS "serviceId", a.type, a.status, a.from_state AS "fromState", a.provider_task AS "providerTask",
-              a.started_at AS "startedAt", i.region, i.provider_ref AS "providerRef", a.params
+              a.started_at AS "startedAt", i.region, i.provider_ref AS "providerRef", a.params, ${HOST_OF_INSTANCE}
          FROM instance_actions a LEFT JOIN vps_instances i ON i.service_id = a.service_id
         WHERE a.id = $1`,
       [id],

@@ -47,7 +47,7 @@ export class InstanceController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Start a VPS instance', operationId: 'startInstance' })
   @ApiAcceptedResponse(ACCEPTED)
-  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'action_in_progress'] }, 422, 429)
+  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'action_in_progress'], 503: ['hypervisor_unavailable'] }, 422, 429)
   start(
     @CurrentPrincipal() principal: Principal,
     @UuidParam() id: string,
@@ -61,7 +61,7 @@ export class InstanceController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Stop a VPS instance (graceful shutdown)', operationId: 'stopInstance' })
   @ApiAcceptedResponse(ACCEPTED)
-  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'action_in_progress'] }, 422, 429)
+  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'action_in_progress'], 503: ['hypervisor_unavailable'] }, 422, 429)
   stop(
     @CurrentPrincipal() principal: Principal,
     @UuidParam() id: string,
@@ -75,7 +75,7 @@ export class InstanceController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Reboot a VPS instance', operationId: 'rebootInstance' })
   @ApiAcceptedResponse(ACCEPTED)
-  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'action_in_progress'] }, 422, 429)
+  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'action_in_progress'], 503: ['hypervisor_unavailable'] }, 422, 429)
   reboot(
     @CurrentPrincipal() principal: Principal,
     @UuidParam() id: string,
@@ -94,7 +94,7 @@ export class InstanceController {
     operationId: 'rebuildInstance',
   })
   @ApiAcceptedResponse(ACCEPTED)
-  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'action_in_progress'] }, 422, 429)
+  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'action_in_progress'], 503: ['hypervisor_unavailable'] }, 422, 429)
   rebuild(
     @CurrentPrincipal() principal: Principal,
     @UuidParam() id: string,
@@ -114,7 +114,15 @@ export class InstanceController {
     operationId: 'snapshotInstance',
   })
   @ApiAcceptedResponse(ACCEPTED)
-  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'action_in_progress', 'quota_exceeded'] }, 422, 429)
+  @ApiProblems(
+    400,
+    401,
+    403,
+    404,
+    { 409: ['invalid_state', 'action_in_progress', 'quota_exceeded'], 503: ['hypervisor_unavailable'] },
+    422,
+    429,
+  )
   snapshot(
     @CurrentPrincipal() principal: Principal,
     @UuidParam() id: string,

@@ -6,6 +6,7 @@ import type { VpsSpecs } from '@app/products';
 import { computeProblem } from './compute/compute-problem';
 import { ComputeProvider, GuestNetwork, MachineRecord, MachineSpec } from './compute/compute-provider';
 import { bootOf, GuestPlan, hostnameOf } from './guest-setup';
+import { HostPlacement } from './hosts/host-placement';
 import { NetworkAllocator } from './network/network-allocator';
 import { PROVISION_LEASE_SECONDS, VpsProvisioningJob } from './provisioning/vps-provisioning.job';
 import { VpsProvisioningRepository } from './provisioning/vps-provisioning.repository';
@@ -57,6 +58,7 @@ export class MachineProvisioning {
     private readonly network: NetworkAllocator,
     private readonly provisioning: VpsProvisioningRepository,
     private readonly job: VpsProvisioningJob,
+    private readonly placement: HostPlacement,
   ) {}
 
   async adopt(manager: EntityManager, serviceId: string, plan: MachinePlan & { providerRef: string }): Promise<MachineRecord | null> {
@@ -86,9 +88,11 @@ export class MachineProvisioning {
   ): Promise<{ summaries: Map<string, InstanceSummary>; queued: string[] }> {
     const queued = plan && !plan.providerRef && this.compute.makesMachines ? ids : [];
     const networks = new Map<string, GuestNetwork>();
-    // A lease is a row of this transaction: a failed batch gives it back with the rest.
+    // Capacity and leases are rows of this transaction: a failed batch (no_capacity) gives them back with the rest.
+    const hosts = plan && !plan.providerRef ? await this.place(manager, ids, plan) : new Map<string, string>();
     for (const id of queued) {
-      const network = await this.compute.networkFor(() => this.network.allocate(manager, id, defaults.region));
+      const scope = hosts.has(id) ? `host:${hosts.get(id)}` : defaults.region;
+      const network = await this.compute.networkFor(() => this.network.allocate(manager, id, scope));
       if (network) networks.set(id, network);
     }
     const summaries = ids.map((id) =>
@@ -104,6 +108,7 @@ export class MachineProvisioning {
       sshHosts: summaries.map((s) => s.sshHost),
       sshPorts: summaries.map((s) => s.sshPort),
       networks: ids.map((id) => networks.get(id) ?? null),
+      hostIds: ids.map((id) => hosts.get(id) ?? null),
       imageId: defaults.imageId,
       diskGb: defaults.diskGb,
     });
@@ -121,12 +126,23 @@ export class MachineProvisioning {
     return { summaries: new Map(ids.map((id, i) => [id, summaries[i]])), queued };
   }
 
-  /** Runs the queued provisionings to their end here; returns each VPS's power state then. */
+  /** Each new VPS's host (issue 40), by service id; none where the region has no host in the table. */
+  private async place(manager: EntityManager, ids: string[], plan: MachinePlan): Promise<Map<string, string>> {
+    const need = { vcpus: plan.specs.vcpus, memoryMb: plan.specs.memoryMb, diskGb: plan.specs.diskGb };
+    const hosts = new Map<string, string>();
+    for (const id of ids) {
+      const host = await this.placement.place(manager, id, plan.region, need);
+      if (host) hosts.set(id, host.id);
+    }
+    return hosts;
+  }
+
   /** The services among these whose machine is made by a provisioning job. */
   async queued(serviceIds: string[]): Promise<string[]> {
     return [...(await this.provisioning.states(serviceIds)).keys()];
   }
 
+  /** Runs the queued provisionings to their end here; returns each VPS's power state then. */
   async finish(serviceIds: string[]): Promise<Map<string, { powerState: PowerState; error: string | null }>> {
     await this.job.runToEnd(serviceIds);
     const states = await this.provisioning.states(serviceIds);

@@ -30,6 +30,8 @@ export class PowerStateSync {
   async refresh(service: VpsState): Promise<PowerState | null> {
     const recorded = service.powerState;
     if (!this.compute.observesExternalChanges || !recorded || !isSettled(recorded)) return recorded;
+    // Issue 40: a host that does not answer keeps the last state known, without a wait for its timeout.
+    if (service.host?.state === 'unreachable') return recorded;
     const askedAt = new Date();
     const real = await this.compute.powerState(instanceRef(service.id, service));
     if (!real || isTransitional(real) || real === recorded) return recorded;

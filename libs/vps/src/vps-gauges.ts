@@ -1,20 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import { BackupCounters } from './backups/backup-counters';
 import { ConsoleConnections } from './console/console-connections';
+import { HostsRepository } from './hosts/hosts.repository';
+import { HostListing, listingOf } from './hosts/hosts.service';
 import { MachineReconciler } from './reconcile/machine-reconciler';
 
-/** What the API's /metrics reads of this area, as this process saw it: its consoles and its reconciliation passes. */
+/** What the API's /metrics reads of this area: this process's consoles and reconciliation passes, and the hosts' capacity (the database's). */
 @Injectable()
 export class VpsGauges {
   constructor(
     private readonly consoles: ConsoleConnections,
     private readonly reconciler: MachineReconciler,
     private readonly backupCounters: BackupCounters,
+    private readonly hostRows: HostsRepository,
   ) {}
 
   /** Backups this process made and failed, and the bytes it stored (issue 38). */
   get backups(): Readonly<BackupCounters> {
     return this.backupCounters;
+  }
+
+  /** Every host with its capacity used and free (issue 40). */
+  async hosts(): Promise<HostListing[]> {
+    return (await this.hostRows.list()).map(listingOf);
   }
 
   get console(): { open: number; bytesToClient: number; bytesFromClient: number } {

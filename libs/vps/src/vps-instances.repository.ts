@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { isoText, runSql, sqlFirst, sqlRows } from '@app/core';
 import type { GuestNetwork } from './compute/compute-provider';
+import type { HostTarget } from './hosts/host.entity';
+import { HOST_OF_INSTANCE } from './hosts/hosts.repository';
 import type { PowerState } from './vps.types';
 
 export interface NewInstances {
@@ -14,6 +16,8 @@ export interface NewInstances {
   sshHosts: (string | null)[];
   sshPorts: (number | null)[];
   networks: (GuestNetwork | null)[];
+  /** Where placement put each VPS (issue 40); null: the region's configured hypervisor. */
+  hostIds: (string | null)[];
   imageId: string | null;
   diskGb: number | null;
 }
@@ -30,6 +34,7 @@ export interface SettledInstance {
   id: string;
   region: string;
   providerRef: string | null;
+  host: HostTarget | null;
   powerState: PowerState;
 }
 
@@ -38,6 +43,7 @@ export interface MachineState {
   powerState: PowerState;
   region: string | null;
   providerRef: string | null;
+  host: HostTarget | null;
 }
 
 /** What the service response shows of a VPS (its `instance`). */
@@ -53,6 +59,8 @@ export interface InstanceRow {
   terminated?: boolean;
   /** When the next daily backup is due; null: backups are not enabled. */
   backupsNextRunAt?: string | null;
+  /** False while its host is unreachable (issue 40); absent: true. */
+  hostReachable?: boolean;
 }
 
 export interface ObservedChange {
@@ -69,10 +77,10 @@ export class VpsInstancesRepository {
   async insertMany(manager: EntityManager, rows: NewInstances): Promise<void> {
     await runSql(
       manager,
-      `INSERT INTO vps_instances (service_id, power_state, region, ipv4, ipv6, provider_ref, ssh_host, ssh_port, network, image_id, disk_gb)
-       SELECT id, state, $2, v4, v6, ref, host, port, net::jsonb, $10, $11
-         FROM unnest($1::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[])
-           AS r(id, v4, v6, state, ref, host, port, net)`,
+      `INSERT INTO vps_instances (service_id, power_state, region, ipv4, ipv6, provider_ref, ssh_host, ssh_port, network, image_id, disk_gb, host_id)
+       SELECT id, state, $2, v4, v6, ref, host, port, net::jsonb, $10, $11, host_id
+         FROM unnest($1::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $12::uuid[])
+           AS r(id, v4, v6, state, ref, host, port, net, host_id)`,
       [
         rows.serviceIds,
         rows.region,
@@ -85,6 +93,7 @@ export class VpsInstancesRepository {
         rows.networks.map((n) => (n ? JSON.stringify(n) : null)),
         rows.imageId,
         rows.diskGb,
+        rows.hostIds,
       ],
     );
   }
@@ -93,7 +102,7 @@ export class VpsInstancesRepository {
   machineOf(serviceId: string, manager?: EntityManager): Promise<MachineState | null> {
     return sqlFirst<MachineState>(
       manager ?? this.dataSource,
-      `SELECT power_state AS "powerState", region, provider_ref AS "providerRef" FROM vps_instances WHERE service_id = $1`,
+      `SELECT power_state AS "powerState", region, provider_ref AS "providerRef", ${HOST_OF_INSTANCE} FROM vps_instances i WHERE service_id = $1`,
       [serviceId],
     );
   }
@@ -103,7 +112,8 @@ export class VpsInstancesRepository {
     return sqlRows<InstanceRow>(
       manager ?? this.dataSource,
       `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
-              s.status = 'terminated' AS terminated, ${isoText('b.next_run_at')} AS "backupsNextRunAt"
+              s.status = 'terminated' AS terminated, ${isoText('b.next_run_at')} AS "backupsNextRunAt",
+              coalesce((SELECT h.state <> 'unreachable' FROM hosts h WHERE h.id = i.host_id), true) AS "hostReachable"
          FROM vps_instances i JOIN services s ON s.id = i.service_id LEFT JOIN vps_backup_schedules b ON b.service_id = i.service_id
         WHERE i.service_id = ANY($1::uuid[])`,
       [serviceIds],
@@ -216,7 +226,7 @@ export class VpsInstancesRepository {
   settled(): Promise<SettledInstance[]> {
     return sqlRows<SettledInstance>(
       this.dataSource,
-      `SELECT i.service_id AS id, i.region, i.provider_ref AS "providerRef", i.power_state AS "powerState"
+      `SELECT i.service_id AS id, i.region, i.provider_ref AS "providerRef", i.power_state AS "powerState", ${HOST_OF_INSTANCE}
          FROM vps_instances i JOIN services s ON s.id = i.service_id
         WHERE s.status NOT IN ('cancelled', 'terminated') AND i.power_state IN ('running', 'stopped')`,
     );

@@ -37,6 +37,7 @@ export class VpsStates {
       powerState: machine?.powerState ?? null,
       region: machine?.region ?? null,
       providerRef: machine?.providerRef ?? null,
+      host: machine?.host ?? null,
     };
   }
 }

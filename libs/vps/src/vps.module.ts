@@ -20,6 +20,8 @@ import { ConsoleRechecks } from './console/console-rechecks';
 import { ConsoleSessionsRepository } from './console/console-sessions.repository';
 import { ConsoleService } from './console/console.service';
 import { GuestSetup } from './guest-setup';
+import { HostsRepository } from './hosts/hosts.repository';
+import { HOSTS_PROVIDERS } from './hosts/hosts.providers';
 import { ImageAddCommand } from './images/cli/image-add.command';
 import { ImageRemoveCommand } from './images/cli/image-remove.command';
 import { ImageStore, SimulatedImageStore } from './images/image-store';
@@ -103,17 +105,23 @@ import { VpsStates } from './vps-states';
     NetworkLeasesRepository,
     {
       provide: ImageStore,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig): ImageStore =>
-        config.computeProvider === 'libvirt' ? new LibvirtImageStore(config) : new SimulatedImageStore(),
+      inject: [AppConfig, HostsRepository],
+      useFactory: (config: AppConfig, hosts: HostsRepository): ImageStore =>
+        config.computeProvider === 'libvirt' ? new LibvirtImageStore(config, hosts) : new SimulatedImageStore(),
     },
     // Adapters: the simulator by default; COMPUTE_PROVIDER=libvirt drives real KVM/QEMU hosts.
     {
       provide: ComputeProvider,
-      inject: [AppConfig, SimulatorTasksRepository, SimulatedVncServers, DeploymentIdentity],
-      useFactory: (config: AppConfig, tasks: SimulatorTasksRepository, displays: SimulatedVncServers, identity: DeploymentIdentity) =>
+      inject: [AppConfig, SimulatorTasksRepository, SimulatedVncServers, DeploymentIdentity, HostsRepository],
+      useFactory: (
+        config: AppConfig,
+        tasks: SimulatorTasksRepository,
+        displays: SimulatedVncServers,
+        identity: DeploymentIdentity,
+        hosts: HostsRepository,
+      ) =>
         config.computeProvider === 'libvirt'
-          ? new LibvirtComputeProvider(config, identity)
+          ? new LibvirtComputeProvider(config, identity, hosts)
           : new SimulatedComputeProvider(tasks, config, displays),
     },
     ImageAddCommand,
@@ -121,6 +129,7 @@ import { VpsStates } from './vps-states';
     ImagesDemoSeeder,
     VpsDemoSeeder,
     ...BACKUP_PROVIDERS,
+    ...HOSTS_PROVIDERS,
   ],
   exports: [VpsGauges, ImagesService, VpsStates],
 })

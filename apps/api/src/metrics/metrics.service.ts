@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { VpsGauges } from '@app/vps';
+import { registerHostGauges } from './host-gauges';
 
 interface PoolLike {
   totalCount?: number;
@@ -90,6 +91,7 @@ export class MetricsService {
         this.inc(services.backups.bytesStored);
       },
     });
+    registerHostGauges(this.registry, services);
     const pool = () => (dataSource.driver as unknown as { master?: PoolLike }).master ?? {};
     new Gauge({
       name: 'db_pool_connections',

@@ -120,6 +120,12 @@ export interface ObjectStorageConfig {
   usageRefreshSeconds: number;
 }
 
+/** Many hypervisors per region (issue 40): how a new VPS picks its host, and when a silent one is written off. */
+export interface HostsConfig {
+  placementPolicy: 'spread' | 'pack';
+  unreachableGraceSeconds: number;
+}
+
 /** Where a VPS's CPU, disk and network series are read (issue 44): a Prometheus-compatible query API. */
 export interface MetricsConfig {
   /** The query API of regions without their own (METRICS_PROMETHEUS_URL); unset with no region URL: no metrics system. */
@@ -183,6 +189,7 @@ export class AppConfig {
   network: NetworkConfig;
   objectStorage: ObjectStorageConfig;
   metrics: MetricsConfig;
+  hosts: HostsConfig;
   notificationsHeartbeatMs: number;
   notificationStreams: NotificationStreamLimits;
   /** Express `trust proxy`: false (trust no proxy), a hop count, or the proxies' addresses. */

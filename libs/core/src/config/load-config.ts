@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { AppConfig, LibvirtConfig, ObjectStorageConfig } from './app-config';
 import { EnvReader } from './env-reader';
 import { backupConfig } from './backup-config';
+import { hostsConfig } from './hosts-config';
 import { metricsConfig } from './metrics-config';
 import { networkConfig } from './network-config';
 
@@ -240,6 +241,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
     network: networkConfig(env),
     objectStorage: objectStorageConfig(env),
     metrics: metricsConfig(env),
+    hosts: hostsConfig(env),
     notificationsHeartbeatMs: env.int('NOTIFICATIONS_HEARTBEAT_MS', 15_000, 10),
     notificationStreams: {
       perAccount: env.int('NOTIFICATIONS_MAX_STREAMS_PER_ACCOUNT', 5, 1, 1000),

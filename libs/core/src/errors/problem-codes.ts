@@ -173,6 +173,11 @@ export const PROBLEM_CODES: Record<ProblemCode, ProblemCodeInfo> = {
     meaning: 'The hypervisor of this VPS cannot be reached.',
     action: 'Retry in a minute; the service itself is unchanged.',
   },
+  no_capacity: {
+    statuses: [409],
+    meaning: 'No enabled host of the region has room for the VPS (issue 40); nothing was made.',
+    action: 'Operator: add a host (host:add) or enable one (host:set); then provision again.',
+  },
   guest_agent_unavailable: {
     statuses: [409],
     meaning: "The VPS's QEMU guest agent does not answer, so nothing can be set inside the guest (a root password).",

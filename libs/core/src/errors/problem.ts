@@ -23,6 +23,7 @@ export type ProblemCode =
   | 'internal_error'
   | 'unavailable'
   | 'hypervisor_unavailable'
+  | 'no_capacity'
   | 'guest_agent_unavailable'
   | 'metrics_unavailable'
   | 'invalid_credentials'

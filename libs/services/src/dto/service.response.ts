@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ApiNullableRef } from '@app/core';
 import { BILLING_CYCLES, BillingCycle } from '@app/products';
 import { PUBLIC_POWER_STATES, PublicPowerState, SERVICE_STATUSES, SERVICE_TYPES, ServiceStatus, ServiceType } from '../service.types';
@@ -56,6 +56,13 @@ export class InstanceSummaryResponse {
     description: 'Present while daily backups are enabled (issue 38); absent when they are not. GET .../instance/backups lists them.',
   })
   backups?: InstanceBackupsResponse;
+  @ApiPropertyOptional({
+    type: Boolean,
+    example: false,
+    description:
+      'Present, and false, while the hypervisor host of this VPS does not answer (issue 40): `powerState` is then the last one known, and power actions answer 503 `hypervisor_unavailable`. Absent while the host answers.',
+  })
+  hostReachable?: boolean;
 }
 
 export const OBJECT_STORAGE_STATES = ['pending', 'active', 'suspended', 'closed', 'purged'] as const;

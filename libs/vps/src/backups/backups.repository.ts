@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { isoText, pageOfRows, PageQuery, RowsPage, runSql, sqlFirst, sqlRows } from '@app/core';
 import type { SnapshotConsistency } from '../vps.types';
+import type { HostTarget } from '../hosts/host.entity';
+import { HOST_OF_INSTANCE } from '../hosts/hosts.repository';
 
 export type BackupStatus = 'running' | 'available' | 'failed';
 export type BackupTrigger = 'schedule' | 'operator';
@@ -35,6 +37,8 @@ export interface BackupLeftover {
   key: string;
   region: string | null;
   providerRef: string | null;
+  /** The VPS's host (issue 40), where its temporary copy lies; absent: its region's configured hypervisor. */
+  host?: HostTarget | null;
 }
 
 /** All SQL on vps_backups and vps_backup_schedules (issue 38). */
@@ -170,7 +174,7 @@ export class BackupsRepository {
          FROM vps_instances i
         WHERE b.status = 'running' AND b.heartbeat_at < now() - $1::double precision * interval '1 second' AND i.service_id = b.service_id
        RETURNING b.id, b.service_id AS "serviceId", b.account_id AS "accountId", b.trigger, b.storage_key AS key, i.region,
-                 i.provider_ref AS "providerRef"`,
+                 i.provider_ref AS "providerRef", ${HOST_OF_INSTANCE}`,
       [staleSeconds],
     );
   }

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { HostTarget } from '../hosts/host.entity';
 import type { ActionType, PowerState, SnapshotConsistency } from '../vps.types';
 
 /** Which machine: our service id, and the hypervisor's own id when provisioning recorded one. */
@@ -8,11 +9,16 @@ export interface InstanceRef {
   region: string;
   /** The service's name, where the caller has it: for display only (the simulator's console screen). */
   name?: string;
+  /** The host placement chose (issue 40); null or absent: the region's hypervisor of the configuration. */
+  host?: HostTarget | null;
 }
 
 /** The machine of a recorded VPS (a region unknown to the record is the empty string). */
-export function instanceRef(serviceId: string, instance: { providerRef: string | null; region: string | null }): InstanceRef {
-  return { serviceId, providerRef: instance.providerRef, region: instance.region ?? '' };
+export function instanceRef(
+  serviceId: string,
+  instance: { providerRef: string | null; region: string | null; host?: HostTarget | null },
+): InstanceRef {
+  return { serviceId, providerRef: instance.providerRef, region: instance.region ?? '', host: instance.host ?? null };
 }
 
 export interface ActionNote {
@@ -243,9 +249,9 @@ export abstract class ComputeProvider {
     return Promise.resolve([]);
   }
 
-  /** The hypervisor (as inventory names it) that serves a region. */
-  hypervisorOf(region: string): string {
-    return region;
+  /** The hypervisor (as inventory names it) that serves a VPS: its host's, or its region's. */
+  hypervisorOf(instance: InstanceRef): string {
+    return instance.region;
   }
 
   /** The deployment mark of a domain inventory listed (not_found: it is gone meanwhile). */

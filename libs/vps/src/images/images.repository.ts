@@ -149,6 +149,11 @@ export class ImagesRepository {
     );
   }
 
+  /** Every available image's disk, system images and snapshots alike (issue 40: a new host gets them all). */
+  disks(): Promise<{ id: string; format: ImageFormat }[]> {
+    return sqlRows(this.dataSource, `SELECT id, format FROM images WHERE status = 'available' ORDER BY created_at`);
+  }
+
   async deleteRow(id: string): Promise<void> {
     await runSql(this.dataSource, `DELETE FROM images WHERE id = $1`, [id]);
   }

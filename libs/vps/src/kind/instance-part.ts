@@ -9,6 +9,8 @@ import type { InstanceRow } from '../vps-instances.repository';
 export function instancePart(row: Omit<InstanceRow, 'id'>): InstanceSummaryResponse {
   const powerState = publicPowerState(row.powerState);
   const region = row.region ?? '';
+  // Issue 40: shown only while the host does not answer, so a VPS's usual shape is unchanged.
+  const unreachable = row.hostReachable === false && !row.terminated ? { hostReachable: false as const } : {};
   if (row.terminated) return { powerState, ipv4: null, ipv6: null, region, ssh: null };
   return {
     powerState,
@@ -17,5 +19,6 @@ export function instancePart(row: Omit<InstanceRow, 'id'>): InstanceSummaryRespo
     region,
     ssh: row.sshHost && row.sshPort ? { host: row.sshHost, port: Number(row.sshPort) } : row.ipv4 ? { host: row.ipv4, port: 22 } : null,
     ...(row.backupsNextRunAt && { backups: { enabled: true, nextRunAt: row.backupsNextRunAt } }),
+    ...unreachable,
   };
 }

@@ -3,10 +3,14 @@ import { EntityManager } from 'typeorm';
 import { computeProblem } from '../compute/compute-problem';
 import { BackupRetirement } from '../backups/backup-retirement';
 import { ComputeProvider, instanceRef } from '../compute/compute-provider';
+import { HostPlacement } from '../hosts/host-placement';
 import { NetworkAllocator } from '../network/network-allocator';
 import { VpsInstancesRepository } from '../vps-instances.repository';
 
-/** A terminated VPS, in the status change's transaction: its machine and disks deleted, its address or port given back, its backups deleted after a grace period. */
+/**
+ * A terminated VPS, in the status change's transaction: its machine and disks deleted, its address
+ * or port and its host's capacity given back, its backups deleted after a grace period.
+ */
 @Injectable()
 export class VpsTermination {
   constructor(
@@ -14,6 +18,7 @@ export class VpsTermination {
     private readonly instances: VpsInstancesRepository,
     private readonly network: NetworkAllocator,
     private readonly backups: BackupRetirement,
+    private readonly placement: HostPlacement,
   ) {}
 
   async terminate(manager: EntityManager, serviceId: string): Promise<void> {
@@ -24,5 +29,6 @@ export class VpsTermination {
     await this.instances.retire(manager, serviceId);
     await this.network.release(manager, serviceId);
     await this.backups.retire(manager, serviceId);
+    await this.placement.release(manager, serviceId);
   }
 }

@@ -6,6 +6,7 @@ import { MachineProvisioning1764000002500 } from './1764000002500-machine-provis
 import { DeploymentIdentity1764000002760 } from './1764000002760-deployment-identity';
 import { ImageSnapshots1764000002900 } from './1764000002900-image-snapshots';
 import { VpsBackups1764000003200 } from './1764000003200-vps-backups';
+import { Hosts1764000003400 } from './1764000003400-hosts';
 
 /** The VPS tables made after services' first migration (vps_instances, instance_actions and console_sessions are made there). */
 export const vpsMigrations = [
@@ -17,4 +18,5 @@ export const vpsMigrations = [
   DeploymentIdentity1764000002760,
   ImageSnapshots1764000002900,
   VpsBackups1764000003200,
+  Hosts1764000003400,
 ];

@@ -19,7 +19,8 @@ export class NetworkAllocator {
     private readonly leases: NetworkLeasesRepository,
   ) {}
 
-  async allocate(manager: EntityManager, serviceId: string, region: string): Promise<GuestNetwork> {
+  /** `where`: the VPS's region, or `host:<id>` for one placed on a host (each hypervisor forwards its own ports). */
+  async allocate(manager: EntityManager, serviceId: string, where: string): Promise<GuestNetwork> {
     const { network } = this.config;
     const mac = macAddressOf(serviceId);
     if (network.mode === 'user') {
@@ -27,7 +28,7 @@ export class NetworkAllocator {
       const port = await this.take(
         manager,
         serviceId,
-        { scope: `ssh-port:${region}`, valueOf: 'v::text', from, to, skip: [] },
+        { scope: `ssh-port:${where}`, valueOf: 'v::text', from, to, skip: [] },
         'NETWORK_SSH_PORTS',
       );
       return { mode: 'user', mac, sshHost: network.sshListen, sshPort: Number(port) };

@@ -75,7 +75,7 @@ export class VpsProvisioningJob implements OnModuleInit {
 
   /** Under the lease: a failure worth another try throws (the lease is given back with its error); the last gives up. */
   private async attempt(work: ProvisioningWork): Promise<void> {
-    const ref: InstanceRef = { serviceId: work.serviceId, providerRef: null, region: work.region };
+    const ref: InstanceRef = { serviceId: work.serviceId, providerRef: null, region: work.region, host: work.host };
     try {
       const machine = await this.compute.createMachine(ref, work.spec);
       if (!(await this.outcome.succeeded(work, machine))) await this.remove(ref, 'its service was terminated while it was made');

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { LeaseStore, runSql, sqlRows, sqlFirst } from '@app/core';
 import { DataSource, EntityManager } from 'typeorm';
 import type { MachineSpec } from '../compute/compute-provider';
+import type { HostTarget } from '../hosts/host.entity';
+import { HOST_OF_INSTANCE } from '../hosts/hosts.repository';
 import type { PowerState } from '../vps.types';
 
 /** A provisioning this process holds the lease of, with what its steps and its outcome need. */
@@ -10,6 +12,8 @@ export interface ProvisioningWork {
   accountId: string;
   serviceName: string;
   region: string;
+  /** The host placement chose; null: the region's configured hypervisor. */
+  host: HostTarget | null;
   spec: MachineSpec;
   /** This attempt included. */
   attempts: number;
@@ -43,7 +47,8 @@ export class VpsProvisioningRepository implements LeaseStore<string, Provisionin
           WHERE service_id = $1 AND status = 'running' AND (lease_until IS NULL OR lease_until < now())
           RETURNING service_id, spec, attempts
        )
-       SELECT l.service_id AS "serviceId", s.account_id AS "accountId", s.name AS "serviceName", i.region, l.spec, l.attempts
+       SELECT l.service_id AS "serviceId", s.account_id AS "accountId", s.name AS "serviceName", i.region, l.spec, l.attempts,
+              ${HOST_OF_INSTANCE}
          FROM leased l JOIN services s ON s.id = l.service_id JOIN vps_instances i ON i.service_id = l.service_id`,
       [serviceId, seconds],
     );

@@ -116,7 +116,7 @@ export class MachineReconciler implements OnModuleInit {
   /** A machine missing from the list is asked about once more by name before its VPS is marked. */
   private async vanishedOf(inventory: HypervisorInventory, settled: SettledInstance[], report: ReconcileReport): Promise<void> {
     for (const row of settled) {
-      if (this.compute.hypervisorOf(row.region) !== inventory.hypervisor || inventory.domains.has(row.providerRef!)) continue;
+      if (this.compute.hypervisorOf(instanceRef(row.id, row)) !== inventory.hypervisor || inventory.domains.has(row.providerRef!)) continue;
       if ((await this.compute.machineExists(instanceRef(row.id, row))) !== false) continue;
       if (await this.missing.mark(row.id, row.providerRef!)) {
         report.missing.push(row.id);

@@ -33,7 +33,7 @@ export class DiskExports {
   ) {}
 
   async export(instance: InstanceRef, exportId: string): Promise<DiskExport> {
-    const uri = this.domains.uriOf(instance.region);
+    const uri = this.domains.uriOf(instance);
     const domain = await this.domains.info(instance, this.changeTimeoutMs);
     await this.marks.refuseForeign(uri, domain.name);
     const task = await this.snapshots.begin(instance, domain, exportId);
@@ -62,7 +62,7 @@ export class DiskExports {
   }
 
   release(instance: InstanceRef, exportId: string): Promise<void> {
-    return this.pool.remove(this.domains.uriOf(instance.region), imageVolume(exportId));
+    return this.pool.remove(this.domains.uriOf(instance), imageVolume(exportId));
   }
 
   /**
@@ -70,7 +70,7 @@ export class DiskExports {
    * the task handle returned then follows the boot, as a start's does.
    */
   async restore(instance: InstanceRef, open: () => Promise<Readable>, sizeBytes: number): Promise<string> {
-    const uri = this.domains.uriOf(instance.region);
+    const uri = this.domains.uriOf(instance);
     const domain = await this.domains.info(instance, this.changeTimeoutMs);
     await this.marks.refuseForeign(uri, domain.name);
     if (domain.id) await this.domains.powerOffOnce(instance, domain.name);

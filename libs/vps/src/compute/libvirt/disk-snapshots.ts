@@ -51,7 +51,7 @@ export class DiskSnapshots {
   ) {}
 
   async begin(instance: InstanceRef, domain: DomainInfo, imageId: string): Promise<SnapshotTask> {
-    const uri = this.domains.uriOf(instance.region);
+    const uri = this.domains.uriOf(instance);
     const volume = imageVolume(imageId);
     const since = Date.now();
     if (!domain.id) {
@@ -81,7 +81,7 @@ export class DiskSnapshots {
   }
 
   async status(instance: InstanceRef, task: SnapshotTask): Promise<TaskStatus> {
-    const uri = this.domains.uriOf(instance.region);
+    const uri = this.domains.uriOf(instance);
     const volume = imageVolume(task.imageId);
     if (task.mode === 'live') {
       const name = this.domains.domainOf(instance);

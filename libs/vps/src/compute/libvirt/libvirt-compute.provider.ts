@@ -30,6 +30,7 @@ import { decodeSnapshotTask, DiskSnapshots, encodeSnapshotTask, isSnapshotTask }
 import { DiskExports } from './disk-exports';
 import { Virsh } from './virsh';
 import { LibvirtDomains } from './libvirt-domains';
+import { HostDirectory, LibvirtConnections } from './libvirt-connections';
 import { vncPassword } from './vnc-password';
 import { withXmlFile } from './xml-file';
 import type { ActionType, PowerState } from '../../vps.types';
@@ -67,11 +68,12 @@ export class LibvirtComputeProvider extends ComputeProvider {
   constructor(
     private readonly config: AppConfig,
     identity: Pick<DeploymentIdentity, 'id'>,
+    hosts?: HostDirectory,
     private readonly virsh = new Virsh(config.libvirt.keepaliveSeconds),
   ) {
     super();
     this.changeTimeoutMs = config.libvirt.commandTimeoutSeconds * 1000;
-    this.domains = new LibvirtDomains(config, virsh, this.changeTimeoutMs);
+    this.domains = new LibvirtDomains(new LibvirtConnections(config.libvirt, hosts), virsh, this.changeTimeoutMs);
     this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.changeTimeoutMs);
     this.marks = new DeploymentMarks(virsh, identity, this.changeTimeoutMs);
     this.snapshots = new DiskSnapshots(this.domains, this.pool);
@@ -137,13 +139,13 @@ export class LibvirtComputeProvider extends ComputeProvider {
   /** One `virsh list --all` per hypervisor; one that does not answer is skipped. */
   override async powerStates(instances: InstanceRef[]): Promise<Map<string, PowerState>> {
     const states = new Map<string, PowerState>();
-    for (const uri of new Set(instances.map((instance) => this.domains.uriOf(instance.region)))) {
+    for (const uri of new Set(instances.map((instance) => this.domains.uriOf(instance)))) {
       const domains = await this.virsh
         .run(uri, ['list', '--all'], { timeoutMs: READ_TIMEOUT_MS })
         .then(parseDomainList)
         .catch(() => new Map<string, PowerState>());
       for (const instance of instances) {
-        const state = this.domains.uriOf(instance.region) === uri ? domains.get(this.domains.domainOf(instance)) : undefined;
+        const state = this.domains.uriOf(instance) === uri ? domains.get(this.domains.domainOf(instance)) : undefined;
         if (state) states.set(instance.serviceId, state);
       }
     }
@@ -184,10 +186,9 @@ export class LibvirtComputeProvider extends ComputeProvider {
   override async createMachine(instance: InstanceRef, spec: MachineSpec): Promise<MachineRecord> {
     const name = `svc-${instance.serviceId}`;
     const made = { ...instance, providerRef: name };
-    if (await this.domains.exists(made, this.changeTimeoutMs)) await this.marks.refuseForeign(this.domains.uriOf(instance.region), name);
+    if (await this.domains.exists(made, this.changeTimeoutMs)) await this.marks.refuseForeign(this.domains.uriOf(instance), name);
     else {
-      if (spec.boot)
-        await writeGuestDisks(this.pool, this.domains.uriOf(instance.region), instance.serviceId, spec.boot, spec.network ?? null);
+      if (spec.boot) await writeGuestDisks(this.pool, this.domains.uriOf(instance), instance.serviceId, spec.boot, spec.network ?? null);
       const values = { name, vcpus: spec.vcpus, memoryMb: spec.memoryMb, withDisks: !!spec.boot, network: spec.network ?? null };
       await lookBeforeRetry(
         () => this.define(made, values),
@@ -203,13 +204,12 @@ export class LibvirtComputeProvider extends ComputeProvider {
     return this.domains.exists(instance, READ_TIMEOUT_MS).catch(() => null);
   }
 
-  override inventory(): Promise<HypervisorInventory[]> {
-    const { uri, regionUris } = this.config.libvirt;
-    return this.inventories.of([...new Set([uri, ...Object.values(regionUris)])]);
+  override async inventory(): Promise<HypervisorInventory[]> {
+    return this.inventories.of(await this.domains.connections.all());
   }
 
-  override hypervisorOf(region: string): string {
-    return this.domains.uriOf(region);
+  override hypervisorOf(instance: InstanceRef): string {
+    return this.domains.uriOf(instance);
   }
 
   override removeOrphan(hypervisor: string, kind: 'domain' | 'volume', name: string): Promise<void> {
@@ -227,9 +227,9 @@ export class LibvirtComputeProvider extends ComputeProvider {
    */
   override async rebuildMachine(instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null): Promise<string> {
     const domain = await this.domains.info(instance, this.changeTimeoutMs);
-    await this.marks.refuseForeign(this.domains.uriOf(instance.region), domain.name);
+    await this.marks.refuseForeign(this.domains.uriOf(instance), domain.name);
     if (domain.id) await this.domains.powerOffOnce(instance, domain.name);
-    await writeGuestDisks(this.pool, this.domains.uriOf(instance.region), instance.serviceId, boot, network);
+    await writeGuestDisks(this.pool, this.domains.uriOf(instance), instance.serviceId, boot, network);
     const values = {
       name: domain.name,
       uuid: domain.uuid,
@@ -249,7 +249,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
   /** A running domain is copied live (backup job), a stopped one by libvirt's volume copy; the image volume is standalone. */
   override async snapshotMachine(instance: InstanceRef, imageId: string): Promise<string> {
     const domain = await this.domains.info(instance, this.changeTimeoutMs);
-    await this.marks.refuseForeign(this.domains.uriOf(instance.region), domain.name);
+    await this.marks.refuseForeign(this.domains.uriOf(instance), domain.name);
     return encodeSnapshotTask(await this.snapshots.begin(instance, domain, imageId));
   }
 
@@ -271,14 +271,14 @@ export class LibvirtComputeProvider extends ComputeProvider {
    */
   override async setRootPassword(instance: InstanceRef, password: string): Promise<void> {
     const name = this.domains.domainOf(instance);
-    const uri = this.domains.uriOf(instance.region);
+    const uri = this.domains.uriOf(instance);
     await this.marks.refuseForeign(uri, name);
     await this.virsh.run(uri, ['set-user-password', name, 'root', password], { timeoutMs: AGENT_TIMEOUT_MS, secrets: [password] });
   }
 
   override async adoptMachine(instance: InstanceRef, providerRef: string): Promise<MachineRecord> {
     const domain = await this.domains.info({ ...instance, providerRef }, this.changeTimeoutMs);
-    await this.marks.refuseForeign(this.domains.uriOf(instance.region), domain.name);
+    await this.marks.refuseForeign(this.domains.uriOf(instance), domain.name);
     const state = powerStateOf(domain.state);
     return { providerRef: domain.name, powerState: state === 'stopping' ? 'running' : state };
   }
@@ -290,7 +290,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     } catch (err) {
       if (!(err instanceof ComputeProviderError && err.code === 'not_found')) throw err;
     }
-    const uri = this.domains.uriOf(instance.region);
+    const uri = this.domains.uriOf(instance);
     // A service of a database copied from another deployment, say: that deployment's machine and disks stay.
     const foreign = domain ? await this.marks.foreignMark(uri, domain.name) : null;
     if (foreign) return this.logger.warn(`The machine ${domain?.name} was defined by another deployment (${foreign}): left in place`);
@@ -316,7 +316,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
       serviceId: instance.serviceId,
       vcpus: d.vcpus,
       memoryMb: d.memoryMb,
-      vncListen: this.config.libvirt.vncListen,
+      vncListen: this.domains.connections.vncListenOf(instance),
       vncPassword: vncPassword(),
       pool: this.config.libvirt.storagePool,
       rootVolume: d.withDisks ? rootVolumeOf(instance.serviceId) : '',

@@ -1,16 +1,16 @@
-import { AppConfig } from '@app/core';
 import { ComputeProviderError, InstanceRef } from '../compute-provider';
 import { DomainInfo, parseDominfo, powerStateOf } from './domain-state';
+import { LibvirtConnections } from './libvirt-connections';
 import { lookBeforeRetry } from './look-before-retry';
 import { Virsh } from './virsh';
 
 /** A look after a failed step (background work, never a request): a daemon just back from a stall is slow. */
 export const LOOK_TIMEOUT_MS = 10_000;
 
-/** One VPS's domain on the hypervisor of its region: virsh calls by name, each state change asked once and looked at before a retry. */
+/** One VPS's domain on its hypervisor (LibvirtConnections says which): virsh calls by name, each state change asked once and looked at before a retry. */
 export class LibvirtDomains {
   constructor(
-    private readonly config: AppConfig,
+    readonly connections: LibvirtConnections,
     private readonly virsh: Virsh,
     private readonly changeTimeoutMs: number,
   ) {}
@@ -61,21 +61,21 @@ export class LibvirtDomains {
   }
 
   run(instance: InstanceRef, args: string[], timeoutMs?: number): Promise<string> {
-    return this.virsh.run(this.uriOf(instance.region), args, { timeoutMs: timeoutMs ?? this.changeTimeoutMs });
+    return this.virsh.run(this.uriOf(instance), args, { timeoutMs: timeoutMs ?? this.changeTimeoutMs });
   }
 
   domainOf(instance: InstanceRef): string {
     return instance.providerRef ?? `svc-${instance.serviceId}`;
   }
 
-  uriOf(region: string): string {
-    return this.config.libvirt.regionUris[region] ?? this.config.libvirt.uri;
+  uriOf(instance: InstanceRef): string {
+    return this.connections.uriOf(instance);
   }
 
   /** A VNC server listening on every address is reached at the hypervisor's own host name. */
   vncHost(instance: InstanceRef, listen: string | null): string {
     if (listen && listen !== '0.0.0.0' && listen !== '::') return listen;
-    const host = /^[^:]+:\/\/(?:[^@/]*@)?([^/:?]+)/.exec(this.uriOf(instance.region))?.[1];
+    const host = /^[^:]+:\/\/(?:[^@/]*@)?([^/:?]+)/.exec(this.uriOf(instance))?.[1];
     return host ?? '127.0.0.1';
   }
 }

@@ -1,0 +1,71 @@
+import { Gauge, Registry } from 'prom-client';
+import type { VpsGauges } from '@app/vps';
+
+type Host = Awaited<ReturnType<VpsGauges['hosts']>>[number];
+const RESOURCES = { vcpus: 'vcpus', memory_mb: 'memoryMb', disk_gb: 'diskGb' } as const;
+
+/**
+ * Issue 40: each host's capacity used and free by resource, its VPS count and state, and the same
+ * summed per region (free: of enabled hosts), read from the database at each scrape (every replica
+ * reports the same). The registry collects its metrics at once: the four share one read.
+ */
+export function registerHostGauges(registry: Registry, services: VpsGauges): void {
+  let reading: Promise<Host[]> | null = null;
+  const hosts = () => {
+    reading ??= services.hosts().finally(() => setImmediate(() => (reading = null)));
+    return reading;
+  };
+  new Gauge({
+    name: 'host_capacity',
+    help: 'Capacity of each hypervisor host by resource (vCPUs with the overcommit), used or free.',
+    labelNames: ['host', 'region', 'resource', 'kind'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const host of await hosts()) {
+        for (const [resource, key] of Object.entries(RESOURCES)) {
+          this.set({ host: host.name, region: host.region, resource, kind: 'used' }, host[key].used);
+          this.set({ host: host.name, region: host.region, resource, kind: 'free' }, host[key].free);
+        }
+      }
+    },
+  });
+  new Gauge({
+    name: 'region_capacity',
+    help: 'Capacity of the hosts of each region by resource: used, and free on enabled hosts.',
+    labelNames: ['region', 'resource', 'kind'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const sums = new Map<string, number>();
+      const add = (labels: string, n: number) => sums.set(labels, (sums.get(labels) ?? 0) + n);
+      for (const host of await hosts()) {
+        for (const [resource, key] of Object.entries(RESOURCES)) {
+          add(JSON.stringify({ region: host.region, resource, kind: 'used' }), host[key].used);
+          add(JSON.stringify({ region: host.region, resource, kind: 'free' }), host.state === 'enabled' ? host[key].free : 0);
+        }
+      }
+      for (const [labels, n] of sums) this.set(JSON.parse(labels) as Record<string, string>, n);
+    },
+  });
+  new Gauge({
+    name: 'host_vps',
+    help: 'VPSes placed on each host (terminated ones are not counted).',
+    labelNames: ['host', 'region'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const host of await hosts()) this.set({ host: host.name, region: host.region }, host.vpsCount);
+    },
+  });
+  new Gauge({
+    name: 'host_state',
+    help: 'Hosts by state (1 for the state the host is in).',
+    labelNames: ['host', 'region', 'state'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const host of await hosts()) this.set({ host: host.name, region: host.region, state: host.state }, 1);
+    },
+  });
+}

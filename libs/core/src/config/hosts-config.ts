@@ -1,0 +1,11 @@
+import type { HostsConfig } from './app-config';
+import type { EnvReader } from './env-reader';
+
+/** PLACEMENT_POLICY and HOST_UNREACHABLE_GRACE_SECONDS (issue 40: many hypervisors per region). */
+export function hostsConfig(env: EnvReader): HostsConfig {
+  return {
+    placementPolicy: env.oneOf('PLACEMENT_POLICY', ['spread', 'pack'] as const, 'spread'),
+    // Longer than a libvirtd stall seen when it re-probes QEMU (NOTES.md): a slow host is not a dead one.
+    unreachableGraceSeconds: env.int('HOST_UNREACHABLE_GRACE_SECONDS', 120, 0, 86_400),
+  };
+}

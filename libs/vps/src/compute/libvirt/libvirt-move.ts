@@ -1,0 +1,97 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AppConfig } from '@app/core';
+import { ComputeProviderError, InstanceRef } from '../compute-provider';
+import type { DeploymentIdentity } from '../deployment-identity';
+import type { HostTarget } from '../../hosts/host.entity';
+import { MachineMover } from '../../hosts/machine-mover';
+import { DeploymentMarks } from './deployment-marks';
+import { powerStateOf } from './domain-state';
+import { HostDirectory, LibvirtConnections } from './libvirt-connections';
+import { StoragePool } from './storage-pool';
+import { Virsh } from './virsh';
+import { rootVolumeOf, seedVolumeOf } from './volume-names';
+import { withXmlFile } from './xml-file';
+
+const COPY_TIMEOUT_MS = 60 * 60_000;
+const isNotFound = (err: unknown) => err instanceof ComputeProviderError && err.code === 'not_found';
+
+/**
+ * A cold move between two libvirt hosts (issue 40) that need not reach each other: the root disk
+ * is flattened on the old host (no backing file: the image's path may differ on the new one),
+ * downloaded to the API host and uploaded with the seed; the domain's inactive XML (its UUID,
+ * deployment mark and VNC password kept) is defined on the new host and looked at; only then is
+ * it undefined on the old one and its disks deleted. Never on none: the old one goes last.
+ */
+export class LibvirtMove extends MachineMover {
+  private readonly connections: LibvirtConnections;
+  private readonly pool: StoragePool;
+  private readonly marks: DeploymentMarks;
+  private readonly timeoutMs: number;
+
+  constructor(
+    config: AppConfig,
+    hosts: HostDirectory,
+    identity: Pick<DeploymentIdentity, 'id'>,
+    private readonly virsh = new Virsh(config.libvirt.keepaliveSeconds),
+  ) {
+    super();
+    this.timeoutMs = config.libvirt.commandTimeoutSeconds * 1000;
+    this.connections = new LibvirtConnections(config.libvirt, hosts);
+    this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.timeoutMs);
+    this.marks = new DeploymentMarks(virsh, identity, this.timeoutMs);
+  }
+
+  async move(instance: InstanceRef, to: HostTarget): Promise<void> {
+    const from = this.connections.uriOf(instance);
+    if (from === to.uri) return;
+    const name = instance.providerRef ?? `svc-${instance.serviceId}`;
+    const onOld = await this.state(from, name);
+    if (onOld !== null) {
+      await this.marks.refuseForeign(from, name);
+      if (powerStateOf(onOld) !== 'stopped') throw new ComputeProviderError('invalid_state', 'The machine is not stopped.');
+      const xml = await this.run(from, ['dumpxml', '--inactive', '--security-info', name]);
+      await this.pool.ensure(to.uri);
+      await this.copy(from, to.uri, rootVolumeOf(instance.serviceId), 'qcow2');
+      await this.copy(from, to.uri, seedVolumeOf(instance.serviceId), 'raw');
+      if ((await this.state(to.uri, name)) === null) await withXmlFile(xml, (file) => this.run(to.uri, ['define', file]));
+    }
+    // Looked at on the new host before anything goes from the old one (a resumed move starts here).
+    if ((await this.state(to.uri, name)) === null) throw new ComputeProviderError('not_found', 'The machine is on neither host.');
+    if (onOld !== null) {
+      await this.run(from, ['undefine', name, '--managed-save', '--snapshots-metadata']).catch((err: unknown) =>
+        isNotFound(err) ? '' : Promise.reject(err),
+      );
+    }
+    await this.pool.remove(from, rootVolumeOf(instance.serviceId));
+    await this.pool.remove(from, seedVolumeOf(instance.serviceId));
+  }
+
+  private async state(uri: string, name: string): Promise<string | null> {
+    return this.run(uri, ['domstate', name]).catch((err: unknown) => (isNotFound(err) ? null : Promise.reject(err)));
+  }
+
+  /** A volume of the old host's pool, if it has it and the new one does not yet. */
+  private async copy(from: string, to: string, volume: string, format: 'qcow2' | 'raw'): Promise<void> {
+    if (!(await this.pool.exists(from, volume)) || (await this.pool.exists(to, volume))) return;
+    const flat = `${volume}.move`;
+    const dir = mkdtempSync(join(tmpdir(), 'vps-move-'));
+    try {
+      const source = format === 'qcow2' ? flat : volume;
+      if (format === 'qcow2') await this.pool.copyFlat(from, volume, flat);
+      const file = join(dir, volume);
+      await this.virsh.run(from, ['vol-download', '--pool', this.pool.name, '--vol', source, '--file', file], {
+        timeoutMs: COPY_TIMEOUT_MS,
+      });
+      await this.pool.upload(to, volume, file, format, statSync(file).size);
+    } finally {
+      if (format === 'qcow2') await this.pool.remove(from, flat);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  private run(uri: string, args: string[]): Promise<string> {
+    return this.virsh.run(uri, args, { timeoutMs: this.timeoutMs, expected: ['not_found'] });
+  }
+}

@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { CliArgs, CliCommand, CliUsageError, requireArg } from '@app/core';
+import { VpsMoves } from '../vps-moves';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The operator's service:move (issue 40): a stopped VPS's machine, cold, to another host of its region. */
+@Injectable()
+export class ServiceMoveCommand extends CliCommand {
+  readonly name = 'service:move';
+  readonly usage = 'service:move --id <service> --to <host>';
+  readonly options = ['id', 'to'];
+
+  constructor(private readonly moves: VpsMoves) {
+    super();
+  }
+
+  async run(args: CliArgs): Promise<unknown[]> {
+    const id = requireArg(args, 'id').toLowerCase();
+    if (!UUID.test(id)) throw new CliUsageError('--id must be a service id (a UUID)');
+    return [await this.moves.move(id, requireArg(args, 'to'))];
+  }
+}

@@ -1,0 +1,43 @@
+import type { Provider } from '@nestjs/common';
+import { AppConfig } from '@app/core';
+import { DeploymentIdentity } from '../compute/deployment-identity';
+import { LibvirtHostSetup } from '../compute/libvirt/libvirt-host-setup';
+import { LibvirtMove } from '../compute/libvirt/libvirt-move';
+import { HostAddCommand } from './cli/host-add.command';
+import { HostListCommand } from './cli/host-list.command';
+import { HostRemoveCommand } from './cli/host-remove.command';
+import { ServiceMoveCommand } from './cli/service-move.command';
+import { HostSetCommand } from './cli/host-set.command';
+import { HostHealthJob } from './host-health.job';
+import { HostPlacement } from './host-placement';
+import { HostSetup, SimulatedHostSetup } from './host-setup';
+import { HostsRepository } from './hosts.repository';
+import { HostsService } from './hosts.service';
+import { MachineMover, SimulatedMachineMover } from './machine-mover';
+import { VpsMoves } from './vps-moves';
+
+/** Many hypervisors per region (issue 40): the VpsModule's providers for hosts. */
+export const HOSTS_PROVIDERS: Provider[] = [
+  HostsRepository,
+  HostsService,
+  HostPlacement,
+  HostHealthJob,
+  HostAddCommand,
+  HostListCommand,
+  HostSetCommand,
+  HostRemoveCommand,
+  VpsMoves,
+  ServiceMoveCommand,
+  {
+    provide: MachineMover,
+    inject: [AppConfig, HostsRepository, DeploymentIdentity],
+    useFactory: (config: AppConfig, hosts: HostsRepository, identity: DeploymentIdentity): MachineMover =>
+      config.computeProvider === 'libvirt' ? new LibvirtMove(config, hosts, identity) : new SimulatedMachineMover(),
+  },
+  {
+    provide: HostSetup,
+    inject: [AppConfig, HostsRepository],
+    useFactory: (config: AppConfig, hosts: HostsRepository): HostSetup =>
+      config.computeProvider === 'libvirt' ? new LibvirtHostSetup(config, hosts) : new SimulatedHostSetup(),
+  },
+];
