@@ -15,7 +15,15 @@ export interface SnapshotParams {
   snapshot: { imageId: string };
 }
 
-export type ActionParams = RebuildParams | SnapshotParams;
+/** What a rescue boots (the rescue image and its seed, with root's password hash), or an unrescue's network (issue 39). */
+export interface RescueParams {
+  rescue: { boot: GuestBoot; network: GuestNetwork | null };
+}
+export interface UnrescueParams {
+  unrescue: { network: GuestNetwork | null };
+}
+
+export type ActionParams = RebuildParams | SnapshotParams | RescueParams | UnrescueParams;
 
 const ACTION_COLUMNS = `id, service_id, type, status, ${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at,
        error_code, error_message, notice_code, notice_message,

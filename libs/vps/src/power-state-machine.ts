@@ -22,6 +22,9 @@ const TRANSITIONS: Record<ActionType, { from: PowerState[]; transitional: PowerS
   rebuild: { from: ['running', 'stopped'], transitional: 'starting', target: 'running' },
   // A snapshot copies the disk of a machine that stays as it is (live when running).
   snapshot: { from: ['running', 'stopped'], transitional: 'running', target: 'running' },
+  // Both boot the machine (from the rescue system, or its own disk again) whatever it is doing.
+  rescue: { from: ['running', 'stopped'], transitional: 'starting', target: 'running' },
+  unrescue: { from: ['running', 'stopped'], transitional: 'starting', target: 'running' },
 };
 
 /** Actions that leave the machine in the state they found it in. */

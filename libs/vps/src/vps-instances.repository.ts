@@ -51,6 +51,8 @@ export interface InstanceRow {
   sshPort: number | null;
   /** The service is terminated: its address is no longer its own. */
   terminated?: boolean;
+  /** Booted from the rescue system (issue 39). */
+  rescue?: boolean;
 }
 
 export interface ObservedChange {
@@ -101,7 +103,7 @@ export class VpsInstancesRepository {
     return sqlRows<InstanceRow>(
       manager ?? this.dataSource,
       `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
-              s.status = 'terminated' AS terminated
+              s.status = 'terminated' AS terminated, EXISTS (SELECT 1 FROM vps_rescues r WHERE r.service_id = i.service_id) AS rescue
          FROM vps_instances i JOIN services s ON s.id = i.service_id WHERE i.service_id = ANY($1::uuid[])`,
       [serviceIds],
     );

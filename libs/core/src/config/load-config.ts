@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { AppConfig, LibvirtConfig, ObjectStorageConfig } from './app-config';
 import { EnvReader } from './env-reader';
 import { metricsConfig } from './metrics-config';
+import { rescueConfig } from './rescue-config';
 import { networkConfig } from './network-config';
 
 type Env = Record<string, string | undefined>;
@@ -214,6 +215,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
       presignPerMinute: env.int('RATE_LIMIT_PRESIGN_PER_MINUTE', 30),
       consolePerMinute: env.int('RATE_LIMIT_CONSOLE_PER_MINUTE', 10),
       rootPasswordPerHour: env.int('RATE_LIMIT_ROOT_PASSWORD_PER_HOUR', 5),
+      rescuePerHour: env.int('RATE_LIMIT_RESCUE_PER_HOUR', 5),
       loginEmailFailuresPerMinute: env.int('RATE_LIMIT_LOGIN_EMAIL_FAILURES_PER_MINUTE', 50),
       authFailuresPerMinute: env.int('RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 60),
       mfaPerMinute: env.int('RATE_LIMIT_2FA_PER_MINUTE', 10),
@@ -238,6 +240,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
     network: networkConfig(env),
     objectStorage: objectStorageConfig(env),
     metrics: metricsConfig(env),
+    rescue: rescueConfig(env),
     notificationsHeartbeatMs: env.int('NOTIFICATIONS_HEARTBEAT_MS', 15_000, 10),
     notificationStreams: {
       perAccount: env.int('NOTIFICATIONS_MAX_STREAMS_PER_ACCOUNT', 5, 1, 1000),

@@ -43,6 +43,12 @@ export class InstanceSummaryResponse {
       'Where to reach the SSH server: `ssh -p <port> root@<host>` with one of the keys the machine was built with; null if unknown, and once the service is terminated (the port or address goes back to the pool).',
   })
   ssh: SshEndpointResponse | null;
+  @ApiProperty({
+    example: false,
+    description:
+      'True while the VPS is booted from the rescue system (POST .../instance/rescue), its own disk attached as the second disk (/dev/vdb); POST .../instance/unrescue, or the end of RESCUE_HOURS, boots its own disk again.',
+  })
+  rescue: boolean;
 }
 
 export const OBJECT_STORAGE_STATES = ['pending', 'active', 'suspended', 'closed', 'purged'] as const;

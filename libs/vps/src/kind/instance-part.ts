@@ -9,9 +9,11 @@ import type { InstanceRow } from '../vps-instances.repository';
 export function instancePart(row: Omit<InstanceRow, 'id'>): InstanceSummaryResponse {
   const powerState = publicPowerState(row.powerState);
   const region = row.region ?? '';
-  if (row.terminated) return { powerState, ipv4: null, ipv6: null, region, ssh: null };
+  const rescue = !!row.rescue && !row.terminated;
+  if (row.terminated) return { powerState, ipv4: null, ipv6: null, region, ssh: null, rescue };
   return {
     powerState,
+    rescue,
     ipv4: row.ipv4,
     ipv6: row.ipv6,
     region,

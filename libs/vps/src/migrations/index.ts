@@ -5,6 +5,7 @@ import { ImagesDisksNetworks1764000002200 } from './1764000002200-images-disks-n
 import { MachineProvisioning1764000002500 } from './1764000002500-machine-provisioning';
 import { DeploymentIdentity1764000002760 } from './1764000002760-deployment-identity';
 import { ImageSnapshots1764000002900 } from './1764000002900-image-snapshots';
+import { RescueMode1764000003300 } from './1764000003300-rescue-mode';
 
 /** The VPS tables made after services' first migration (vps_instances, instance_actions and console_sessions are made there). */
 export const vpsMigrations = [
@@ -15,4 +16,5 @@ export const vpsMigrations = [
   MachineProvisioning1764000002500,
   DeploymentIdentity1764000002760,
   ImageSnapshots1764000002900,
+  RescueMode1764000003300,
 ];
