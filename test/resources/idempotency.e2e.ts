@@ -116,6 +116,8 @@ describe('Idempotency-Key', () => {
       'resendVerificationEmail',
       // Like API key creation: a replay would have to keep the new secret (a root password, a key) in the idempotency table.
       'resetInstancePassword',
+      // The same: its answer holds the rescue system's root password.
+      'rescueInstance',
       'rotateObjectStorageCredentials',
       'setupTwoFactor',
     ]);

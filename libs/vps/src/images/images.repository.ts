@@ -156,11 +156,11 @@ export class ImagesRepository {
   async insertIfAbsent(manager: EntityManager, image: NewImage): Promise<void> {
     await runSql(
       manager,
-      `INSERT INTO images (slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status)
-       SELECT $1::varchar, $2, $3, $4, $5::int, $6, $7::bigint, 'available'
+      `INSERT INTO images (slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status, rescue)
+       SELECT $1::varchar, $2, $3, $4, $5::int, $6, $7::bigint, 'available', $8
         WHERE NOT EXISTS (SELECT 1 FROM images WHERE slug = $1::varchar AND status <> 'deleted')
        ON CONFLICT DO NOTHING`,
-      [image.slug, image.name, image.osFamily, image.osVersion, image.minDiskGb, image.format, image.sizeBytes],
+      [image.slug, image.name, image.osFamily, image.osVersion, image.minDiskGb, image.format, image.sizeBytes, image.rescue ?? false],
     );
   }
 
