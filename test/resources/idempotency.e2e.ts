@@ -113,11 +113,11 @@ describe('Idempotency-Key', () => {
       'disableTwoFactor',
       'enableTwoFactor',
       'logout',
-      'resendVerificationEmail',
-      // Like API key creation: a replay would have to keep the new secret (a root password, a key) in the idempotency table.
-      'resetInstancePassword',
-      // The same: its answer holds the rescue system's root password.
+      // Like API key creation: a replay would have to keep the new secret (a root password, a key) in the idempotency table;
+      // a rescue's answer holds the rescue system's root password.
       'rescueInstance',
+      'resendVerificationEmail',
+      'resetInstancePassword',
       'rotateObjectStorageCredentials',
       'setupTwoFactor',
     ]);

@@ -9,6 +9,7 @@ import { resolveServiceId } from '../service-ref';
 import { snapshotCommand } from './vps-snapshots';
 import { metricsCommand } from './vps-metrics';
 import { alertsCommand } from './vps-alerts';
+import { rescueCommands } from './vps-rescue';
 
 export { ActionFailedError } from '../action-wait';
 
@@ -59,6 +60,7 @@ export function vpsCommand(): Command {
       }
     });
   vps.addCommand(resetPasswordCommand());
+  for (const command of rescueCommands()) vps.addCommand(command);
   return vps;
 }
 
