@@ -57,7 +57,7 @@ function passwordProblem(err: unknown): unknown {
   if (err.code === 'guest_agent_unavailable') {
     return Problem.conflict(
       'guest_agent_unavailable',
-      'The QEMU guest agent does not answer; install qemu-guest-agent in the VPS (and start it), then retry.',
+      'The QEMU guest agent does not answer; install qemu-guest-agent in the VPS (and start it), then retry. Locked out? Rescue mode (POST .../instance/rescue) boots a rescue system with the VPS disk attached.',
     );
   }
   if (err.code === 'not_running')
