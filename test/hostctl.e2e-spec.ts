@@ -313,13 +313,14 @@ describe('hostctl: the command line against the API', () => {
     const [{ params }] = await t.db.query(`SELECT params FROM instance_actions WHERE id = $1`, [rescued.id]);
     expect(params.rescue.boot.seed.sshKeys).toHaveLength(1);
     const unknownKey = await hostctl(['vps', 'rescue', 'web-1', '--ssh-key', 'no-such-key', '-o', 'json']);
-    expect(unknownKey.stderr).toMatch(/no SSH key named "no-such-key"/);
+    expect(unknownKey.stderr).toMatch(/no SSH key named .*no-such-key/);
     const back = await ok(['vps', 'unrescue', 'web-1', '--wait']);
     expect(back.stdout).toMatch(/^unrescue: succeeded \(action [0-9a-f-]{36}\)$/m);
     await waitFor(
       async () => (await ok(['services', 'get', vpsId, '-o', 'json'])).json.instance.rescue,
       (rescue) => rescue === false,
     );
+    await request(t.http).delete(`/api/ssh-keys/${keyId}`).set('Authorization', account.bearer).expect(204);
   });
 
   it('snapshots a VPS with --wait, lists the snapshot and deletes it', async () => {
