@@ -42,11 +42,11 @@ export class VpsRescuesRepository {
     await runSql(manager, `DELETE FROM vps_rescues WHERE service_id = $1`, [serviceId]);
   }
 
-  /** Unscoped, for the expiry job: rescues past their end whose VPS runs no action now. */
+  /** Unscoped, for the expiry job: rescues past their end whose VPS is active and runs no action now. */
   async expired(limit = 100): Promise<string[]> {
     const rows = await sqlRows<{ service_id: string }>(
       this.dataSource,
-      `SELECT r.service_id FROM vps_rescues r
+      `SELECT r.service_id FROM vps_rescues r JOIN services s ON s.id = r.service_id AND s.status = 'active'
         WHERE r.ends_at <= now()
           AND NOT EXISTS (SELECT 1 FROM instance_actions a WHERE a.service_id = r.service_id AND a.status = 'running')
         ORDER BY r.ends_at LIMIT $1`,
