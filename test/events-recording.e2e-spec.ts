@@ -523,6 +523,45 @@ describe('Activity log: every operation records one entry', () => {
       },
     ],
     [
+      'instance rescued (its password in no entry, webhook or log), then finished by the system',
+      async () => {
+        await createImage(t, { rescue: true });
+        const res = await auth(api().post(`/api/services/${serviceId}/instance/rescue`), keyBearer)
+          .send({})
+          .expect(202);
+        secrets.push(res.body.rootPassword);
+        await actionDone(serviceId);
+        await waitFor(
+          () => newest('instance.action_succeeded'),
+          (e) => e?.details?.type === 'rescue',
+        );
+        expect((await newest('instance.rescue')).details).toMatchObject({ actionId: res.body.id, sshKeyIds: expect.any(Array) });
+        return { action: 'instance.rescue', entity: { type: 'service', id: serviceId }, actor: { type: 'api_key', id: keyId }, entries: 2 };
+      },
+    ],
+    [
+      'instance unrescued, then finished by the system',
+      async () => {
+        const res = await auth(api().post(`/api/services/${serviceId}/instance/unrescue`)).expect(202);
+        await actionDone(serviceId);
+        await waitFor(
+          () => newest('instance.action_succeeded'),
+          (e) => e?.details?.type === 'unrescue',
+        );
+        await waitFor(
+          async () => (await auth(api().get(`/api/services/${serviceId}`)).expect(200)).body.instance.rescue,
+          (rescue) => rescue === false,
+        );
+        expect((await newest('instance.unrescue')).details).toEqual({ actionId: res.body.id, reason: 'unrescue' });
+        return {
+          action: 'instance.unrescue',
+          entity: { type: 'service', id: serviceId },
+          actor: { type: 'account', id: accountId },
+          entries: 2,
+        };
+      },
+    ],
+    [
       'service status changed by the operator (staff)',
       async () => {
         await cli('service:set-status', { id: serviceId, status: 'suspended', reason: 'unpaid' });

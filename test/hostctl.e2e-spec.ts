@@ -12,6 +12,7 @@ import { NotificationHub } from '@app/notifications';
 import { createProgram } from '../cli/src/program';
 import { BackupRunner } from '../libs/vps/src/backups/backup-runner';
 import { createAccount, TestAccount } from './factories/accounts';
+import { createImage, uploadSshKey } from './factories/images';
 import { createService } from './factories/services';
 import { HOSTCTL, HostctlOptions, HostctlRun, runHostctl } from './support/hostctl';
 import { freePort } from './support/server-process';
@@ -292,6 +293,35 @@ describe('hostctl: the command line against the API', () => {
     const second = (await ok(['vps', 'reset-password', vpsId, '-o', 'json'])).json;
     expect(second.rootPassword).not.toBe(first.rootPassword);
     expect(await passwordsSet()).toBe(2);
+  });
+
+  it('rescues a VPS with --wait and a key by name, printing the password once (refused on a pipe), then unrescues it', async () => {
+    await createImage(t, { rescue: true });
+    const keyId = await uploadSshKey(t, account.bearer);
+    const keyName = (await t.get(`/api/ssh-keys/${keyId}`, account.bearer).expect(200)).body.name as string;
+    const refused = await hostctl(['vps', 'rescue', 'web-1']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/not a terminal.*-o json/);
+    expect((await ok(['services', 'get', vpsId, '-o', 'json'])).json.instance.rescue).toBe(false);
+    const rescued = (await ok(['vps', 'rescue', 'web-1', '--ssh-key', keyName, '--wait', '-o', 'json'])).json;
+    expect(rescued).toMatchObject({
+      serviceId: vpsId,
+      type: 'rescue',
+      status: 'succeeded',
+      rootPassword: expect.stringMatching(/^[A-HJ-NP-Za-km-z2-9]{20}$/),
+      rescueEndsAt: expect.any(String),
+    });
+    const [{ params }] = await t.db.query(`SELECT params FROM instance_actions WHERE id = $1`, [rescued.id]);
+    expect(params.rescue.boot.seed.sshKeys).toHaveLength(1);
+    const unknownKey = await hostctl(['vps', 'rescue', 'web-1', '--ssh-key', 'no-such-key', '-o', 'json']);
+    expect(unknownKey.stderr).toMatch(/no SSH key named .*no-such-key/);
+    const back = await ok(['vps', 'unrescue', 'web-1', '--wait']);
+    expect(back.stdout).toMatch(/^unrescue: succeeded \(action [0-9a-f-]{36}\)$/m);
+    await waitFor(
+      async () => (await ok(['services', 'get', vpsId, '-o', 'json'])).json.instance.rescue,
+      (rescue) => rescue === false,
+    );
+    await request(t.http).delete(`/api/ssh-keys/${keyId}`).set('Authorization', account.bearer).expect(204);
   });
 
   it('snapshots a VPS with --wait, lists the snapshot and deletes it', async () => {

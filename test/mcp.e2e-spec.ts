@@ -184,6 +184,33 @@ describe('MCP server at /mcp', () => {
     expect(errorOf(await call(strangers, 'vps_backups_list', { serviceId: vpsId }))).toMatchObject({ code: 'not_found' });
   });
 
+  it('boots a VPS into rescue and back, showing the rescue password once; resets a root password (issue 39)', async () => {
+    await createImage(t, { rescue: true });
+    const client = await connect(owner.keyBearer);
+    const rescued = await call(client, 'vps_rescue', { serviceId: vpsId });
+    expect(rescued.isError).toBeFalsy();
+    expect(rescued.structuredContent).toMatchObject({
+      serviceId: vpsId,
+      type: 'rescue',
+      status: 'succeeded',
+      rootPassword: expect.stringMatching(/^[A-HJ-NP-Za-km-z2-9]{20}$/),
+    });
+    expect((await t.get(`/api/services/${vpsId}`, owner.bearer).expect(200)).body.instance.rescue).toBe(true);
+    // In rescue, the VPS's own root is not reachable: the API's 409 is the tool's error.
+    expect(errorOf(await call(client, 'vps_reset_password', { serviceId: vpsId }))).toMatchObject({ code: 'invalid_state' });
+    const back = await call(client, 'vps_unrescue', { serviceId: vpsId });
+    expect(back.structuredContent).toMatchObject({ type: 'unrescue', status: 'succeeded' });
+    await waitForOrFail(
+      async () => (await t.get(`/api/services/${vpsId}`, owner.bearer).expect(200)).body.instance.rescue,
+      (rescue) => rescue === false,
+      10_000,
+      () => 'the VPS stayed in rescue',
+    );
+    const reset = await call(client, 'vps_reset_password', { serviceId: vpsId });
+    expect(reset.structuredContent).toEqual({ rootPassword: expect.stringMatching(/^[A-HJ-NP-Za-km-z2-9]{20}$/) });
+    expect(errorOf(await call(await connect(stranger.keyBearer), 'vps_rescue', { serviceId: vpsId }))).toMatchObject({ code: 'not_found' });
+  });
+
   it('opens, answers and closes a support ticket', async () => {
     const client = await connect(owner.keyBearer);
     const created = await call(client, 'ticket_create', {

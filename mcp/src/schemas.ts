@@ -32,7 +32,7 @@ export const service = z.looseObject({
 export const action = z.looseObject({
   id: z.string(),
   serviceId: z.string(),
-  type: z.string().describe('start, stop, reboot, rebuild, snapshot'),
+  type: z.string().describe('start, stop, reboot, rebuild, snapshot, rescue, unrescue'),
   status: z.string().describe('running, succeeded or failed'),
   startedAt: timestamp,
   finishedAt: nullableTimestamp,

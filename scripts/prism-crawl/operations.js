@@ -137,6 +137,16 @@ async function services({ call, direct, token, report }) {
   await backups({ call, direct, token }, { web, staging, storage, settle });
   await call('post /api/services/{id}/instance/reset-password', { token, params: { id: web.id } });
   await call('post /api/services/{id}/instance/reset-password', { token, params: { id: staging.id }, expect: 409 }); // stopped
+  // Rescue (issue 39): the demo's rescue image boots; not idempotent (its answer holds a password).
+  const rescue = (body, expect = 202) =>
+    call('post /api/services/{id}/instance/rescue', { token, params: { id: staging.id }, body, expect });
+  await rescue({ sshKeyIds: ['nope'] }, 400);
+  await settle(staging, (await rescue({})).body);
+  await rescue({}, 409); // in rescue already
+  await call('post /api/services/{id}/instance/unrescue', { token, params: { id: staging.id }, headers: idempotent(), expect: 202 }).then(
+    (res) => settle(staging, res.body),
+  );
+  await settle(staging, (await act('stop', staging)).body);
 
   await call('get /api/services/{id}/instance/console', { token, params: { id: web.id } });
   await call('get /api/services/{id}/instance/console', { token, params: { id: staging.id }, expect: 409 }); // stopped

@@ -18,6 +18,8 @@ export type {
   NewInstanceAlert,
 } from './metrics';
 export { resetRootPassword } from './root-password';
+export { rescueInstance, unrescueInstance } from './rescue';
+export type { RescueAction } from './rescue';
 export { notificationEvents } from './events';
 export type { NotificationEvent } from './events';
 export { retryingFetch, idempotencyKeys, retryAfterMs } from './retry';

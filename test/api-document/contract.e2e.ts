@@ -52,7 +52,14 @@ describe('Contract check of recorded responses', () => {
   const vps = {
     ...storage,
     type: 'vps',
-    instance: { powerState: 'running', ipv4: '203.0.113.17', ipv6: null, region: 'eu-central', ssh: { host: '203.0.113.17', port: 22 } },
+    instance: {
+      powerState: 'running',
+      ipv4: '203.0.113.17',
+      ipv6: null,
+      region: 'eu-central',
+      ssh: { host: '203.0.113.17', port: 22 },
+      rescue: false,
+    },
   };
   const service = (body: unknown) => recorded(200, body, '/api/services/{id}');
 

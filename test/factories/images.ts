@@ -18,7 +18,10 @@ export function qcow2Header(gib: number): Buffer {
 }
 
 /** An available image, added as the operator's image:add does (the simulator keeps it as a row). */
-export async function createImage(t: TestApp, options: { gib?: number; minDiskGb?: number } = {}): Promise<{ id: string; slug: string }> {
+export async function createImage(
+  t: TestApp,
+  options: { gib?: number; minDiskGb?: number; rescue?: boolean } = {},
+): Promise<{ id: string; slug: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'image-'));
   try {
     const file = join(dir, 'disk.qcow2');
@@ -26,7 +29,7 @@ export async function createImage(t: TestApp, options: { gib?: number; minDiskGb
     const slug = `test-${randomUUID().slice(0, 8)}`;
     const image = await t.app
       .get(ImagesService)
-      .add({ slug, name: `Test ${slug}`, osFamily: 'debian', osVersion: '12', file, minDiskGb: options.minDiskGb });
+      .add({ slug, name: `Test ${slug}`, osFamily: 'debian', osVersion: '12', file, minDiskGb: options.minDiskGb, rescue: options.rescue });
     return { id: image.id, slug };
   } finally {
     rmSync(dir, { recursive: true, force: true });

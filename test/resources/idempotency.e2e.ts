@@ -113,8 +113,10 @@ describe('Idempotency-Key', () => {
       'disableTwoFactor',
       'enableTwoFactor',
       'logout',
+      // Like API key creation: a replay would have to keep the new secret (a root password, a key) in the idempotency table;
+      // a rescue's answer holds the rescue system's root password.
+      'rescueInstance',
       'resendVerificationEmail',
-      // Like API key creation: a replay would have to keep the new secret (a root password, a key) in the idempotency table.
       'resetInstancePassword',
       'rotateObjectStorageCredentials',
       'setupTwoFactor',

@@ -62,6 +62,7 @@ describe('Services', () => {
           ipv6: expect.any(String),
           region: 'eu-central',
           ssh: { host: res.body.data[2].instance.ipv4, port: 22 },
+          rescue: false,
         },
         objectStorage: null,
       });

@@ -10,6 +10,7 @@ import { snapshotCommand } from './vps-snapshots';
 import { backupsCommand } from './vps-backups';
 import { metricsCommand } from './vps-metrics';
 import { alertsCommand } from './vps-alerts';
+import { rescueCommands } from './vps-rescue';
 
 export { ActionFailedError } from '../action-wait';
 
@@ -61,6 +62,7 @@ export function vpsCommand(): Command {
       }
     });
   vps.addCommand(resetPasswordCommand());
+  for (const command of rescueCommands()) vps.addCommand(command);
   return vps;
 }
 

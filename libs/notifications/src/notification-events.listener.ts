@@ -48,6 +48,21 @@ export class NotificationEventsListener {
     return this.notifications.record(event);
   }
 
+  @OnEvent('instance.rescue_started', { async: true, promisify: true })
+  rescueStarted(event: DomainEventNamed<'instance.rescue_started'>) {
+    return this.notifications.record(event);
+  }
+
+  @OnEvent('instance.rescue_ended', { async: true, promisify: true })
+  rescueEnded(event: DomainEventNamed<'instance.rescue_ended'>) {
+    return this.notifications.record(event);
+  }
+
+  @OnEvent('instance.password_reset', { async: true, promisify: true })
+  passwordReset(event: DomainEventNamed<'instance.password_reset'>) {
+    return this.notifications.record(event);
+  }
+
   @OnEvent('service.status_changed', { async: true, promisify: true })
   statusChanged(event: DomainEventNamed<'service.status_changed'>) {
     return this.notifications.record(event);

@@ -7,6 +7,8 @@ const ACTION_VERB: Record<string, string> = {
   reboot: 'rebooted',
   rebuild: 'rebuilt',
   restore: 'restored from a backup',
+  rescue: 'booted into rescue',
+  unrescue: 'booted from its own disk',
 };
 const STATUS_SEVERITY: Record<string, NewNotification['severity']> = {
   suspended: 'critical',
@@ -105,6 +107,45 @@ function describe(event: DomainEvent): NewNotification | null {
           ? `The ${p.type} of ${p.serviceName} has been above ${limit} for ${p.forMinutes} minutes (now ${p.value}).`
           : `The ${p.type} of ${p.serviceName} is no longer above ${limit}.`,
         link: `/api/services/${p.serviceId}/instance/metrics`,
+        entity: { type: 'service', id: p.serviceId },
+      };
+    }
+    case 'instance.rescue_started': {
+      const p = event.payload;
+      return {
+        ...base,
+        type: 'instance_rescue_started',
+        severity: 'warning',
+        title: `${p.serviceName} is booting into rescue mode`,
+        body: `${p.serviceName} is booting the rescue system with its own disk as /dev/vdb. The rescue ends by itself at ${p.endsAt}. If this was not you, unrescue it and change your password.`,
+        link: `/api/services/${p.serviceId}/instance/actions/${p.actionId}`,
+        entity: { type: 'service', id: p.serviceId },
+      };
+    }
+    case 'instance.rescue_ended': {
+      const p = event.payload;
+      return {
+        ...base,
+        type: 'instance_rescue_ended',
+        severity: 'info',
+        title: `${p.serviceName} is leaving rescue mode`,
+        body:
+          p.reason === 'expired'
+            ? `The rescue of ${p.serviceName} ran out of time: it is booting its own disk again.`
+            : `${p.serviceName} is booting its own disk again.`,
+        link: `/api/services/${p.serviceId}/instance/actions/${p.actionId}`,
+        entity: { type: 'service', id: p.serviceId },
+      };
+    }
+    case 'instance.password_reset': {
+      const p = event.payload;
+      return {
+        ...base,
+        type: 'instance_password_reset',
+        severity: 'warning',
+        title: `Root password of ${p.serviceName} reset`,
+        body: `A new root password was set in ${p.serviceName}. If this was not you, reset it again and change your password.`,
+        link: `/api/services/${p.serviceId}`,
         entity: { type: 'service', id: p.serviceId },
       };
     }

@@ -13,6 +13,9 @@ export const NOTIFICATION_TYPES = [
   'api_key_created',
   'api_key_expiring',
   'webhook_disabled',
+  'instance_rescue_started',
+  'instance_rescue_ended',
+  'instance_password_reset',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 export const SEVERITIES = ['info', 'warning', 'critical'] as const;

@@ -8,6 +8,7 @@ import { SnapshotImages } from './images/snapshot-images';
 import { ActionRow, InstanceActionsRepository, RebuildParams, RestoreParams, SnapshotParams } from './instance-actions.repository';
 import { planAction } from './power-state-machine';
 import { VpsInstancesRepository } from './vps-instances.repository';
+import { VpsRescuesRepository } from './rescue/vps-rescues.repository';
 import type { VpsState } from './vps-states';
 import type { ActionType, PowerState } from './vps.types';
 
@@ -39,6 +40,7 @@ export class ActionStart {
     private readonly guests: GuestSetup,
     private readonly activity: ActivityLog,
     private readonly snapshots: SnapshotImages,
+    private readonly rescues: VpsRescuesRepository,
   ) {}
 
   async begin(
@@ -52,6 +54,9 @@ export class ActionStart {
     const serviceId = service.id;
     // The request's own faults (an unknown image, another account's key) come before the machine's state.
     const params = input && 'rebuild' in input ? await this.rebuildParams(m, accountId, serviceId, service.name, input.rebuild) : null;
+    // A rebuild or snapshot would take the rescue system's disk for the VPS's own (issue 39); power actions stay in rescue.
+    if ((type === 'rebuild' || type === 'snapshot') && (await this.rescues.find(m, serviceId)))
+      throw Problem.conflict('invalid_state', `The instance is in rescue mode; unrescue it before a ${type}.`);
     const actionRunning = await this.actions.hasRunning(m, serviceId);
     const plan = planAction({ serviceStatus: service.status, powerState: service.powerState, actionRunning }, type);
     if (!plan.ok) throw Problem.conflict(plan.code, plan.detail);

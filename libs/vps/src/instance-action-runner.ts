@@ -111,6 +111,8 @@ export class InstanceActionRunner {
         this.backups.get(key).catch((err: Error) => Promise.reject(new ComputeProviderError('backup_unavailable', err.message)));
       return this.compute.restoreMachine(ref, open, sizeBytes, action.id);
     }
+    if (params && 'rescue' in params) return this.compute.rescueMachine(ref, params.rescue.boot, params.rescue.network, action.id);
+    if (params && 'unrescue' in params) return this.compute.unrescueMachine(ref, params.unrescue.network, action.id);
     if (action.type !== 'rebuild') return this.compute.powerAction(ref, action.type, action.id);
     if (!params || !('boot' in params)) throw new ComputeProviderError('invalid_state', 'The rebuild has no image recorded.');
     // A new instance-id per rebuild makes cloud-init run its first-boot modules (keys, host name) again.

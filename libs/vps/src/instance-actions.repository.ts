@@ -22,7 +22,15 @@ export interface RestoreParams {
   restore: { backupId: string; key: string; sizeBytes: number };
 }
 
-export type ActionParams = RebuildParams | SnapshotParams | RestoreParams;
+/** What a rescue boots (the rescue image and its seed, with root's password hash), or an unrescue's network (issue 39). */
+export interface RescueParams {
+  rescue: { boot: GuestBoot; network: GuestNetwork | null };
+}
+export interface UnrescueParams {
+  unrescue: { network: GuestNetwork | null };
+}
+
+export type ActionParams = RebuildParams | SnapshotParams | RestoreParams | RescueParams | UnrescueParams;
 
 const ACTION_COLUMNS = `id, service_id, type, status, ${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at,
        error_code, error_message, notice_code, notice_message,

@@ -22,6 +22,9 @@ import { RootPasswordResponse } from './dto/root-password.response';
 import { RootPasswordService } from './root-password/root-password.service';
 import { InstanceActionHistory } from './instance-action-history';
 import { InstanceActionsService } from './instance-actions.service';
+import { RescueActionResponse } from './dto/rescue-action.response';
+import { RescueInstanceRequest } from './dto/rescue-instance.request';
+import { RescueService } from './rescue/rescue.service';
 
 const PaginatedInstanceActions = PaginatedResponse(InstanceActionResponse, 'PaginatedInstanceActions');
 const ACCEPTED = {
@@ -40,6 +43,7 @@ export class InstanceController {
     private readonly history: InstanceActionHistory,
     private readonly consoles: ConsoleIssuer,
     private readonly rootPasswords: RootPasswordService,
+    private readonly rescues: RescueService,
   ) {}
 
   @Post('start')
@@ -184,7 +188,47 @@ export class InstanceController {
     return this.rootPasswords.reset(principal, id);
   }
 
-  private async accepted(res: Response, action: Promise<InstanceActionResponse>): Promise<InstanceActionResponse> {
+  // Not @Idempotent, as reset-password: a replay would have to store the rescue's password to answer it again.
+  @Post('rescue')
+  @HttpCode(202)
+  @RateLimit('rescue')
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    summary: 'Boot a VPS into the rescue system',
+    description:
+      "Shuts the VPS down and boots the rescue system, with the VPS's own disk attached as the second disk (`/dev/vdb`, not mounted) and root logging in with the chosen SSH keys (all of the account's when `sshKeyIds` is omitted). `rootPassword`, root's password in the rescue system (for the console), is in this answer only. Power actions stay in the rescue system; rebuild, snapshot and reset-password answer 409 until unrescue. The rescue ends by itself after RESCUE_HOURS (`rescueEndsAt`). At most RATE_LIMIT_RESCUE_PER_HOUR rescues per account an hour.",
+    operationId: 'rescueInstance',
+  })
+  @ApiAcceptedResponse({ ...ACCEPTED, type: RescueActionResponse })
+  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'action_in_progress'] }, 429)
+  rescue(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam() id: string,
+    @Body() body: RescueInstanceRequest,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<RescueActionResponse> {
+    return this.accepted(res, this.rescues.rescue(principal, id, body.sshKeyIds ?? 'all'));
+  }
+
+  @Post('unrescue')
+  @Idempotent()
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Boot a VPS from its own disk again, ending its rescue',
+    description: "Shuts the rescue system down and boots the VPS's own disk with its own seed; the rescue system's disk is deleted.",
+    operationId: 'unrescueInstance',
+  })
+  @ApiAcceptedResponse(ACCEPTED)
+  @ApiProblems(400, 401, 403, 404, { 409: ['invalid_state', 'action_in_progress'] }, 422, 429)
+  unrescue(
+    @CurrentPrincipal() principal: Principal,
+    @UuidParam() id: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<InstanceActionResponse> {
+    return this.accepted(res, this.rescues.unrescue(principal, id));
+  }
+
+  private async accepted<T extends InstanceActionResponse>(res: Response, action: Promise<T>): Promise<T> {
     const started = await action;
     res.setHeader('Location', this.actions.locationOf(started));
     return started;

@@ -24,6 +24,9 @@ const TRANSITIONS: Record<ActionType, { from: PowerState[]; transitional: PowerS
   snapshot: { from: ['running', 'stopped'], transitional: 'running', target: 'running' },
   // A restore replaces the disk with a backup's and boots it, like a rebuild (issue 38).
   restore: { from: ['running', 'stopped'], transitional: 'starting', target: 'running' },
+  // Both boot the machine (from the rescue system, or its own disk again) whatever it is doing.
+  rescue: { from: ['running', 'stopped'], transitional: 'starting', target: 'running' },
+  unrescue: { from: ['running', 'stopped'], transitional: 'starting', target: 'running' },
 };
 
 /** Actions that leave the machine in the state they found it in. */

@@ -61,6 +61,8 @@ export interface InstanceRow {
   backupsNextRunAt?: string | null;
   /** False while its host is unreachable (issue 40); absent: true. */
   hostReachable?: boolean;
+  /** Booted from the rescue system (issue 39). */
+  rescue?: boolean;
 }
 
 export interface ObservedChange {
@@ -113,7 +115,8 @@ export class VpsInstancesRepository {
       manager ?? this.dataSource,
       `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
               s.status = 'terminated' AS terminated, ${isoText('b.next_run_at')} AS "backupsNextRunAt",
-              coalesce((SELECT h.state <> 'unreachable' FROM hosts h WHERE h.id = i.host_id), true) AS "hostReachable"
+              coalesce((SELECT h.state <> 'unreachable' FROM hosts h WHERE h.id = i.host_id), true) AS "hostReachable",
+              EXISTS (SELECT 1 FROM vps_rescues r WHERE r.service_id = i.service_id) AS rescue
          FROM vps_instances i JOIN services s ON s.id = i.service_id LEFT JOIN vps_backup_schedules b ON b.service_id = i.service_id
         WHERE i.service_id = ANY($1::uuid[])`,
       [serviceIds],

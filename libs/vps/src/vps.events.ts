@@ -21,6 +21,8 @@ export const VPS_ACTIONS = declareActivityActions(31, [
   'instance.backups_enable',
   'instance.backups_disable',
   'instance.backup_image',
+  'instance.rescue',
+  'instance.unrescue',
 ] as const);
 
 export type InstanceActionFinishedEvent = DomainEventBase<
@@ -39,11 +41,21 @@ export type InstanceBackupFailedEvent = DomainEventBase<
   { serviceId: string; serviceName: string; backupId: string; error: { code: string; message: string } }
 >;
 
+/**
+ * Rescue mode began (the customer asked) or is ending (the customer's unrescue, or `expired`: it
+ * ended by itself after RESCUE_HOURS), and a root password was reset: the customer is told and mailed
+ * (issue 39). Never a password.
+ */
+export type InstanceAccessEvent =
+  | DomainEventBase<'instance.rescue_started', { serviceId: string; serviceName: string; actionId: string; endsAt: string }>
+  | DomainEventBase<'instance.rescue_ended', { serviceId: string; serviceName: string; actionId: string; reason: 'unrescue' | 'expired' }>
+  | DomainEventBase<'instance.password_reset', { serviceId: string; serviceName: string }>;
+
 declare module '@app/core' {
   interface AreaEvents {
     vps: {
       actions: (typeof VPS_ACTIONS)[number];
-      events: InstanceActionFinishedEvent | InstanceFaultEvent | InstanceBackupFailedEvent;
+      events: InstanceActionFinishedEvent | InstanceFaultEvent | InstanceBackupFailedEvent | InstanceAccessEvent;
     };
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '@app/core';
+import { AccountsModule } from '@app/accounts';
 import { ServicesModule } from '@app/services';
 import { SshKeysModule } from '@app/ssh-keys';
 import { ActionStart } from './action-start';
@@ -15,6 +16,11 @@ import { SimulatorTasksRepository } from './compute/simulator-tasks.repository';
 import { ConsoleConnections } from './console/console-connections';
 import { ConsoleIssuer } from './console/console-issuer';
 import { RootPasswordService } from './root-password/root-password.service';
+import { AccessMail } from './rescue/access-mail';
+import { RescueExpiryJob } from './rescue/rescue-expiry.job';
+import { RescueStart } from './rescue/rescue-start';
+import { RescueService } from './rescue/rescue.service';
+import { VpsRescuesRepository } from './rescue/vps-rescues.repository';
 import { ConsoleProxy } from './console/console-proxy';
 import { ConsoleRechecks } from './console/console-rechecks';
 import { ConsoleSessionsRepository } from './console/console-sessions.repository';
@@ -59,7 +65,7 @@ import { VpsStates } from './vps-states';
 
 /** VPS instances: power actions, consoles, images, networks, provisioning and reconciliation, behind the compute port. */
 @Module({
-  imports: [ServicesModule, SshKeysModule],
+  imports: [ServicesModule, SshKeysModule, AccountsModule],
   controllers: [InstanceController, BackupsController],
   providers: [
     VpsKind,
@@ -91,6 +97,11 @@ import { VpsStates } from './vps-states';
     ConsoleService,
     ConsoleIssuer,
     RootPasswordService,
+    RescueService,
+    RescueStart,
+    RescueExpiryJob,
+    AccessMail,
+    VpsRescuesRepository,
     ConsoleSessionsRepository,
     ConsoleConnections,
     ConsoleProxy,

@@ -10,7 +10,8 @@ export function publicPowerState(state: PowerState): PublicPowerState {
   return state === 'error' ? 'stopped' : state;
 }
 
-export const ACTION_TYPES = ['start', 'stop', 'reboot', 'rebuild', 'snapshot', 'restore'] as const;
+/** `restore` puts a backup's disk back (issue 38); `rescue` boots the rescue system with the VPS's disk as a second disk, `unrescue` its own disk again (issue 39). */
+export const ACTION_TYPES = ['start', 'stop', 'reboot', 'rebuild', 'snapshot', 'restore', 'rescue', 'unrescue'] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
 
 export const ACTION_STATUSES = ['running', 'succeeded', 'failed'] as const;

@@ -5,8 +5,8 @@ import { action, backup, image, pageOf, paging, service, storageCredentials, uui
 import { defineTool, READS, ToolContext, writes } from '../tool';
 import { waitWithProgress } from '../wait';
 
-const serviceId = uuid('The service id (from services_list)');
-const waiting = {
+export const serviceId = uuid('The service id (from services_list)');
+export const waiting = {
   wait: z.boolean().optional().describe('Wait until the action has finished, with progress notifications (default true)'),
   timeoutSeconds: z
     .number()
@@ -18,7 +18,7 @@ const waiting = {
 };
 
 /** The action as started, or as finished when waited for; a failed action is a tool error. */
-async function settle(started: InstanceAction, args: { wait?: boolean; timeoutSeconds?: number }, context: ToolContext) {
+export async function settle(started: InstanceAction, args: { wait?: boolean; timeoutSeconds?: number }, context: ToolContext) {
   if (args.wait === false) return started;
   const done = await waitWithProgress(started, args.timeoutSeconds ?? 300, context);
   if (done.status !== 'failed') return done;

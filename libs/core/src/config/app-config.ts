@@ -10,6 +10,8 @@ export interface RateLimitConfig {
   consolePerMinute: number;
   /** Root password resets of VPSes per account. */
   rootPasswordPerHour: number;
+  /** Rescues of VPSes begun per account. */
+  rescuePerHour: number;
   /** Failed logins per email over all IPs; past it each IP gets one failure per window for that email. */
   loginEmailFailuresPerMinute: number;
   /** 401 and 403 answers per IP; past it the IP is answered 429 before its credential is looked up. */
@@ -151,6 +153,14 @@ export interface BackupConfig {
   window: { startHour: number; hours: number };
 }
 
+/** Rescue mode of VPSes (issue 39): the system booted, and how long it lasts before it ends by itself. */
+export interface RescueConfig {
+  /** RESCUE_IMAGE: the slug of the rescue system; unset: the newest image added with `image:add --rescue`. */
+  image?: string;
+  /** RESCUE_HOURS (default 24): a rescue ends by itself (the VPS boots its own disk again) this long after it began. */
+  hours: number;
+}
+
 /** Configuration read once at boot from the environment (names fixed by DESIGN.md). */
 export class AppConfig {
   nodeEnv: string;
@@ -190,6 +200,7 @@ export class AppConfig {
   objectStorage: ObjectStorageConfig;
   metrics: MetricsConfig;
   hosts: HostsConfig;
+  rescue: RescueConfig;
   notificationsHeartbeatMs: number;
   notificationStreams: NotificationStreamLimits;
   /** Express `trust proxy`: false (trust no proxy), a hop count, or the proxies' addresses. */

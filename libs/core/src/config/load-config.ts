@@ -7,6 +7,7 @@ import { EnvReader } from './env-reader';
 import { backupConfig } from './backup-config';
 import { hostsConfig } from './hosts-config';
 import { metricsConfig } from './metrics-config';
+import { rescueConfig } from './rescue-config';
 import { networkConfig } from './network-config';
 
 type Env = Record<string, string | undefined>;
@@ -216,6 +217,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
       presignPerMinute: env.int('RATE_LIMIT_PRESIGN_PER_MINUTE', 30),
       consolePerMinute: env.int('RATE_LIMIT_CONSOLE_PER_MINUTE', 10),
       rootPasswordPerHour: env.int('RATE_LIMIT_ROOT_PASSWORD_PER_HOUR', 5),
+      rescuePerHour: env.int('RATE_LIMIT_RESCUE_PER_HOUR', 5),
       loginEmailFailuresPerMinute: env.int('RATE_LIMIT_LOGIN_EMAIL_FAILURES_PER_MINUTE', 50),
       authFailuresPerMinute: env.int('RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 60),
       mfaPerMinute: env.int('RATE_LIMIT_2FA_PER_MINUTE', 10),
@@ -242,6 +244,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
     objectStorage: objectStorageConfig(env),
     metrics: metricsConfig(env),
     hosts: hostsConfig(env),
+    rescue: rescueConfig(env),
     notificationsHeartbeatMs: env.int('NOTIFICATIONS_HEARTBEAT_MS', 15_000, 10),
     notificationStreams: {
       perAccount: env.int('NOTIFICATIONS_MAX_STREAMS_PER_ACCOUNT', 5, 1, 1000),

@@ -127,6 +127,10 @@ export class RateLimitGuard implements CanActivate {
         // Passwords set, not attempts: a refused reset (a stopped VPS, no agent) leaves the budget as it was.
         rules.push({ key: `root-password:${account}`, limit: limits.rootPasswordPerHour, windowSeconds: 3600, acceptedOnly: true });
         break;
+      case 'rescue':
+        // Rescues begun (a new root password each), not attempts, as for root-password.
+        rules.push({ key: `rescue:${account}`, limit: limits.rescuePerHour, windowSeconds: 3600, acceptedOnly: true });
+        break;
     }
     return rules;
   }

@@ -63,6 +63,12 @@ export class InstanceSummaryResponse {
       'Present, and false, while the hypervisor host of this VPS does not answer (issue 40): `powerState` is then the last one known, and power actions answer 503 `hypervisor_unavailable`. Absent while the host answers.',
   })
   hostReachable?: boolean;
+  @ApiProperty({
+    example: false,
+    description:
+      'True while the VPS is booted from the rescue system (POST .../instance/rescue), its own disk attached as the second disk (/dev/vdb); POST .../instance/unrescue, or the end of RESCUE_HOURS, boots its own disk again.',
+  })
+  rescue: boolean;
 }
 
 export const OBJECT_STORAGE_STATES = ['pending', 'active', 'suspended', 'closed', 'purged'] as const;

@@ -57,6 +57,8 @@ export interface GuestSeed {
   hostname: string;
   /** OpenSSH public key lines for root. */
   sshKeys: string[];
+  /** A rescue system's root password, as its SHA-512-crypt hash (issue 39); never the password itself. */
+  rootPasswordHash?: string;
 }
 
 /** The root disk: a copy-on-write disk of `diskGb` on the image, and the seed cloud-init reads. */
@@ -226,6 +228,20 @@ export abstract class ComputeProvider {
    */
   restoreMachine(_instance: InstanceRef, _open: () => Promise<Readable>, _sizeBytes: number, _idempotencyKey: string): Promise<string> {
     return Promise.reject(new ComputeProviderError('unsupported', 'This hypervisor cannot restore disks.'));
+  }
+
+  /**
+   * Begins a rescue (issue 39): the machine boots `rescue` (the rescue image on a disk of its own,
+   * with its seed) and keeps its root disk as a second disk (vdb), unmounted. Power actions then act
+   * on the rescue system until unrescueMachine. A task handle, like powerAction (same key rules).
+   */
+  rescueMachine(instance: InstanceRef, _rescue: GuestBoot, _network: GuestNetwork | null, idempotencyKey: string): Promise<string> {
+    return this.powerAction(instance, 'rescue', idempotencyKey);
+  }
+
+  /** Ends a rescue: the machine boots its own disk and seed again, and the rescue disk and seed are removed. A task handle. */
+  unrescueMachine(instance: InstanceRef, _network: GuestNetwork | null, idempotencyKey: string): Promise<string> {
+    return this.powerAction(instance, 'unrescue', idempotencyKey);
   }
 
   /** Powers off and deletes the machine of a terminated VPS, with its root disk and seed; another deployment's machine stays. */

@@ -21,6 +21,17 @@ const DEMO_IMAGES: NewImage[] = [
     format: 'qcow2',
     sizeBytes: 587_202_560,
   },
+  {
+    // What POST .../instance/rescue boots (image:add --rescue).
+    slug: 'rescue',
+    name: 'Rescue system (Debian 12)',
+    osFamily: 'debian',
+    osVersion: '12',
+    minDiskGb: 2,
+    format: 'qcow2',
+    sizeBytes: 338_624_512,
+    rescue: true,
+  },
 ];
 
 /**

@@ -26,6 +26,8 @@ export interface NewImage {
   minDiskGb: number;
   format: ImageFormat;
   sizeBytes: number;
+  /** An image the rescue mode may boot (`image:add --rescue`, issue 39). */
+  rescue?: boolean;
 }
 
 /** All SQL on images: the operator's catalogue (every account's) and each account's snapshots. */
@@ -118,12 +120,25 @@ export class ImagesRepository {
     return row ?? null;
   }
 
+  /**
+   * The rescue system (issue 39): the available system image of that slug (RESCUE_IMAGE), or without
+   * one the newest marked `rescue`. Read FOR SHARE, as an image a rebuild chose.
+   */
+  findRescue(manager: EntityManager, slug: string | undefined): Promise<ImageRow | null> {
+    return sqlFirst<ImageRow>(
+      manager,
+      `SELECT ${COLUMNS} FROM images WHERE account_id IS NULL AND status = 'available' AND ${slug ? 'slug = $1' : 'rescue AND $1::text IS NULL'}
+        ORDER BY created_at DESC, id DESC LIMIT 1 FOR SHARE`,
+      [slug ?? null],
+    );
+  }
+
   async insertUploading(image: NewImage): Promise<ImageRow> {
     const row = await sqlFirst<ImageRow>(
       this.dataSource,
-      `INSERT INTO images (slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'uploading') RETURNING ${COLUMNS}`,
-      [image.slug, image.name, image.osFamily, image.osVersion, image.minDiskGb, image.format, image.sizeBytes],
+      `INSERT INTO images (slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status, rescue)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'uploading', $8) RETURNING ${COLUMNS}`,
+      [image.slug, image.name, image.osFamily, image.osVersion, image.minDiskGb, image.format, image.sizeBytes, image.rescue ?? false],
     );
     return row!;
   }
@@ -141,11 +156,11 @@ export class ImagesRepository {
   async insertIfAbsent(manager: EntityManager, image: NewImage): Promise<void> {
     await runSql(
       manager,
-      `INSERT INTO images (slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status)
-       SELECT $1::varchar, $2, $3, $4, $5::int, $6, $7::bigint, 'available'
+      `INSERT INTO images (slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status, rescue)
+       SELECT $1::varchar, $2, $3, $4, $5::int, $6, $7::bigint, 'available', $8
         WHERE NOT EXISTS (SELECT 1 FROM images WHERE slug = $1::varchar AND status <> 'deleted')
        ON CONFLICT DO NOTHING`,
-      [image.slug, image.name, image.osFamily, image.osVersion, image.minDiskGb, image.format, image.sizeBytes],
+      [image.slug, image.name, image.osFamily, image.osVersion, image.minDiskGb, image.format, image.sizeBytes, image.rescue ?? false],
     );
   }
 

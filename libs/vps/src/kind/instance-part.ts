@@ -11,9 +11,11 @@ export function instancePart(row: Omit<InstanceRow, 'id'>): InstanceSummaryRespo
   const region = row.region ?? '';
   // Issue 40: shown only while the host does not answer, so a VPS's usual shape is unchanged.
   const unreachable = row.hostReachable === false && !row.terminated ? { hostReachable: false as const } : {};
-  if (row.terminated) return { powerState, ipv4: null, ipv6: null, region, ssh: null };
+  const rescue = !!row.rescue && !row.terminated;
+  if (row.terminated) return { powerState, ipv4: null, ipv6: null, region, ssh: null, rescue };
   return {
     powerState,
+    rescue,
     ipv4: row.ipv4,
     ipv6: row.ipv6,
     region,

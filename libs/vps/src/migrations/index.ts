@@ -7,6 +7,7 @@ import { DeploymentIdentity1764000002760 } from './1764000002760-deployment-iden
 import { ImageSnapshots1764000002900 } from './1764000002900-image-snapshots';
 import { VpsBackups1764000003200 } from './1764000003200-vps-backups';
 import { Hosts1764000003400 } from './1764000003400-hosts';
+import { RescueMode1764000003300 } from './1764000003300-rescue-mode';
 
 /** The VPS tables made after services' first migration (vps_instances, instance_actions and console_sessions are made there). */
 export const vpsMigrations = [
@@ -19,4 +20,5 @@ export const vpsMigrations = [
   ImageSnapshots1764000002900,
   VpsBackups1764000003200,
   Hosts1764000003400,
+  RescueMode1764000003300,
 ];

@@ -31,7 +31,11 @@ export function seedFiles(seed: GuestSeed, network: GuestNetwork | null): SeedFi
   const metaData = `instance-id: ${q(seed.instanceId)}\nlocal-hostname: ${q(seed.hostname)}\n`;
   // An empty list is not valid cloud-config: no keys, no line (the console still works).
   const keys = seed.sshKeys.map((key) => `  - ${q(key.trim())}`);
-  // Root logs in with the account's keys, as at Hetzner, DigitalOcean and Linode; never with a password.
+  // Root logs in with the account's keys, as at Hetzner, DigitalOcean and Linode; never with a password
+  // over SSH. A rescue system also takes a password (its hash) for the console.
+  const password = seed.rootPasswordHash
+    ? ['chpasswd:', '  expire: false', '  users:', '    - name: root', `      password: ${q(seed.rootPasswordHash)}`, '      type: hash']
+    : [];
   const userData = [
     '#cloud-config',
     `hostname: ${q(seed.hostname)}`,
@@ -39,6 +43,7 @@ export function seedFiles(seed: GuestSeed, network: GuestNetwork | null): SeedFi
     'disable_root: false',
     'ssh_pwauth: false',
     ...(keys.length ? ['ssh_authorized_keys:', ...keys] : []),
+    ...password,
     '',
   ].join('\n');
   return { 'meta-data': metaData, 'user-data': userData, 'network-config': networkConfig(network) };

@@ -33,13 +33,13 @@ import { LibvirtDomains } from './libvirt-domains';
 import { HostDirectory, LibvirtConnections } from './libvirt-connections';
 import { vncPassword } from './vnc-password';
 import { withXmlFile } from './xml-file';
+import { setGuestRootPassword } from './guest-password';
+import { LibvirtRescue } from './rescue-domain';
 import type { ActionType, PowerState } from '../../vps.types';
 
 /** Reads never keep a request waiting longer than this on the hypervisor. */
 const READ_TIMEOUT_MS = 2_000;
 const POLL_MS = 500;
-/** libvirt waits 5 s for a guest agent by default; a slow one, not a dead one, still answers in this. */
-const AGENT_TIMEOUT_MS = 15_000;
 /** The console token lasts 60 s; the password as long again, for the customer to type it in. */
 const CONSOLE_PASSWORD_VALID_MS = 120_000;
 
@@ -64,6 +64,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
   private readonly domains: LibvirtDomains;
   private readonly snapshots: DiskSnapshots;
   private readonly exports: DiskExports;
+  private readonly rescues: LibvirtRescue;
 
   constructor(
     private readonly config: AppConfig,
@@ -84,6 +85,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
     const problems = templateProblems(this.template);
     if (problems.length) throw new Error(`LIBVIRT_DOMAIN_TEMPLATE (${domainTemplate}) is not usable: ${problems.join('; ')}`);
+    this.rescues = new LibvirtRescue(config, this.domains, this.pool, this.marks, this.template, this.changeTimeoutMs);
   }
 
   async powerAction(instance: InstanceRef, type: ActionType, _idempotencyKey: string): Promise<string> {
@@ -264,16 +266,17 @@ export class LibvirtComputeProvider extends ComputeProvider {
     return this.exports.restore(instance, open, sizeBytes);
   }
 
-  /**
-   * The guest agent's guest-set-user-password. The password is an argument of virsh (libvirt has no
-   * other way in), so it is in the API host's process list for the call's duration; it is kept out
-   * of every log line and error message (Virsh's `secrets`).
-   */
-  override async setRootPassword(instance: InstanceRef, password: string): Promise<void> {
-    const name = this.domains.domainOf(instance);
-    const uri = this.domains.uriOf(instance);
-    await this.marks.refuseForeign(uri, name);
-    await this.virsh.run(uri, ['set-user-password', name, 'root', password], { timeoutMs: AGENT_TIMEOUT_MS, secrets: [password] });
+  /** Issue 39: guest-password.ts (the QEMU guest agent) and rescue-domain.ts. */
+  override setRootPassword(instance: InstanceRef, password: string): Promise<void> {
+    return setGuestRootPassword(this.virsh, this.domains, this.marks, instance, password);
+  }
+
+  override rescueMachine(instance: InstanceRef, rescue: GuestBoot, network: GuestNetwork | null): Promise<string> {
+    return this.rescues.rescue(instance, rescue, network);
+  }
+
+  override unrescueMachine(instance: InstanceRef, network: GuestNetwork | null): Promise<string> {
+    return this.rescues.unrescue(instance, network);
   }
 
   override async adoptMachine(instance: InstanceRef, providerRef: string): Promise<MachineRecord> {

@@ -30,8 +30,11 @@ class AddImageInput {
 @Injectable()
 export class ImageAddCommand extends CliCommand {
   readonly name = 'image:add';
-  readonly usage = 'image:add --slug <slug> --name <name> --file <qcow2 or raw> [--os-family debian] [--os-version 12] [--min-disk-gb N]';
+  readonly usage =
+    'image:add --slug <slug> --name <name> --file <qcow2 or raw> [--os-family debian] [--os-version 12] [--min-disk-gb N] [--rescue]';
   readonly options = ['slug', 'name', 'file', 'os-family', 'os-version', 'min-disk-gb'];
+  /** `--rescue`: the rescue mode boots the newest such image unless RESCUE_IMAGE names one (issue 39). */
+  override readonly flags = ['rescue'];
 
   constructor(private readonly images: ImagesService) {
     super();
@@ -50,6 +53,6 @@ export class ImageAddCommand extends CliCommand {
       osVersion: args['os-version'] ?? (version || 'latest'),
       minDiskGb: minDisk === undefined ? undefined : /^\d+$/.test(String(minDisk)) ? Number(minDisk) : NaN,
     });
-    return [await this.images.add({ ...input, file })];
+    return [await this.images.add({ ...input, file, rescue: args.rescue === true })];
   }
 }

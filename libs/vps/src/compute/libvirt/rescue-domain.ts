@@ -1,0 +1,111 @@
+import type { AppConfig } from '@app/core';
+import type { GuestBoot, GuestNetwork, InstanceRef } from '../compute-provider';
+import { seedFiles } from './cloud-init-seed';
+import type { DeploymentMarks } from './deployment-marks';
+import { DomainValues, renderDomain, withDeploymentMark } from './domain-xml';
+import type { DomainInfo } from './domain-state';
+import type { LibvirtDomains } from './libvirt-domains';
+import { lookBeforeRetry } from './look-before-retry';
+import { encodeTask } from './power-task';
+import { withSeedIso } from './seed-iso';
+import type { StoragePool } from './storage-pool';
+import { imageVolume, rootVolumeOf, seedVolumeOf } from './volume-names';
+import { vncPassword } from './vnc-password';
+import { withXmlFile } from './xml-file';
+
+/** The rescue system's disk (a copy-on-write disk on the rescue image) and seed; `svc-` names, so reconciliation finds leftovers. */
+export const rescueVolumeOf = (serviceId: string): string => `svc-${serviceId}-rescue.qcow2`;
+export const rescueSeedVolumeOf = (serviceId: string): string => `svc-${serviceId}-rescue-seed.iso`;
+
+/**
+ * The rescue domain (issue 39): the template rendered with the rescue system's disk as vda and its
+ * seed as the CD-ROM, and the VPS's own root disk added as vdb (after every other device, so the
+ * BIOS boots vda; nothing mounts vdb).
+ */
+export function rescueDomainXml(template: string, values: DomainValues): string {
+  const xml = renderDomain(template, {
+    ...values,
+    rootVolume: rescueVolumeOf(values.serviceId),
+    seedVolume: rescueSeedVolumeOf(values.serviceId),
+  });
+  const own =
+    `<disk type='volume' device='disk'><driver name='qemu' type='qcow2'/>` +
+    `<source pool='${xmlText(values.pool)}' volume='${xmlText(rootVolumeOf(values.serviceId))}'/><target dev='vdb' bus='virtio'/></disk>`;
+  return xml.replace(/(\s*)<\/devices>/, `$1  ${own}$1</devices>`);
+}
+
+const xmlText = (value: string): string =>
+  value.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
+
+/**
+ * Rescue and unrescue on libvirt, for LibvirtComputeProvider: the domain is powered off, defined
+ * again (same UUID, size and network) with the rescue disks or its own, and started. Both end as a
+ * start does (done once the domain runs). Unrescue removes the rescue disk and seed.
+ */
+export class LibvirtRescue {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly domains: LibvirtDomains,
+    private readonly pool: StoragePool,
+    private readonly marks: DeploymentMarks,
+    private readonly template: string,
+    private readonly changeTimeoutMs: number,
+  ) {}
+
+  async rescue(instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null): Promise<string> {
+    const domain = await this.stopped(instance);
+    const uri = this.domains.uriOf(instance);
+    const disk = rescueVolumeOf(instance.serviceId);
+    const seed = rescueSeedVolumeOf(instance.serviceId);
+    await this.pool.remove(uri, disk);
+    await this.pool.createOverlay(uri, disk, imageVolume(boot.imageId), boot.imageFormat, boot.diskGb);
+    await this.pool.remove(uri, seed);
+    await withSeedIso(seedFiles(boot.seed, network), (file, size) => this.pool.upload(uri, seed, file, 'raw', size));
+    await this.define(instance, domain, network, true);
+    await this.domains.startOnce(instance, domain.name);
+    return encodeTask({ type: 'start', since: Date.now(), domainId: null });
+  }
+
+  async unrescue(instance: InstanceRef, network: GuestNetwork | null): Promise<string> {
+    const domain = await this.stopped(instance);
+    await this.define(instance, domain, network, false);
+    const uri = this.domains.uriOf(instance);
+    await this.pool.remove(uri, rescueVolumeOf(instance.serviceId));
+    await this.pool.remove(uri, rescueSeedVolumeOf(instance.serviceId));
+    await this.domains.startOnce(instance, domain.name);
+    return encodeTask({ type: 'start', since: Date.now(), domainId: null });
+  }
+
+  /** The domain, ours, powered off (as a hardware reset would: the rescue is for a guest that may not shut down cleanly). */
+  private async stopped(instance: InstanceRef): Promise<DomainInfo> {
+    const domain = await this.domains.info(instance, this.changeTimeoutMs);
+    await this.marks.refuseForeign(this.domains.uriOf(instance), domain.name);
+    if (domain.id) await this.domains.powerOffOnce(instance, domain.name);
+    return domain;
+  }
+
+  private async define(instance: InstanceRef, domain: DomainInfo, network: GuestNetwork | null, rescue: boolean): Promise<void> {
+    const values: DomainValues = {
+      name: domain.name,
+      serviceId: instance.serviceId,
+      vcpus: domain.vcpus,
+      memoryMb: Math.max(1, Math.round(domain.memoryKiB / 1024)),
+      vncListen: this.config.libvirt.vncListen,
+      vncPassword: vncPassword(),
+      pool: this.config.libvirt.storagePool,
+      rootVolume: rootVolumeOf(instance.serviceId),
+      seedVolume: seedVolumeOf(instance.serviceId),
+      macAddress: network?.mac ?? '',
+      network,
+    };
+    let xml = rescue ? rescueDomainXml(this.template, values) : renderDomain(this.template, values);
+    xml = xml.replace(/<\/name>/, `</name>\n  <uuid>${domain.uuid}</uuid>`);
+    xml = withDeploymentMark(xml, await this.marks.ours());
+    const disk = rescue ? rescueVolumeOf(instance.serviceId) : rootVolumeOf(instance.serviceId);
+    const wanted = (inactive: string) => inactive.includes(disk) && rescue === inactive.includes(rescueVolumeOf(instance.serviceId));
+    await lookBeforeRetry(
+      () => withXmlFile(xml, (file) => this.domains.run(instance, ['define', file])),
+      async () => wanted(await this.domains.run(instance, ['dumpxml', '--inactive', domain.name])),
+    );
+  }
+}
