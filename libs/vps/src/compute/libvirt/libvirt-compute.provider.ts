@@ -18,19 +18,20 @@ import {
 } from '../compute-provider';
 import type { DeploymentIdentity } from '../deployment-identity';
 import { DeploymentMarks } from './deployment-marks';
-import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, templateProblems, vncGraphics, withDeploymentMark, withVncPassword } from './domain-xml';
+import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, templateProblems, withDeploymentMark } from './domain-xml';
 import { rootVolumeOf, seedVolumeOf } from './volume-names';
 import { StoragePool } from './storage-pool';
 import { lookBeforeRetry } from './look-before-retry';
 import { LibvirtInventory } from './libvirt-inventory';
 import { writeGuestDisks } from './guest-disks';
 import { DomainInfo, parseDomainList, powerStateOf } from './domain-state';
-import { decodeTask, encodeTask } from './power-task';
+import { encodeTask, LibvirtPowerTasks } from './power-task';
 import { decodeSnapshotTask, DiskSnapshots, encodeSnapshotTask, isSnapshotTask } from './disk-snapshots';
 import { DiskExports } from './disk-exports';
 import { Virsh } from './virsh';
 import { LibvirtDomains } from './libvirt-domains';
 import { HostDirectory, LibvirtConnections } from './libvirt-connections';
+import { openVncConsole } from './vnc-console';
 import { vncPassword } from './vnc-password';
 import { withXmlFile } from './xml-file';
 import { setGuestRootPassword } from './guest-password';
@@ -40,15 +41,10 @@ import type { ActionType, PowerState } from '../../vps.types';
 /** Reads never keep a request waiting longer than this on the hypervisor. */
 const READ_TIMEOUT_MS = 2_000;
 const POLL_MS = 500;
-/** The console token lasts 60 s; the password as long again, for the customer to type it in. */
-const CONSOLE_PASSWORD_VALID_MS = 120_000;
 
 /**
  * VPSes as libvirt domains named `svc-<service id>`, driven with virsh (docs/compute-provider.md).
- * libvirt's calls are synchronous, so a task handle records what was asked and when, and
- * taskStatus compares the domain's state with the target: a guest still up after
- * COMPUTE_STOP_TIMEOUT_SECONDS of an ACPI shutdown is powered off, and the action says so.
- * A reboot is an ACPI shutdown followed by a start, so it can be followed by polling. Every domain
+ * Power actions are tasks followed by polling (power-task.ts). Every domain
  * it defines carries the deployment's mark; one marked by another deployment is never adopted,
  * rebuilt or removed from here (issue 36).
  */
@@ -65,6 +61,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
   private readonly snapshots: DiskSnapshots;
   private readonly exports: DiskExports;
   private readonly rescues: LibvirtRescue;
+  private readonly powerTasks: LibvirtPowerTasks;
 
   constructor(
     private readonly config: AppConfig,
@@ -78,6 +75,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.changeTimeoutMs);
     this.marks = new DeploymentMarks(virsh, identity, this.changeTimeoutMs);
     this.snapshots = new DiskSnapshots(this.domains, this.pool);
+    this.powerTasks = new LibvirtPowerTasks(this.domains, config.computeStopTimeoutSeconds, this.changeTimeoutMs, READ_TIMEOUT_MS);
     this.exports = new DiskExports(this.domains, this.pool, this.snapshots, this.marks, this.changeTimeoutMs);
     // Reconciliation holds its job lock (a database connection) while it lists: reads stay short.
     this.inventories = new LibvirtInventory(virsh, this.pool, this.marks, READ_TIMEOUT_MS, this.changeTimeoutMs);
@@ -88,46 +86,14 @@ export class LibvirtComputeProvider extends ComputeProvider {
     this.rescues = new LibvirtRescue(config, this.domains, this.pool, this.marks, this.template, this.changeTimeoutMs);
   }
 
-  async powerAction(instance: InstanceRef, type: ActionType, _idempotencyKey: string): Promise<string> {
-    // Asking twice is harmless: each branch first looks at the domain's state.
-    const domain = await this.domains.info(instance, this.changeTimeoutMs);
-    const state = powerStateOf(domain.state);
-    if (type === 'start' || type === 'rebuild') await this.domains.powerOn(instance, domain);
-    else if (state === 'running') await this.domains.shutdownOnce(instance, domain.name);
-    return encodeTask({ type, since: Date.now(), domainId: type === 'reboot' ? domain.id : null });
+  /** Power actions and their tasks: power-task.ts; snapshots' tasks: disk-snapshots.ts. */
+  powerAction(instance: InstanceRef, type: ActionType, _idempotencyKey: string): Promise<string> {
+    return this.powerTasks.begin(instance, type);
   }
 
-  async taskStatus(instance: InstanceRef, taskId: string): Promise<TaskStatus> {
+  taskStatus(instance: InstanceRef, taskId: string): Promise<TaskStatus> {
     if (isSnapshotTask(taskId)) return this.snapshots.status(instance, decodeSnapshotTask(taskId));
-    const task = decodeTask(taskId);
-    const domain = await this.domains.info(instance, this.changeTimeoutMs);
-    const state = powerStateOf(domain.state);
-    if (task.type === 'start' || task.type === 'rebuild') {
-      if (state === 'running') return { state: 'succeeded' };
-      // Still starting: libvirt keeps a new QEMU process paused until it is set up.
-      if (domain.id && Date.now() - task.since < this.config.computeStopTimeoutSeconds * 1000) return { state: 'running' };
-      return { state: 'failed', error: { code: 'start_failed', message: `The machine is ${domain.state} after it was started.` } };
-    }
-    if (task.type === 'reboot' && state === 'running' && domain.id !== task.domainId) return { state: 'succeeded' };
-    if (state === 'stopped') {
-      if (task.type === 'reboot') await this.domains.powerOn(instance, domain);
-      return { state: 'succeeded' };
-    }
-    const timeoutS = this.config.computeStopTimeoutSeconds;
-    if (Date.now() - task.since < timeoutS * 1000) return { state: 'running' };
-    await this.domains.run(instance, ['destroy', domain.name]).catch(async (err: unknown) => {
-      // The guest may have gone down on its own in the meantime.
-      if (powerStateOf((await this.domains.info(instance, READ_TIMEOUT_MS)).state) !== 'stopped') throw err;
-    });
-    if (task.type === 'reboot') await this.domains.run(instance, ['start', domain.name]);
-    const then = task.type === 'reboot' ? ' and started again' : '';
-    return {
-      state: 'succeeded',
-      notice: {
-        code: 'forced_power_off',
-        message: `The guest did not shut down within ${timeoutS} s of the ACPI request; it was powered off${then}.`,
-      },
-    };
+    return this.powerTasks.status(instance, taskId);
   }
 
   async powerState(instance: InstanceRef): Promise<PowerState | null> {
@@ -159,20 +125,8 @@ export class LibvirtComputeProvider extends ComputeProvider {
     return lease();
   }
 
-  async openConsole(instance: InstanceRef): Promise<ConsoleTarget> {
-    const name = this.domains.domainOf(instance);
-    const graphics = vncGraphics(await this.domains.run(instance, ['dumpxml', name], READ_TIMEOUT_MS * 2));
-    if (!graphics) throw new ComputeProviderError('no_console', 'The machine has no VNC console, or it is not running.');
-    const password = vncPassword();
-    const device = withVncPassword(graphics.element, password, new Date(Date.now() + CONSOLE_PASSWORD_VALID_MS));
-    await withXmlFile(device, (file) => this.domains.run(instance, ['update-device', name, file, '--live']));
-    return {
-      protocol: 'vnc',
-      host: this.domains.vncHost(instance, graphics.listen),
-      port: graphics.port,
-      password,
-      upstream: { domain: name },
-    };
+  openConsole(instance: InstanceRef): Promise<ConsoleTarget> {
+    return openVncConsole(this.domains, instance, READ_TIMEOUT_MS * 2);
   }
 
   pollIntervalMs(): number {

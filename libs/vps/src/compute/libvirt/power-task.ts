@@ -1,5 +1,7 @@
-import { ComputeProviderError } from '../compute-provider';
+import { ComputeProviderError, InstanceRef, TaskStatus } from '../compute-provider';
 import { ACTION_TYPES, ActionType } from '../../vps.types';
+import { powerStateOf } from './domain-state';
+import { LibvirtDomains } from './libvirt-domains';
 
 /** What the runner keeps as the task handle of a libvirt power action (its calls are synchronous). */
 export interface PowerTask {
@@ -20,4 +22,60 @@ export function decodeTask(taskId: string): PowerTask {
     throw new ComputeProviderError('task_not_found', 'The hypervisor has no record of this task.');
   }
   return { type: type as ActionType, since: Number(since), domainId: domainId && domainId !== '-' ? domainId : null };
+}
+
+/**
+ * A power action on a libvirt domain, and its task's state. libvirt's calls are synchronous, so the
+ * handle records what was asked and when, and the status compares the domain's state with the
+ * target: a guest still up after COMPUTE_STOP_TIMEOUT_SECONDS of an ACPI shutdown is powered off,
+ * and the action says so. A reboot is an ACPI shutdown followed by a start.
+ */
+export class LibvirtPowerTasks {
+  constructor(
+    private readonly domains: LibvirtDomains,
+    private readonly stopTimeoutSeconds: number,
+    private readonly changeTimeoutMs: number,
+    private readonly readTimeoutMs: number,
+  ) {}
+
+  async begin(instance: InstanceRef, type: ActionType): Promise<string> {
+    // Asking twice is harmless: each branch first looks at the domain's state.
+    const domain = await this.domains.info(instance, this.changeTimeoutMs);
+    const state = powerStateOf(domain.state);
+    if (type === 'start' || type === 'rebuild') await this.domains.powerOn(instance, domain);
+    else if (state === 'running') await this.domains.shutdownOnce(instance, domain.name);
+    return encodeTask({ type, since: Date.now(), domainId: type === 'reboot' ? domain.id : null });
+  }
+
+  async status(instance: InstanceRef, taskId: string): Promise<TaskStatus> {
+    const task = decodeTask(taskId);
+    const domain = await this.domains.info(instance, this.changeTimeoutMs);
+    const state = powerStateOf(domain.state);
+    if (task.type === 'start' || task.type === 'rebuild') {
+      if (state === 'running') return { state: 'succeeded' };
+      // Still starting: libvirt keeps a new QEMU process paused until it is set up.
+      if (domain.id && Date.now() - task.since < this.stopTimeoutSeconds * 1000) return { state: 'running' };
+      return { state: 'failed', error: { code: 'start_failed', message: `The machine is ${domain.state} after it was started.` } };
+    }
+    if (task.type === 'reboot' && state === 'running' && domain.id !== task.domainId) return { state: 'succeeded' };
+    if (state === 'stopped') {
+      if (task.type === 'reboot') await this.domains.powerOn(instance, domain);
+      return { state: 'succeeded' };
+    }
+    const timeoutS = this.stopTimeoutSeconds;
+    if (Date.now() - task.since < timeoutS * 1000) return { state: 'running' };
+    await this.domains.run(instance, ['destroy', domain.name]).catch(async (err: unknown) => {
+      // The guest may have gone down on its own in the meantime.
+      if (powerStateOf((await this.domains.info(instance, this.readTimeoutMs)).state) !== 'stopped') throw err;
+    });
+    if (task.type === 'reboot') await this.domains.run(instance, ['start', domain.name]);
+    const then = task.type === 'reboot' ? ' and started again' : '';
+    return {
+      state: 'succeeded',
+      notice: {
+        code: 'forced_power_off',
+        message: `The guest did not shut down within ${timeoutS} s of the ACPI request; it was powered off${then}.`,
+      },
+    };
+  }
 }
