@@ -10,7 +10,8 @@
 //          into bench/results/profile-<scenario>.{txt,json,cpuprofile})
 //          --only=<scenario,...> (hostile-bodies: the wide-JSON scenario; console: the console proxy's throughput;
 //          webhooks: deliveries/s against a bare loop; streams: open notification streams;
-//          metrics: the metrics route against a direct query_range to the same Prometheus)  --streams=N  --rounds=N  --duration=S  --warmup=S  --connections=N
+//          metrics: the metrics route against a direct query_range to the same Prometheus;
+//          backups, only when named: a VPS disk backed up to Ceph RGW against qemu-img convert and the same upload)  --streams=N  --rounds=N  --duration=S  --warmup=S  --connections=N
 //          --pool=N (DB_POOL_SIZE of both servers; unset: the API's default)  --db=<name>
 //          --reuse-db (keep a seeded database from an earlier run)  --out=<file>  --strict
 //          --scale=provider (issue 30: every list at a provider's size against a small dataset, EXPLAIN of each,
@@ -47,6 +48,7 @@ const { streamsScenario } = require('./streams');
 const { scaleScenario } = require('./scale');
 const { writeProfileReport } = require('./profile');
 const { metricsScenario } = require('./metrics');
+const { backupsScenario } = require('./backups');
 
 // ---- options -----------------------------------------------------------------------------------
 function parseArgs(argv) {
@@ -839,6 +841,9 @@ async function main() {
       });
     }
 
+    // 4e. backups: only when named (it needs libvirt and the Ceph gateway, and takes minutes)
+    const backupsRow = opts.only?.includes('backups') ? await backupsScenario({ rounds: opts.rounds, log }) : null;
+
     const peak = sampler.stop();
     for (const p of [api, baseline]) if (p.child.exitCode !== null) throw new Error(`${p.name} died during the bench:\n${p.tail()}`);
     await cleanup();
@@ -925,6 +930,24 @@ async function main() {
         ...(opts.smoke ? { informational: true } : {}),
       });
     }
+    if (backupsRow) {
+      log(
+        `Backups: API ${backupsRow.apiMbPerSecond} MB/s, bare pipeline ${backupsRow.bareMbPerSecond} MB/s, ratio ${backupsRow.ratio}; ` +
+          `peak RSS ${backupsRow.peakRssMb.small} MB (${backupsRow.peakRssMb.smallDiskMb} MiB disk), ${backupsRow.peakRssMb.large} MB (${backupsRow.peakRssMb.largeDiskMb} MiB)`,
+      );
+      checks.push(
+        {
+          target: `backups: MB/s to the gateway >= ${backupsRow.minRatio} of qemu-img convert and the same multipart upload`,
+          value: backupsRow.ratio,
+          pass: backupsRow.ratio >= backupsRow.minRatio,
+        },
+        {
+          target: `backups: peak RSS for a disk 4x larger within ${backupsRow.maxRssGrowth}x`,
+          value: backupsRow.rssGrowth,
+          pass: backupsRow.rssGrowth <= backupsRow.maxRssGrowth,
+        },
+      );
+    }
     if (webhooksRow) {
       log(
         `Webhooks: API ${webhooksRow.apiPerSecond}/s, bare loop ${webhooksRow.barePerSecond}/s, ratio ${webhooksRow.ratio}; ` +
@@ -970,6 +993,7 @@ async function main() {
       webhooks: webhooksRow,
       streams: streamsRow,
       metrics: metricsRow,
+      backups: backupsRow,
       rss,
       targets: checks,
     };

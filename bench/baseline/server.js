@@ -52,8 +52,12 @@ const SERVICE_COLUMNS = `s.id, s.product_id, s.name, s.type, s.status, s.price, 
        ${isoText('s.next_due_date')} AS next_due_date, ${isoText('s.created_at')} AS created_at`;
 // What each kind shows of the page, one statement per kind on it, side by side (VpsInstancesRepository.summaries,
 // ObjectStorageUsersRepository.summaries).
-const INSTANCES_SQL = `SELECT service_id AS id, power_state AS "powerState", region, ipv4, ipv6, ssh_host AS "sshHost", ssh_port AS "sshPort"
-         FROM vps_instances WHERE service_id = ANY($1::uuid[])`;
+const INSTANCES_SQL = `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
+              s.status = 'terminated' AS terminated, ${isoText('b.next_run_at')} AS "backupsNextRunAt",
+              coalesce((SELECT h.state <> 'unreachable' FROM hosts h WHERE h.id = i.host_id), true) AS "hostReachable",
+              EXISTS (SELECT 1 FROM vps_rescues r WHERE r.service_id = i.service_id) AS rescue
+         FROM vps_instances i JOIN services s ON s.id = i.service_id LEFT JOIN vps_backup_schedules b ON b.service_id = i.service_id
+        WHERE i.service_id = ANY($1::uuid[])`;
 const STORAGE_SQL = `SELECT service_id AS id, CASE WHEN applied_version < desired_version THEN 'pending' ELSE gateway_state END AS state,
               used_bytes::float8 AS "usedBytes", used_objects::float8 AS objects, bucket_count AS buckets,
               quota_bytes::float8 AS "quotaBytes", quota_objects::float8 AS "quotaObjects", ${isoText('usage_updated_at')} AS "usageUpdatedAt"
@@ -61,9 +65,6 @@ const STORAGE_SQL = `SELECT service_id AS id, CASE WHEN applied_version < desire
 
 // ServicesRepository.findForAccount, then the kind's summary of that one service (VpsInstancesRepository.summaries)
 const SERVICE_SQL = `SELECT ${SERVICE_COLUMNS} FROM services s WHERE s.id = $1 AND s.account_id = $2`;
-const INSTANCE_SQL = `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
-              s.status = 'terminated' AS terminated
-         FROM vps_instances i JOIN services s ON s.id = i.service_id WHERE i.service_id = ANY($1::uuid[])`;
 // GET .../instance/actions/{actionId}: the VPS's ownership (VpsOwnership), its instance row, then the action
 // (InstanceActionsRepository.findForService, ACTION_COLUMNS)
 const OWNED_SERVICE_SQL = 'SELECT id, account_id AS "accountId", name, type, status FROM services WHERE id = $1 AND account_id = $2 ';
@@ -261,21 +262,20 @@ function start() {
     send(res, 200, { data, page: page.page, pageSize: page.pageSize, total, totalPages: Math.ceil(total / page.pageSize) });
   }
 
+  // libs/vps/src/kind/instance-part.ts, key for key
   function instanceBody(i) {
     if (!i) return null;
-    const shown = !i.terminated;
+    const rescue = !!i.rescue && !i.terminated;
+    if (i.terminated) return { powerState: i.powerState, ipv4: null, ipv6: null, region: i.region ?? '', ssh: null, rescue };
     return {
       powerState: i.powerState,
-      ipv4: shown ? i.ipv4 : null,
-      ipv6: shown ? i.ipv6 : null,
+      rescue,
+      ipv4: i.ipv4,
+      ipv6: i.ipv6,
       region: i.region ?? '',
-      ssh: !shown
-        ? null
-        : i.sshHost && i.sshPort
-          ? { host: i.sshHost, port: Number(i.sshPort) }
-          : i.ipv4
-            ? { host: i.ipv4, port: 22 }
-            : null,
+      ssh: i.sshHost && i.sshPort ? { host: i.sshHost, port: Number(i.sshPort) } : i.ipv4 ? { host: i.ipv4, port: 22 } : null,
+      ...(i.backupsNextRunAt && { backups: { enabled: true, nextRunAt: i.backupsNextRunAt } }),
+      ...(i.hostReachable === false ? { hostReachable: false } : {}),
     };
   }
 
@@ -301,7 +301,7 @@ function start() {
     if (!UUID.test(id)) return problem(res, 400, 'invalid_input');
     const row = (await pool.query(SERVICE_SQL, [id, principal.accountId])).rows[0];
     if (!row) return problem(res, 404, 'not_found');
-    const instance = row.type === 'vps' ? (await pool.query(INSTANCE_SQL, [[row.id]])).rows[0] : null;
+    const instance = row.type === 'vps' ? (await pool.query(INSTANCES_SQL, [[row.id]])).rows[0] : null;
     send(res, 200, serviceBody(row, instance));
   }
 

@@ -1,0 +1,170 @@
+'use strict';
+// The backups scenario (issue 38, item 6), run with `npm run bench -- --only=backups`: one VPS disk
+// backed up to the one-node Ceph RGW by the API's own code against a bare pipeline on the same
+// machine (bench/backup-child.js says what each does), in alternation, each in a process of its
+// own; the ratio is the median of the rounds' throughput ratios (target >= 0.8). Then the API's
+// backup of a disk four times larger: its process's peak RSS may not grow with the disk (the
+// upload holds a few parts, never the disk). Needs libvirt (qemu:///system, pool `default`) and
+// scripts/ensure-ceph.sh's gateway; without them the scenario is skipped with a line saying so.
+const { execFileSync, spawn } = require('node:child_process');
+const { randomUUID } = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { S3Client, CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, ListObjectsV2Command } = require('@aws-sdk/client-s3');
+
+const ADMIN_ENV = '/var/lib/hosting-ceph/admin.env';
+const POOL = 'default';
+const CHILD = path.join(__dirname, 'backup-child.js');
+const MIN_RATIO = 0.8;
+/** The larger disk's peak RSS may be at most this much above the smaller one's. */
+const MAX_RSS_GROWTH = 1.25;
+
+const virsh = (...args) => execFileSync('virsh', ['-c', 'qemu:///system', ...args], { encoding: 'utf8' });
+
+function gateway() {
+  const env = Object.fromEntries(
+    fs
+      .readFileSync(ADMIN_ENV, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('export '))
+      .map((l) => {
+        const [name, ...value] = l.slice(7).split('=');
+        return [name, value.join('=')];
+      }),
+  );
+  return { endpoint: env.RGW_ADMIN_URL, accessKeyId: env.RGW_ADMIN_ACCESS_KEY, secretAccessKey: env.RGW_ADMIN_SECRET_KEY };
+}
+
+/** A stopped domain `svc-<id>` with no OS and a qcow2 root volume of `mb` MiB, every cluster written. */
+function makeVps(workDir, mb) {
+  const serviceId = randomUUID();
+  const volume = `svc-${serviceId}-root.qcow2`;
+  const file = path.join(workDir, `${serviceId}.qcow2`);
+  execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', file, `${mb}M`]);
+  // Not one pattern: a run of identical bytes compresses nowhere here, but random data is what a disk holds.
+  execFileSync('qemu-io', ['-f', 'qcow2', '-c', `write -s /dev/urandom 0 ${mb}M`, file], { stdio: 'ignore' });
+  virsh('vol-create-as', '--pool', POOL, '--name', volume, '--capacity', `${mb}M`, '--format', 'qcow2');
+  virsh('vol-upload', '--pool', POOL, '--vol', volume, '--file', file);
+  fs.rmSync(file);
+  const xml = path.join(workDir, `${serviceId}.xml`);
+  fs.writeFileSync(
+    xml,
+    `<domain type='qemu'><name>svc-${serviceId}</name><memory unit='MiB'>32</memory><vcpu>1</vcpu><os><type arch='x86_64' machine='pc'>hvm</type></os></domain>`,
+  );
+  virsh('define', xml);
+  return { serviceId, volume, volumePath: virsh('vol-path', '--pool', POOL, volume).trim() };
+}
+
+function removeVps({ serviceId, volume }) {
+  for (const args of [
+    ['undefine', `svc-${serviceId}`],
+    ['vol-delete', '--pool', POOL, volume],
+    ['vol-delete', '--pool', POOL, `img-${serviceId}`],
+  ]) {
+    try {
+      virsh(...args);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/** Runs one backup in a child process, sampling its RSS every 20 ms. */
+function backup(mode, vps, key, workDir, s3) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CHILD, mode, vps.serviceId, key, vps.volumePath, workDir], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, BENCH_BACKUP_S3: JSON.stringify(s3) },
+    });
+    let out = '';
+    let err = '';
+    let peakKb = 0;
+    const sample = setInterval(() => {
+      try {
+        const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
+        peakKb = Math.max(peakKb, kb);
+      } catch {
+        /* the child has ended */
+      }
+    }, 20);
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    child.on('exit', (code) => {
+      clearInterval(sample);
+      if (code !== 0) return reject(new Error(`backup-child ${mode} exited with ${code}: ${err.slice(-2000)}`));
+      const { bytes, seconds } = JSON.parse(out);
+      resolve({ bytes, seconds, mbPerSecond: bytes / 1048576 / seconds, peakRssMb: Math.round(peakKb / 1024) });
+    });
+  });
+}
+
+async function backupsScenario({ rounds = 3, smallMb = 128, log }) {
+  if (!fs.existsSync(ADMIN_ENV)) {
+    log(`  backups         skipped: ${ADMIN_ENV} is missing (run scripts/ensure-ceph.sh)`);
+    return null;
+  }
+  const gw = gateway();
+  const bucket = `bench-backups-${randomUUID().slice(0, 8)}`;
+  const s3 = { ...gw, region: 'default', bucket, forcePathStyle: true };
+  const client = new S3Client({
+    endpoint: gw.endpoint,
+    region: 'default',
+    forcePathStyle: true,
+    credentials: { accessKeyId: gw.accessKeyId, secretAccessKey: gw.secretAccessKey },
+  });
+  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-backups-'));
+  const made = [];
+  const emptyBucket = async () => {
+    const { Contents = [] } = await client.send(new ListObjectsV2Command({ Bucket: bucket }));
+    for (const o of Contents) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: o.Key }));
+  };
+  try {
+    const small = makeVps(workDir, smallMb);
+    made.push(small);
+    // Warm-up of both (page cache, the gateway's first writes), not measured.
+    await backup('api', small, 'warmup/api', workDir, s3);
+    await backup('bare', small, 'warmup/bare', workDir, s3);
+    await emptyBucket();
+    const results = [];
+    for (let i = 0; i < rounds; i++) {
+      const api = await backup('api', small, `round-${i}/api`, workDir, s3);
+      const bare = await backup('bare', small, `round-${i}/bare`, workDir, s3);
+      results.push({ api, bare, ratio: api.mbPerSecond / bare.mbPerSecond });
+      log(
+        `  backups         round ${i + 1}: api ${api.mbPerSecond.toFixed(1)} MB/s (${(api.bytes / 1048576).toFixed(0)} MB, peak RSS ${api.peakRssMb} MB), ` +
+          `bare ${bare.mbPerSecond.toFixed(1)} MB/s, ratio ${(api.mbPerSecond / bare.mbPerSecond).toFixed(2)}`,
+      );
+      await emptyBucket();
+    }
+    const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    const large = makeVps(workDir, smallMb * 4);
+    made.push(large);
+    const big = await backup('api', large, 'large/api', workDir, s3);
+    await emptyBucket();
+    const smallPeak = median(results.map((r) => r.api.peakRssMb));
+    log(
+      `  backups         a ${smallMb * 4} MiB disk: api ${big.mbPerSecond.toFixed(1)} MB/s, peak RSS ${big.peakRssMb} MB (${smallMb} MiB disk: ${smallPeak} MB)`,
+    );
+    const round = (n) => Math.round(n * 100) / 100;
+    return {
+      id: 'backups',
+      title: `A stopped VPS's ${smallMb} MiB disk backed up to Ceph RGW by the API's code against qemu-img convert and the same multipart upload`,
+      rounds: results.length,
+      apiMbPerSecond: round(median(results.map((r) => r.api.mbPerSecond))),
+      bareMbPerSecond: round(median(results.map((r) => r.bare.mbPerSecond))),
+      ratio: round(median(results.map((r) => r.ratio))),
+      minRatio: MIN_RATIO,
+      peakRssMb: { small: smallPeak, large: big.peakRssMb, smallDiskMb: smallMb, largeDiskMb: smallMb * 4 },
+      rssGrowth: round(big.peakRssMb / smallPeak),
+      maxRssGrowth: MAX_RSS_GROWTH,
+    };
+  } finally {
+    for (const vps of made) removeVps(vps);
+    await emptyBucket().catch(() => undefined);
+    await client.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => undefined);
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+module.exports = { backupsScenario };
