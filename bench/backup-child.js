@@ -10,6 +10,10 @@ const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
+const { Logger } = require('@nestjs/common');
+
+// The result is this process's stdout: the adapter's log lines stay out of it.
+Logger.overrideLogger(false);
 const LIBS = path.join(__dirname, '../dist/apps/api/libs');
 const { S3BackupStore } = require(`${LIBS}/vps/src/backups/s3-backup-store`);
 const { LibvirtComputeProvider } = require(`${LIBS}/vps/src/compute/libvirt/libvirt-compute.provider`);

@@ -19,6 +19,7 @@ const CHILD = path.join(__dirname, 'backup-child.js');
 const MIN_RATIO = 0.8;
 /** The larger disk's peak RSS may be at most this much above the smaller one's. */
 const MAX_RSS_GROWTH = 1.25;
+const BACKUP_LIMIT_MS = 5 * 60_000;
 
 const virsh = (...args) => execFileSync('virsh', ['-c', 'qemu:///system', ...args], { encoding: 'utf8' });
 
@@ -79,6 +80,8 @@ function backup(mode, vps, key, workDir, s3) {
     let out = '';
     let err = '';
     let peakKb = 0;
+    // A gateway that stops taking writes (the one-node cluster's disk full) must not hang the bench.
+    const limit = setTimeout(() => child.kill('SIGKILL'), BACKUP_LIMIT_MS);
     const sample = setInterval(() => {
       try {
         const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
@@ -91,9 +94,14 @@ function backup(mode, vps, key, workDir, s3) {
     child.stderr.on('data', (c) => (err += c));
     child.on('exit', (code) => {
       clearInterval(sample);
+      clearTimeout(limit);
       if (code !== 0) return reject(new Error(`backup-child ${mode} exited with ${code}: ${err.slice(-2000)}`));
-      const { bytes, seconds } = JSON.parse(out);
-      resolve({ bytes, seconds, mbPerSecond: bytes / 1048576 / seconds, peakRssMb: Math.round(peakKb / 1024) });
+      try {
+        const { bytes, seconds } = JSON.parse(out);
+        resolve({ bytes, seconds, mbPerSecond: bytes / 1048576 / seconds, peakRssMb: Math.round(peakKb / 1024) });
+      } catch (parseErr) {
+        reject(new Error(`backup-child ${mode} printed no result (${parseErr.message}): ${out.slice(-500)}`));
+      }
     });
   });
 }
