@@ -594,6 +594,8 @@ async function main() {
     await Promise.all(started.map((p) => stopProcess(p).catch(() => undefined)));
   };
   process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  // A bench killed with SIGTERM (kill, pkill) stops its servers too: one left running took the next run's jobs.
+  process.on('SIGTERM', () => void cleanup().then(() => process.exit(143)));
 
   if (opts.scale) {
     if (opts.scale !== 'provider') throw new Error(`Unknown --scale=${opts.scale} (provider is the one)`);
