@@ -6,8 +6,8 @@
 // takes 5 s per answer: the others' rate may not drop (one attempt in flight per endpoint). A tenth
 // of the backlog goes through both first, unmeasured; then rounds of API and bare loop (3 in full mode).
 //
-// The backlog is inserted in one transaction (deliveries and their pg-boss jobs, as the API's
-// fan-out writes them), so the API starts on all of it at once.
+// The backlog is inserted in one transaction (deliveries and their pg-boss job, as the API's
+// fan-out writes them: one waiting job per endpoint), so the API starts on all of it at once.
 const { createHmac, randomBytes } = require('node:crypto');
 const http = require('node:http');
 const { Client } = require('pg');
@@ -71,7 +71,7 @@ const BODY_SQL = `json_build_object('type', 'ticket.reply', 'timestamp', to_char
     'createdAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
     'details', json_build_object('messageId', gen_random_uuid(), 'attachments', 0)))::text`;
 
-/** `perEndpoint` pending deliveries for each endpoint and one job each, committed together. */
+/** `perEndpoint` pending deliveries for each endpoint and the jobs the fan-out leaves for them, committed together. */
 async function insertBacklog(db, endpointIds, perEndpoint) {
   await db.query('BEGIN');
   const { rows } = await db.query(
@@ -81,10 +81,12 @@ async function insertBacklog(db, endpointIds, perEndpoint) {
      RETURNING id, message_id, body, endpoint_id`,
     [endpointIds, perEndpoint],
   );
-  // libs/core/src/jobs/pg-boss-job-queue.ts send, with the delivery outbox's JOB_OPTIONS and job
+  // libs/core/src/jobs/pg-boss-job-queue.ts send, with the delivery outbox's JOB_OPTIONS and job:
+  // deliveries to one endpoint committed together leave one waiting job (coalesceKey `endpoint:<id>`).
   await db.query(
-    `INSERT INTO pgboss.job (name, data, retry_limit, retry_delay, retry_backoff)
-     SELECT 'webhook-delivery', json_build_object('endpointId', e, 'deliveryId', id, 'attempt', 0)::jsonb, 3, 5, true
+    `INSERT INTO pgboss.job (name, data, retry_limit, retry_delay, retry_backoff, singleton_key)
+     SELECT DISTINCT ON (e) 'webhook-delivery', json_build_object('endpointId', e, 'deliveryId', id, 'attempt', 0)::jsonb, 3, 5, true,
+            'endpoint:' || e
        FROM unnest($1::uuid[], $2::uuid[]) AS j(id, e)`,
     [rows.map((r) => r.id), rows.map((r) => r.endpoint_id)],
   );

@@ -93,6 +93,73 @@ describe('JobQueue (pg-boss, TestingModule on the real database)', () => {
     },
   );
 
+  describe('coalesced jobs (coalesceKey)', () => {
+    const jobsOf = async (db: DataSource, name: string) =>
+      (await db.query(`SELECT singleton_key AS key, state FROM pgboss.job WHERE name = $1 ORDER BY created_on`, [name])) as {
+        key: string;
+        state: string;
+      }[];
+
+    it('adds no job while one of the same key waits, and a new one once it was handled', async () => {
+      const name = `test-coalesce-${randomUUID()}`;
+      const handled: number[] = [];
+      const { m, jobs } = await worker(name, handled);
+      const db = m.get(DataSource);
+      for (const n of [1, 2, 3]) await jobs.send(name, { n }, { coalesceKey: 'a' });
+      await jobs.send(name, { n: 4 }, { coalesceKey: 'b' });
+      // A job due later does not stand for one due now.
+      await jobs.send(name, { n: 5 }, { coalesceKey: 'c', startAfterSeconds: 3600 });
+      await jobs.send(name, { n: 6 }, { coalesceKey: 'c' });
+      expect(await jobsOf(db, name)).toEqual([
+        { key: 'a', state: 'created' },
+        { key: 'b', state: 'created' },
+        { key: 'c', state: 'created' },
+        { key: 'c', state: 'created' },
+      ]);
+      await jobs.startWorkers();
+      await waitFor(
+        async () => handled.length,
+        (n) => n >= 3,
+        20_000,
+      );
+      expect([...handled].sort()).toEqual([1, 4, 6]);
+      await jobs.send(name, { n: 7 }, { coalesceKey: 'a' });
+      jobs.wake(name);
+      await waitFor(
+        async () => handled.length,
+        (n) => n >= 4,
+        20_000,
+      );
+      expect(handled[3]).toBe(7);
+    });
+
+    (onPostgres ? it : it.skip)('keeps the waiting job from being fetched until the coalescing transaction commits', async () => {
+      const name = `test-coalesce-lock-${randomUUID()}`;
+      const handled: number[] = [];
+      const { m, jobs } = await worker(name, handled);
+      const db = m.get(DataSource);
+      await jobs.send(name, { n: 1 }, { coalesceKey: 'a' });
+      const runner = db.createQueryRunner();
+      await runner.startTransaction();
+      try {
+        await jobs.send(name, { n: 2 }, { coalesceKey: 'a' }, runner.manager);
+        // What pg-boss's fetch does: it skips locked rows, so the job waits for the transaction's work.
+        const free = await db.query(`SELECT id FROM pgboss.job WHERE name = $1 AND state = 'created' FOR UPDATE SKIP LOCKED`, [name]);
+        expect(free).toEqual([]);
+        await runner.commitTransaction();
+      } finally {
+        await runner.release();
+      }
+      expect(await jobsOf(db, name)).toEqual([{ key: 'a', state: 'created' }]);
+      await jobs.startWorkers();
+      await waitFor(
+        async () => handled,
+        (h) => h.length === 1,
+        20_000,
+      );
+    });
+  });
+
   describe('periodic jobs (every)', () => {
     /** A module running the periodic job `name` every second; `run` is its handler. */
     async function periodic(name: string, run: (jobs: JobQueue) => Promise<void>, env: Record<string, string> = {}) {

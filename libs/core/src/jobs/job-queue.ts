@@ -10,6 +10,12 @@ export interface JobOptions {
   startAfterSeconds?: number;
   /** A job still active this long after it started is taken as lost (its process died) and retried (default 15 min). */
   expireInSeconds?: number;
+  /**
+   * Jobs of one name and one key are interchangeable: while one waits, due now and not yet fetched,
+   * it stands for this one and none is added. The waiting job stays locked until the sending
+   * transaction ends, so it runs after what that transaction wrote is visible.
+   */
+  coalesceKey?: string;
 }
 
 export interface WorkOptions {

@@ -74,6 +74,7 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
         }
       : undefined;
     await this.ensureQueue(boss, name, db);
+    if (options.coalesceKey && (await this.waiting(name, options.coalesceKey, manager))) return;
     // pg-boss refuses a retry key that is present but undefined, so only the given ones are passed.
     await boss.send(name, data, {
       ...(options.retryLimit !== undefined ? { retryLimit: options.retryLimit } : {}),
@@ -81,8 +82,25 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
       ...(options.retryBackoff !== undefined ? { retryBackoff: options.retryBackoff } : {}),
       ...(options.startAfterSeconds ? { startAfter: Math.ceil(options.startAfterSeconds) } : {}),
       ...(options.expireInSeconds ? { expireInSeconds: Math.ceil(options.expireInSeconds) } : {}),
+      ...(options.coalesceKey ? { singletonKey: options.coalesceKey } : {}),
       ...(db ? { db } : {}),
     });
+  }
+
+  /**
+   * A job of `name` and `key` waiting and due, locked for the caller's transaction (a fetch skips
+   * it until then). `singleton_key` carries the key: on a standard queue pg-boss makes nothing
+   * unique of it without `singletonSeconds`.
+   */
+  private async waiting(name: string, key: string, manager?: EntityManager): Promise<boolean> {
+    const rows = await sqlRows(
+      manager ?? this.dataSource.manager,
+      `SELECT id FROM pgboss.job
+        WHERE name = $1 AND singleton_key = $2 AND state = 'created' AND start_after <= now()
+        LIMIT 1 FOR UPDATE SKIP LOCKED`,
+      [name, key],
+    );
+    return rows.length > 0;
   }
 
   work<T extends object>(name: string, handler: JobHandler<T>, options: WorkOptions = {}): void {

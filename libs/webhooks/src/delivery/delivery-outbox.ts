@@ -49,7 +49,9 @@ export class DeliveryOutbox {
       body: JSON.stringify({ type: entry.action, timestamp, data }),
       retryWindowSeconds: this.config.webhooks.retryWindowSeconds,
     });
-    await this.schedule({ endpointId, deliveryId: row.id, attempt: 0 }, 0, manager);
+    // The job only says "this endpoint has due deliveries": one waiting job says it for all of them.
+    const options = { ...JOB_OPTIONS, coalesceKey: `endpoint:${endpointId}` };
+    await this.jobs.send<DeliveryJob>(DELIVERY_JOB, { endpointId, deliveryId: row.id, attempt: 0 }, options, manager);
     return row;
   }
 
