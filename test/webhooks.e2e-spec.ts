@@ -5,6 +5,7 @@ import sshpk from 'sshpk';
 import request from 'supertest';
 import { JobQueue } from '@app/core';
 import { DeliveriesRetentionJob } from '@app/webhooks';
+import { DeliveryOutbox } from '../libs/webhooks/src/delivery/delivery-outbox';
 import { createAccount, TestAccount } from './factories/accounts';
 import { startAppWithAccounts, TestAppWithAccounts } from './support/test-app';
 import { waitFor, waitForOrFail } from './support/wait-for';
@@ -460,6 +461,68 @@ describe('Webhooks', () => {
       } finally {
         await slow.stop();
       }
+    });
+
+    it('sends a burst once each, behind one waiting job, and records a failure in its midst after the successes before it', async () => {
+      const account = await createAccount(t);
+      const endpoint = await createEndpoint(account, ['ticket.reply']);
+      const BURST = 90;
+      const entityIds = Array.from({ length: BURST }, () => randomUUID());
+      // The fan-out's own outbox, in one transaction, as a burst of events committed together.
+      await t.db.transaction(async (manager) => {
+        for (const [n, id] of entityIds.entries()) {
+          await t.app.get(DeliveryOutbox).enqueue(manager, endpoint.id, {
+            id: randomUUID(),
+            accountId: account.id,
+            action: 'ticket.reply',
+            entity: { type: 'ticket', id },
+            actor: { type: 'system', id: null, name: null },
+            ip: null,
+            userAgent: null,
+            requestId: null,
+            status: 'succeeded',
+            details: { n },
+            createdAt: new Date(),
+          });
+        }
+        const jobs = await manager.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE singleton_key = $1`, [`endpoint:${endpoint.id}`]);
+        expect(jobs[0].n).toBe(1);
+      });
+      const failing = entityIds[60];
+      let failed = false;
+      receiver.respond = (body) => {
+        if (failed || !body.includes(failing)) return 204;
+        failed = true;
+        return 500;
+      };
+      try {
+        t.app.get(JobQueue).wake('webhook-delivery');
+        const got = await received((r) => entityIds.includes(r.json.data.entity?.id), BURST + 1, 30_000);
+        expect(got).toHaveLength(BURST + 1);
+        // Each once, but the failed one, which came again after its retry delay.
+        expect(new Set(got.map((r) => r.json.data.entity.id)).size).toBe(BURST);
+        expect(got.filter((r) => r.json.data.entity.id === failing)).toHaveLength(2);
+      } finally {
+        receiver.respond = undefined;
+      }
+      const rows = await waitFor(
+        () =>
+          t.db.query(
+            `SELECT status, attempts, count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 GROUP BY status, attempts ORDER BY attempts`,
+            [endpoint.id],
+          ),
+        (list: { status: string; attempts: number; n: number }[]) => list.every((r) => r.status === 'succeeded'),
+        15_000,
+      );
+      expect(rows).toEqual([
+        { status: 'succeeded', attempts: 1, n: BURST - 1 },
+        { status: 'succeeded', attempts: 2, n: 1 },
+      ]);
+      const attempts = await t.db.query(
+        `SELECT count(*)::int AS n FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $1`,
+        [endpoint.id],
+      );
+      expect(attempts[0].n).toBe(BURST + 1);
     });
 
     it('sends again an attempt whose process died before recording it, when pg-boss retries that job', async () => {

@@ -10,7 +10,7 @@ import { SendResult, WebhookSender } from './webhook-sender';
 /** How long shutdown waits for the attempts under way to be recorded (they are cut at once). */
 const SHUTDOWN_WAIT_MS = 5_000;
 /** Claims double while the endpoint answers within FAST_ANSWER_MS, up to MAX_CLAIM, and fall back to one. */
-const MAX_CLAIM = 16;
+const MAX_CLAIM = 32;
 const FAST_ANSWER_MS = 250;
 /** Lease kept in hand beyond an attempt's longest wait, for recording it. */
 const RECORD_MARGIN_MS = 5_000;
@@ -130,13 +130,14 @@ export class EndpointDrains implements BeforeApplicationShutdown {
   }
 
   /**
-   * Sends the claimed deliveries and those claimed after them, one at a time. With the last one
-   * claimed, the successes before it are recorded and the next ones claimed (one statement), so the
-   * database's round trip overlaps an attempt instead of following it; while the endpoint answers at
-   * once a claim takes up to MAX_CLAIM deliveries, so a backlog costs a statement per batch, not per
-   * delivery. A failure is recorded at once. No attempt starts unless the lease outlasts its longest
-   * wait (the lease is renewed first). Returns the last claim with what it claimed and did not send
-   * (stopping, or the endpoint disabled), or null when the lease is lost.
+   * Sends the claimed deliveries and those claimed after them, one at a time. While half a claim's
+   * worth is still to send, the successes so far are recorded and the next ones claimed (one
+   * statement), so the database's round trip overlaps attempts instead of following them; while
+   * the endpoint answers at once a claim takes up to MAX_CLAIM deliveries, so a backlog costs a
+   * statement per batch, not per delivery. A failure is recorded at once, after what was under way.
+   * No attempt starts unless the lease outlasts its longest wait (the lease is renewed first).
+   * Returns the last claim with what it claimed and did not send (stopping, or the endpoint
+   * disabled), or null when the lease is lost.
    */
   private async sendClaimed(lease: Lease, first: Claim | null): Promise<Claim | null> {
     const attemptMs = this.config.webhooks.timeoutSeconds * 1000 + RECORD_MARGIN_MS;
@@ -144,10 +145,24 @@ export class EndpointDrains implements BeforeApplicationShutdown {
     const queue = [...(first?.deliveries ?? [])];
     let sent: Sent[] = [];
     let size = 1;
+    let recording: Recording | null = null;
+    /** The record under way, once it answered: its claim replaces the last one (null: the lease is lost). */
+    const settle = async () => {
+      if (!recording) return;
+      const next = await recording.done;
+      recording = null;
+      claim = claim && next;
+      queue.push(...(next?.deliveries ?? []));
+    };
     for (;;) {
+      if (recording?.answered) await settle();
       const sending = claim && claim.endpoint.enabled && !this.stopping;
       const delivery = sending ? queue.shift() : undefined;
       if (!claim || !delivery) {
+        if (recording) {
+          await settle();
+          continue;
+        }
         if (!sent.length) return claim && { ...claim, deliveries: queue };
         const recorded = await this.outcomes.record(lease, sent, sending ? size : 0);
         sent = [];
@@ -157,24 +172,22 @@ export class EndpointDrains implements BeforeApplicationShutdown {
       }
       if (Date.now() + attemptMs > claim.renewedAt + LEASE_SECONDS * 1000) {
         queue.unshift(delivery);
-        claim = await this.outcomes.record(lease, sent, 0);
+        await settle();
+        claim = claim && (await this.outcomes.record(lease, sent, 0));
         sent = [];
         continue;
       }
-      const overlap = queue.length === 0;
-      const recording = overlap ? sent : [];
-      if (overlap) sent = [];
+      if (!recording && queue.length <= size >> 1) {
+        recording = new Recording(this.outcomes.record(lease, sent, size));
+        sent = [];
+      }
       const { endpoint } = claim;
       const startedAt = new Date();
-      const [result, next]: [SendResult, Claim | null] = await Promise.all([
-        this.sender.send(endpoint.url, this.signer.headers(endpoint, delivery), delivery.body),
-        overlap ? this.outcomes.record(lease, recording, size) : claim,
-      ]);
-      claim = next;
-      if (overlap) queue.push(...(next?.deliveries ?? []));
+      const result = await this.sender.send(endpoint.url, this.signer.headers(endpoint, delivery), delivery.body);
       sent.push({ endpoint, delivery, startedAt, result });
       size = result.ok && result.durationMs < FAST_ANSWER_MS ? Math.min(size * 2, MAX_CLAIM) : 1;
       if (!result.ok) {
+        await settle();
         const recorded = await this.outcomes.record(lease, sent, 0);
         sent = [];
         claim = claim && recorded;
@@ -194,4 +207,16 @@ export class EndpointDrains implements BeforeApplicationShutdown {
 
 function secondsUntil(at: Date | string): number {
   return Math.max(0, Math.ceil((new Date(at).getTime() - Date.now()) / 1000));
+}
+
+/** A record-and-claim statement under way beside the attempts. */
+class Recording {
+  answered = false;
+  readonly done: Promise<Claim | null>;
+
+  constructor(statement: Promise<Claim | null>) {
+    this.done = statement.finally(() => (this.answered = true));
+    // Awaited by the drain once it is done sending; until then a failure must not count as unhandled.
+    this.done.catch(() => undefined);
+  }
 }
