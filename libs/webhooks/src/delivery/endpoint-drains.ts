@@ -5,7 +5,7 @@ import { DeliveryOutcomes, Sent } from './delivery-outcomes';
 import { DeliveryOutbox } from './delivery-outbox';
 import { DeliverySigner } from './delivery-signer';
 import { Claim, EndpointLeasesRepository, Lease, LEASE_SECONDS } from './endpoint-leases.repository';
-import { SendResult, WebhookSender } from './webhook-sender';
+import { WebhookSender } from './webhook-sender';
 
 /** How long shutdown waits for the attempts under way to be recorded (they are cut at once). */
 const SHUTDOWN_WAIT_MS = 5_000;
