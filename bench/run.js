@@ -89,7 +89,8 @@ function parseArgs(argv) {
 /** NODE_OPTIONS of the production image (the Dockerfile's ENV), so the API runs here as deployed. */
 function productionNodeOptions() {
   const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
-  return /^ENV .*\bNODE_OPTIONS=(\S+)/m.exec(dockerfile)?.[1];
+  const m = /^ENV .*\bNODE_OPTIONS=(?:"([^"]*)"|(\S+))/m.exec(dockerfile);
+  return m?.[1] ?? m?.[2];
 }
 
 const log = (...parts) => process.stdout.write(`${parts.join(' ')}\n`);
