@@ -34,7 +34,10 @@ export class HostDrain {
     const host = await this.hosts.byName(name);
     if (!host) throw Problem.notFound('Host');
     if (host.state === 'unreachable')
-      throw Problem.conflict('invalid_state', `Host ${name} is unreachable: its VPSes cannot be moved off it (host:evacuate restores them elsewhere).`);
+      throw Problem.conflict(
+        'invalid_state',
+        `Host ${name} is unreachable: its VPSes cannot be moved off it (host:evacuate restores them elsewhere).`,
+      );
     if (host.state !== 'maintenance') await this.hosts.setState(name, 'maintenance');
     const lines: DrainLine[] = [];
     for (const id of await this.records.onHost(host.id)) {

@@ -37,7 +37,9 @@ export class MoveMail {
       event.payload.serviceId,
       running
         ? [`${name} was moved to another host and is running again.`]
-        : [`${name} could not be started again after the maintenance of its host: it is stopped. Start it, or open a support ticket if it does not start.`],
+        : [
+            `${name} could not be started again after the maintenance of its host: it is stopped. Start it, or open a support ticket if it does not start.`,
+          ],
     );
   }
 

@@ -44,7 +44,9 @@ export class MoveStart {
         if (vps.powerState !== 'stopped' && !(wasRunning && stopRunning))
           throw Problem.conflict(
             'invalid_state',
-            wasRunning || !stopRunning ? 'Only a stopped VPS is moved: stop it first.' : `The VPS is ${vps.powerState}: it is not moved now.`,
+            wasRunning || !stopRunning
+              ? 'Only a stopped VPS is moved: stop it first.'
+              : `The VPS is ${vps.powerState}: it is not moved now.`,
           );
         if (target && vps.region !== target.region)
           throw Problem.conflict('invalid_state', `Host ${target.name} is not in the VPS's region (${vps.region}).`);
@@ -65,7 +67,8 @@ export class MoveStart {
         return { moveId, from: from.name, to: to.name };
       })
       .catch((err: unknown) => {
-        if (isUniqueViolation(err, 'vps_moves_one_running_idx')) throw Problem.conflict('invalid_state', 'A move of this VPS is under way.');
+        if (isUniqueViolation(err, 'vps_moves_one_running_idx'))
+          throw Problem.conflict('invalid_state', 'A move of this VPS is under way.');
         throw err;
       });
     this.job.wake();

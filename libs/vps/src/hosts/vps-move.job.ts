@@ -61,7 +61,7 @@ export class VpsMoveJob implements OnModuleInit {
 
   /** Drives a move to its end in this process (the operator's command waits for it), with the queue's backoff. */
   async runToEnd(moveId: string): Promise<void> {
-    for (let failures = 0; ; ) {
+    for (let failures = 0; ;) {
       const result = await this.run(moveId).catch(() => 'retry' as const);
       if (result === 'finished') return;
       if (result === 'retry') failures++;

@@ -46,7 +46,8 @@ export class VpsMoves {
     await this.job.runToEnd(begun.moveId);
     const record = await this.moves.find(begun.moveId);
     if (record?.status === 'succeeded') return { id: serviceId, from: begun.from, to: begun.to };
-    const how = record?.status === 'rolled_back' ? `was rolled back: the VPS stays on ${begun.from}` : `ended on ${begun.to}, the VPS stopped`;
+    const how =
+      record?.status === 'rolled_back' ? `was rolled back: the VPS stays on ${begun.from}` : `ended on ${begun.to}, the VPS stopped`;
     throw Problem.conflict('invalid_state', `The move to ${begun.to} ${how} (${record?.lastError ?? 'no error recorded'}).`);
   }
 }

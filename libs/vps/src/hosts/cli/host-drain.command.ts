@@ -20,7 +20,10 @@ export class HostDrainCommand extends CliCommand {
     if (!left) return lines;
     throw new CliPartialFailure(
       lines,
-      Problem.conflict('invalid_state', `${left} VPS(es) could not be moved off ${name} and stay there; run host:drain again once there is room.`),
+      Problem.conflict(
+        'invalid_state',
+        `${left} VPS(es) could not be moved off ${name} and stay there; run host:drain again once there is room.`,
+      ),
     );
   }
 }
