@@ -235,4 +235,36 @@ describe('Hosts: drain and durable moves (issue 40)', () => {
     expect(moved.lines).toEqual([{ id: running, from: 'drain-a', to: 'drain-b' }]);
     expect(await powerOf(running)).toBe('running');
   });
+
+  it('a moving VPS keeps its forwarded SSH port when it is free on the new host, and gets another when it is not', async () => {
+    // The simulator forwards no ports: the leases a libvirt host's VPS would hold are written here.
+    const [a, b] = await Promise.all(
+      HOSTS.map(async (name) => (await sqlRows<{ id: string }>(t.db, `SELECT id FROM hosts WHERE name = $1`, [name]))[0].id),
+    );
+    const [mover, other] = [made[0], made[1]];
+    const leasesOf = (id: string) =>
+      sqlRows<{ scope: string; value: string }>(t.db, `SELECT scope, value FROM network_leases WHERE service_id = $1 ORDER BY scope`, [id]);
+    const sshPortOf = async (id: string) =>
+      (await sqlRows<{ ssh_port: number | null }>(t.db, `SELECT ssh_port FROM vps_instances WHERE service_id = $1`, [id]))[0].ssh_port;
+    expect([await hostOf(mover), await hostOf(other)]).toEqual(['drain-b', 'drain-b']);
+    await t.db.query(`INSERT INTO network_leases (scope, value, service_id) VALUES ($1, '22001', $2), ($1, '22002', $3)`, [
+      `ssh-port:host:${b}`,
+      mover,
+      other,
+    ]);
+    await t.db.query(`UPDATE vps_instances SET ssh_host = '127.0.0.1', ssh_port = 22001 WHERE service_id = $1`, [mover]);
+
+    expect((await cli('service:move', '--id', mover, '--to', 'drain-a')).stderr).toBe('');
+    expect(await leasesOf(mover)).toEqual([{ scope: `ssh-port:host:${a}`, value: '22001' }]);
+    expect(await sshPortOf(mover)).toBe(22001);
+
+    // Back to drain-b, where `other` took 22001 meanwhile: another port of the range, the record shows it.
+    await t.db.query(`UPDATE network_leases SET value = '22001' WHERE service_id = $1`, [other]);
+    expect((await cli('service:move', '--id', mover, '--to', 'drain-b')).stderr).toBe('');
+    const [lease] = await leasesOf(mover);
+    expect(lease.scope).toBe(`ssh-port:host:${b}`);
+    expect(lease.value).not.toBe('22001');
+    expect(await leasesOf(mover)).toHaveLength(1);
+    expect(await sshPortOf(mover)).toBe(Number(lease.value));
+  });
 });
