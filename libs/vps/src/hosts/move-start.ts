@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { domainEvent, isUniqueViolation, Problem, TransactionRunner } from '@app/core';
 import { VpsInstancesRepository } from '../vps-instances.repository';
 import { VpsStates } from '../vps-states';
@@ -76,7 +77,7 @@ export class MoveStart {
   }
 
   private async hold(
-    m: Parameters<HostPlacement['reserveOn']>[0],
+    m: EntityManager,
     region: string,
     need: HostNeed,
     fromHostId: string,
