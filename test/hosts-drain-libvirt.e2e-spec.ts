@@ -4,6 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_DOMAIN_TEMPLATE } from '../libs/vps/src/compute/libvirt/domain-xml';
+import { sqlRows } from '@app/core';
+import { VpsMoveJob } from '../libs/vps/src/hosts/vps-move.job';
 import { createAccount, TestAccount } from './factories/accounts';
 import { uploadSshKey } from './factories/images';
 import { libvirtTestsEnabled } from './support/libvirt';
@@ -38,6 +40,7 @@ interface Ssh {
   let dir: string;
   let slug: string | undefined;
   let id: string | undefined;
+  let second: string | undefined;
   const key = () => join(dir, 'key');
   const cli = (...args: string[]) => runCliIn(t!.app, args);
 
@@ -81,6 +84,29 @@ interface Ssh {
       (res) => `ssh never worked: ${res.code} ${res.stderr}`,
     );
 
+  /** What a process that died mid-move leaves: the room held on `to`, the VPS `provisioning`, a running record whose lease ran out. */
+  async function deadMove(serviceId: string, to: string, attempts: number): Promise<string> {
+    await t!.db.query(
+      `UPDATE hosts h SET used_vcpus = h.used_vcpus + a.vcpus, used_memory_mb = h.used_memory_mb + a.memory_mb, used_disk_gb = h.used_disk_gb + a.disk_gb
+         FROM host_allocations a WHERE a.service_id = $1 AND h.name = $2`,
+      [serviceId, to],
+    );
+    await t!.db.query(`UPDATE vps_instances SET power_state = 'provisioning' WHERE service_id = $1`, [serviceId]);
+    const [row] = await sqlRows<{ id: string }>(
+      t!.db,
+      `INSERT INTO vps_moves (service_id, from_host_id, from_host, to_host_id, to_host, vcpus, memory_mb, disk_gb, attempts, lease_until, last_error)
+       SELECT a.service_id, f.id, f.name, n.id, n.name, a.vcpus, a.memory_mb, a.disk_gb, $3, now() - interval '1 second', 'the process died'
+         FROM host_allocations a JOIN hosts f ON f.id = a.host_id JOIN hosts n ON n.name = $2 WHERE a.service_id = $1
+       RETURNING id`,
+      [serviceId, to, attempts],
+    );
+    return row.id;
+  }
+  const statusOf = async (moveId: string) =>
+    (await sqlRows<{ status: string }>(t!.db, `SELECT status FROM vps_moves WHERE id = $1`, [moveId]))[0].status;
+  const memoryUsed = async (name: string) =>
+    ((await cli('host:list')).lines.find((line) => line.name === name)!.memoryMb as { used: number }).used;
+
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'drain-keys-'));
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'drain-test', '-f', key()]);
@@ -101,6 +127,7 @@ interface Ssh {
       COMPUTE_STOP_TIMEOUT_SECONDS: '60',
       // Not the ranges of the other libvirt suites, which may run beside this one on another database.
       NETWORK_SSH_PORTS: '27000-27099',
+      COMPUTE_RETRY_ATTEMPTS: '2',
     });
     owner = await createAccount(t);
     await uploadSshKey(t, owner.bearer, readFileSync(`${key()}.pub`, 'utf8'));
@@ -132,7 +159,7 @@ interface Ssh {
 
   afterAll(async () => {
     if (t) {
-      if (id) await cli('service:set-status', '--id', id, '--status', 'terminated');
+      for (const made of [id, second]) if (made) await cli('service:set-status', '--id', made, '--status', 'terminated');
       for (const name of ['drain-a', 'drain-b']) await cli('host:remove', '--name', name);
       if (slug) await cli('image:remove', '--slug', slug);
       await t.close();
@@ -190,5 +217,66 @@ interface Ssh {
       ]);
     },
     2 * BOOT_MS,
+  );
+
+  it(
+    'a move a dead process left after defining the machine on the new host is rolled back once its tries are spent: the copy there goes',
+    async () => {
+      expect((await cli('host:set', '--name', 'drain-a', '--state', 'enabled')).code).toBe(0);
+      const made = await cli(
+        'service:provision',
+        '--email',
+        owner.email,
+        '--type',
+        'vps',
+        '--product',
+        'vps-xs',
+        '--region',
+        REGION,
+        '--image',
+        slug!,
+        '--power-state',
+        'stopped',
+      );
+      expect(made.stderr).toBe('');
+      second = made.lines[0].id as string;
+      const name = `svc-${second}`;
+      expect(await domainsOf(daemons.a, '--all')).toEqual([name]);
+      // The dead process had defined the domain on drain-b and begun its disk there.
+      const xml = join(dir, 'moved.xml');
+      writeFileSync(xml, await virsh(daemons.a, 'dumpxml', '--inactive', '--security-info', name));
+      await virsh(daemons.b, 'vol-create-as', 'default', `${name}-root.qcow2`, '1M', '--format', 'qcow2');
+      await virsh(daemons.b, 'define', xml);
+      const moveId = await deadMove(second, 'drain-b', 2);
+      const used = await memoryUsed('drain-b');
+
+      await t!.app.get(VpsMoveJob).runToEnd(moveId);
+      expect(await statusOf(moveId)).toBe('rolled_back');
+      expect(await domainsOf(daemons.a, '--all')).toEqual([name]);
+      expect(await domainsOf(daemons.b, '--all')).toEqual([`svc-${id}`]);
+      expect((await virsh(daemons.b, 'vol-list', 'default')).includes(name)).toBe(false);
+      expect((await virsh(daemons.a, 'vol-list', 'default')).includes(`${name}-root.qcow2`)).toBe(true);
+      expect(await memoryUsed('drain-b')).toBe(used - 1024);
+      const shown = await t!.get(`/api/services/${second}`, owner.bearer).expect(200);
+      expect(shown.body.instance.powerState).toBe('stopped');
+    },
+    BOOT_MS,
+  );
+
+  it(
+    'a move a dead process left before any step is resumed by the job and finished: disks and domain on the new host, none on the old',
+    async () => {
+      const name = `svc-${second}`;
+      const moveId = await deadMove(second!, 'drain-b', 0);
+      await t!.app.get(VpsMoveJob).runToEnd(moveId);
+      expect(await statusOf(moveId)).toBe('succeeded');
+      expect(await domainsOf(daemons.a, '--all')).toEqual([]);
+      expect(await domainsOf(daemons.b, '--all')).toEqual([name, `svc-${id}`].sort());
+      expect((await virsh(daemons.a, 'vol-list', 'default')).includes(name)).toBe(false);
+      expect((await virsh(daemons.b, 'vol-list', 'default')).includes(`${name}-root.qcow2`)).toBe(true);
+      const shown = await t!.get(`/api/services/${second}`, owner.bearer).expect(200);
+      expect(shown.body.instance.powerState).toBe('stopped');
+    },
+    BOOT_MS,
   );
 });
