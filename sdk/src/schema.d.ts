@@ -2926,7 +2926,7 @@ export interface components {
              * @description What happened (clients must tolerate new values).
              * @enum {string}
              */
-            type: "ticket_replied" | "ticket_closed" | "instance_action_succeeded" | "instance_action_failed" | "instance_fault" | "instance_backup_failed" | "instance_alert_fired" | "instance_alert_resolved" | "service_status_changed" | "object_storage_key_rotated" | "object_storage_quota" | "api_key_created" | "api_key_expiring" | "webhook_disabled" | "instance_rescue_started" | "instance_rescue_ended" | "instance_password_reset";
+            type: "ticket_replied" | "ticket_closed" | "instance_action_succeeded" | "instance_action_failed" | "instance_fault" | "instance_backup_failed" | "instance_alert_fired" | "instance_alert_resolved" | "service_status_changed" | "object_storage_key_rotated" | "object_storage_quota" | "api_key_created" | "api_key_expiring" | "webhook_disabled" | "instance_rescue_started" | "instance_rescue_ended" | "instance_password_reset" | "instance_move_started" | "instance_move_finished";
             /**
              * @description How urgent it is.
              * @enum {string}

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { INestApplicationContext } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { CliCommand, CliUsageError, ConfigError, DataDirLockedError, Problem } from '@app/core';
+import { CliCommand, CliPartialFailure, CliUsageError, ConfigError, DataDirLockedError, Problem } from '@app/core';
 
 export const MIGRATION_RUN = 'migration:run';
 
@@ -48,7 +48,12 @@ export async function runCommand(commands: CliCommand[], argv: string[], output:
     });
     for (const line of await command.run(values)) output.out(JSON.stringify(line) + '\n');
     return 0;
-  } catch (err) {
+  } catch (caught) {
+    let err = caught;
+    if (err instanceof CliPartialFailure) {
+      for (const line of err.lines) output.out(JSON.stringify(line) + '\n');
+      err = err.problem;
+    }
     const failure = failureOf(err);
     if (!failure) throw err;
     output.err(`${failure.message}\n`);

@@ -63,6 +63,16 @@ export class NotificationEventsListener {
     return this.notifications.record(event);
   }
 
+  @OnEvent('instance.move_started', { async: true, promisify: true })
+  moveStarted(event: DomainEventNamed<'instance.move_started'>) {
+    return this.notifications.record(event);
+  }
+
+  @OnEvent('instance.move_finished', { async: true, promisify: true })
+  moveFinished(event: DomainEventNamed<'instance.move_finished'>) {
+    return this.notifications.record(event);
+  }
+
   @OnEvent('service.status_changed', { async: true, promisify: true })
   statusChanged(event: DomainEventNamed<'service.status_changed'>) {
     return this.notifications.record(event);

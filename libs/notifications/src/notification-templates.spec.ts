@@ -78,4 +78,21 @@ describe('notificationFor', () => {
   it('makes nothing of an event it does not know', () => {
     expect(notificationFor({ name: 'something.else', accountId: account, occurredAt: new Date(), payload: {} } as never)).toBeNull();
   });
+
+  it('tells of a move to another host before, and after as running again or stopped', () => {
+    const move = { serviceId, serviceName: 'web-1', moveId: serviceId };
+    expect(notificationFor(domainEvent('instance.move_started', account, move))).toMatchObject({
+      type: 'instance_move_started',
+      severity: 'warning',
+      title: 'web-1 is moving to another host',
+    });
+    const finished = (outcome: 'running' | 'stopped') =>
+      notificationFor(domainEvent('instance.move_finished', account, { ...move, outcome }));
+    expect(finished('running')).toMatchObject({
+      type: 'instance_move_finished',
+      severity: 'info',
+      title: 'web-1 is running on its new host',
+    });
+    expect(finished('stopped')).toMatchObject({ severity: 'warning', title: 'web-1 is stopped after its move' });
+  });
 });

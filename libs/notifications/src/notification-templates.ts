@@ -149,6 +149,33 @@ function describe(event: DomainEvent): NewNotification | null {
         entity: { type: 'service', id: p.serviceId },
       };
     }
+    case 'instance.move_started': {
+      const p = event.payload;
+      return {
+        ...base,
+        type: 'instance_move_started',
+        severity: 'warning',
+        title: `${p.serviceName} is moving to another host`,
+        body: `${p.serviceName} is being shut down for maintenance of its host, moved with its disk to another host and started again there. Its address and data stay the same.`,
+        link: `/api/services/${p.serviceId}`,
+        entity: { type: 'service', id: p.serviceId },
+      };
+    }
+    case 'instance.move_finished': {
+      const p = event.payload;
+      const running = p.outcome === 'running';
+      return {
+        ...base,
+        type: 'instance_move_finished',
+        severity: running ? 'info' : 'warning',
+        title: running ? `${p.serviceName} is running on its new host` : `${p.serviceName} is stopped after its move`,
+        body: running
+          ? `${p.serviceName} was moved to another host and started again.`
+          : `${p.serviceName} could not be started again after the maintenance of its host: it is stopped. Start it, or open a support ticket if it does not start.`,
+        link: `/api/services/${p.serviceId}`,
+        entity: { type: 'service', id: p.serviceId },
+      };
+    }
     case 'service.status_changed': {
       const p = event.payload;
       return {

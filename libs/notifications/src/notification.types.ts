@@ -16,6 +16,8 @@ export const NOTIFICATION_TYPES = [
   'instance_rescue_started',
   'instance_rescue_ended',
   'instance_password_reset',
+  'instance_move_started',
+  'instance_move_finished',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 export const SEVERITIES = ['info', 'warning', 'critical'] as const;

@@ -3,6 +3,7 @@ import { BackupCounters } from './backups/backup-counters';
 import { ConsoleConnections } from './console/console-connections';
 import { HostsRepository } from './hosts/hosts.repository';
 import { HostListing, listingOf } from './hosts/hosts.service';
+import { VpsMovesRepository } from './hosts/vps-moves.repository';
 import { MachineReconciler } from './reconcile/machine-reconciler';
 
 /** What the API's /metrics reads of this area: this process's consoles and reconciliation passes, and the hosts' capacity (the database's). */
@@ -13,6 +14,7 @@ export class VpsGauges {
     private readonly reconciler: MachineReconciler,
     private readonly backupCounters: BackupCounters,
     private readonly hostRows: HostsRepository,
+    private readonly moveRows: VpsMovesRepository,
   ) {}
 
   /** Backups this process made and failed, and the bytes it stored (issue 38). */
@@ -23,6 +25,11 @@ export class VpsGauges {
   /** Every host with its capacity used and free (issue 40). */
   async hosts(): Promise<HostListing[]> {
     return (await this.hostRows.list()).map(listingOf);
+  }
+
+  /** Moves of VPSes between hosts that ended, by outcome (issue 40; every replica reports the database's). */
+  moves(): ReturnType<VpsMovesRepository['counts']> {
+    return this.moveRows.counts();
   }
 
   get console(): { open: number; bytesToClient: number; bytesFromClient: number } {

@@ -140,6 +140,16 @@ export class VpsInstancesRepository {
     await runSql(manager, `UPDATE vps_instances SET power_state = $2, updated_at = now() WHERE service_id = $1`, [serviceId, powerState]);
   }
 
+  /** The SSH port forwarded on the VPS's new host (issue 40: a moved VPS whose port was taken there). */
+  async setSshPort(manager: EntityManager, serviceId: string, port: number): Promise<void> {
+    await runSql(
+      manager,
+      `UPDATE vps_instances SET ssh_port = $2, network = CASE WHEN network IS NULL THEN NULL ELSE jsonb_set(network, '{sshPort}', to_jsonb($2::int)) END,
+              updated_at = now() WHERE service_id = $1`,
+      [serviceId, port],
+    );
+  }
+
   /** The machine provisioning made (or null: the provider keeps none) and the state it left it in. */
   async setMachine(manager: EntityManager, serviceId: string, providerRef: string | null, powerState: PowerState): Promise<void> {
     await runSql(manager, `UPDATE vps_instances SET provider_ref = $2, power_state = $3, updated_at = now() WHERE service_id = $1`, [

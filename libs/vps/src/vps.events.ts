@@ -51,11 +51,20 @@ export type InstanceAccessEvent =
   | DomainEventBase<'instance.rescue_ended', { serviceId: string; serviceName: string; actionId: string; reason: 'unrescue' | 'expired' }>
   | DomainEventBase<'instance.password_reset', { serviceId: string; serviceName: string }>;
 
+/**
+ * A running VPS is stopped to move to another host (issue 40, `host:drain`) and the move ended:
+ * `running` again on the new host, or `stopped` (the move was rolled back, or it could not be
+ * started there). The customer is told and mailed before and after.
+ */
+export type InstanceMoveEvent =
+  | DomainEventBase<'instance.move_started', { serviceId: string; serviceName: string; moveId: string }>
+  | DomainEventBase<'instance.move_finished', { serviceId: string; serviceName: string; moveId: string; outcome: 'running' | 'stopped' }>;
+
 declare module '@app/core' {
   interface AreaEvents {
     vps: {
       actions: (typeof VPS_ACTIONS)[number];
-      events: InstanceActionFinishedEvent | InstanceFaultEvent | InstanceBackupFailedEvent | InstanceAccessEvent;
+      events: InstanceActionFinishedEvent | InstanceFaultEvent | InstanceBackupFailedEvent | InstanceAccessEvent | InstanceMoveEvent;
     };
   }
 }

@@ -1,4 +1,4 @@
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { VpsGauges } from '@app/vps';
 
 type Host = Awaited<ReturnType<VpsGauges['hosts']>>[number];
@@ -66,6 +66,16 @@ export function registerHostGauges(registry: Registry, services: VpsGauges): voi
     async collect() {
       this.reset();
       for (const host of await hosts()) this.set({ host: host.name, region: host.region, state: host.state }, 1);
+    },
+  });
+  new Counter({
+    name: 'vps_moves_total',
+    help: 'Moves of VPSes between hosts that ended (service:move, host:drain), by outcome: succeeded, rolled_back or failed.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const [outcome, n] of Object.entries(await services.moves())) this.inc({ outcome }, n);
     },
   });
 }

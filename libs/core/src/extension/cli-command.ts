@@ -1,3 +1,5 @@
+import type { Problem } from '../errors/problem';
+
 export type CliArgs = Record<string, string | boolean | undefined>;
 
 /**
@@ -20,4 +22,14 @@ export function requireArg(args: CliArgs, name: string): string {
   const value = args[name];
   if (typeof value !== 'string' || !value) throw new CliUsageError(`--${name} is required`);
   return value;
+}
+
+/** A command that did part of its work (a drain that left some VPSes): its lines are printed, then it exits as `problem` does. */
+export class CliPartialFailure extends Error {
+  constructor(
+    readonly lines: unknown[],
+    readonly problem: Problem,
+  ) {
+    super(problem.detail);
+  }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AppConfig, Problem } from '@app/core';
-import type { HostNeed, HostTarget } from './host.entity';
+import type { HostNeed, HostRow, HostTarget } from './host.entity';
 import { HostsRepository } from './hosts.repository';
 import { rankHosts } from './placement';
 
@@ -37,6 +37,31 @@ export class HostPlacement {
       'no_capacity',
       `No enabled host of region ${region} has room for ${need.vcpus} vCPUs, ${need.memoryMb} MB of memory and ${need.diskGb} GB of disk.`,
     );
+  }
+
+  /**
+   * Holds room for a moving VPS on the best enabled host of its region other than its own, by the
+   * same ranking as a new VPS's (issue 40, `host:drain`); null when none has room.
+   */
+  async reserveElsewhere(manager: EntityManager, region: string, need: HostNeed, fromHostId: string): Promise<HostRow | null> {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const policy = this.config.hosts.placementPolicy;
+      const others = (await this.hosts.candidates(manager, region, need, policy, 9)).filter((host) => host.id !== fromHostId);
+      const ranked = rankHosts(others, need, policy);
+      if (!ranked.length) return null;
+      for (const host of ranked.slice(0, 3)) if (await this.hosts.reserve(manager, host.id, need)) return host;
+    }
+    return null;
+  }
+
+  /** Holds room for a moving VPS on the host the operator named; false when it is not enabled or has none. */
+  reserveOn(manager: EntityManager, hostId: string, need: HostNeed): Promise<boolean> {
+    return this.hosts.reserve(manager, hostId, need);
+  }
+
+  /** What the VPS took of its host (null: it runs on its region's configured hypervisor). */
+  allocationOf(manager: EntityManager, serviceId: string): ReturnType<HostsRepository['allocationOf']> {
+    return this.hosts.allocationOf(manager, serviceId);
   }
 
   /** What a terminated VPS took goes back to its host. */

@@ -15,6 +15,14 @@ import { HostsRepository } from './hosts.repository';
 import { HostsService } from './hosts.service';
 import { MachineMover, SimulatedMachineMover } from './machine-mover';
 import { VpsMoves } from './vps-moves';
+import { HostDrainCommand } from './cli/host-drain.command';
+import { HostDrain } from './host-drain';
+import { MoveMail } from './move-mail';
+import { MoveNetwork } from './move-network';
+import { MoveOutcome } from './move-outcome';
+import { MoveStart } from './move-start';
+import { VpsMoveJob } from './vps-move.job';
+import { VpsMovesRepository } from './vps-moves.repository';
 
 /** Many hypervisors per region (issue 40): the VpsModule's providers for hosts. */
 export const HOSTS_PROVIDERS: Provider[] = [
@@ -28,6 +36,14 @@ export const HOSTS_PROVIDERS: Provider[] = [
   HostRemoveCommand,
   VpsMoves,
   ServiceMoveCommand,
+  VpsMovesRepository,
+  MoveNetwork,
+  MoveOutcome,
+  MoveStart,
+  VpsMoveJob,
+  MoveMail,
+  HostDrain,
+  HostDrainCommand,
   {
     provide: MachineMover,
     inject: [AppConfig, HostsRepository, DeploymentIdentity],

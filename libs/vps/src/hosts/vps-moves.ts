@@ -1,64 +1,53 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { Problem, TransactionRunner } from '@app/core';
-import { computeProblem } from '../compute/compute-problem';
-import { instanceRef } from '../compute/compute-provider';
-import { VpsInstancesRepository } from '../vps-instances.repository';
-import { VpsStates } from '../vps-states';
-import type { HostNeed, HostTarget } from './host.entity';
+import { Injectable } from '@nestjs/common';
+import { Problem } from '@app/core';
 import { HostsRepository } from './hosts.repository';
-import { MachineMover } from './machine-mover';
+import { MoveBegun, MoveStart } from './move-start';
+import { VpsMoveJob } from './vps-move.job';
+import { VpsMovesRepository } from './vps-moves.repository';
+
+export interface MoveDone {
+  id: string;
+  from: string;
+  to: string;
+}
 
 /**
- * The operator's cold move of a stopped VPS to another host of its region (issue 40): the room
- * is held on the new host and the VPS shows `starting` (power actions answer 409) while its
- * machine moves; then the old host's share goes back and the VPS records its new host. A move that
- * fails gives the room back and leaves the VPS stopped where its machine is; run it again to finish.
+ * The operator's moves of a VPS to another host of its region (issue 40): `service:move` and each
+ * VPS of a `host:drain`. The move is begun in one transaction (MoveStart: room held, record and
+ * job written) and driven by its durable job (VpsMoveJob); the command runs that job in its own
+ * process and waits for the record's end. A crash of the command leaves the record to the job.
  */
 @Injectable()
 export class VpsMoves {
-  private readonly logger = new Logger('VpsMoves');
-
   constructor(
-    private readonly tx: TransactionRunner,
-    private readonly states: VpsStates,
-    private readonly instances: VpsInstancesRepository,
     private readonly hosts: HostsRepository,
-    private readonly mover: MachineMover,
+    private readonly start: MoveStart,
+    private readonly job: VpsMoveJob,
+    private readonly moves: VpsMovesRepository,
   ) {}
 
-  async move(serviceId: string, toName: string): Promise<{ id: string; from: string | null; to: string }> {
+  /** `stopRunning`: a running VPS is stopped, moved and started again; without it only a stopped one moves. */
+  async move(serviceId: string, toName: string, stopRunning = false): Promise<MoveDone> {
     const target = await this.hosts.byName(toName);
     if (!target) throw Problem.notFound('Host');
-    const { ref, need, from } = await this.tx.run(async (m) => {
-      const vps = await this.states.lockById(m, serviceId);
-      if (!vps?.powerState || vps.status === 'terminated') throw Problem.notFound('Service');
-      if (vps.powerState !== 'stopped') throw Problem.conflict('invalid_state', 'Only a stopped VPS is moved: stop it first.');
-      if (vps.region !== target.region)
-        throw Problem.conflict('invalid_state', `Host ${toName} is not in the VPS's region (${vps.region}).`);
-      if (vps.host?.id === target.id) throw Problem.conflict('invalid_state', `The VPS is on ${toName} already.`);
-      const allocation = await this.hosts.allocationOf(m, serviceId);
-      if (!allocation)
-        throw Problem.conflict('invalid_state', "Only a VPS placed on a host is moved (not one on its region's configured hypervisor).");
-      if (!(await this.hosts.reserve(m, target.id, allocation)))
-        throw new Problem(409, 'no_capacity', `Host ${toName} is not enabled or has no room for this VPS.`);
-      await this.instances.setPowerState(m, serviceId, 'provisioning');
-      return { ref: instanceRef(serviceId, vps), need: allocation as HostNeed, from: vps.host?.name ?? null };
-    });
-    const to: HostTarget = { id: target.id, name: target.name, uri: target.uri, vncListen: target.vncListen, state: target.state };
-    try {
-      await this.mover.move(ref, to);
-    } catch (err) {
-      await this.tx.run(async (m) => {
-        await this.hosts.reserve(m, target.id, need, -1);
-        await this.instances.setPowerState(m, serviceId, 'stopped');
-      });
-      throw computeProblem(err);
-    }
-    await this.tx.run(async (m) => {
-      await this.hosts.settleMove(m, serviceId, target.id);
-      await this.instances.setPowerState(m, serviceId, 'stopped');
-    });
-    this.logger.log(`VPS ${serviceId} moved from ${from ?? 'its configured hypervisor'} to ${toName}`);
-    return { id: serviceId, from, to: toName };
+    return this.finish(await this.start.begin(serviceId, target, stopRunning), serviceId);
+  }
+
+  /** To the best other enabled host of its region (a drain); a running VPS is stopped and started again. */
+  async moveAway(serviceId: string): Promise<MoveDone> {
+    const running = await this.moves.runningFor(serviceId);
+    const begun = running
+      ? { moveId: running.id, from: running.fromHost, to: running.toHost }
+      : await this.start.begin(serviceId, null, true);
+    return this.finish(begun, serviceId);
+  }
+
+  private async finish(begun: MoveBegun, serviceId: string): Promise<MoveDone> {
+    await this.job.runToEnd(begun.moveId);
+    const record = await this.moves.find(begun.moveId);
+    if (record?.status === 'succeeded') return { id: serviceId, from: begun.from, to: begun.to };
+    const how =
+      record?.status === 'rolled_back' ? `was rolled back: the VPS stays on ${begun.from}` : `ended on ${begun.to}, the VPS stopped`;
+    throw Problem.conflict('invalid_state', `The move to ${begun.to} ${how} (${record?.lastError ?? 'no error recorded'}).`);
   }
 }

@@ -50,6 +50,27 @@ export class NetworkLeasesRepository {
     await runSql(manager, `DELETE FROM network_leases WHERE service_id = $1`, [serviceId]);
   }
 
+  /** The service's value of `fromScope` taken in `toScope` too, if it is free there (a VPS moving keeps its port); null if not. */
+  async carry(manager: EntityManager, serviceId: string, fromScope: string, toScope: string): Promise<string | null> {
+    const row = await sqlRows<{ value: string }>(
+      manager,
+      `INSERT INTO network_leases (scope, value, service_id)
+       SELECT $3, value, service_id FROM network_leases WHERE service_id = $1 AND scope = $2
+       ON CONFLICT DO NOTHING RETURNING value`,
+      [serviceId, fromScope, toScope],
+    );
+    return row[0]?.value ?? null;
+  }
+
+  /** Whether the service holds a lease of `scope`. */
+  async holds(manager: EntityManager, serviceId: string, scope: string): Promise<boolean> {
+    return (await sqlRows(manager, `SELECT 1 FROM network_leases WHERE service_id = $1 AND scope = $2`, [serviceId, scope])).length > 0;
+  }
+
+  async releaseScope(manager: EntityManager, serviceId: string, scope: string): Promise<void> {
+    await runSql(manager, `DELETE FROM network_leases WHERE service_id = $1 AND scope = $2`, [serviceId, scope]);
+  }
+
   async valuesOf(manager: EntityManager, serviceId: string): Promise<{ scope: string; value: string }[]> {
     return sqlRows<{ scope: string; value: string }>(
       manager,

@@ -5,7 +5,7 @@ import { AppConfig } from '@app/core';
 import { ComputeProviderError, InstanceRef } from '../compute-provider';
 import type { DeploymentIdentity } from '../deployment-identity';
 import type { HostTarget } from '../../hosts/host.entity';
-import { MachineMover } from '../../hosts/machine-mover';
+import { MachinePlace, MachineMover, MoveTarget } from '../../hosts/machine-mover';
 import { DeploymentMarks } from './deployment-marks';
 import { powerStateOf } from './domain-state';
 import { HostDirectory, LibvirtConnections } from './libvirt-connections';
@@ -43,38 +43,60 @@ export class LibvirtMove extends MachineMover {
     this.marks = new DeploymentMarks(virsh, identity, this.timeoutMs);
   }
 
-  async move(instance: InstanceRef, to: HostTarget): Promise<void> {
+  async move(instance: InstanceRef, to: MoveTarget): Promise<void> {
     const from = this.connections.uriOf(instance);
     if (from === to.uri) return;
-    const name = instance.providerRef ?? `svc-${instance.serviceId}`;
+    const name = nameOf(instance);
     const onOld = await this.state(from, name);
     if (onOld !== null) {
       await this.marks.refuseForeign(from, name);
       if (powerStateOf(onOld) !== 'stopped') throw new ComputeProviderError('invalid_state', 'The machine is not stopped.');
-      const xml = await this.run(from, ['dumpxml', '--inactive', '--security-info', name]);
-      await this.pool.ensure(to.uri);
-      await this.copy(from, to.uri, rootVolumeOf(instance.serviceId), 'qcow2');
-      await this.copy(from, to.uri, seedVolumeOf(instance.serviceId), 'raw');
-      if ((await this.state(to.uri, name)) === null) await withXmlFile(xml, (file) => this.run(to.uri, ['define', file]));
+      // Not defined on the new host yet: a volume there is an earlier try's, maybe cut short, so it is copied again.
+      if ((await this.state(to.uri, name)) === null) {
+        const xml = withSshPort(await this.run(from, ['dumpxml', '--inactive', '--security-info', name]), to.sshPort);
+        await this.pool.ensure(to.uri);
+        await this.copy(from, to.uri, rootVolumeOf(instance.serviceId), 'qcow2');
+        await this.copy(from, to.uri, seedVolumeOf(instance.serviceId), 'raw');
+        await withXmlFile(xml, (file) => this.run(to.uri, ['define', file]));
+      }
     }
     // Looked at on the new host before anything goes from the old one (a resumed move starts here).
     if ((await this.state(to.uri, name)) === null) throw new ComputeProviderError('not_found', 'The machine is on neither host.');
-    if (onOld !== null) {
-      await this.run(from, ['undefine', name, '--managed-save', '--snapshots-metadata']).catch((err: unknown) =>
-        isNotFound(err) ? '' : Promise.reject(err),
-      );
-    }
+    if (onOld !== null) await this.undefine(from, name);
     await this.pool.remove(from, rootVolumeOf(instance.serviceId));
     await this.pool.remove(from, seedVolumeOf(instance.serviceId));
+  }
+
+  async locate(instance: InstanceRef, to: HostTarget): Promise<MachinePlace> {
+    const name = nameOf(instance);
+    const from = this.connections.uriOf(instance);
+    return { onOld: (await this.state(from, name)) !== null, onNew: from !== to.uri && (await this.state(to.uri, name)) !== null };
+  }
+
+  /** Only while the old host answers that it has the machine: the copy on the new host is never the last one. */
+  async discard(instance: InstanceRef, to: HostTarget): Promise<void> {
+    const name = nameOf(instance);
+    const from = this.connections.uriOf(instance);
+    if (from === to.uri || (await this.state(from, name)) === null) return;
+    if ((await this.state(to.uri, name)) !== null) await this.undefine(to.uri, name);
+    await this.pool.remove(to.uri, rootVolumeOf(instance.serviceId));
+    await this.pool.remove(to.uri, seedVolumeOf(instance.serviceId));
+  }
+
+  private async undefine(uri: string, name: string): Promise<void> {
+    await this.run(uri, ['undefine', name, '--managed-save', '--snapshots-metadata']).catch((err: unknown) =>
+      isNotFound(err) ? '' : Promise.reject(err),
+    );
   }
 
   private async state(uri: string, name: string): Promise<string | null> {
     return this.run(uri, ['domstate', name]).catch((err: unknown) => (isNotFound(err) ? null : Promise.reject(err)));
   }
 
-  /** A volume of the old host's pool, if it has it and the new one does not yet. */
+  /** A volume of the old host's pool, copied afresh (a copy an earlier try left on the new host may be partial). */
   private async copy(from: string, to: string, volume: string, format: 'qcow2' | 'raw'): Promise<void> {
-    if (!(await this.pool.exists(from, volume)) || (await this.pool.exists(to, volume))) return;
+    if (!(await this.pool.exists(from, volume))) return;
+    await this.pool.remove(to, volume);
     const flat = `${volume}.move`;
     const dir = mkdtempSync(join(tmpdir(), 'vps-move-'));
     try {
@@ -94,4 +116,13 @@ export class LibvirtMove extends MachineMover {
   private run(uri: string, args: string[]): Promise<string> {
     return this.virsh.run(uri, args, { timeoutMs: this.timeoutMs, expected: ['not_found'] });
   }
+}
+
+function nameOf(instance: InstanceRef): string {
+  return instance.providerRef ?? `svc-${instance.serviceId}`;
+}
+
+/** The domain's forwarded SSH port set to the one leased on the new host (user networking), when it has one. */
+export function withSshPort(xml: string, port: number | null | undefined): string {
+  return port ? xml.replace(/(hostfwd=tcp:[^:'"]*:)\d+(-:22)/, `$1${port}$2`) : xml;
 }

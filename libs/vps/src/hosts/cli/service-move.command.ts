@@ -4,12 +4,16 @@ import { VpsMoves } from '../vps-moves';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** The operator's service:move (issue 40): a stopped VPS's machine, cold, to another host of its region. */
+/**
+ * The operator's service:move (issue 40): a stopped VPS's machine, cold, to another host of its
+ * region; with --stop a running one is stopped, moved and started again (its customer told).
+ */
 @Injectable()
 export class ServiceMoveCommand extends CliCommand {
   readonly name = 'service:move';
-  readonly usage = 'service:move --id <service> --to <host>';
+  readonly usage = 'service:move --id <service> --to <host> [--stop]';
   readonly options = ['id', 'to'];
+  override readonly flags = ['stop'];
 
   constructor(private readonly moves: VpsMoves) {
     super();
@@ -18,6 +22,6 @@ export class ServiceMoveCommand extends CliCommand {
   async run(args: CliArgs): Promise<unknown[]> {
     const id = requireArg(args, 'id').toLowerCase();
     if (!UUID.test(id)) throw new CliUsageError('--id must be a service id (a UUID)');
-    return [await this.moves.move(id, requireArg(args, 'to'))];
+    return [await this.moves.move(id, requireArg(args, 'to'), args.stop === true)];
   }
 }

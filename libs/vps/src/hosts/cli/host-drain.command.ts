@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import { CliArgs, CliCommand, CliPartialFailure, Problem, requireArg } from '@app/core';
+import { HostDrain } from '../host-drain';
+
+/** The operator's host:drain (issue 40): maintenance, then every VPS moved to another host of the region. */
+@Injectable()
+export class HostDrainCommand extends CliCommand {
+  readonly name = 'host:drain';
+  readonly usage = 'host:drain --name <host>';
+  readonly options = ['name'];
+
+  constructor(private readonly drains: HostDrain) {
+    super();
+  }
+
+  async run(args: CliArgs): Promise<unknown[]> {
+    const name = requireArg(args, 'name');
+    const lines = await this.drains.drain(name);
+    const left = lines.filter((line) => line.outcome !== 'moved').length;
+    if (!left) return lines;
+    throw new CliPartialFailure(
+      lines,
+      Problem.conflict(
+        'invalid_state',
+        `${left} VPS(es) could not be moved off ${name} and stay there; run host:drain again once there is room.`,
+      ),
+    );
+  }
+}
