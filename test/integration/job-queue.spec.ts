@@ -93,6 +93,26 @@ describe('JobQueue (pg-boss, TestingModule on the real database)', () => {
     },
   );
 
+  it('handles a job sent in a transaction as soon as it commits, without waiting for the next poll', async () => {
+    const name = `test-commit-wake-${randomUUID()}`;
+    const handled: number[] = [];
+    const { m, jobs } = await worker(name, handled, { pollMs: 60_000 });
+    await jobs.startWorkers();
+    // The loop has looked once and found nothing: it sleeps for the 60 s poll unless woken.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await m.get(DataSource).transaction(async (manager) => {
+      await manager.query('SAVEPOINT inner_work');
+      await manager.query('RELEASE SAVEPOINT inner_work');
+      await jobs.send(name, { n: 1 }, {}, manager);
+    });
+    const seen = await waitFor(
+      async () => handled,
+      (h) => h.length === 1,
+      20_000,
+    );
+    expect(seen).toEqual([1]);
+  });
+
   describe('coalesced jobs (coalesceKey)', () => {
     const jobsOf = async (db: DataSource, name: string) =>
       (await db.query(`SELECT singleton_key AS key, state FROM pgboss.job WHERE name = $1 ORDER BY created_on`, [name])) as {

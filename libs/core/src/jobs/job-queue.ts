@@ -43,7 +43,7 @@ export type JobHandler<T> = (data: T) => Promise<void>;
  * workers (the API server) run handlers; operator commands only send.
  */
 export abstract class JobQueue {
-  /** Queues a job; with `manager`, as part of that transaction. */
+  /** Queues a job; with `manager`, as part of that transaction, and this process's workers of `name` look for it once it commits. */
   abstract send<T extends object>(name: string, data: T, options?: JobOptions, manager?: EntityManager): Promise<void>;
   /** Registers the handler of a job name; handlers run once workers are started. */
   abstract work<T extends object>(name: string, handler: JobHandler<T>, options?: WorkOptions): void;

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import PgBoss from 'pg-boss';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { sqlRows } from '../database/statement';
 import { GroupedCompletions } from './grouped-completions';
@@ -15,6 +15,14 @@ interface Registered {
   concurrency: number;
   /** Periodic jobs: their period and options. */
   every?: { seconds: number } & PeriodicOptions;
+}
+
+/** Names of the jobs a transaction sent, kept on its query runner until it commits. */
+const SENT = Symbol('jobs sent');
+
+function wakeAfterCommit(queryRunner: QueryRunner): Set<string> {
+  const data = queryRunner.data as Record<symbol, Set<string> | undefined>;
+  return (data[SENT] ??= new Set());
 }
 
 /** How long a shutdown waits for handlers under way (they see `stopping` and end their step). */
@@ -62,6 +70,7 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
    * from inside a transaction would wait for the one connection that transaction holds.
    */
   async onApplicationBootstrap(): Promise<void> {
+    this.dataSource.subscribers.push({ afterTransactionCommit: ({ queryRunner }) => this.wakeSentIn(queryRunner) });
     const boss = await this.started();
     for (const name of this.handlers.keys()) await this.ensureQueue(boss, name);
   }
@@ -74,6 +83,7 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
         }
       : undefined;
     await this.ensureQueue(boss, name, db);
+    if (manager?.queryRunner) wakeAfterCommit(manager.queryRunner).add(name);
     if (options.coalesceKey && (await this.waiting(name, options.coalesceKey, manager))) return;
     // pg-boss refuses a retry key that is present but undefined, so only the given ones are passed.
     await boss.send(name, data, {
@@ -101,6 +111,14 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
       [name, key],
     );
     return rows.length > 0;
+  }
+
+  /** The outermost commit of a transaction that sent jobs: this process's idle workers of those names look now. */
+  private wakeSentIn(queryRunner: QueryRunner): void {
+    const names = (queryRunner.data as Record<symbol, Set<string> | undefined>)[SENT];
+    if (!names || queryRunner.isTransactionActive) return;
+    delete (queryRunner.data as Record<symbol, unknown>)[SENT];
+    for (const name of names) this.wake(name);
   }
 
   work<T extends object>(name: string, handler: JobHandler<T>, options: WorkOptions = {}): void {
