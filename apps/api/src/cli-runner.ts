@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { INestApplicationContext } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { CliCommand, CliUsageError, ConfigError, DataDirLockedError, Problem } from '@app/core';
+import { CliCommand, CliPartialFailure, CliUsageError, ConfigError, DataDirLockedError, Problem } from '@app/core';
 
 export const MIGRATION_RUN = 'migration:run';
 
@@ -27,8 +27,8 @@ export function usage(commands: CliCommand[]): string {
 }
 
 /**
- * Runs one command with its options and returns the exit code: 0, 64 for a usage error, 65 for
- * input the rules refuse (a Problem). Other errors are thrown.
+ * Runs one command with its options and returns the exit code: 0, 1 when part of its work failed
+ * (CliPartialFailure), 64 for a usage error, 65 for input the rules refuse (a Problem). Other errors are thrown.
  */
 export async function runCommand(commands: CliCommand[], argv: string[], output: CliOutput): Promise<number> {
   const [name, ...rest] = argv;
@@ -49,6 +49,11 @@ export async function runCommand(commands: CliCommand[], argv: string[], output:
     for (const line of await command.run(values)) output.out(JSON.stringify(line) + '\n');
     return 0;
   } catch (err) {
+    if (err instanceof CliPartialFailure) {
+      for (const line of err.lines) output.out(JSON.stringify(line) + '\n');
+      output.err(`${err.message}\n`);
+      return 1;
+    }
     const failure = failureOf(err);
     if (!failure) throw err;
     output.err(`${failure.message}\n`);

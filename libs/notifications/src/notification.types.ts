@@ -16,6 +16,7 @@ export const NOTIFICATION_TYPES = [
   'instance_rescue_started',
   'instance_rescue_ended',
   'instance_password_reset',
+  'instance_evacuated',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 export const SEVERITIES = ['info', 'warning', 'critical'] as const;

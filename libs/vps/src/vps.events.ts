@@ -23,6 +23,7 @@ export const VPS_ACTIONS = declareActivityActions(31, [
   'instance.backup_image',
   'instance.rescue',
   'instance.unrescue',
+  'instance.evacuate',
 ] as const);
 
 export type InstanceActionFinishedEvent = DomainEventBase<
@@ -51,11 +52,28 @@ export type InstanceAccessEvent =
   | DomainEventBase<'instance.rescue_ended', { serviceId: string; serviceName: string; actionId: string; reason: 'unrescue' | 'expired' }>
   | DomainEventBase<'instance.password_reset', { serviceId: string; serviceName: string }>;
 
+/**
+ * The host of a VPS died and the operator evacuated it (issue 40): it was made again on another
+ * host from its backup of `backupAt` (`restored`), or from its image (`rebuilt`: its data is lost).
+ */
+export type InstanceEvacuatedEvent = DomainEventBase<
+  'instance.evacuated',
+  {
+    serviceId: string;
+    serviceName: string;
+    outcome: 'restored' | 'rebuilt';
+    backupId: string | null;
+    backupAt: string | null;
+    image: string | null;
+    powerState: string;
+  }
+>;
+
 declare module '@app/core' {
   interface AreaEvents {
     vps: {
       actions: (typeof VPS_ACTIONS)[number];
-      events: InstanceActionFinishedEvent | InstanceFaultEvent | InstanceBackupFailedEvent | InstanceAccessEvent;
+      events: InstanceActionFinishedEvent | InstanceFaultEvent | InstanceBackupFailedEvent | InstanceAccessEvent | InstanceEvacuatedEvent;
     };
   }
 }

@@ -16,6 +16,16 @@ export abstract class CliCommand {
 
 export class CliUsageError extends Error {}
 
+/** Some of what a command did failed: its lines are printed all the same, the message goes to stderr, and it exits 1. */
+export class CliPartialFailure extends Error {
+  constructor(
+    readonly lines: unknown[],
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export function requireArg(args: CliArgs, name: string): string {
   const value = args[name];
   if (typeof value !== 'string' || !value) throw new CliUsageError(`--${name} is required`);
