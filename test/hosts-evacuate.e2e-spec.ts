@@ -1,5 +1,8 @@
 import { sqlRows } from '@app/core';
 import { BackupRunner } from '../libs/vps/src/backups/backup-runner';
+import { BackupStore, backupKey } from '../libs/vps/src/backups/backup-store';
+import { EvacuationStart } from '../libs/vps/src/hosts/evacuation-start';
+import { HostsRepository } from '../libs/vps/src/hosts/hosts.repository';
 import { HostHealthJob } from '../libs/vps/src/hosts/host-health.job';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createImage } from './factories/images';
@@ -23,7 +26,13 @@ describe('host:evacuate (issue 40, simulator)', () => {
   let owner: TestAccount;
   let stranger: TestAccount;
   let image: { id: string; slug: string };
-  const vps: Record<'backedUp' | 'plain' | 'big', string> = { backedUp: '', plain: '', big: '' };
+  const vps: Record<'backedUp' | 'plain' | 'big' | 'lostBackup' | 'resumed', string> = {
+    backedUp: '',
+    plain: '',
+    big: '',
+    lostBackup: '',
+    resumed: '',
+  };
   let latestBackup: string;
   const cli = (...args: string[]) => runCliIn(t.app, args);
   const add = (name: string, vcpus: number, memoryGb: number) =>
@@ -62,8 +71,10 @@ describe('host:evacuate (issue 40, simulator)', () => {
     // One at a time: the evacuation takes them in the order they were made.
     vps.backedUp = (await createService(t, owner.id, { region, machines: true, image: image.slug, powerState: 'running' })).id;
     vps.plain = (await createService(t, owner.id, { region, machines: true, image: image.slug, powerState: 'stopped' })).id;
-    vps.big = (await createService(t, owner.id, { region, machines: true, image: image.slug, powerState: 'stopped', productSlug: 'vps-s' })).id;
-    for (const id of Object.values(vps)) expect(await hostOf(id)).toBe('ev-a');
+    vps.big = (
+      await createService(t, owner.id, { region, machines: true, image: image.slug, powerState: 'stopped', productSlug: 'vps-s' })
+    ).id;
+    for (const id of [vps.backedUp, vps.plain, vps.big]) expect(await hostOf(id)).toBe('ev-a');
     const runner = t.app.get(BackupRunner);
     expect(await runner.run(vps.backedUp, 'operator')).toMatchObject({ status: 'available' });
     latestBackup = ((await runner.run(vps.backedUp, 'operator')) as { backupId: string }).backupId;
@@ -76,14 +87,18 @@ describe('host:evacuate (issue 40, simulator)', () => {
     await smtp.stop();
   });
 
-  it('refuses a host that answers (exit 65, invalid_state), even with --force while it is enabled, and an unknown host', async () => {
+  it('refuses a host that answers (exit 65, invalid_state): enabled even with --force, in maintenance without it; an unknown host', async () => {
     const refused = await cli('host:evacuate', '--name', 'ev-a');
     expect(refused.code).toBe(65);
     expect(refused.stderr).toMatch(/^invalid_state: Host ev-a is enabled: only an unreachable host is evacuated/);
     expect((await cli('host:evacuate', '--name', 'ev-a', '--force')).code).toBe(65);
+    // In maintenance only --force (the operator knows it is dead) takes it.
+    expect((await cli('host:set', '--name', 'ev-a', '--state', 'maintenance')).code).toBe(0);
+    expect((await cli('host:evacuate', '--name', 'ev-a')).stderr).toMatch(/^invalid_state: Host ev-a is maintenance/);
+    expect((await cli('host:set', '--name', 'ev-a', '--state', 'enabled')).code).toBe(0);
     expect((await cli('host:evacuate', '--name', 'nope')).stderr).toMatch(/^not_found/);
     expect((await cli('host:evacuate')).code).toBe(64);
-    for (const id of Object.values(vps)) expect(await hostOf(id)).toBe('ev-a');
+    for (const id of [vps.backedUp, vps.plain, vps.big]) expect(await hostOf(id)).toBe('ev-a');
   });
 
   it('restores a VPS from its latest backup and rebuilds one without from its image; one with no room fails and stays (exit 1)', async () => {
@@ -155,12 +170,59 @@ describe('host:evacuate (issue 40, simulator)', () => {
     const rows = await sqlRows<{ status: string; removed: boolean }>(
       t.db,
       `SELECT status, stale_removed_at IS NOT NULL AS removed FROM vps_evacuations WHERE service_id = ANY($1::uuid[]) ORDER BY status`,
-      [Object.values(vps)],
+      [[vps.backedUp, vps.plain, vps.big]],
     );
     expect(rows).toEqual([
       { status: 'rebuilt', removed: true },
       { status: 'rebuilt', removed: true },
       { status: 'restored', removed: true },
     ]);
+  });
+
+  it('a backup the store cannot give fails that VPS: the room held goes back, it stays where it was, in its state', async () => {
+    vps.lostBackup = (await createService(t, owner.id, { region, machines: true, image: image.slug, powerState: 'running' })).id;
+    const host = (await hostOf(vps.lostBackup))!;
+    const made = (await t.app.get(BackupRunner).run(vps.lostBackup, 'operator')) as { backupId: string };
+    await t.app.get(BackupStore).remove(backupKey(vps.lostBackup, made.backupId));
+    await t.db.query(`UPDATE hosts SET state = 'unreachable', state_before_unreachable = 'enabled' WHERE name = $1`, [host]);
+    const before = await cli('host:list');
+    const run = await cli('host:evacuate', '--name', host);
+    expect(run.code).toBe(1);
+    expect(run.lines).toEqual([
+      expect.objectContaining({
+        id: vps.lostBackup,
+        from: host,
+        to: null,
+        outcome: 'failed',
+        error: expect.objectContaining({ code: 'backup_unavailable' }),
+      }),
+    ]);
+    expect((await cli('host:list')).lines).toEqual(before.lines);
+    expect(await hostOf(vps.lostBackup)).toBe(host);
+    expect((await t.get(`/api/services/${vps.lostBackup}`, owner.bearer).expect(200)).body.instance).toMatchObject({
+      powerState: 'running',
+      hostReachable: false,
+    });
+    await cli('service:set-status', '--id', vps.lostBackup, '--status', 'terminated');
+    await t.db.query(`UPDATE hosts SET state = 'enabled', state_before_unreachable = NULL WHERE name = $1`, [host]);
+  });
+
+  it('an evacuation whose run died after holding the room is finished by the next run, toward the same host, the room counted once', async () => {
+    vps.resumed = (await createService(t, owner.id, { region, machines: true, image: image.slug, powerState: 'stopped' })).id;
+    const from = (await hostOf(vps.resumed))!;
+    await t.db.query(`UPDATE hosts SET state = 'unreachable', state_before_unreachable = 'enabled' WHERE name = $1`, [from]);
+    const used = async () => Object.fromEntries((await cli('host:list')).lines.map((h) => [h.name, (h.vcpus as { used: number }).used]));
+    const start = await used();
+    // What a run that died after its first transaction leaves: the room held, the plan recorded, the VPS starting.
+    const claim = await t.app.get(EvacuationStart).claim(vps.resumed, (await t.app.get(HostsRepository).byName(from))!);
+    expect(claim.kind).toBe('claimed');
+    const to = (claim as { to: { name: string } }).to.name;
+    expect((await t.get(`/api/services/${vps.resumed}`, owner.bearer).expect(200)).body.instance.powerState).toBe('starting');
+    const run = await cli('host:evacuate', '--name', from);
+    expect(run.stderr).toBe('');
+    expect(run.lines).toEqual([{ id: vps.resumed, from, to, outcome: 'rebuilt', backupId: null }]);
+    expect(await used()).toEqual({ ...start, [from]: start[from] - 1, [to]: start[to] + 1 });
+    expect((await t.get(`/api/services/${vps.resumed}`, owner.bearer).expect(200)).body.instance.powerState).toBe('stopped');
+    await t.db.query(`UPDATE hosts SET state = 'enabled', state_before_unreachable = NULL WHERE name = $1`, [from]);
   });
 });
