@@ -43,8 +43,11 @@ export class EvacuationStart {
   ) {}
 
   async claim(serviceId: string, from: HostRow): Promise<Claim> {
+    // Read before the transaction (the embedded database has one connection): where a run that died was going.
+    const earlier = await this.evacuations.find(undefined, serviceId, from.id);
+    const resumable = earlier?.status === 'running' && earlier.toHostId ? await this.hosts.byName('', earlier.toHostId) : null;
     try {
-      return await this.tx.run((m) => this.claimIn(m, serviceId, from));
+      return await this.tx.run((m) => this.claimIn(m, serviceId, from, resumable));
     } catch (err) {
       if (!(err instanceof EvacuationFailure)) throw err;
       await this.tx.run((m) => this.evacuations.fail(m, serviceId, from.id, err));
@@ -52,16 +55,14 @@ export class EvacuationStart {
     }
   }
 
-  private async claimIn(m: EntityManager, serviceId: string, from: HostRow): Promise<Claim> {
+  private async claimIn(m: EntityManager, serviceId: string, from: HostRow, resumable: HostRow | null): Promise<Claim> {
     const vps = await this.states.lockById(m, serviceId);
     if (!vps?.powerState || vps.status === 'terminated' || vps.host?.id !== from.id) return { kind: 'gone' };
     const need = await this.hosts.allocationOf(m, serviceId);
     if (!need) throw new EvacuationFailure('invalid_state', 'The VPS holds no allocation on the host.');
     const resumed = await this.evacuations.find(m, serviceId, from.id);
-    if (resumed?.status === 'running' && resumed.toHostId && resumed.plan) {
-      const to = await this.hosts.byName('', resumed.toHostId);
-      if (to) return this.claimed(resumed.id, vps, from, to, need, resumed.plan);
-    }
+    if (resumed?.status === 'running' && resumed.plan && resumable && resumed.toHostId === resumable.id)
+      return this.claimed(resumed.id, vps, from, resumable, need, resumed.plan);
     if (await this.evacuations.actionRunning(m, serviceId))
       throw new EvacuationFailure(
         'action_in_progress',

@@ -51,8 +51,8 @@ export class VpsEvacuationsRepository {
     return rows.map((row) => row.id);
   }
 
-  find(m: EntityManager, serviceId: string, fromHostId: string): Promise<EvacuationRow | null> {
-    return sqlFirst<EvacuationRow>(m, `SELECT ${ROW} FROM vps_evacuations WHERE service_id = $1 AND from_host_id = $2`, [
+  find(m: EntityManager | undefined, serviceId: string, fromHostId: string): Promise<EvacuationRow | null> {
+    return sqlFirst<EvacuationRow>(m ?? this.dataSource, `SELECT ${ROW} FROM vps_evacuations WHERE service_id = $1 AND from_host_id = $2`, [
       serviceId,
       fromHostId,
     ]);
