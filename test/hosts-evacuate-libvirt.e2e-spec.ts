@@ -17,7 +17,8 @@ import { waitForOrFail } from './support/wait-for';
  * a region, backups go to the local store. A VPS on host-a whose disk holds known bytes is backed
  * up and started (the tiny busybox guest, seconds under TCG; no Debian guest), host-a's daemon is
  * frozen (SIGSTOP) and marked unreachable, and `host:evacuate` makes it again on host-b from the
- * backup, without a word to host-a: defined and running there, its disk the backup's bytes. When
+ * backup, without a word to host-a: defined and running there, its disk the backup's bytes (a
+ * second VPS, without a backup, is rebuilt there from its image). When
  * host-a's daemon runs again, the next health pass removes the stale domain and disks there.
  */
 const enabled = libvirtTestsEnabled();
@@ -31,6 +32,8 @@ const REGION = 'eu-west';
   let owner: TestAccount;
   let slug: string;
   let id: string;
+  /** A second VPS of host-a, with no backup: rebuilt from its image. */
+  let plain: string;
 
   const virsh = (daemon: OwnLibvirtd, ...args: string[]): Promise<string> =>
     new Promise((resolve, reject) =>
@@ -43,7 +46,7 @@ const REGION = 'eu-west';
     (await virsh(daemon, 'vol-list', 'default'))
       .split('\n')
       .map((l) => l.trim().split(/\s+/)[0])
-      .filter((v) => v.startsWith(`svc-${id}`))
+      .filter((v) => v.startsWith('svc-'))
       .sort();
   const cli = (...args: string[]) => runCliIn(t.app, args);
   const addHost = async (name: 'a' | 'b') => {
@@ -94,7 +97,7 @@ const REGION = 'eu-west';
 
   afterAll(async () => {
     if (t) {
-      if (id) await cli('service:set-status', '--id', id, '--status', 'terminated');
+      for (const vps of [id, plain]) if (vps) await cli('service:set-status', '--id', vps, '--status', 'terminated');
       if (slug) await cli('image:remove', '--slug', slug);
       for (const name of ['host-a', 'host-b']) await cli('host:remove', '--name', name);
       await t.close();
@@ -110,7 +113,7 @@ const REGION = 'eu-west';
   }, SLOW);
 
   it(
-    'a VPS of a frozen host is restored on the other host from its backup, running; the stale domain goes when the old host answers',
+    'a frozen host’s VPSes are made on the other host, one from its backup (running, its bytes), one from its image; the stale domains go when the old host answers',
     async () => {
       const made = await cli(
         'service:provision',
@@ -126,10 +129,12 @@ const REGION = 'eu-west';
         'stopped',
         '--image',
         slug,
+        '--count',
+        '2',
       );
       expect(made.stderr).toBe('');
-      id = made.lines[0].id as string;
-      expect(await domainsOf(daemons.a)).toEqual([`svc-${id}`]);
+      [id, plain] = made.lines.map((line) => line.id as string);
+      expect(await domainsOf(daemons.a)).toEqual([`svc-${id}`, `svc-${plain}`].sort());
       // Known bytes on the VPS's disk (1 MiB of 0xab at 4 MiB), written while it is stopped.
       execFileSync('qemu-io', ['-f', 'qcow2', '-c', 'write -P 0xab 4M 1M', await rootPath(daemons.a)], { stdio: 'ignore' });
       const backup = await t.app.get(BackupRunner).run(id, 'operator');
@@ -162,7 +167,16 @@ const REGION = 'eu-west';
         process.kill(daemons.a.pid(), 'SIGCONT');
       }
       expect(evacuated.stderr).toBe('');
-      expect(evacuated.lines).toEqual([{ id, from: 'host-a', to: 'host-b', outcome: 'restored', backupId }]);
+      expect(evacuated.lines).toEqual(
+        expect.arrayContaining([
+          { id, from: 'host-a', to: 'host-b', outcome: 'restored', backupId },
+          { id: plain, from: 'host-a', to: 'host-b', outcome: 'rebuilt', backupId: null },
+        ]),
+      );
+      expect(evacuated.lines).toHaveLength(2);
+      // The one without a backup: a new disk on its image (host:add copied the image to host-b), stopped as it was.
+      expect(await virsh(daemons.b, 'domstate', `svc-${plain}`)).toBe('shut off');
+      expect(await virsh(daemons.b, 'vol-dumpxml', '--pool', 'default', `svc-${plain}-root.qcow2`)).toMatch(/<backingStore>[\s\S]*img-/);
       expect(await virsh(daemons.b, 'domstate', `svc-${id}`)).toBe('running');
       const restored = await rootPath(daemons.b);
       expect(await virsh(daemons.b, 'vol-dumpxml', '--pool', 'default', `svc-${id}-root.qcow2`)).not.toContain('<backingStore>');
@@ -178,7 +192,7 @@ const REGION = 'eu-west';
       expect(await health.check()).toEqual([]);
       expect(await domainsOf(daemons.a)).toEqual([]);
       expect(await volumesOf(daemons.a)).toEqual([]);
-      expect(await domainsOf(daemons.b)).toEqual([`svc-${id}`]);
+      expect(await domainsOf(daemons.b)).toEqual([`svc-${id}`, `svc-${plain}`].sort());
       expect(await virsh(daemons.b, 'domstate', `svc-${id}`)).toBe('running');
       expect((await cli('host:list')).lines.find((line) => line.name === 'host-a')).toMatchObject({ state: 'enabled', vpsCount: 0 });
     },
