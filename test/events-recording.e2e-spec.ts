@@ -818,7 +818,7 @@ describe('Activity log: every operation records one entry', () => {
     // exists (registering and confirming the address come first, deleting the webhook ends it), a
     // reset (it disables the endpoint first, and what it disables), or that this walk does not cause
     // (a hypervisor failure, the summary of a flood of failed sign-ins, the hypervisor's own
-    // provisioning and reconciliation, metric alerts crossing: in their own suites).
+    // provisioning and reconciliation, metric alerts crossing, an evacuation off a dead host: in their own suites).
     const delivered = new Set(entries.map((e) => e.action));
     expect(ACTIVITY_ACTIONS.filter((a) => !delivered.has(a))).toEqual([
       'account.register',
@@ -830,6 +830,7 @@ describe('Activity log: every operation records one entry', () => {
       'instance.provision_failed',
       'instance.power_state_observed',
       'instance.machine_missing',
+      'instance.evacuate',
       'instance.alert_fired',
       'instance.alert_resolved',
       'webhook.delete',

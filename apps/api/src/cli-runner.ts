@@ -27,8 +27,9 @@ export function usage(commands: CliCommand[]): string {
 }
 
 /**
- * Runs one command with its options and returns the exit code: 0, 64 for a usage error, 65 for
- * input the rules refuse (a Problem). Other errors are thrown.
+ * Runs one command with its options and returns the exit code: 0, 64 for a usage error, 65 for input
+ * the rules refuse (a Problem), or when part of its work failed (CliPartialFailure: its lines are
+ * printed first). Other errors are thrown.
  */
 export async function runCommand(commands: CliCommand[], argv: string[], output: CliOutput): Promise<number> {
   const [name, ...rest] = argv;

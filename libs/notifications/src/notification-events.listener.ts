@@ -73,6 +73,11 @@ export class NotificationEventsListener {
     return this.notifications.record(event);
   }
 
+  @OnEvent('instance.evacuated', { async: true, promisify: true })
+  instanceEvacuated(event: DomainEventNamed<'instance.evacuated'>) {
+    return this.notifications.record(event);
+  }
+
   @OnEvent('service.status_changed', { async: true, promisify: true })
   statusChanged(event: DomainEventNamed<'service.status_changed'>) {
     return this.notifications.record(event);

@@ -137,6 +137,23 @@ function describe(event: DomainEvent): NewNotification | null {
         entity: { type: 'service', id: p.serviceId },
       };
     }
+    case 'instance.evacuated': {
+      const p = event.payload;
+      const restored = p.outcome === 'restored';
+      return {
+        ...base,
+        type: 'instance_evacuated',
+        severity: 'critical',
+        title: restored
+          ? `${p.serviceName} was restored from a backup on another host`
+          : `${p.serviceName} was rebuilt from its image on another host`,
+        body: restored
+          ? `The host of ${p.serviceName} stopped answering. ${p.serviceName} was restored on another host from its backup of ${p.backupAt}; anything written after that backup is lost.`
+          : `The host of ${p.serviceName} stopped answering and it had no backup: it was rebuilt on another host from image ${p.image}; the data on its disk is lost.`,
+        link: `/api/services/${p.serviceId}`,
+        entity: { type: 'service', id: p.serviceId },
+      };
+    }
     case 'instance.password_reset': {
       const p = event.payload;
       return {

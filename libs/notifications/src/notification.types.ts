@@ -18,6 +18,7 @@ export const NOTIFICATION_TYPES = [
   'instance_password_reset',
   'instance_move_started',
   'instance_move_finished',
+  'instance_evacuated',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 export const SEVERITIES = ['info', 'warning', 'critical'] as const;

@@ -23,6 +23,7 @@ export const VPS_ACTIONS = declareActivityActions(31, [
   'instance.backup_image',
   'instance.rescue',
   'instance.unrescue',
+  'instance.evacuate',
 ] as const);
 
 export type InstanceActionFinishedEvent = DomainEventBase<
@@ -60,11 +61,34 @@ export type InstanceMoveEvent =
   | DomainEventBase<'instance.move_started', { serviceId: string; serviceName: string; moveId: string }>
   | DomainEventBase<'instance.move_finished', { serviceId: string; serviceName: string; moveId: string; outcome: 'running' | 'stopped' }>;
 
+/**
+ * The host of a VPS died and the operator evacuated it (issue 40): it was made again on another
+ * host from its backup of `backupAt` (`restored`), or from its image (`rebuilt`: its data is lost).
+ */
+export type InstanceEvacuatedEvent = DomainEventBase<
+  'instance.evacuated',
+  {
+    serviceId: string;
+    serviceName: string;
+    outcome: 'restored' | 'rebuilt';
+    backupId: string | null;
+    backupAt: string | null;
+    image: string | null;
+    powerState: string;
+  }
+>;
+
 declare module '@app/core' {
   interface AreaEvents {
     vps: {
       actions: (typeof VPS_ACTIONS)[number];
-      events: InstanceActionFinishedEvent | InstanceFaultEvent | InstanceBackupFailedEvent | InstanceAccessEvent | InstanceMoveEvent;
+      events:
+        | InstanceActionFinishedEvent
+        | InstanceFaultEvent
+        | InstanceBackupFailedEvent
+        | InstanceAccessEvent
+        | InstanceMoveEvent
+        | InstanceEvacuatedEvent;
     };
   }
 }

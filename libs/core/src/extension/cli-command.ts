@@ -24,7 +24,7 @@ export function requireArg(args: CliArgs, name: string): string {
   return value;
 }
 
-/** A command that did part of its work (a drain that left some VPSes): its lines are printed, then it exits as `problem` does. */
+/** A command that did part of its work (a drain or an evacuation that left some VPSes): its lines are printed, then it exits as `problem` does. */
 export class CliPartialFailure extends Error {
   constructor(
     readonly lines: unknown[],

@@ -3,6 +3,7 @@ import { AppConfig, JobQueue } from '@app/core';
 import { ComputeProvider } from '../compute/compute-provider';
 import { HostSetup } from './host-setup';
 import { HostsRepository } from './hosts.repository';
+import { StaleMachines } from './stale-machines';
 
 const PERIOD_SECONDS = 15;
 
@@ -10,7 +11,7 @@ const PERIOD_SECONDS = 15;
  * Every 15 s, on one replica (issue 40): asks each host's hypervisor whether it answers. A host
  * silent for HOST_UNREACHABLE_GRACE_SECONDS is `unreachable` (its VPSes show
  * `hostReachable: false`, power actions answer 503); one that answers again goes back to the
- * state it had.
+ * state it had, and what an evacuation left on it is removed (StaleMachines).
  */
 @Injectable()
 export class HostHealthJob implements OnModuleInit {
@@ -22,6 +23,7 @@ export class HostHealthJob implements OnModuleInit {
     private readonly compute: ComputeProvider,
     private readonly jobs: JobQueue,
     private readonly config: AppConfig,
+    private readonly stale: StaleMachines,
   ) {}
 
   onModuleInit(): void {
@@ -34,6 +36,8 @@ export class HostHealthJob implements OnModuleInit {
     for (const host of await this.hosts.watched()) {
       if (await this.setup.answers(host.uri)) {
         if (await this.hosts.answered(host.id)) this.logger.log(`Host ${host.name} answers again`);
+        // An evacuated VPS's old domain never runs beside its new one (host:evacuate).
+        await this.stale.sweep(host);
       } else if (await this.hosts.silent(host.id, this.config.hosts.unreachableGraceSeconds)) {
         if (host.state !== 'unreachable') this.logger.error(`Host ${host.name} (${host.uri}) does not answer: marked unreachable`);
         unreachable.push(host.name);

@@ -23,6 +23,17 @@ import { MoveOutcome } from './move-outcome';
 import { MoveStart } from './move-start';
 import { VpsMoveJob } from './vps-move.job';
 import { VpsMovesRepository } from './vps-moves.repository';
+import { LibvirtEvacuation } from '../compute/libvirt/libvirt-evacuation';
+import { HostEvacuateCommand } from './cli/host-evacuate.command';
+import { EvacuatedDisks } from './evacuated-disks';
+import { EvacuationEnd } from './evacuation-end';
+import { EvacuationMail } from './evacuation-mail';
+import { EvacuationStart } from './evacuation-start';
+import { EvacuationTarget } from './evacuation-target';
+import { MachineEvacuator, SimulatedMachineEvacuator } from './machine-evacuator';
+import { StaleMachines } from './stale-machines';
+import { VpsEvacuation } from './vps-evacuation';
+import { VpsEvacuationsRepository } from './vps-evacuations.repository';
 
 /** Many hypervisors per region (issue 40): the VpsModule's providers for hosts. */
 export const HOSTS_PROVIDERS: Provider[] = [
@@ -49,6 +60,21 @@ export const HOSTS_PROVIDERS: Provider[] = [
     inject: [AppConfig, HostsRepository, DeploymentIdentity],
     useFactory: (config: AppConfig, hosts: HostsRepository, identity: DeploymentIdentity): MachineMover =>
       config.computeProvider === 'libvirt' ? new LibvirtMove(config, hosts, identity) : new SimulatedMachineMover(),
+  },
+  VpsEvacuationsRepository,
+  EvacuationTarget,
+  EvacuatedDisks,
+  EvacuationStart,
+  EvacuationEnd,
+  VpsEvacuation,
+  StaleMachines,
+  EvacuationMail,
+  HostEvacuateCommand,
+  {
+    provide: MachineEvacuator,
+    inject: [AppConfig, DeploymentIdentity],
+    useFactory: (config: AppConfig, identity: DeploymentIdentity): MachineEvacuator =>
+      config.computeProvider === 'libvirt' ? new LibvirtEvacuation(config, identity) : new SimulatedMachineEvacuator(),
   },
   {
     provide: HostSetup,

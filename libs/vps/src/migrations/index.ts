@@ -9,6 +9,7 @@ import { VpsBackups1764000003200 } from './1764000003200-vps-backups';
 import { Hosts1764000003400 } from './1764000003400-hosts';
 import { RescueMode1764000003300 } from './1764000003300-rescue-mode';
 import { VpsMoves1764000003500 } from './1764000003500-vps-moves';
+import { VpsEvacuations1764000003550 } from './1764000003550-vps-evacuations';
 
 /** The VPS tables made after services' first migration (vps_instances, instance_actions and console_sessions are made there). */
 export const vpsMigrations = [
@@ -23,4 +24,5 @@ export const vpsMigrations = [
   Hosts1764000003400,
   RescueMode1764000003300,
   VpsMoves1764000003500,
+  VpsEvacuations1764000003550,
 ];

@@ -89,17 +89,7 @@ export class DiskExports {
       '--format',
       'qcow2',
     ]);
-    const upload = spawnPiped(
-      'cat | virsh "$@"',
-      ['-q', '-c', uri, 'vol-upload', '--pool', this.pool.name, '--vol', volume, '--file', '/dev/stdin'],
-      ['pipe', 'ignore', 'pipe'],
-    );
-    const exited = exitOf(upload);
-    await pipeline(await open(), upload.stdin).catch((err: Error) => {
-      upload.kill('SIGKILL');
-      throw new ComputeProviderError('restore_failed', `The backup could not be read: ${err.message}`);
-    });
-    await exited;
+    await uploadStream(uri, this.pool.name, volume, open);
     await this.pool.sizes(uri, volume); // refreshes the pool: libvirt sees the restored disk's real size
     await this.domains.startOnce(instance, domain.name);
     return encodeTask({ type: 'start', since: Date.now(), domainId: null });
@@ -118,6 +108,23 @@ export class DiskExports {
     out.once('close', () => child.exitCode === null && child.kill('SIGKILL'));
     return out;
   }
+}
+
+/** Streams `open`'s bytes into an existing volume (`virsh vol-upload` from standard input). */
+export async function uploadStream(uri: string, pool: string, volume: string, open: () => Promise<Readable>): Promise<void> {
+  // Opened first: a backup the store cannot give leaves no virsh waiting for its input.
+  const source = await open();
+  const upload = spawnPiped(
+    'cat | virsh "$@"',
+    ['-q', '-c', uri, 'vol-upload', '--pool', pool, '--vol', volume, '--file', '/dev/stdin'],
+    ['pipe', 'ignore', 'pipe'],
+  );
+  const exited = exitOf(upload);
+  await pipeline(source, upload.stdin).catch((err: Error) => {
+    upload.kill('SIGKILL');
+    throw new ComputeProviderError('restore_failed', `The backup could not be read: ${err.message}`);
+  });
+  await exited;
 }
 
 /**
