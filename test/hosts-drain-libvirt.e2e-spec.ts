@@ -9,6 +9,7 @@ import { VpsMoveJob } from '../libs/vps/src/hosts/vps-move.job';
 import { createAccount, TestAccount } from './factories/accounts';
 import { uploadSshKey } from './factories/images';
 import { libvirtTestsEnabled } from './support/libvirt';
+import { addOwnHost, domainsOn, virshOn, volumesOn } from './support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from './support/own-libvirtd';
 import { runCliIn } from './support/run-cli-in-app';
 import { startTestApp, TestApp } from './support/test-app';
@@ -44,19 +45,9 @@ interface Ssh {
   const key = () => join(dir, 'key');
   const cli = (...args: string[]) => runCliIn(t!.app, args);
 
-  const virsh = (daemon: OwnLibvirtd, ...args: string[]): Promise<string> =>
-    new Promise((resolve, reject) =>
-      execFile('virsh', ['-q', '-c', daemon.uri(), ...args], { timeout: 120_000 }, (err, stdout, stderr) =>
-        err ? reject(new Error(`virsh ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout.trim()),
-      ),
-    );
-  const domainsOf = async (daemon: OwnLibvirtd, ...flags: string[]) =>
-    (await virsh(daemon, 'list', '--name', ...flags)).split('\n').filter(Boolean).sort();
-  const volumesOf = async (daemon: OwnLibvirtd) =>
-    (await virsh(daemon, 'vol-list', 'default'))
-      .split('\n')
-      .map((l) => l.trim().split(/\s+/)[0])
-      .filter((v) => v.startsWith(`svc-${id}`));
+  const virsh = virshOn;
+  const domainsOf = (daemon: OwnLibvirtd, ...flags: string[]) => domainsOn(daemon, ...(flags.length ? flags : ['--state-running']));
+  const volumesOf = (daemon: OwnLibvirtd) => volumesOn(daemon, id);
 
   async function ssh(command: string): Promise<Ssh> {
     const shown = await t!.get(`/api/services/${id}`, owner.bearer).expect(200);
@@ -131,26 +122,7 @@ interface Ssh {
     });
     owner = await createAccount(t);
     await uploadSshKey(t, owner.bearer, readFileSync(`${key()}.pub`, 'utf8'));
-    for (const name of ['a', 'b'] as const) {
-      const added = await cli(
-        'host:add',
-        '--name',
-        `drain-${name}`,
-        '--region',
-        REGION,
-        '--uri',
-        daemons[name].uri(),
-        '--vcpus',
-        '2',
-        '--memory-gb',
-        '2',
-        '--disk-gb',
-        '50',
-        '--vnc-listen',
-        '127.0.0.1',
-      );
-      expect(added.stderr).toBe('');
-    }
+    for (const name of ['a', 'b'] as const) await addOwnHost(t.app, `drain-${name}`, REGION, daemons[name]);
     const file = execFileSync('bash', [join(__dirname, '../scripts/build-test-image.sh')], { encoding: 'utf8' }).trim();
     slug = `debian-12-drain-${randomUUID().slice(0, 8)}`;
     const image = await cli('image:add', '--slug', slug, '--name', 'Debian 12 (test image)', '--file', file);

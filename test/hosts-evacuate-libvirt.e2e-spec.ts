@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { BackupRunner } from '../libs/vps/src/backups/backup-runner';
 import { HostHealthJob } from '../libs/vps/src/hosts/host-health.job';
 import { createAccount, TestAccount } from './factories/accounts';
 import { buildTinyGuest, libvirtTestsEnabled, TinyGuest } from './support/libvirt';
+import { addOwnHost, domainsOn, virshOn, volumesOn } from './support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from './support/own-libvirtd';
 import { runCliIn } from './support/run-cli-in-app';
 import { startTestApp, TestApp } from './support/test-app';
@@ -35,40 +36,11 @@ const REGION = 'eu-west';
   /** A second VPS of host-a, with no backup: rebuilt from its image. */
   let plain: string;
 
-  const virsh = (daemon: OwnLibvirtd, ...args: string[]): Promise<string> =>
-    new Promise((resolve, reject) =>
-      execFile('virsh', ['-q', '-c', daemon.uri(), ...args], { timeout: 60_000 }, (err, stdout, stderr) =>
-        err ? reject(new Error(`virsh ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout.trim()),
-      ),
-    );
-  const domainsOf = async (daemon: OwnLibvirtd) => (await virsh(daemon, 'list', '--all', '--name')).split('\n').filter(Boolean).sort();
-  const volumesOf = async (daemon: OwnLibvirtd) =>
-    (await virsh(daemon, 'vol-list', 'default'))
-      .split('\n')
-      .map((l) => l.trim().split(/\s+/)[0])
-      .filter((v) => v.startsWith('svc-'))
-      .sort();
+  const virsh = virshOn;
+  const domainsOf = (daemon: OwnLibvirtd) => domainsOn(daemon);
+  const volumesOf = (daemon: OwnLibvirtd) => volumesOn(daemon);
   const cli = (...args: string[]) => runCliIn(t.app, args);
-  const addHost = async (name: 'a' | 'b') => {
-    const added = await cli(
-      'host:add',
-      '--name',
-      `host-${name}`,
-      '--region',
-      REGION,
-      '--uri',
-      daemons[name].uri(),
-      '--vcpus',
-      '2',
-      '--memory-gb',
-      '2',
-      '--disk-gb',
-      '50',
-      '--vnc-listen',
-      '127.0.0.1',
-    );
-    expect(added.stderr).toBe('');
-  };
+  const addHost = (name: 'a' | 'b') => addOwnHost(t.app, `host-${name}`, REGION, daemons[name]);
   const rootPath = (daemon: OwnLibvirtd) => virsh(daemon, 'vol-path', '--pool', 'default', `svc-${id}-root.qcow2`);
 
   beforeAll(async () => {

@@ -1,10 +1,11 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import request from 'supertest';
 import { HostHealthJob } from '../libs/vps/src/hosts/host-health.job';
 import { createAccount, TestAccount } from './factories/accounts';
 import { buildTinyGuest, libvirtTestsEnabled, TinyGuest } from './support/libvirt';
+import { addOwnHost, domainsOn, virshOn } from './support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from './support/own-libvirtd';
 import { runCliIn } from './support/run-cli-in-app';
 import { startTestApp, TestApp } from './support/test-app';
@@ -26,13 +27,8 @@ const REGION = 'eu-west';
   let t: TestApp | undefined;
   let owner: TestAccount;
 
-  const virsh = (daemon: OwnLibvirtd, ...args: string[]): Promise<string> =>
-    new Promise((resolve, reject) =>
-      execFile('virsh', ['-q', '-c', daemon.uri(), ...args], { timeout: 60_000 }, (err, stdout, stderr) =>
-        err ? reject(new Error(`virsh ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout.trim()),
-      ),
-    );
-  const domainsOf = async (daemon: OwnLibvirtd) => (await virsh(daemon, 'list', '--all', '--name')).split('\n').filter(Boolean).sort();
+  const virsh = virshOn;
+  const domainsOf = (daemon: OwnLibvirtd) => domainsOn(daemon);
   const cli = (...args: string[]) => runCliIn(t!.app, args);
 
   /** An app of this policy; the hosts (2 vCPUs, 2 GB, 50 GB: two vps-xs each) are added unless its database has them. */
@@ -49,25 +45,7 @@ const REGION = 'eu-west';
     owner = await createAccount(t);
     for (const name of ['a', 'b'] as const) {
       const listed = (await cli('host:list')).lines.map((line) => line.name);
-      if (listed.includes(`host-${name}`)) continue;
-      const added = await cli(
-        'host:add',
-        '--name',
-        `host-${name}`,
-        '--region',
-        REGION,
-        '--uri',
-        daemons[name].uri(),
-        '--vcpus',
-        '2',
-        '--memory-gb',
-        '2',
-        '--disk-gb',
-        '50',
-        '--vnc-listen',
-        '127.0.0.1',
-      );
-      expect(added.stderr).toBe('');
+      if (!listed.includes(`host-${name}`)) await addOwnHost(t.app, `host-${name}`, REGION, daemons[name]);
     }
   }
 
