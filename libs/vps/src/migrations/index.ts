@@ -8,6 +8,7 @@ import { ImageSnapshots1764000002900 } from './1764000002900-image-snapshots';
 import { VpsBackups1764000003200 } from './1764000003200-vps-backups';
 import { Hosts1764000003400 } from './1764000003400-hosts';
 import { RescueMode1764000003300 } from './1764000003300-rescue-mode';
+import { VpsBackupOrphans1764000003600 } from './1764000003600-vps-backup-orphans';
 
 /** The VPS tables made after services' first migration (vps_instances, instance_actions and console_sessions are made there). */
 export const vpsMigrations = [
@@ -21,4 +22,5 @@ export const vpsMigrations = [
   VpsBackups1764000003200,
   Hosts1764000003400,
   RescueMode1764000003300,
+  VpsBackupOrphans1764000003600,
 ];
