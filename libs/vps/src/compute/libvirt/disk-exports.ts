@@ -39,7 +39,8 @@ export class DiskExports {
     const task = await this.snapshots.begin(instance, domain, exportId);
     const release = () => this.pool.remove(uri, imageVolume(exportId));
     try {
-      for (const until = Date.now() + COPY_TIMEOUT_MS; ; await sleep(COPY_POLL_MS)) {
+      // A stopped machine's copy is done when begun: asking after it would only refresh the pool twice.
+      for (const until = Date.now() + COPY_TIMEOUT_MS; task.mode === 'live'; await sleep(COPY_POLL_MS)) {
         const status = await this.snapshots.status(instance, task);
         if (status.state === 'failed') throw new ComputeProviderError('backup_failed', status.error.message);
         if (status.state === 'succeeded') break;
