@@ -68,10 +68,11 @@ log file = $CEPH_DIR/log/\$name.log
 osd memory target = 268435456
 rgw thread pool size = 32
 # RGW frees a deleted object's data through its garbage collector, by default two hours later and
-# once an hour: on a store this small, what the tests and the bench delete must go within a minute.
-rgw gc obj min wait = 30
-rgw gc processor period = 15
-rgw gc processor max time = 15
+# once an hour: on a store this small, what the tests and the bench delete must go within seconds
+# (a full memstore OSD cannot even take the collector's own writes, so it stays full).
+rgw gc obj min wait = 0
+rgw gc processor period = 5
+rgw gc processor max time = 5
 [mon.a]
 mon data = $CEPH_DIR/mon.a
 [osd.0]
