@@ -83,7 +83,35 @@ function removeVps({ serviceId, volume }) {
   }
 }
 
-/** Runs one backup in a child process, sampling its RSS every 20 ms. */
+/** RSS in kB of the processes under `pid` (bash, virsh and cat of vol-download's pipe), not `pid` itself. */
+function descendantsRssKb(pid) {
+  const parents = new Map();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  let kb = 0;
+  const under = (p) => {
+    for (const [child, parent] of parents) {
+      if (parent !== p) continue;
+      try {
+        kb += Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child}/status`, 'utf8'))?.[1] ?? 0);
+      } catch {
+        /* gone meanwhile */
+      }
+      under(child);
+    }
+  };
+  under(pid);
+  return kb;
+}
+
+/** Runs one backup in a child process, sampling its RSS every 20 ms (and its subprocesses' every 200 ms). */
 function backup(mode, vps, key, workDir, s3) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CHILD, mode, vps.serviceId, key, vps.volumePath, workDir], {
@@ -92,12 +120,15 @@ function backup(mode, vps, key, workDir, s3) {
     let out = '';
     let err = '';
     let peakKb = 0;
+    let peakSubKb = 0;
+    let samples = 0;
     // A gateway that stops taking writes (the one-node cluster's disk full) must not hang the bench.
     const limit = setTimeout(() => child.kill('SIGKILL'), BACKUP_LIMIT_MS);
     const sample = setInterval(() => {
       try {
         const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
         peakKb = Math.max(peakKb, kb);
+        if (samples++ % 10 === 0) peakSubKb = Math.max(peakSubKb, descendantsRssKb(child.pid));
       } catch {
         /* the child has ended */
       }
@@ -110,7 +141,14 @@ function backup(mode, vps, key, workDir, s3) {
       if (code !== 0) return reject(new Error(`backup-child ${mode} exited with ${code}: ${err.slice(-2000)}`));
       try {
         const { bytes, seconds, phases } = JSON.parse(out);
-        resolve({ bytes, seconds, phases, mbPerSecond: bytes / 1048576 / seconds, peakRssMb: Math.round(peakKb / 1024) });
+        resolve({
+          bytes,
+          seconds,
+          phases,
+          mbPerSecond: bytes / 1048576 / seconds,
+          peakRssMb: Math.round(peakKb / 1024),
+          peakSubprocessRssMb: Math.round(peakSubKb / 1024),
+        });
       } catch (parseErr) {
         reject(new Error(`backup-child ${mode} printed no result (${parseErr.message}): ${out.slice(-500)}`));
       }
@@ -147,15 +185,19 @@ async function backupsScenario({ rounds = 3, smallMb = 128, log }) {
     const vps = makeVps(workDir, mb);
     made.push(vps);
     await backup('api', vps, `warmup-${mb}/api`, workDir, s3);
+    await emptyBucket();
     await backup('bare', vps, `warmup-${mb}/bare`, workDir, s3);
     await emptyBucket();
     const results = [];
     for (let i = 0; i < rounds; i++) {
+      // Each object deleted at once: the one-node store holds one disk at a time (plus what its
+      // garbage collector has not freed yet).
       const api = await backup('api', vps, `round-${i}/api`, workDir, s3);
+      await emptyBucket();
       const bare = await backup('bare', vps, `round-${i}/bare`, workDir, s3);
       results.push({ api, bare, ratio: api.mbPerSecond / bare.mbPerSecond });
       log(
-        `  backups         ${mb} MiB round ${i + 1}: api ${api.mbPerSecond.toFixed(1)} MB/s (${(api.bytes / 1048576).toFixed(0)} MB, peak RSS ${api.peakRssMb} MB), ` +
+        `  backups         ${mb} MiB round ${i + 1}: api ${api.mbPerSecond.toFixed(1)} MB/s (${(api.bytes / 1048576).toFixed(0)} MB, peak RSS ${api.peakRssMb} MB, its virsh pipe ${api.peakSubprocessRssMb} MB), ` +
           `bare ${bare.mbPerSecond.toFixed(1)} MB/s, ratio ${(api.mbPerSecond / bare.mbPerSecond).toFixed(2)} ` +
           `(ms api ${JSON.stringify(api.phases)}, bare ${JSON.stringify(bare.phases)})`,
       );
@@ -169,13 +211,15 @@ async function backupsScenario({ rounds = 3, smallMb = 128, log }) {
       ratios: results.map((r) => round(r.ratio)),
       peakRssMb: median(results.map((r) => r.api.peakRssMb)),
       maxPeakRssMb: Math.max(...results.map((r) => r.api.peakRssMb)),
+      maxSubprocessRssMb: Math.max(...results.map((r) => r.api.peakSubprocessRssMb)),
     };
   };
   try {
     const small = await measure(smallMb);
     const large = await measure(smallMb * 4);
     log(
-      `  backups         peak RSS of the API's process: ${small.maxPeakRssMb} MB (${smallMb} MiB disk), ${large.maxPeakRssMb} MB (${smallMb * 4} MiB)`,
+      `  backups         peak RSS of the API's process: ${small.maxPeakRssMb} MB (${smallMb} MiB disk), ${large.maxPeakRssMb} MB (${smallMb * 4} MiB); ` +
+        `of its vol-download pipe (virsh, outside the API's process): ${small.maxSubprocessRssMb} MB, ${large.maxSubprocessRssMb} MB`,
     );
     // The target is on the larger disk: a throughput, with the per-backup fixed cost (about ten
     // virsh calls, the copy's volume made and removed) spread over more bytes; both are reported.
