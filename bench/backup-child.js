@@ -5,7 +5,7 @@
 //         S3BackupStore's multipart upload, as a backup job does it.
 //   bare: `qemu-img convert` of the same volume to a file, then that file streamed into the same
 //         S3BackupStore (the same client, part size and parallelism).
-// Prints {bytes, seconds} as JSON. BENCH_BACKUP_S3 holds the store's settings (JSON).
+// Prints {bytes, seconds, phases (ms of the copy, the stream into the store, the release)} as JSON. BENCH_BACKUP_S3 holds the store's settings (JSON).
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -25,6 +25,13 @@ async function main() {
   const [mode, serviceId, key, volumePath, workDir] = process.argv.slice(2);
   const store = new S3BackupStore(JSON.parse(process.env.BENCH_BACKUP_S3), PART_BYTES);
   const started = performance.now();
+  const phases = {};
+  let at = started;
+  const phase = (name) => {
+    const now = performance.now();
+    phases[name] = Math.round(now - at);
+    at = now;
+  };
   let bytes;
   if (mode === 'api') {
     const config = loadConfig({
@@ -38,21 +45,26 @@ async function main() {
     const compute = new LibvirtComputeProvider(config, { id: () => Promise.resolve('bench-backups') });
     const instance = { serviceId, providerRef: `svc-${serviceId}`, region: '', host: null };
     const disk = await compute.exportDisk(instance, serviceId);
+    phase('copyMs');
     try {
       bytes = await store.put(key, disk.stream);
+      phase('streamMs');
     } finally {
       await disk.release();
+      phase('releaseMs');
     }
   } else {
     const file = path.join(workDir, `bare-${serviceId}.qcow2`);
     execFileSync('qemu-img', ['convert', '-O', 'qcow2', volumePath, file]);
+    phase('copyMs');
     try {
       bytes = await store.put(key, fs.createReadStream(file));
+      phase('streamMs');
     } finally {
       fs.rmSync(file, { force: true });
     }
   }
-  process.stdout.write(JSON.stringify({ bytes, seconds: (performance.now() - started) / 1000 }));
+  process.stdout.write(JSON.stringify({ bytes, seconds: (performance.now() - started) / 1000, phases }));
 }
 
 main().catch((err) => {

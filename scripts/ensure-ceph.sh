@@ -14,7 +14,7 @@ CEPH_DIR=${CEPH_DIR:-/var/lib/hosting-ceph}
 RGW_PORT=${RGW_PORT:-7480}
 RGW_BIND=${RGW_BIND:-127.0.0.1}
 MON_ADDR=${CEPH_MON_ADDR:-127.0.0.1:6789}
-MEMSTORE_BYTES=${CEPH_MEMSTORE_BYTES:-1073741824}
+MEMSTORE_BYTES=${CEPH_MEMSTORE_BYTES:-4294967296}
 PACKAGES="ceph-mon ceph-osd radosgw ceph-common"
 CONF=$CEPH_DIR/ceph.conf
 RUN=$CEPH_DIR/run
@@ -67,6 +67,12 @@ admin socket = $RUN/\$name.asok
 log file = $CEPH_DIR/log/\$name.log
 osd memory target = 268435456
 rgw thread pool size = 32
+# RGW frees a deleted object's data through its garbage collector, by default two hours later and
+# once an hour: on a store this small, what the tests and the bench delete must go within seconds
+# (a full memstore OSD cannot even take the collector's own writes, so it stays full).
+rgw gc obj min wait = 0
+rgw gc processor period = 5
+rgw gc processor max time = 5
 [mon.a]
 mon data = $CEPH_DIR/mon.a
 [osd.0]

@@ -87,6 +87,16 @@ export async function stopGateway(): Promise<void> {
   );
 }
 
+/**
+ * Sends radosgw a signal by its pid file: SIGSTOP for a gateway that hangs (connections accepted by
+ * the kernel, never answered), SIGCONT to let it go on, SIGKILL for one that dies mid-request.
+ */
+export function signalGateway(signal: NodeJS.Signals): void {
+  const pid = pidOfGateway();
+  if (!pid) throw new Error("radosgw has no pid file: is scripts/ensure-ceph.sh's gateway running?");
+  process.kill(pid, signal);
+}
+
 /** Starts it again the way CI does (the script starts only what is not running). */
 export function startGateway(): Promise<void> {
   return new Promise((resolve, reject) =>

@@ -185,6 +185,8 @@ export class AppConfig {
   dbPoolSize: number;
   dbStatementTimeoutMs: number;
   computeTransitionDelayMs: number;
+  /** What the simulator streams for a VPS's disk when it is backed up (it keeps no disks). */
+  simulatorDiskBytes: number;
   consoleMaxPerAccount: number;
   consoleMaxSeconds: number;
   computeProvider: ComputeProviderKind;

@@ -232,6 +232,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
     dbPoolSize: env.int('DB_POOL_SIZE', 10, 1, 200),
     dbStatementTimeoutMs: env.int('DB_STATEMENT_TIMEOUT_MS', 5000, 0),
     computeTransitionDelayMs: env.int('COMPUTE_TRANSITION_DELAY_MS', 2000, 0),
+    simulatorDiskBytes: env.int('COMPUTE_SIMULATOR_DISK_KIB', 256, 16, 4 * 1024 * 1024) * 1024,
     consoleMaxPerAccount: env.int('CONSOLE_MAX_PER_ACCOUNT', 5, 1, 1000),
     consoleMaxSeconds: env.int('CONSOLE_MAX_SECONDS', 14_400, 1, 7 * 24 * 3600),
     computeProvider: env.oneOf('COMPUTE_PROVIDER', ['simulator', 'libvirt'] as const, 'simulator'),

@@ -21,12 +21,21 @@ export class BackupCleanup {
     private readonly compute: ComputeProvider,
   ) {}
 
-  /** Deletes the objects, then the rows, of backups whose time has come; one the store refuses is tried next pass. */
+  /**
+   * Deletes the objects, then the rows, of backups whose time has come, and the objects of backups
+   * whose rows went with their account; one the store refuses is tried next pass.
+   */
   async deleteDue(): Promise<number> {
     let deleted = 0;
     for (const backup of await this.backups.dueForDeletion(DELETE_BATCH)) {
       if (await this.removeObject(backup)) {
         await this.backups.delete(backup.id);
+        deleted++;
+      }
+    }
+    for (const key of await this.backups.orphans(DELETE_BATCH)) {
+      if (await this.removeObject({ id: key, key })) {
+        await this.backups.forgetOrphan(key);
         deleted++;
       }
     }
@@ -43,7 +52,7 @@ export class BackupCleanup {
     }
   }
 
-  private async removeObject(backup: BackupLeftover): Promise<boolean> {
+  private async removeObject(backup: Pick<BackupLeftover, 'id' | 'key'>): Promise<boolean> {
     try {
       await this.store.abandon(backup.key);
       return true;

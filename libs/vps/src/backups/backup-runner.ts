@@ -61,7 +61,11 @@ export class BackupRunner {
       disk = await this.compute.exportDisk(begun.ref, id);
       const sizeBytes = await this.store.put(begun.key, disk.stream);
       await disk.release();
-      await this.outcome.record(begun.subject, { ok: true, sizeBytes, consistency: disk.consistency });
+      // Its row went meanwhile (the account deleted, or a sweep took it for interrupted): no object without a row.
+      if (!(await this.outcome.record(begun.subject, { ok: true, sizeBytes, consistency: disk.consistency }))) {
+        await this.store.remove(begun.key).catch(() => undefined);
+        return { backupId: id, status: 'failed', error: 'The backup ended after its record was gone.' };
+      }
       return { backupId: id, status: 'available' };
     } catch (err) {
       const { code, message } = errorOf(err);

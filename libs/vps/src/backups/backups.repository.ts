@@ -222,7 +222,25 @@ export class BackupsRepository {
     );
   }
 
+  /** A backup whose object is gone: its row, and the key the delete trigger kept (nothing is left to delete). */
   async delete(id: string): Promise<void> {
-    await runSql(this.dataSource, `DELETE FROM vps_backups WHERE id = $1`, [id]);
+    await this.dataSource.transaction(async (m) => {
+      const gone = await sqlFirst<{ key: string }>(m, `DELETE FROM vps_backups WHERE id = $1 RETURNING storage_key AS key`, [id]);
+      if (gone) await this.forgetOrphan(gone.key, m);
+    });
+  }
+
+  /** Keys of backup rows deleted with their account (by cascade), whose objects are still to go; oldest first. */
+  async orphans(limit: number): Promise<string[]> {
+    const rows = await sqlRows<{ key: string }>(
+      this.dataSource,
+      `SELECT storage_key AS key FROM vps_backup_orphans ORDER BY orphaned_at LIMIT $1`,
+      [limit],
+    );
+    return rows.map((row) => row.key);
+  }
+
+  async forgetOrphan(key: string, manager?: EntityManager): Promise<void> {
+    await runSql(manager ?? this.dataSource, `DELETE FROM vps_backup_orphans WHERE storage_key = $1`, [key]);
   }
 }

@@ -15,6 +15,12 @@ import { BackupStore, BackupStoreError } from './backup-store';
 
 /** Parts uploaded at once: memory per backup is about (this + 1) parts. */
 const PARTS_IN_FLIGHT = 2;
+/**
+ * A gateway that stops answering fails the request (the SDK then retries it twice) instead of
+ * holding the backup: no connection within 10 s, or a request whose socket is silent for 30 s
+ * (an idle time, not a duration: a slow part that keeps moving is not cut).
+ */
+const TIMEOUTS = { connectionTimeout: 10_000, socketTimeout: 30_000 };
 
 type S3Settings = NonNullable<BackupConfig['s3']>;
 
@@ -31,6 +37,7 @@ export class S3BackupStore extends BackupStore {
   constructor(
     settings: S3Settings,
     private readonly partBytes: number,
+    timeouts: { connectionTimeout: number; socketTimeout: number } = TIMEOUTS,
   ) {
     super();
     this.bucket = settings.bucket;
@@ -39,6 +46,10 @@ export class S3BackupStore extends BackupStore {
       region: settings.region,
       forcePathStyle: settings.forcePathStyle,
       credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
+      requestHandler: timeouts,
+      // Over HTTP every part's SHA-256 is signed and checked by the gateway already; the SDK's extra
+      // CRC32 of each part is CPU the disk's pipe needs (and RGW 16 predates those checksums).
+      requestChecksumCalculation: 'WHEN_REQUIRED',
     });
   }
 
@@ -46,6 +57,7 @@ export class S3BackupStore extends BackupStore {
     const { UploadId } = await this.call(() => this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key })));
     const parts: { PartNumber: number; ETag?: string }[] = [];
     const inFlight = new Set<Promise<void>>();
+    let failure: Error | null = null;
     let bytes = 0;
     const send = (number: number, chunk: Buffer) => {
       const sent = this.client
@@ -56,21 +68,27 @@ export class S3BackupStore extends BackupStore {
           parts.push({ PartNumber: number, ETag });
           await onProgress?.(bytes);
         })
+        // Kept, not thrown: a part fails while the next one is being read, with no one awaiting it yet.
+        .catch((err: Error) => void (failure ??= err))
         .finally(() => inFlight.delete(sent));
       inFlight.add(sent);
     };
+    const settled = async (limit: number) => {
+      while (inFlight.size > limit && !failure) await Promise.race(inFlight);
+      if (failure) throw failure;
+    };
     try {
       let number = 0;
+      // The next part is read while the others upload; it waits here for a free place (backpressure:
+      // the disk is read no faster than the store takes it).
       for await (const chunk of partsOf(body, this.partBytes)) {
+        await settled(PARTS_IN_FLIGHT - 1);
         bytes += chunk.length;
         send(++number, chunk);
-        // Backpressure: the disk is read no faster than the store takes it.
-        while (inFlight.size >= PARTS_IN_FLIGHT) await Promise.race(inFlight);
       }
-      await Promise.all(inFlight);
       // S3 needs at least one part, even for an empty object.
       if (number === 0) send(++number, Buffer.alloc(0));
-      await Promise.all(inFlight);
+      await settled(0);
       parts.sort((a, b) => a.PartNumber - b.PartNumber);
       await this.client.send(
         new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId, MultipartUpload: { Parts: parts } }),
@@ -98,7 +116,10 @@ export class S3BackupStore extends BackupStore {
     const { Uploads = [] } = await this.call(() => this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: key })));
     for (const upload of Uploads.filter((u) => u.Key === key)) {
       await this.call(() =>
-        this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: upload.UploadId })),
+        this.client
+          .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: upload.UploadId }))
+          // An abort sent earlier (to a gateway that hung, then went on) may have got there first.
+          .catch((err: Error) => (err.name === 'NoSuchUpload' ? undefined : Promise.reject(err))),
       );
     }
     await this.remove(key);

@@ -44,7 +44,11 @@ export class SimulatedComputeProvider extends ComputeProvider {
   /** A small stand-in for the disk's bytes (the simulator keeps no disks), crash-consistent like its snapshots. */
   override async exportDisk(instance: InstanceRef): Promise<DiskExport> {
     const stopped = (await this.powerState(instance)) === 'stopped';
-    return { stream: simulatedDisk(instance.serviceId), consistency: stopped ? 'filesystem' : 'crash', release: () => Promise.resolve() };
+    return {
+      stream: simulatedDisk(instance.serviceId, this.config.simulatorDiskBytes),
+      consistency: stopped ? 'filesystem' : 'crash',
+      release: () => Promise.resolve(),
+    };
   }
 
   /** Reads the backup to its end (a store that cannot give it fails the restore), then boots like a start. */

@@ -10,6 +10,7 @@ import { Hosts1764000003400 } from './1764000003400-hosts';
 import { RescueMode1764000003300 } from './1764000003300-rescue-mode';
 import { VpsMoves1764000003500 } from './1764000003500-vps-moves';
 import { VpsEvacuations1764000003550 } from './1764000003550-vps-evacuations';
+import { VpsBackupOrphans1764000003600 } from './1764000003600-vps-backup-orphans';
 
 /** The VPS tables made after services' first migration (vps_instances, instance_actions and console_sessions are made there). */
 export const vpsMigrations = [
@@ -25,4 +26,5 @@ export const vpsMigrations = [
   RescueMode1764000003300,
   VpsMoves1764000003500,
   VpsEvacuations1764000003550,
+  VpsBackupOrphans1764000003600,
 ];

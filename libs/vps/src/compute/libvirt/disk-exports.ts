@@ -15,6 +15,12 @@ import { imageVolume, rootVolumeOf } from './volume-names';
 const COPY_POLL_MS = 1_000;
 /** A copy of a disk in one pool: minutes for tens of GB under TCG. */
 const COPY_TIMEOUT_MS = 60 * 60_000;
+/**
+ * libvirt's stream pushes a download as fast as the hypervisor reads it, and virsh keeps what its
+ * output pipe does not take yet: behind a slower upload, a whole disk in virsh's memory. Read in
+ * ranges, one virsh each (a call costs some 30 ms), virsh holds at most one range.
+ */
+const DOWNLOAD_RANGE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Backups and restores of a VPS's root disk (issue 38), with virsh alone: the disk is copied as a
@@ -39,22 +45,14 @@ export class DiskExports {
     const task = await this.snapshots.begin(instance, domain, exportId);
     const release = () => this.pool.remove(uri, imageVolume(exportId));
     try {
-      for (const until = Date.now() + COPY_TIMEOUT_MS; ; await sleep(COPY_POLL_MS)) {
+      // A stopped machine's copy is done when begun: asking after it would only refresh the pool twice.
+      for (const until = Date.now() + COPY_TIMEOUT_MS; task.mode === 'live'; await sleep(COPY_POLL_MS)) {
         const status = await this.snapshots.status(instance, task);
         if (status.state === 'failed') throw new ComputeProviderError('backup_failed', status.error.message);
         if (status.state === 'succeeded') break;
         if (Date.now() > until) throw new ComputeProviderError('timeout', 'The copy of the disk did not finish in time.');
       }
-      const stream = this.virshStream(uri, [
-        'vol-download',
-        '--pool',
-        this.pool.name,
-        '--vol',
-        imageVolume(exportId),
-        '--file',
-        '/dev/stdout',
-      ]);
-      return { stream, consistency: task.consistency, release };
+      return { stream: this.download(uri, imageVolume(exportId)), consistency: task.consistency, release };
     } catch (err) {
       await release().catch(() => undefined);
       throw err;
@@ -93,6 +91,37 @@ export class DiskExports {
     await this.pool.sizes(uri, volume); // refreshes the pool: libvirt sees the restored disk's real size
     await this.domains.startOnce(instance, domain.name);
     return encodeTask({ type: 'start', since: Date.now(), domainId: null });
+  }
+
+  /** The volume's bytes, a range at a time, until a range comes back short. */
+  private download(uri: string, volume: string): Readable {
+    const range = (offset: number) =>
+      this.virshStream(uri, [
+        'vol-download',
+        '--pool',
+        this.pool.name,
+        '--vol',
+        volume,
+        '--offset',
+        String(offset),
+        '--length',
+        String(DOWNLOAD_RANGE_BYTES),
+        '--file',
+        '/dev/stdout',
+      ]);
+    return Readable.from(
+      (async function* () {
+        for (let offset = 0; ; offset += DOWNLOAD_RANGE_BYTES) {
+          let read = 0;
+          for await (const chunk of range(offset)) {
+            read += (chunk as Buffer).length;
+            yield chunk as Buffer;
+          }
+          if (read < DOWNLOAD_RANGE_BYTES) return;
+        }
+      })(),
+      { objectMode: false },
+    );
   }
 
   /** A virsh command's standard output as a stream that fails when virsh does. */
