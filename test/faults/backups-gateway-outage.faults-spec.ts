@@ -10,15 +10,15 @@ import {
   ListPartsCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { BackupRunner } from '../libs/vps/src/backups/backup-runner';
-import { BackupStoreError } from '../libs/vps/src/backups/backup-store';
-import { S3BackupStore } from '../libs/vps/src/backups/s3-backup-store';
-import { createAccount, TestAccount } from './factories/accounts';
-import { createImage } from './factories/images';
-import { createService } from './factories/services';
-import { cephTestsEnabled, rgwEnv, signalGateway, startGateway } from './support/ceph';
-import { startTestApp, TestApp } from './support/test-app';
-import { waitForOrFail } from './support/wait-for';
+import { BackupRunner } from '../../libs/vps/src/backups/backup-runner';
+import { BackupStoreError } from '../../libs/vps/src/backups/backup-store';
+import { S3BackupStore } from '../../libs/vps/src/backups/s3-backup-store';
+import { createAccount, TestAccount } from '../factories/accounts';
+import { createImage } from '../factories/images';
+import { createService } from '../factories/services';
+import { cephTestsEnabled, rgwEnv, signalGateway, startGateway } from '../support/ceph';
+import { startTestApp, TestApp } from '../support/test-app';
+import { waitForOrFail } from '../support/wait-for';
 
 const SLOW = 180_000;
 const MIB = 1024 * 1024;
@@ -39,7 +39,7 @@ function disk(mib: number): Readable {
  * Issue 38: "a backup interrupted (gateway stopped mid-upload) leaves no half backup listed as
  * done, and the next run succeeds". Stops the shared gateway of scripts/ensure-ceph.sh (SIGSTOP:
  * it hangs; SIGKILL: it dies) while a backup's parts go up, and starts it again as CI does: run it
- * alone (no other suite on the gateway meanwhile). The simulator streams DISK_MIB for the disk.
+ * alone: it is a fault scenario (npm run test:faults runs them one at a time, after the suites that use the gateway). The simulator streams DISK_MIB for the disk.
  */
 (cephTestsEnabled() ? describe : describe.skip)('VPS backups when the gateway stops mid-upload (Ceph RGW)', () => {
   const bucket = `vps-backups-outage-${randomUUID().slice(0, 8)}`;
