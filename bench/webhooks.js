@@ -166,7 +166,8 @@ async function webhooksScenario({ port, apiPid, cpuMs, apiKey, dbUrl, perEndpoin
       };
     };
     /** Deliveries/s as the receiver saw them, first arrival to last: the same measure for both senders. */
-    const arrivalRate = () => (receiver.arrivals.length - 1) / ((receiver.arrivals[receiver.arrivals.length - 1] - receiver.arrivals[0]) / 1000);
+    const arrivalRate = () =>
+      (receiver.arrivals.length - 1) / ((receiver.arrivals[receiver.arrivals.length - 1] - receiver.arrivals[0]) / 1000);
     const bareRun = async (rows) => {
       receiver.arrivals.length = 0;
       await bareLoop(receiver.port, rows, randomBytes(32));
