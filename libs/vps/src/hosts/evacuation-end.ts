@@ -3,7 +3,8 @@ import { ActivityLog, domainEvent, TransactionRunner } from '@app/core';
 import { VpsInstancesRepository } from '../vps-instances.repository';
 import type { InstanceEvacuatedEvent } from '../vps.events';
 import type { Claimed } from './evacuation-start';
-import { sshScope } from './evacuation-target';
+import { NetworkLeasesRepository } from '../network/network-leases.repository';
+import { sshScope } from './move-network';
 import { HostsRepository } from './hosts.repository';
 import { EvacuationFailure } from './machine-evacuator';
 import { VpsEvacuationsRepository } from './vps-evacuations.repository';
@@ -22,6 +23,7 @@ export class EvacuationEnd {
     private readonly hosts: HostsRepository,
     private readonly instances: VpsInstancesRepository,
     private readonly evacuations: VpsEvacuationsRepository,
+    private readonly leases: NetworkLeasesRepository,
     private readonly activity: ActivityLog,
   ) {}
 
@@ -39,7 +41,7 @@ export class EvacuationEnd {
     };
     await this.tx.run(async (m, publish) => {
       await this.hosts.settleMove(m, c.vps.id, c.to.id);
-      if (c.plan.network?.mode === 'user') await this.evacuations.dropLeases(m, c.vps.id, sshScope(c.from.id));
+      if (c.plan.network?.mode === 'user') await this.leases.releaseScope(m, c.vps.id, sshScope(c.from.id));
       await this.evacuations.settleInstance(m, c.vps.id, c.plan.network, c.plan.powerState);
       await this.evacuations.finish(m, c.evacuationId, outcome);
       await this.activity.record(m, {
@@ -57,7 +59,7 @@ export class EvacuationEnd {
   async failed(c: Claimed, error: EvacuationFailure): Promise<void> {
     await this.tx.run(async (m) => {
       await this.hosts.reserve(m, c.to.id, c.need, -1);
-      await this.evacuations.dropLeases(m, c.vps.id, sshScope(c.to.id));
+      await this.leases.releaseScope(m, c.vps.id, sshScope(c.to.id));
       await this.instances.setPowerState(m, c.vps.id, c.plan.powerState);
       await this.evacuations.fail(m, c.vps.id, c.from.id, error);
     });

@@ -5,7 +5,8 @@ import { NetworkAllocator } from '../network/network-allocator';
 import { NetworkLeasesRepository } from '../network/network-leases.repository';
 import { VpsInstancesRepository } from '../vps-instances.repository';
 
-const scopeOf = (hostId: string) => `ssh-port:host:${hostId}`;
+/** The lease scope of a host's forwarded SSH ports (NetworkAllocator's `ssh-port:host:<id>`). */
+export const sshScope = (hostId: string): string => `ssh-port:host:${hostId}`;
 
 /**
  * A moving VPS's forwarded SSH port (user networking, issue 40): each hypervisor forwards its own
@@ -24,8 +25,8 @@ export class MoveNetwork {
 
   /** In the transaction that holds the room: the port leased on the new host, null without one. */
   async lease(manager: EntityManager, serviceId: string, fromHostId: string, toHostId: string): Promise<number | null> {
-    if (this.config.network.mode !== 'user' || !(await this.leases.holds(manager, serviceId, scopeOf(fromHostId)))) return null;
-    const same = await this.leases.carry(manager, serviceId, scopeOf(fromHostId), scopeOf(toHostId));
+    if (this.config.network.mode !== 'user' || !(await this.leases.holds(manager, serviceId, sshScope(fromHostId)))) return null;
+    const same = await this.leases.carry(manager, serviceId, sshScope(fromHostId), sshScope(toHostId));
     if (same !== null) return Number(same);
     const network = await this.allocator.allocate(manager, serviceId, `host:${toHostId}`);
     return network.mode === 'user' ? network.sshPort : null;
@@ -34,12 +35,12 @@ export class MoveNetwork {
   /** The machine is on the new host: the old host's port goes, the record shows the new one. */
   async settle(manager: EntityManager, serviceId: string, fromHostId: string | null, port: number | null): Promise<void> {
     if (port === null) return;
-    if (fromHostId) await this.leases.releaseScope(manager, serviceId, scopeOf(fromHostId));
+    if (fromHostId) await this.leases.releaseScope(manager, serviceId, sshScope(fromHostId));
     await this.instances.setSshPort(manager, serviceId, port);
   }
 
   /** The move was rolled back: the new host's port goes. */
   async undo(manager: EntityManager, serviceId: string, toHostId: string | null, port: number | null): Promise<void> {
-    if (port !== null && toHostId) await this.leases.releaseScope(manager, serviceId, scopeOf(toHostId));
+    if (port !== null && toHostId) await this.leases.releaseScope(manager, serviceId, sshScope(toHostId));
   }
 }

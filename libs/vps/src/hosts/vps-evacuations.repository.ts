@@ -130,10 +130,6 @@ export class VpsEvacuationsRepository {
     );
   }
 
-  async dropLeases(m: EntityManager, serviceId: string, scope: string): Promise<void> {
-    await runSql(m, `DELETE FROM network_leases WHERE service_id = $1 AND scope = $2`, [serviceId, scope]);
-  }
-
   /** The VPS's way in on its new host, and the power state it is left in. */
   async settleInstance(m: EntityManager, serviceId: string, network: GuestNetwork | null, powerState: PowerState): Promise<void> {
     await runSql(
