@@ -1,8 +1,9 @@
 'use strict';
 // One backup in a process of its own, for bench/backups.js (which samples this process's RSS).
 //   api:  the API's own code: the libvirt adapter's export of a stopped domain's disk (libvirt's
-//         copy of the volume, read out with vol-download through a pipe) streamed into
-//         S3BackupStore's multipart upload, as a backup job does it.
+//         copy of the volume, read from its file here, or with BENCH_BACKUP_TRANSFER=stream out
+//         of libvirt with vol-download through a FIFO) streamed into S3BackupStore's multipart
+//         upload, as a backup job does it.
 //   bare: `qemu-img convert` of the same volume to a file, then that file streamed into the same
 //         S3BackupStore (the same client, part size and parallelism).
 // Prints {bytes, seconds, phases (ms of the copy, the stream into the store, the release)} as JSON. BENCH_BACKUP_S3 holds the store's settings (JSON).
@@ -41,6 +42,7 @@ async function main() {
       ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
       DATA_DIR: workDir,
       COMPUTE_PROVIDER: 'libvirt',
+      LIBVIRT_DISK_TRANSFER: process.env.BENCH_BACKUP_TRANSFER ?? 'auto',
     });
     const compute = new LibvirtComputeProvider(config, { id: () => Promise.resolve('bench-backups') });
     const instance = { serviceId, providerRef: `svc-${serviceId}`, region: '', host: null };

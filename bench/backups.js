@@ -112,10 +112,10 @@ function descendantsRssKb(pid) {
 }
 
 /** Runs one backup in a child process, sampling its RSS every 20 ms (and its subprocesses' every 200 ms). */
-function backup(mode, vps, key, workDir, s3) {
+function backup(mode, vps, key, workDir, s3, transfer) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CHILD, mode, vps.serviceId, key, vps.volumePath, workDir], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, BENCH_BACKUP_S3: JSON.stringify(s3) },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, BENCH_BACKUP_S3: JSON.stringify(s3), BENCH_BACKUP_TRANSFER: transfer },
     });
     let out = '';
     let err = '';
@@ -156,7 +156,7 @@ function backup(mode, vps, key, workDir, s3) {
   });
 }
 
-async function backupsScenario({ rounds = 3, smallMb = 128, log }) {
+async function backupsScenario({ rounds = 3, smallMb = 128, transfer = 'auto', log }) {
   if (!fs.existsSync(ADMIN_ENV)) {
     log(`  backups         skipped: ${ADMIN_ENV} is missing (run scripts/ensure-ceph.sh)`);
     return null;
@@ -184,17 +184,17 @@ async function backupsScenario({ rounds = 3, smallMb = 128, log }) {
   const measure = async (mb) => {
     const vps = makeVps(workDir, mb);
     made.push(vps);
-    await backup('api', vps, `warmup-${mb}/api`, workDir, s3);
+    await backup('api', vps, `warmup-${mb}/api`, workDir, s3, transfer);
     await emptyBucket();
-    await backup('bare', vps, `warmup-${mb}/bare`, workDir, s3);
+    await backup('bare', vps, `warmup-${mb}/bare`, workDir, s3, transfer);
     await emptyBucket();
     const results = [];
     for (let i = 0; i < rounds; i++) {
       // Each object deleted at once: the one-node store holds one disk at a time (plus what its
       // garbage collector has not freed yet).
-      const api = await backup('api', vps, `round-${i}/api`, workDir, s3);
+      const api = await backup('api', vps, `round-${i}/api`, workDir, s3, transfer);
       await emptyBucket();
-      const bare = await backup('bare', vps, `round-${i}/bare`, workDir, s3);
+      const bare = await backup('bare', vps, `round-${i}/bare`, workDir, s3, transfer);
       results.push({ api, bare, ratio: api.mbPerSecond / bare.mbPerSecond });
       log(
         `  backups         ${mb} MiB round ${i + 1}: api ${api.mbPerSecond.toFixed(1)} MB/s (${(api.bytes / 1048576).toFixed(0)} MB, peak RSS ${api.peakRssMb} MB, its virsh pipe ${api.peakSubprocessRssMb} MB), ` +
@@ -225,7 +225,8 @@ async function backupsScenario({ rounds = 3, smallMb = 128, log }) {
     // virsh calls, the copy's volume made and removed) spread over more bytes; both are reported.
     return {
       id: 'backups',
-      title: `A stopped VPS's disk (${smallMb} and ${smallMb * 4} MiB) backed up to Ceph RGW by the API's code against qemu-img convert and the same multipart upload`,
+      title: `A stopped VPS's disk (${smallMb} and ${smallMb * 4} MiB) backed up to Ceph RGW by the API's code (LIBVIRT_DISK_TRANSFER=${transfer}) against qemu-img convert and the same multipart upload`,
+      transfer,
       rounds,
       small,
       large,

@@ -11,7 +11,7 @@
 //          --only=<scenario,...> (hostile-bodies: the wide-JSON scenario; console: the console proxy's throughput;
 //          webhooks: deliveries/s against a bare loop; streams: open notification streams;
 //          metrics: the metrics route against a direct query_range to the same Prometheus;
-//          backups, only when named: a VPS disk backed up to Ceph RGW against qemu-img convert and the same upload)  --streams=N  --backup-mb=N (the backups scenario's disk, 128; then one 4x)  --rounds=N  --duration=S  --warmup=S  --connections=N
+//          backups, only when named: a VPS disk backed up to Ceph RGW against qemu-img convert and the same upload)  --streams=N  --backup-mb=N (the backups scenario's disk, 128; then one 4x)  --backup-transfer=auto|stream (LIBVIRT_DISK_TRANSFER of the API's backups)  --rounds=N  --duration=S  --warmup=S  --connections=N
 //          --pool=N (DB_POOL_SIZE of both servers; unset: the API's default)  --db=<name>
 //          --reuse-db (keep a seeded database from an earlier run)  --out=<file>  --strict
 //          --scale=provider (issue 30: every list at a provider's size against a small dataset, EXPLAIN of each,
@@ -69,6 +69,7 @@ function parseArgs(argv) {
     warmup: num('warmup', smoke ? 1 : 5),
     connections: num('connections', smoke ? 10 : 50),
     backupMb: num('backup-mb', 128),
+    backupTransfer: String(flags['backup-transfer'] ?? 'auto'),
     pool: flags.pool === undefined ? undefined : String(flags.pool),
     only: flags.profile ? [String(flags.profile)] : flags.only ? String(flags.only).split(',') : null,
     profile: flags.profile ? String(flags.profile) : null,
@@ -846,7 +847,9 @@ async function main() {
     }
 
     // 4e. backups: only when named (it needs libvirt and the Ceph gateway, and takes minutes)
-    const backupsRow = opts.only?.includes('backups') ? await backupsScenario({ rounds: opts.rounds, smallMb: opts.backupMb, log }) : null;
+    const backupsRow = opts.only?.includes('backups')
+      ? await backupsScenario({ rounds: opts.rounds, smallMb: opts.backupMb, transfer: opts.backupTransfer, log })
+      : null;
 
     const peak = sampler.stop();
     for (const p of [api, baseline]) if (p.child.exitCode !== null) throw new Error(`${p.name} died during the bench:\n${p.tail()}`);

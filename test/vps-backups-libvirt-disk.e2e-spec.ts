@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, ReadStream, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@app/core';
@@ -26,6 +26,12 @@ const POOL = 'default';
   const dir = mkdtempSync(join(tmpdir(), 'backup-disk-'));
   const config = loadConfig(testEnv({ DATA_DIR: dir, COMPUTE_PROVIDER: 'libvirt' }));
   const compute = new LibvirtComputeProvider(config, { id: () => Promise.resolve('backup-disk-test') });
+  const streamed = new LibvirtComputeProvider(
+    loadConfig(testEnv({ DATA_DIR: dir, COMPUTE_PROVIDER: 'libvirt', LIBVIRT_DISK_TRANSFER: 'stream' })),
+    {
+      id: () => Promise.resolve('backup-disk-test'),
+    },
+  );
   const store = new LocalBackupStore(join(dir, 'backups'));
   const instance = { serviceId, providerRef: domain, region: '' };
   let original: string;
@@ -58,12 +64,25 @@ const POOL = 'default';
   it('exports the stopped domain disk as a standalone qcow2 stream, and leaves no copy in the pool', async () => {
     const disk = await compute.exportDisk(instance, serviceId);
     expect(disk.consistency).toBe('filesystem');
+    // The hypervisor is this machine: the copy is read from its file.
+    expect(disk.stream).toBeInstanceOf(ReadStream);
     const bytes = await store.put('vps/disk.qcow2', disk.stream);
     await disk.release();
     expect(bytes).toBeGreaterThan(1024 * 1024);
     expect(await virsh('vol-list', '--pool', POOL)).not.toContain(`img-${serviceId}`);
     const stored = join(dir, 'backups', 'vps', 'disk.qcow2');
     expect(execFileSync('qemu-img', ['compare', '-q', original, stored]).length).toBe(0);
+  });
+
+  it("gives the same bytes through libvirt's stream (LIBVIRT_DISK_TRANSFER=stream), over a copy an earlier try left", async () => {
+    // A half copy of a lost try, under the name this export uses.
+    await virsh('vol-create-as', '--pool', POOL, '--name', `img-${serviceId}`, '--capacity', '1M', '--format', 'raw');
+    const disk = await streamed.exportDisk(instance, serviceId);
+    expect(disk.stream).not.toBeInstanceOf(ReadStream);
+    await store.put('vps/streamed.qcow2', disk.stream);
+    await disk.release();
+    expect(await virsh('vol-list', '--pool', POOL)).not.toContain(`img-${serviceId}`);
+    expect(sha(join(dir, 'backups', 'vps', 'streamed.qcow2'))).toBe(sha(join(dir, 'backups', 'vps', 'disk.qcow2')));
   });
 
   it('restores it onto a root volume deleted by hand and starts the domain', async () => {

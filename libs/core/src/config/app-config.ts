@@ -56,6 +56,11 @@ export interface LibvirtConfig {
   storagePool: string;
   /** virsh gives a silent libvirtd this long (keepalive) before it drops the connection. */
   keepaliveSeconds: number;
+  /**
+   * How a backup reads the disk's copy (LIBVIRT_DISK_TRANSFER): `auto` from its file where the
+   * hypervisor is this machine and the file is readable, else through libvirt; `stream` always through libvirt.
+   */
+  diskTransfer: 'auto' | 'stream';
   /** A virsh call that changes something is killed after this long (reads keep 2 s). */
   commandTimeoutSeconds: number;
   /** A `svc-` domain or volume of no live service is removed this long after reconciliation first saw it. */

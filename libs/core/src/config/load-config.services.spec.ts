@@ -63,6 +63,7 @@ describe('loadConfig: compute, networks and object storage', () => {
     expect(loadConfig({ DATA_DIR: dataDir(), ...secrets }).libvirt).toMatchObject({
       storagePool: 'default',
       keepaliveSeconds: 90,
+      diskTransfer: 'auto',
       commandTimeoutSeconds: 120,
     });
     const { network } = loadConfig({
@@ -90,6 +91,7 @@ describe('loadConfig: compute, networks and object storage', () => {
       NETWORK_DNS: 'dns.example',
       LIBVIRT_STORAGE_POOL: 'bad pool',
       LIBVIRT_KEEPALIVE_SECONDS: '1',
+      LIBVIRT_DISK_TRANSFER: 'scp',
       LIBVIRT_COMMAND_TIMEOUT_SECONDS: 'soon',
     });
     for (const name of [
@@ -99,6 +101,7 @@ describe('loadConfig: compute, networks and object storage', () => {
       'NETWORK_DNS',
       'LIBVIRT_STORAGE_POOL',
       'LIBVIRT_KEEPALIVE_SECONDS',
+      'LIBVIRT_DISK_TRANSFER',
       'LIBVIRT_COMMAND_TIMEOUT_SECONDS',
     ]) {
       expect(found.some((problem) => problem.startsWith(name))).toBe(true);

@@ -52,6 +52,7 @@ function libvirtConfig(env: EnvReader): LibvirtConfig {
   // Defaults outlast a 60 s stall of libvirtd (seen when it re-probes QEMU), so a step that is
   // making progress is not abandoned half-done.
   const keepaliveSeconds = env.int('LIBVIRT_KEEPALIVE_SECONDS', 90, 2, 3600);
+  const diskTransfer = env.oneOf('LIBVIRT_DISK_TRANSFER', ['auto', 'stream'] as const, 'auto');
   const commandTimeoutSeconds = env.int('LIBVIRT_COMMAND_TIMEOUT_SECONDS', 120, 5, 3600);
   const orphanGraceSeconds = env.int('LIBVIRT_ORPHAN_GRACE_SECONDS', 3600, 0, 30 * 86_400);
   const deploymentId = env.string('LIBVIRT_DEPLOYMENT_ID');
@@ -65,6 +66,7 @@ function libvirtConfig(env: EnvReader): LibvirtConfig {
     domainTemplate: domainTemplate && resolve(domainTemplate),
     storagePool,
     keepaliveSeconds,
+    diskTransfer,
     commandTimeoutSeconds,
     orphanGraceSeconds,
     deploymentId,

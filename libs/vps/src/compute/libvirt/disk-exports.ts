@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { PassThrough, Readable } from 'node:stream';
+import { FileHandle, open as openFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ComputeProviderError, DiskExport, InstanceRef } from '../compute-provider';
@@ -9,6 +10,7 @@ import { LibvirtDomains } from './libvirt-domains';
 import { encodeTask } from './power-task';
 import { StoragePool } from './storage-pool';
 import { virshEnv } from './virsh';
+import { exitOf, VirshFifo } from './virsh-fifo';
 import { imageVolume, rootVolumeOf } from './volume-names';
 
 /** How often the live copy's backup job is looked at while a backup waits for it. */
@@ -21,6 +23,11 @@ const COPY_TIMEOUT_MS = 60 * 60_000;
  * ranges, one virsh each (a call costs some 30 ms), virsh holds at most one range.
  */
 const DOWNLOAD_RANGE_BYTES = 64 * 1024 * 1024;
+/** Reads of a local copy: a part of the upload is a few of them. */
+const READ_CHUNK_BYTES = 1024 * 1024;
+
+/** LIBVIRT_DISK_TRANSFER: `auto` reads a copy on this machine from its file, `stream` always through libvirt. */
+export type DiskTransfer = 'auto' | 'stream';
 
 /**
  * Backups and restores of a VPS's root disk (issue 38), with virsh alone: the disk is copied as a
@@ -36,12 +43,15 @@ export class DiskExports {
     private readonly snapshots: DiskSnapshots,
     private readonly marks: DeploymentMarks,
     private readonly changeTimeoutMs: number,
+    private readonly transfer: DiskTransfer = 'auto',
   ) {}
 
   async export(instance: InstanceRef, exportId: string): Promise<DiskExport> {
     const uri = this.domains.uriOf(instance);
-    const domain = await this.domains.info(instance, this.changeTimeoutMs);
-    await this.marks.refuseForeign(uri, domain.name);
+    const [domain] = await Promise.all([
+      this.domains.info(instance, this.changeTimeoutMs),
+      this.marks.refuseForeign(uri, this.domains.domainOf(instance)),
+    ]);
     const task = await this.snapshots.begin(instance, domain, exportId);
     const release = () => this.pool.remove(uri, imageVolume(exportId));
     try {
@@ -52,7 +62,7 @@ export class DiskExports {
         if (status.state === 'succeeded') break;
         if (Date.now() > until) throw new ComputeProviderError('timeout', 'The copy of the disk did not finish in time.');
       }
-      return { stream: this.download(uri, imageVolume(exportId)), consistency: task.consistency, release };
+      return { stream: await this.read(uri, imageVolume(exportId)), consistency: task.consistency, release };
     } catch (err) {
       await release().catch(() => undefined);
       throw err;
@@ -93,49 +103,50 @@ export class DiskExports {
     return encodeTask({ type: 'start', since: Date.now(), domainId: null });
   }
 
-  /** The volume's bytes, a range at a time, until a range comes back short. */
+  /**
+   * The copy's bytes. Where the hypervisor is this machine (a URI without a host) and its file is
+   * readable here, from the file, as `qemu-img` would read it; otherwise, or with
+   * LIBVIRT_DISK_TRANSFER=stream, through libvirt's stream, which every remote host serves.
+   */
+  private async read(uri: string, volume: string): Promise<Readable> {
+    if (this.transfer === 'auto' && isLocalUri(uri)) {
+      const file = await openReadable(await this.pool.volumePath(uri, volume));
+      if (file) return file.createReadStream({ highWaterMark: READ_CHUNK_BYTES });
+    }
+    return this.download(uri, volume);
+  }
+
+  /** The volume's bytes through `virsh vol-download`, a range at a time, until a range comes back short. */
   private download(uri: string, volume: string): Readable {
-    const range = (offset: number) =>
-      this.virshStream(uri, [
-        'vol-download',
-        '--pool',
-        this.pool.name,
-        '--vol',
-        volume,
-        '--offset',
-        String(offset),
-        '--length',
-        String(DOWNLOAD_RANGE_BYTES),
-        '--file',
-        '/dev/stdout',
-      ]);
+    const args = (offset: number) => [
+      'vol-download',
+      '--pool',
+      this.pool.name,
+      '--vol',
+      volume,
+      '--offset',
+      String(offset),
+      '--length',
+      String(DOWNLOAD_RANGE_BYTES),
+    ];
     return Readable.from(
       (async function* () {
-        for (let offset = 0; ; offset += DOWNLOAD_RANGE_BYTES) {
-          let read = 0;
-          for await (const chunk of range(offset)) {
-            read += (chunk as Buffer).length;
-            yield chunk as Buffer;
+        const fifo = await VirshFifo.make();
+        try {
+          for (let offset = 0; ; offset += DOWNLOAD_RANGE_BYTES) {
+            let read = 0;
+            for await (const chunk of fifo.output(uri, args(offset))) {
+              read += (chunk as Buffer).length;
+              yield chunk as Buffer;
+            }
+            if (read < DOWNLOAD_RANGE_BYTES) return;
           }
-          if (read < DOWNLOAD_RANGE_BYTES) return;
+        } finally {
+          await fifo.remove();
         }
       })(),
       { objectMode: false },
     );
-  }
-
-  /** A virsh command's standard output as a stream that fails when virsh does. */
-  private virshStream(uri: string, args: string[]): Readable {
-    const child = spawnPiped('virsh "$@" | cat', ['-q', '-c', uri, ...args], ['ignore', 'pipe', 'pipe']);
-    // The stream ends only once virsh said it succeeded: a copy cut short is an error, never a short disk.
-    const out = new PassThrough();
-    child.stdout.pipe(out, { end: false });
-    exitOf(child).then(
-      () => out.end(),
-      (err: Error) => out.destroy(err),
-    );
-    out.once('close', () => child.exitCode === null && child.kill('SIGKILL'));
-    return out;
   }
 }
 
@@ -157,9 +168,9 @@ export async function uploadStream(uri: string, pool: string, volume: string, op
 }
 
 /**
- * virsh with its data on a real pipe: Node's child pipes are socket pairs, and virsh's `--file
- * /dev/stdout` (or `/dev/stdin`) cannot open a socket ("cannot create /dev/stdout"). `cat` sits
- * between them; `pipefail` keeps virsh's failure the command's.
+ * virsh reading a real pipe: Node's child pipes are socket pairs, and virsh's `--file /dev/stdin`
+ * cannot open a socket. `cat` sits between them (VirshFifo says why not a FIFO here); `pipefail`
+ * keeps virsh's failure the command's.
  */
 function spawnPiped(script: string, args: string[], stdio: ('pipe' | 'ignore')[]) {
   return spawn('bash', ['-c', `set -o pipefail; ${script}`, 'virsh', ...args], {
@@ -168,13 +179,20 @@ function spawnPiped(script: string, args: string[], stdio: ('pipe' | 'ignore')[]
   });
 }
 
-function exitOf(child: ReturnType<typeof spawn>): Promise<void> {
-  let said = '';
-  child.stderr?.on('data', (chunk: Buffer) => (said = (said + chunk.toString()).slice(-500)));
-  return new Promise((resolve, reject) => {
-    child.once('error', (err) => reject(new ComputeProviderError('hypervisor_unavailable', `virsh could not run: ${err.message}`, true)));
-    child.once('close', (code, signal) =>
-      code === 0 ? resolve() : reject(new ComputeProviderError('hypervisor_error', `virsh failed (${signal ?? code}): ${said.trim()}`)),
-    );
-  });
+/** The file opened, or null where this process cannot read it (another machine's path, no permission). */
+async function openReadable(path: string): Promise<FileHandle | null> {
+  try {
+    return await openFile(path, 'r');
+  } catch {
+    return null;
+  }
+}
+
+/** A libvirt URI without a host names a daemon on this machine (`qemu:///system`, `qemu+unix:///system?socket=...`). */
+export function isLocalUri(uri: string): boolean {
+  try {
+    return new URL(uri).hostname === '';
+  } catch {
+    return false;
+  }
 }

@@ -76,7 +76,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     this.marks = new DeploymentMarks(virsh, identity, this.changeTimeoutMs);
     this.snapshots = new DiskSnapshots(this.domains, this.pool);
     this.powerTasks = new LibvirtPowerTasks(this.domains, config.computeStopTimeoutSeconds, this.changeTimeoutMs, READ_TIMEOUT_MS);
-    this.exports = new DiskExports(this.domains, this.pool, this.snapshots, this.marks, this.changeTimeoutMs);
+    this.exports = new DiskExports(this.domains, this.pool, this.snapshots, this.marks, this.changeTimeoutMs, config.libvirt.diskTransfer);
     // Reconciliation holds its job lock (a database connection) while it lists: reads stay short.
     this.inventories = new LibvirtInventory(virsh, this.pool, this.marks, READ_TIMEOUT_MS, this.changeTimeoutMs);
     const { domainTemplate } = config.libvirt;

@@ -1,6 +1,6 @@
 import { ComputeProviderError } from '../compute-provider';
 import { lookBeforeRetry } from './look-before-retry';
-import { Virsh } from './virsh';
+import { Virsh, VOLUME_EXISTS_CODE } from './virsh';
 import { withXmlFile } from './xml-file';
 
 /** An upload moves a whole image (hundreds of MB, maybe to a remote host). */
@@ -95,6 +95,11 @@ export class StoragePool {
     return { capacity: bytes('Capacity'), allocation: bytes('Allocation') };
   }
 
+  /** The volume's file on that hypervisor. */
+  async volumePath(uri: string, volume: string): Promise<string> {
+    return (await this.run(uri, ['vol-path', '--pool', this.name, volume])).trim();
+  }
+
   /** Where the pool keeps its files on that hypervisor (a file written there becomes a volume on refresh). */
   async path(uri: string): Promise<string> {
     await this.ensure(uri);
@@ -106,15 +111,23 @@ export class StoragePool {
 
   /**
    * A standalone qcow2 copy of `from` (its backing chain read through, none kept): libvirt's own
-   * copy on the hypervisor, so the API host needs no access to the disk. Starts from no volume.
+   * copy on the hypervisor, so the API host needs no access to the disk. The copy's capacity is the
+   * source's (libvirt raises a missing one to it), so the source is not looked up first; a volume
+   * an earlier try left under the name is removed and the copy made again.
    */
   async copyFlat(uri: string, from: string, to: string): Promise<void> {
-    await this.remove(uri, to);
-    const { capacity } = await this.sizes(uri, from);
-    const xml = `<volume><name>${to}</name><capacity unit='bytes'>${capacity}</capacity><target><format type='qcow2'/></target></volume>`;
-    await withXmlFile(xml, (file) =>
-      this.run(uri, ['vol-create-from', this.name, file, from, '--inputpool', this.name], UPLOAD_TIMEOUT_MS),
-    );
+    const xml = `<volume><name>${to}</name><target><format type='qcow2'/></target></volume>`;
+    const copy = () =>
+      withXmlFile(xml, (file) =>
+        this.run(uri, ['vol-create-from', this.name, file, from, '--inputpool', this.name], UPLOAD_TIMEOUT_MS, [VOLUME_EXISTS_CODE]),
+      );
+    try {
+      await copy();
+    } catch (err) {
+      if (!(err instanceof ComputeProviderError && err.code === VOLUME_EXISTS_CODE)) throw err;
+      await this.remove(uri, to);
+      await copy();
+    }
   }
 
   /** Nothing to remove where the pool itself is missing: that answer too is an expected not_found. */

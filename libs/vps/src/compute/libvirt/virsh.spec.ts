@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { ComputeProviderError } from '../compute-provider';
-import { Virsh, virshError } from './virsh';
+import { Virsh, virshError, VOLUME_EXISTS_CODE } from './virsh';
 
 const SECRET = 'q7Hm2xKpW4tRz9LbN3cV';
 
@@ -65,5 +65,14 @@ describe('Virsh with a secret argument', () => {
       1000,
     );
     expect(stopped.code).toBe('not_running');
+  });
+
+  it("reads libvirt's refusal of a volume name the pool already has as volume_exists", () => {
+    const exists = virshError(
+      Object.assign(new Error('x'), { code: '1' }),
+      "error: Failed to create vol from /tmp/v.xml\nerror: internal error: storage volume name 'img-1.qcow2' already in use.",
+      1000,
+    );
+    expect(exists).toMatchObject({ code: VOLUME_EXISTS_CODE, retryable: false });
   });
 });

@@ -19,6 +19,10 @@ const VOLUME_NOT_FOUND = /(storage volume not found|no storage vol with matching
 const AGENT_UNAVAILABLE = /(guest agent is not (responding|connected|configured|available)|agent is not (connected|configured|available))/i;
 const NOT_RUNNING = /domain is not running/i;
 const POOL_NOT_FOUND = /(storage pool not found|no storage pool with matching|failed to get pool)/i;
+const VOLUME_EXISTS = /storage volume name '[^']*' already in use/i;
+
+/** A volume was to be made under a name the pool already has. */
+export const VOLUME_EXISTS_CODE = 'volume_exists';
 
 /** `virsh metadata --uri` of a namespace the domain has no element of. */
 export const NO_METADATA = 'no_metadata';
@@ -94,6 +98,7 @@ export function virshError(err: NodeJS.ErrnoException & { killed?: boolean }, st
       'The QEMU guest agent does not answer; install qemu-guest-agent in the VPS.',
     );
   }
+  if (VOLUME_EXISTS.test(said)) return new ComputeProviderError(VOLUME_EXISTS_CODE, 'The storage volume already exists.');
   if (NOT_RUNNING.test(said)) return new ComputeProviderError('not_running', 'The machine is not running.');
   // Say which thing is missing (issue 42): a missing image volume read as a missing machine.
   if (VOLUME_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', missingVolume(quoted(said)));
