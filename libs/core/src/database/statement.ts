@@ -1,4 +1,5 @@
 import { DataSource, EntityManager, QueryResult } from 'typeorm';
+import { driverPool } from './pool-query';
 
 /** Where a statement runs: the data source (a connection of its own) or a transaction's manager. */
 export type SqlExecutor = DataSource | EntityManager;
@@ -20,6 +21,12 @@ export async function runSql<T = Record<string, unknown>>(
   text: string,
   values: unknown[] = [],
 ): Promise<StatementResult<T>> {
+  // Outside a transaction no query runner is needed around one statement (poolQuery says why).
+  const pool = on instanceof DataSource ? driverPool(on) : null;
+  if (pool) {
+    const result = await pool.query(text, values);
+    return { rows: result.rows as T[], count: result.rowCount ?? result.rows.length };
+  }
   const manager = on instanceof DataSource ? on.manager : on;
   const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
   try {

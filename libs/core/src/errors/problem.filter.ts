@@ -83,7 +83,9 @@ export class ProblemFilter implements ExceptionFilter {
       return Problem.unavailable();
     }
     if (isInvalidInputFromDatabase(exception)) {
-      this.logger.warn(`Input rejected by the database: ${(exception as { driverError?: Error }).driverError?.message ?? ''}`);
+      this.logger.warn(
+        `Input rejected by the database: ${(exception as { driverError?: Error }).driverError?.message ?? (exception as Error).message}`,
+      );
       return Problem.invalidInput('A value in the request is out of range or malformed.');
     }
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
