@@ -1,8 +1,17 @@
 import { DataSource, EntityManager, QueryResult } from 'typeorm';
-import { driverPool } from './pool-query';
 
 /** Where a statement runs: the data source (a connection of its own) or a transaction's manager. */
 export type SqlExecutor = DataSource | EntityManager;
+
+/** The driver's pool (pg.Pool, or the PGlite look-alike): enough to run one statement. */
+interface Pool {
+  query(text: string, values: unknown[]): Promise<{ rows: unknown[]; rowCount?: number | null }>;
+}
+
+function driverPool(dataSource: DataSource): Pool | null {
+  const pool = (dataSource.driver as unknown as { master?: Pool }).master;
+  return pool && typeof pool.query === 'function' ? pool : null;
+}
 
 export interface StatementResult<T> {
   rows: T[];
@@ -21,7 +30,8 @@ export async function runSql<T = Record<string, unknown>>(
   text: string,
   values: unknown[] = [],
 ): Promise<StatementResult<T>> {
-  // Outside a transaction no query runner is needed around one statement (poolQuery says why).
+  // Outside a transaction one statement needs no query runner around it: the driver's pool runs it
+  // (issue 43: the runner's connect, events and release were a share of every request).
   const pool = on instanceof DataSource ? driverPool(on) : null;
   if (pool) {
     const result = await pool.query(text, values);
