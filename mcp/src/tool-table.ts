@@ -1,6 +1,6 @@
 import { MCP_TOOLS } from './tools';
 
-/** The README's tool table, made from the definitions (`npm run mcp:tools`; a test keeps the README current). */
+/** mcp/README.md's tool table, made from the definitions (`npm run mcp:tools`; a test keeps the README current). */
 export function toolTable(): string {
   const rows = MCP_TOOLS.map((tool) => {
     const hints = tool.annotations.readOnlyHint

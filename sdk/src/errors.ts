@@ -16,7 +16,7 @@ export type Problem = Omit<components['schemas']['ProblemResponse'], 'code'> & {
 export class HostingApiError extends Error {
   override readonly name = 'HostingApiError';
   readonly status: number;
-  /** Stable machine-readable code, e.g. `not_found`, `invalid_state`, `rate_limited` (README, "Error codes"). */
+  /** Stable machine-readable code, e.g. `not_found`, `invalid_state`, `rate_limited` (each has a page on the API at its problem's `type`, e.g. `/problems/not-found`). */
   readonly code: Problem['code'];
   /** Quote it to support; also in the `X-Request-Id` header. */
   readonly requestId: string | undefined;

@@ -30,7 +30,7 @@ export interface PrometheusStack {
   stop(): Promise<void>;
 }
 
-/** The scrape configuration README gives operators, with loopback ports and a 2 s interval. */
+/** The scrape configuration docs/operations/prometheus.md gives operators, with loopback ports and a 2 s interval. */
 export function scrapeConfig(exporterPort: number): string {
   return `global:
   scrape_interval: 2s

@@ -3,7 +3,7 @@ import { AccountsService } from '@app/accounts';
 import { CliArgs, CliCommand, CliUsageError, requireArg, staffActor } from '@app/core';
 import { MfaService } from '../mfa/mfa.service';
 
-/** Recovery for an owner locked out by a second factor they do not hold (README, "Account security"). */
+/** Recovery for an owner locked out by a second factor they do not hold (docs/security.md, "An owner locked out by a second factor"). */
 @Injectable()
 export class AccountDisable2faCommand extends CliCommand {
   readonly name = 'account:disable-2fa';

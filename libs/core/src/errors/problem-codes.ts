@@ -3,7 +3,7 @@ import { ProblemCode } from './problem';
 export interface ProblemCodeInfo {
   /** The statuses the code comes with (invalid_code: 400 on the 2FA routes, 401 at the login step). */
   statuses: number[];
-  /** What happened, as the document and README say it. */
+  /** What happened, as the document and the /problems pages say it. */
   meaning: string;
   /** What a client (a dashboard, a script) should do about it. */
   action: string;
@@ -11,7 +11,7 @@ export interface ProblemCodeInfo {
 
 /**
  * Every `code` of a problem response, with its meaning: the source of the operations' error
- * descriptions and `code` enums in the OpenAPI document, and of the table in README.md.
+ * descriptions and `code` enums in the OpenAPI document, and of the /problems/<code> pages.
  */
 export const PROBLEM_CODES: Record<ProblemCode, ProblemCodeInfo> = {
   invalid_input: {
