@@ -17,6 +17,11 @@ const THROUGH_HELPERS =
   "Raw statements go through runSql/sqlRows/sqlFirst/sqlCount from @app/core (libs/core/src/database/statement.ts): TypeORM's query() answers UPDATE and DELETE with [rows, count] (issue 36).";
 const READ_THROUGH_HELPERS =
   "TypeORM's query() answers UPDATE and DELETE with [rows, count] and everything else with rows: read a statement's rows or count with runSql/sqlRows/sqlFirst/sqlCount from @app/core (issue 36).";
+const ONE_WAY_TO_A_TRANSACTION = {
+  selector: "CallExpression[callee.property.name='transaction']",
+  message:
+    "Open a transaction with TransactionRunner or inTransaction from @app/core: on the embedded database they make a statement started outside the transaction fail at once instead of waiting forever for the connection it holds.",
+};
 const AWAITED_QUERY = "AwaitExpression > CallExpression[callee.property.name='query']";
 /** The statement (a string or a template) opens with one of `words`. */
 const opens = (words) => [`[arguments.0.value=/^\\s*(${words})\\b/i]`, `[arguments.0.quasis.0.value.raw=/^\\s*(${words})\\b/i]`];
@@ -69,7 +74,11 @@ export default tseslint.config(
     files: ['libs/**/*.ts', 'apps/**/*.ts'],
     ignores: ['**/*.spec.ts', 'libs/core/src/database/**', '**/migrations/**'],
     rules: {
-      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.property.name='query']", message: THROUGH_HELPERS }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.property.name='query']", message: THROUGH_HELPERS },
+        ONE_WAY_TO_A_TRANSACTION,
+      ],
     },
   },
   // Repositories are the only data access (issue 28): no other class holds a TypeORM repository, a
@@ -92,6 +101,7 @@ export default tseslint.config(
         'error',
         { selector: 'CallExpression[callee.property.name=/^(query|getRepository|createQueryBuilder)$/]', message: ONLY_REPOSITORIES },
         { selector: 'CallExpression[callee.name=/^(runSql|sqlRows|sqlFirst|sqlCount|poolQuery|pageOfRows)$/]', message: ONLY_REPOSITORIES },
+        ONE_WAY_TO_A_TRANSACTION,
         {
           selector: `CallExpression[callee.object.name=/^(m|manager|em)$/][callee.property.name=${ENTITY_MANAGER_CALLS}]`,
           message: ONLY_REPOSITORIES,

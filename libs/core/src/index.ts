@@ -14,6 +14,8 @@ export * from './database/pg-listener';
 export * from './database/last-used-buffer';
 export * from './database/run-migrations';
 export * from './database/transaction';
+export * from './database/transaction-scope';
+export * from './database/held-connection';
 export * from './database/sql';
 export * from './database/statement';
 export * from './database/purge-batch';

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { PGlite, types } from '@electric-sql/pglite';
+import { EmbeddedDatabaseDeadlock, heldConnection, stackHere } from './held-connection';
 
 type Callback = (err: Error | null, result?: unknown) => void;
 
@@ -58,6 +59,8 @@ export class PGlitePool extends EventEmitter {
   }
 
   private async lease(): Promise<PGliteClient> {
+    const held = heldConnection();
+    if (held) throw new EmbeddedDatabaseDeadlock(held, stackHere());
     this.waitingCount++;
     let release!: () => void;
     const previous = this.tail;

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { isLockConflict } from '../errors/database-errors';
 import { runSql, sqlCount } from './statement';
+import { inTransaction } from './transaction-scope';
 
 /** How long a purge's batch waits for a row lock that a request holds. */
 const PURGE_LOCK_TIMEOUT = '200ms';
@@ -16,7 +17,7 @@ const PURGE_ATTEMPTS = 5;
 export async function purgeBatchGivingWay(dataSource: DataSource, deleteSql: string, params: unknown[]): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await dataSource.transaction(async (manager) => {
+      return await inTransaction(dataSource, async (manager) => {
         await runSql(manager, `SET LOCAL lock_timeout = '${PURGE_LOCK_TIMEOUT}'`);
         return sqlCount(manager, deleteSql, params);
       });

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource, EntityManager } from 'typeorm';
 import { DomainEvent } from '../events/domain-event';
+import { inTransaction } from './transaction-scope';
 
 export type Publish = (event: DomainEvent) => void;
 
@@ -19,7 +20,7 @@ export class TransactionRunner {
 
   async run<T>(work: (manager: EntityManager, publish: Publish) => Promise<T>): Promise<T> {
     const pending: DomainEvent[] = [];
-    const result = await this.dataSource.transaction((manager) => work(manager, (event) => pending.push(event)));
+    const result = await inTransaction(this.dataSource, (manager) => work(manager, (event) => pending.push(event)));
     for (const event of pending) this.emit(event);
     return result;
   }

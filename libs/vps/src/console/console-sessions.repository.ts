@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { pgNotify, runSql, sqlFirst, sqlRows, type CredentialKind, type CredentialRef } from '@app/core';
+import { pgNotify, runSql, sqlFirst, sqlRows, type CredentialKind, type CredentialRef, inTransaction } from '@app/core';
 
 /** An open connection whose replica has not refreshed it for this long no longer counts. */
 export const CONSOLE_STALE_SECONDS = 60;
@@ -71,7 +71,7 @@ export class ConsoleSessionsRepository {
    * account makes the count exact across replicas.
    */
   redeem(tokenHash: string, maxOpen: number): Promise<Redemption> {
-    return this.dataSource.transaction(async (m) => {
+    return inTransaction(this.dataSource, async (m) => {
       const session = await sqlFirst<CredentialRow & { id: string; service_id: string }>(
         m,
         `SELECT c.id, c.service_id, s.account_id, c.credential_kind, c.credential_id FROM console_sessions c
