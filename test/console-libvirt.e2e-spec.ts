@@ -7,10 +7,9 @@ import { NoVncPage, openInNoVnc, serveNoVncPage } from './support/novnc-page';
 import { openConsoleSocket, RfbResult, viewScreen } from './support/rfb-client';
 import { runCli } from './support/run-cli';
 import { startTestApp, TestApp } from './support/test-app';
-import { TEST_DATABASE_URL } from './support/test-env';
 
 // The operator CLI provisions the guest, so this runs on PostgreSQL, like the other libvirt tests.
-const enabled = libvirtTestsEnabled() && TEST_DATABASE_URL !== undefined;
+const enabled = libvirtTestsEnabled();
 const compute = { COMPUTE_PROVIDER: 'libvirt' };
 
 /** The console proxy in front of a real QEMU guest's VNC server (the built-in diskless guest: SeaBIOS's screen). */

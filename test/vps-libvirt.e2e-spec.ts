@@ -10,7 +10,7 @@ import { TransactionRunner } from '@app/core';
 import { createAccount, TestAccount } from './factories/accounts';
 import { uploadSshKey } from './factories/images';
 import { domainNames, libvirtTestsEnabled, removeDomain, virsh } from './support/libvirt';
-import { runCli } from './support/run-cli';
+import { runCliIn } from './support/run-cli-in-app';
 import { startTestApp, startTwoApps, TestApp } from './support/test-app';
 import { TEST_DATABASE_URL } from './support/test-env';
 import { waitFor, waitForOrFail } from './support/wait-for';
@@ -21,8 +21,7 @@ import { waitFor, waitForOrFail } from './support/wait-for';
  * whole file: provision, reboot, rebuild, terminate. PostgreSQL only (the CLI and the API share it).
  */
 const onPostgres = TEST_DATABASE_URL !== undefined;
-if (!onPostgres) process.stderr.write('Skipping the VPS-on-libvirt tests on PGlite: they run in the PostgreSQL pass.\n');
-const enabled = onPostgres && libvirtTestsEnabled();
+const enabled = libvirtTestsEnabled();
 
 /** A boot under TCG on a busy two-core machine: about a minute, at times far more. */
 const BOOT_MS = 300_000;
@@ -59,17 +58,14 @@ interface Ssh {
     const file = execFileSync('bash', [join(__dirname, '../scripts/build-test-image.sh')], { encoding: 'utf8' }).trim();
     imageSlug = `debian-12-test-${randomUUID().slice(0, 8)}`;
     // At warn, so a volume looked for and not there yet (it is new) is not reported as a failure (issue 42).
-    const added = await runCli(['image:add', '--slug', imageSlug, '--name', 'Debian 12 (test image)', '--file', file], {
-      ...compute,
-      LOG_LEVEL: 'warn',
-    });
+    const added = await runCliIn(t.app, ['image:add', '--slug', imageSlug, '--name', 'Debian 12 (test image)', '--file', file]);
     expect(added.stderr).toBe('');
     expect(added.lines[0]).toMatchObject({ slug: imageSlug, osFamily: 'debian', osVersion: '12', status: 'available' });
   }, BOOT_MS);
 
   afterAll(async () => {
     if (vps) await removeDomain(`svc-${vps.id}`);
-    if (imageSlug) await runCli(['image:remove', '--slug', imageSlug], compute);
+    if (imageSlug) await runCliIn(t.app, ['image:remove', '--slug', imageSlug]);
     await t?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -133,14 +129,14 @@ interface Ssh {
   it(
     'provisions from the image with two keys: both log in as root and the host name is the service’s; a key the account lacks is refused',
     async () => {
-      const res = await runCli(
+      const res = await runCliIn(
+        t.app,
         ['service:provision', '--email', owner.email, '--type', 'vps', '--product', 'vps-xs', '--name', 'Web 01'].concat([
           '--image',
           imageSlug,
           '--ssh-keys',
           keyIds.join(','),
         ]),
-        compute,
       );
       expect(res.stderr).toBe('');
       [vps] = res.lines;
@@ -214,7 +210,7 @@ interface Ssh {
 
   it('terminating removes the domain, the disk and the seed from the pool, and frees the port', async () => {
     const { port } = vps.instance.ssh;
-    const res = await runCli(['service:set-status', '--id', vps.id, '--status', 'terminated'], compute);
+    const res = await runCliIn(t.app, ['service:set-status', '--id', vps.id, '--status', 'terminated']);
     expect(res.code).toBe(0);
     expect(await domainNames()).not.toContain(`svc-${vps.id}`);
     expect(await virsh('vol-list', POOL)).not.toContain(`svc-${vps.id}`);

@@ -9,7 +9,6 @@ import { uploadSshKey } from './factories/images';
 import { libvirtTestsEnabled, removeDomain, virsh } from './support/libvirt';
 import { runCliIn } from './support/run-cli-in-app';
 import { startTestApp, TestApp } from './support/test-app';
-import { TEST_DATABASE_URL } from './support/test-env';
 import { waitFor, waitForOrFail } from './support/wait-for';
 
 /**
@@ -20,9 +19,7 @@ import { waitFor, waitForOrFail } from './support/wait-for';
  * of its own UUID (scripts/build-rescue-test-image.sh): a plain copy would have the VPS's UUID.
  * One guest, booted three times. PostgreSQL only, like the other libvirt suites.
  */
-const onPostgres = TEST_DATABASE_URL !== undefined;
-if (!onPostgres) process.stderr.write('Skipping the rescue-on-libvirt tests on PGlite: they run in the PostgreSQL pass.\n');
-const enabled = onPostgres && libvirtTestsEnabled();
+const enabled = libvirtTestsEnabled();
 
 const BOOT_MS = 300_000;
 const POOL = 'default';

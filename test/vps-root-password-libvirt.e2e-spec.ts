@@ -11,7 +11,6 @@ import { uploadSshKey } from './factories/images';
 import { libvirtTestsEnabled, removeDomain, virsh } from './support/libvirt';
 import { runCliIn } from './support/run-cli-in-app';
 import { startTestApp, TestApp } from './support/test-app';
-import { TEST_DATABASE_URL } from './support/test-env';
 import { waitFor, waitForOrFail } from './support/wait-for';
 
 /**
@@ -21,9 +20,7 @@ import { waitFor, waitForOrFail } from './support/wait-for';
  * never in a process's arguments). With the agent stopped the answer is 409 guest_agent_unavailable,
  * with the VPS stopped 409 invalid_state. One guest. PostgreSQL only, like the other libvirt suites.
  */
-const onPostgres = TEST_DATABASE_URL !== undefined;
-if (!onPostgres) process.stderr.write('Skipping the root-password-on-libvirt tests on PGlite: they run in the PostgreSQL pass.\n');
-const enabled = onPostgres && libvirtTestsEnabled();
+const enabled = libvirtTestsEnabled();
 
 const BOOT_MS = 300_000;
 const POOL = 'default';

@@ -9,7 +9,6 @@ import { uploadSshKey } from './factories/images';
 import { libvirtTestsEnabled, removeDomain, virsh } from './support/libvirt';
 import { runCliIn } from './support/run-cli-in-app';
 import { startTestApp, TestApp } from './support/test-app';
-import { TEST_DATABASE_URL } from './support/test-env';
 import { waitFor, waitForOrFail } from './support/wait-for';
 
 /**
@@ -18,9 +17,7 @@ import { waitFor, waitForOrFail } from './support/wait-for';
  * it, one written after is not; stopped, the copy is flattened by libvirt. One guest for the whole file. PostgreSQL only, like the other
  * libvirt suites.
  */
-const onPostgres = TEST_DATABASE_URL !== undefined;
-if (!onPostgres) process.stderr.write('Skipping the snapshot-on-libvirt tests on PGlite: they run in the PostgreSQL pass.\n');
-const enabled = onPostgres && libvirtTestsEnabled();
+const enabled = libvirtTestsEnabled();
 
 const BOOT_MS = 300_000;
 const POOL = 'default';
