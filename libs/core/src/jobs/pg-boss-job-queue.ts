@@ -4,17 +4,11 @@ import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { sqlRows } from '../database/statement';
 import { GroupedCompletions } from './grouped-completions';
+import { JobLoopHost, Registered, runJobLoop } from './job-loop';
 import { JobHandler, JobOptions, JobQueue, PeriodicOptions, PeriodicRun, WorkOptions } from './job-queue';
 
 interface Pool {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
-}
-
-interface Registered {
-  handler: JobHandler<object>;
-  concurrency: number;
-  /** Periodic jobs: their period and options. */
-  every?: { seconds: number } & PeriodicOptions;
 }
 
 /** Names of the jobs a transaction sent, kept on its query runner until it commits. */
@@ -42,7 +36,7 @@ const SHUTDOWN_WAIT_MS = 5000;
  * docs/decisions/jobs.md, "Periodic jobs".
  */
 @Injectable()
-export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, BeforeApplicationShutdown, JobLoopHost {
   private readonly logger = new Logger('Jobs');
   private readonly handlers = new Map<string, Registered>();
   /** Queues made (or being made) outside a transaction; concurrent first sends share one creation. */
@@ -155,7 +149,11 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
     const boss = await this.started();
     for (const [name, registered] of this.handlers) {
       await this.ensureQueue(boss, name);
-      const loop = this.loop(boss, name, registered).catch((err: Error) => this.logger.error(`Job loop ${name} ended: ${err.message}`));
+      // A periodic job's loop is woken by its timer each period: it need not poll more often.
+      const pollMs = Math.max(this.config.jobs.pollIntervalMs, (registered.every?.seconds ?? 0) * 1000);
+      const loop = runJobLoop(this, boss, name, registered, pollMs).catch((err: Error) =>
+        this.logger.error(`Job loop ${name} ended: ${err.message}`),
+      );
       this.loops.add(loop);
       if (registered.every) await this.schedule(name, registered.every);
     }
@@ -187,63 +185,21 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
     await boss.stop({ graceful: true, wait: true, timeout: 1000 }).catch(() => undefined);
   }
 
-  /** Keeps up to `concurrency` jobs of `name` running until the stop. */
-  private async loop(boss: PgBoss, name: string, { handler, concurrency, every }: Registered): Promise<void> {
-    // A periodic job's loop is woken by its timer each period: it need not poll more often.
-    const pollMs = Math.max(this.config.jobs.pollIntervalMs, (every?.seconds ?? 0) * 1000);
-    let running = 0;
-    let woken = false;
-    let wakeUp: () => void = () => undefined;
-    this.wakers.set(name, () => {
-      woken = true;
-      wakeUp();
-    });
-    while (!this.stopping) {
-      woken = false;
-      let fetched = 0;
-      if (running < concurrency) {
-        const jobs = await this.counted(boss.fetch<object>(name, { batchSize: concurrency - running })).catch((err: Error) => {
-          this.logger.warn(`Jobs ${name} not fetched: ${err.message}`);
-          return [];
-        });
-        fetched = jobs.length;
-        for (const job of jobs) {
-          running++;
-          void this.track(this.handle(boss, name, handler, job)).finally(() => {
-            running--;
-            this.wake(name);
-          });
-        }
-      }
-      if (this.stopping || woken || (fetched > 0 && running < concurrency)) continue;
-      // Idle (nothing fetched) or full: wait for a wake-up (a job sent here, one ended, the stop) or the poll.
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, fetched === 0 ? pollMs : 2 ** 31 - 1);
-        wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wakeUp = () => undefined;
-    }
-    this.wakers.delete(name);
+  setWaker(name: string, wake: (() => void) | null): void {
+    if (wake) this.wakers.set(name, wake);
+    else this.wakers.delete(name);
   }
 
-  /**
-   * Records each job's outcome, awaited (pg-boss's own `work` records it without awaiting, so a
-   * shutdown could close the pool first and leave the job active until it expires). A job fetched
-   * after the stop began is failed back unhandled, to be retried by the next process.
-   */
-  private async handle(boss: PgBoss, name: string, handler: JobHandler<object>, job: PgBoss.Job<object>): Promise<void> {
-    try {
-      if (this.stopping) throw new Error('The job queue is stopping; the job will be retried');
-      await handler(job.data);
-      await this.completions.complete(name, job.id);
-    } catch (err) {
-      await this.counted(boss.fail(name, job.id, { message: (err as Error).message })).catch((failErr: Error) =>
-        this.logger.error(`Job ${name} ${job.id}: ${failErr.message}`),
-      );
-    }
+  complete(name: string, id: string): Promise<void> {
+    return this.completions.complete(name, id);
+  }
+
+  warn(message: string): void {
+    this.logger.warn(message);
+  }
+
+  error(message: string): void {
+    this.logger.error(message);
   }
 
   /**
@@ -278,12 +234,12 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
     await this.counted(boss.complete(name, ids));
   }
 
-  private counted<T>(statement: Promise<T>): Promise<T> {
+  counted<T>(statement: Promise<T>): Promise<T> {
     this.statementsInFlight++;
     return statement.finally(() => this.statementsInFlight--);
   }
 
-  private track(work: Promise<void>): Promise<void> {
+  track(work: Promise<void>): Promise<void> {
     this.inFlight.add(work);
     return work.finally(() => this.inFlight.delete(work));
   }
