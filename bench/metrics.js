@@ -130,7 +130,13 @@ async function metricsScenario({
   const promPort = await freePort();
   const prometheus = await startPrometheus(dir, promPort, log);
   const apiPort = await freePort();
-  const api = startProcess('api (metrics)', apiMain, { ...apiEnv(apiPort), METRICS_PROMETHEUS_URL: `http://127.0.0.1:${promPort}` });
+  // The route's own cost on every request: no budget, and no cache answering the same range for the next 5 s.
+  const api = startProcess('api (metrics)', apiMain, {
+    ...apiEnv(apiPort),
+    METRICS_PROMETHEUS_URL: `http://127.0.0.1:${promPort}`,
+    RATE_LIMIT_METRICS_PER_MINUTE: '0',
+    METRICS_CACHE_SECONDS: '0',
+  });
   try {
     await waitReady(api, apiPort, '/health/ready');
     const { metricsQuery } = require(path.resolve(path.dirname(apiMain), '../../../libs/metrics/src/source/promql.js'));

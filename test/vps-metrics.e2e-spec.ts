@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createService } from './factories/services';
+import { runCliIn } from './support/run-cli-in-app';
 import { sharedTestApp, TestApp } from './support/test-app';
 
 /** A VPS's graphs on the embedded default: the simulator's series through the route (issue 44). */
@@ -42,12 +43,14 @@ describe('VPS metrics (simulator)', () => {
     }
   });
 
-  it('gives only the types asked, over the range asked, at the step asked', async () => {
-    const end = new Date(Math.floor(Date.now() / 1000 - 86_400) * 1000);
-    const start = new Date(end.getTime() - 6 * 3600_000);
-    const query = `?type=cpu&start=${start.toISOString()}&end=${end.toISOString()}&step=600`;
+  it('gives only the types asked, over the range asked rounded down to multiples of the step asked', async () => {
+    const end = Math.floor(Date.now() / 1000 - 86_400);
+    const start = end - 6 * 3600;
+    const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+    const query = `?type=cpu&start=${iso(start)}&end=${iso(end)}&step=600`;
     const res = await t.get(path(vpsId, query), owner.keyBearer).expect(200);
-    expect(res.body).toMatchObject({ start: start.toISOString(), end: end.toISOString(), step: 600, unavailable: [] });
+    const onStep = (seconds: number) => seconds - (seconds % 600);
+    expect(res.body).toMatchObject({ start: iso(onStep(start)), end: iso(onStep(end)), step: 600, unavailable: [] });
     expect(Object.keys(res.body.series)).toEqual(['cpu']);
     expect(res.body.series.cpu).toHaveLength(37);
     expect(res.body.series.cpu[1][0] - res.body.series.cpu[0][0]).toBe(600);
@@ -104,6 +107,16 @@ describe('VPS metrics (simulator)', () => {
       expect(JSON.stringify(res.body)).not.toContain('"series"');
     }
     await t.get(path('svc-1'), owner.bearer).expect(400);
+  });
+
+  it('answers 404 for a terminated VPS, as its alerts do, with the same body', async () => {
+    const vps = await createService(t, owner.id, { powerState: 'running' });
+    await t.get(path(vps.id), owner.bearer).expect(200);
+    expect((await runCliIn(t.app, ['service:set-status', '--id', vps.id, '--status', 'terminated'])).code).toBe(0);
+    const graphs = await t.get(path(vps.id), owner.bearer).expect(404);
+    const alerts = await t.get(`/api/services/${vps.id}/instance/alerts`, owner.bearer).expect(404);
+    expect(graphs.body).toMatchObject({ code: 'not_found', detail: 'Service not found.' });
+    expect({ ...graphs.body, requestId: undefined }).toEqual({ ...alerts.body, requestId: undefined });
   });
 
   it('needs a token and the read scope', async () => {

@@ -43,6 +43,27 @@ describe('metrics range', () => {
     expect(refusal({ step: '86401' })[0].field).toBe('step');
   });
 
+  it('puts every point on a multiple of the step, so reads a moment apart ask the same points', () => {
+    const later = new Date('2026-11-26T10:00:07.5Z');
+    expect(metricsRange({}, later)).toEqual({ start: at('2026-11-26T09:00:00Z'), end: at('2026-11-26T10:00:00Z'), step: 10 });
+    expect(metricsRange({ start: '2026-11-26T09:00:59Z', end: '2026-11-26T09:59:01Z', step: '60' }, now)).toEqual({
+      start: at('2026-11-26T09:00:00Z'),
+      end: at('2026-11-26T09:59:00Z'),
+      step: 60,
+    });
+    expect(metricsRange({ start: '2026-10-27T10:17:00Z', end: '2026-11-26T10:17:00Z' }, later)).toEqual({
+      start: at('2026-10-27T10:00:00Z'),
+      end: at('2026-11-26T10:00:00Z'),
+      step: 3600,
+    });
+    // A range shorter than its step still has its one point.
+    expect(metricsRange({ start: '2026-11-26T09:10:00Z', end: '2026-11-26T09:20:00Z', step: '3600' }, now)).toEqual({
+      start: at('2026-11-26T09:00:00Z'),
+      end: at('2026-11-26T09:00:00Z'),
+      step: 3600,
+    });
+  });
+
   it.each([
     [{ start: '2026-11-26T10:00:00Z', end: '2026-11-26T09:00:00Z' }, 'start', 'must be before end'],
     [{ start: '2026-11-26T10:00:00Z', end: '2026-11-26T10:00:00Z' }, 'start', 'must be before end'],

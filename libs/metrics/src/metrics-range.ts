@@ -43,7 +43,9 @@ function instant(field: 'start' | 'end', text: string | undefined, errors: Field
 /**
  * The range of a metrics request (issue 44): `end` defaults to now and `start` to an hour before
  * it; at most 30 days; `step` chosen so no series has more than MAX_POINTS intervals, and refused
- * when a given one would exceed it. Every bad value is a 400 naming its field.
+ * when a given one would exceed it. Every bad value is a 400 naming its field. Both ends are then
+ * rounded down to a multiple of the step, so reads a moment apart ask the same points (and share
+ * one query, MetricsCache).
  */
 export function metricsRange(query: { start?: string; end?: string; step?: string }, now: Date): MetricsRange {
   const errors: FieldError[] = [];
@@ -63,5 +65,6 @@ export function metricsRange(query: { start?: string; end?: string; step?: strin
     });
   }
   if (errors.length) throw Problem.invalidInput(errors.map((e) => `${e.field} ${e.message}`).join('; '), errors);
-  return { start, end, step };
+  const onStep = (seconds: number) => Math.floor(seconds / step) * step;
+  return { start: onStep(start), end: onStep(end), step };
 }

@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiProblems, CurrentPrincipal, Principal, UuidParam } from '@app/core';
+import { ApiProblems, CurrentPrincipal, Principal, RateLimit, UuidParam } from '@app/core';
 import { MetricsQuery } from './dto/metrics.query';
 import { MetricsResponse } from './dto/metrics.response';
 import { MetricsService } from './metrics.service';
@@ -12,10 +12,11 @@ export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 
   @Get('metrics')
+  @RateLimit('metrics')
   @ApiOperation({
     summary: 'Read the CPU, disk and network series of a VPS instance',
     description:
-      "From the hypervisor through the metrics system (Prometheus). CPU in percent of the VPS's vCPUs, bandwidth in bytes/s, iops in operations/s; ranges up to 30 days, at most 1000 intervals per series.",
+      "From the hypervisor through the metrics system (Prometheus). CPU in percent of the VPS's vCPUs, bandwidth in bytes/s, iops in operations/s. Ranges up to 30 days; the step is at least the range divided by 1000 (a day: 87 s, 30 days: 2592 s), so a series has at most 1001 points, and `start` and `end` are rounded down to a multiple of the step. A read costs the metrics system time in proportion to its range: an account may make RATE_LIMIT_METRICS_PER_MINUTE reads a minute (default 60, over all its keys and tokens; past it 429 `rate_limited`), and identical reads within METRICS_CACHE_SECONDS (default 5) share one answer.",
     operationId: 'getInstanceMetrics',
   })
   @ApiOkResponse({ type: MetricsResponse })

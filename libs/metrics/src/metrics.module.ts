@@ -5,6 +5,7 @@ import { AlertsEvaluationJob } from './alerts/alerts-evaluation.job';
 import { AlertsController } from './alerts/alerts.controller';
 import { AlertsRepository } from './alerts/alerts.repository';
 import { AlertsService } from './alerts/alerts.service';
+import { MetricsCache } from './metrics-cache';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 import { MetricsSource } from './source/metrics-source';
@@ -19,6 +20,7 @@ const hasPrometheus = (config: AppConfig) => Boolean(config.metrics.prometheusUr
   controllers: [MetricsController, AlertsController],
   providers: [
     MetricsService,
+    MetricsCache,
     AlertsRepository,
     AlertsService,
     AlertsEvaluationJob,

@@ -12,6 +12,8 @@ export interface RateLimitConfig {
   rootPasswordPerHour: number;
   /** Rescues of VPSes begun per account. */
   rescuePerHour: number;
+  /** Reads of VPS metrics per account (each costs the metrics system CPU in proportion to its range). */
+  metricsPerMinute: number;
   /** Failed logins per email over all IPs; past it each IP gets one failure per window for that email. */
   loginEmailFailuresPerMinute: number;
   /** 401 and 403 answers per IP; past it the IP is answered 429 before its credential is looked up. */
@@ -141,6 +143,8 @@ export interface MetricsConfig {
   regionUrls: Record<string, string>;
   /** A query without a complete answer in this long fails with metrics_unavailable. */
   timeoutMs: number;
+  /** Identical reads within this long share one query (METRICS_CACHE_SECONDS); 0: no cache. */
+  cacheSeconds: number;
 }
 
 /** Backups of VPS disks (issue 38): an S3 bucket off the hypervisors, or a local folder (the embedded default). */

@@ -220,6 +220,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
       consolePerMinute: env.int('RATE_LIMIT_CONSOLE_PER_MINUTE', 10),
       rootPasswordPerHour: env.int('RATE_LIMIT_ROOT_PASSWORD_PER_HOUR', 5),
       rescuePerHour: env.int('RATE_LIMIT_RESCUE_PER_HOUR', 5),
+      metricsPerMinute: env.int('RATE_LIMIT_METRICS_PER_MINUTE', 60),
       loginEmailFailuresPerMinute: env.int('RATE_LIMIT_LOGIN_EMAIL_FAILURES_PER_MINUTE', 50),
       authFailuresPerMinute: env.int('RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 60),
       mfaPerMinute: env.int('RATE_LIMIT_2FA_PER_MINUTE', 10),

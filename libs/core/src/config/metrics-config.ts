@@ -4,7 +4,7 @@ import type { EnvReader } from './env-reader';
 const REGION = /^[a-z0-9-]{1,32}$/;
 const HTTP_URL = /^https?:\/\/[^\s,]+$/;
 
-/** METRICS_PROMETHEUS_URL, METRICS_PROMETHEUS_REGION_URLS (`region=url,...`) and METRICS_TIMEOUT_MS. */
+/** METRICS_PROMETHEUS_URL, METRICS_PROMETHEUS_REGION_URLS (`region=url,...`), METRICS_TIMEOUT_MS and METRICS_CACHE_SECONDS. */
 export function metricsConfig(env: EnvReader): MetricsConfig {
   const prometheusUrl = env.url('METRICS_PROMETHEUS_URL', undefined, ['http:', 'https:'])?.replace(/\/+$/, '');
   const regionUrls: Record<string, string> = {};
@@ -20,5 +20,10 @@ export function metricsConfig(env: EnvReader): MetricsConfig {
       );
     } else regionUrls[region] = url.replace(/\/+$/, '');
   }
-  return { prometheusUrl, regionUrls, timeoutMs: env.int('METRICS_TIMEOUT_MS', 5000, 100, 60_000) };
+  return {
+    prometheusUrl,
+    regionUrls,
+    timeoutMs: env.int('METRICS_TIMEOUT_MS', 5000, 100, 60_000),
+    cacheSeconds: env.int('METRICS_CACHE_SECONDS', 5, 0, 60),
+  };
 }

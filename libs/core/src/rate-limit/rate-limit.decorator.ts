@@ -1,7 +1,7 @@
 import { SetMetadata } from '@nestjs/common';
 
 export type RateLimitBucket =
-  'login' | 'password' | 'register' | 'password-reset' | 'ticket-create' | 'presign' | 'console' | 'root-password' | 'rescue';
+  'login' | 'password' | 'register' | 'password-reset' | 'ticket-create' | 'presign' | 'console' | 'root-password' | 'rescue' | 'metrics';
 export const RATE_LIMIT_BUCKET = 'rate-limit:bucket';
 
 /** Adds a tighter bucket to a route, on top of the general budget per credential. */

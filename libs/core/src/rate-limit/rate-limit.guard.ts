@@ -131,6 +131,10 @@ export class RateLimitGuard implements CanActivate {
         // Rescues begun (a new root password each), not attempts, as for root-password.
         rules.push({ key: `rescue:${account}`, limit: limits.rescuePerHour, windowSeconds: 3600, acceptedOnly: true });
         break;
+      case 'metrics':
+        // A read costs the metrics system CPU (0.15 s for 30 days): per account, since an account may hold 100 keys.
+        rules.push({ key: `metrics:${account}`, limit: limits.metricsPerMinute, windowSeconds: 60 });
+        break;
     }
     return rules;
   }

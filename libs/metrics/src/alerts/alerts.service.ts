@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ActivityLog, PageQuery, paginated, Paginated, Principal, Problem, TransactionRunner } from '@app/core';
-import { VpsState, VpsStates } from '@app/vps';
+import { VpsStates } from '@app/vps';
+import { liveVps } from '../live-vps';
 import { MAX_ALERTS_PER_VPS, maxAbove } from './alert-rules';
 import { AlertsRepository } from './alerts.repository';
 import { InstanceAlertResponse } from './dto/alert.response';
@@ -62,11 +63,4 @@ export class AlertsService {
     });
     if (!done) throw Problem.notFound('Alert');
   }
-}
-
-/** The caller's VPS that is not terminated; 404 otherwise, as for metrics. */
-function liveVps(state: VpsState | null): VpsState {
-  if (!state || state.status === 'terminated') throw Problem.notFound('Service');
-  if (!state.powerState) throw new Problem(404, 'not_found', 'This service has no instance (it is not a VPS).');
-  return state;
 }

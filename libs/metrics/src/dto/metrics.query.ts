@@ -32,7 +32,8 @@ export class MetricsQuery {
     minimum: 1,
     maximum: 86400,
     example: 60,
-    description: 'Seconds between two points; default the smallest of 10, 15, 20, 30, 60, ... giving at most 1000 intervals.',
+    description:
+      'Seconds between two points, at least the range divided by 1000 (a day: 87, 30 days: 2592); default the smallest of 10, 15, 20, 30, 60, ... giving at most 1000 intervals. Points fall on multiples of the step.',
   })
   @IsOptional()
   @Matches(/^[1-9]\d{0,4}$/, { message: 'step must be a whole number of seconds from 1 to 86400' })

@@ -10,10 +10,18 @@ const POINTS = {
 };
 
 export class MetricsResponse {
-  @ApiProperty({ format: 'date-time', example: '2026-11-26T09:00:00.000Z', description: 'Time of the first point asked for.' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-26T09:00:00.000Z',
+    description: 'Time of the first point asked for: `start` rounded down to a multiple of `step`.',
+  })
   start: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-11-26T10:00:00.000Z', description: 'Time of the last point asked for.' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-26T10:00:00.000Z',
+    description: 'Time of the last point asked for: `end` rounded down to a multiple of `step`.',
+  })
   end: string;
 
   @ApiProperty({ type: 'integer', example: 10, description: 'Seconds between two points.' })

@@ -56,6 +56,7 @@ describe('Prometheus adapter', () => {
       prometheusUrl: fallback.url,
       regionUrls: { 'eu-central': regional.url },
       timeoutMs: 2000,
+      cacheSeconds: 0,
     });
     expect(await source.read({ serviceId: id, region: 'eu-central' }, ['cpu'], range)).toEqual({ cpu: [[1795683600, 12.5]] });
     expect(regional.forms).toHaveLength(1);
@@ -72,7 +73,7 @@ describe('Prometheus adapter', () => {
     const closed = await queryApi(matrix);
     closed.server.close();
     for (const url of [failing.url, silent.url, closed.url, undefined]) {
-      const source = new PrometheusMetricsSource({ prometheusUrl: url, regionUrls: {}, timeoutMs: 300 });
+      const source = new PrometheusMetricsSource({ prometheusUrl: url, regionUrls: {}, timeoutMs: 300, cacheSeconds: 0 });
       const problem = await refusal(source.read({ serviceId: id, region: 'eu-central' }, ['cpu', 'disk'], range));
       expect({ url, status: problem.getStatus(), code: problem.code }).toEqual({ url, status: 503, code: 'metrics_unavailable' });
       expect(problem.headers['Retry-After']).toBe('5');
