@@ -66,6 +66,7 @@ export * from './jobs/job-queue';
 export * from './mail/mailer';
 export * from './mail/outbound-mail';
 export * from './mail/mail-text';
+export * from './mail/customer-mail';
 export * from './pages/html';
 export * from './pages/layout';
 export * from './leases/backoff';

@@ -17,6 +17,7 @@ import { ConsoleConnections } from './console/console-connections';
 import { ConsoleIssuer } from './console/console-issuer';
 import { RootPasswordService } from './root-password/root-password.service';
 import { AccessMail } from './rescue/access-mail';
+import { ServiceMail } from './service-mail';
 import { RescueExpiryJob } from './rescue/rescue-expiry.job';
 import { RescueStart } from './rescue/rescue-start';
 import { RescueService } from './rescue/rescue.service';
@@ -101,6 +102,7 @@ import { VpsStates } from './vps-states';
     RescueStart,
     RescueExpiryJob,
     AccessMail,
+    ServiceMail,
     VpsRescuesRepository,
     ConsoleSessionsRepository,
     ConsoleConnections,

@@ -1,37 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AppConfig, escapeHtml, MailMessage, OutboundMail, unlinkable } from '@app/core';
+import { AppConfig, customerMail, CustomerMail, OutboundMail } from '@app/core';
 
 type AccountPage = 'reset-password' | 'confirm-email';
 const DASHBOARD_PATHS: Record<AccountPage, string> = { 'reset-password': '/reset-password', 'confirm-email': '/verify-email' };
-
-interface Template {
-  subject: string;
-  /** Paragraphs of plain text. */
-  lines: string[];
-  action?: { label: string; url: string };
-}
-
-/** The name is the customer's own text: it never forges a line or becomes a link (issue 26, finding 10). */
-function render(to: string, name: string, template: Template): MailMessage {
-  const greeting = `Hello ${unlinkable(name)},`;
-  const action = template.action;
-  const text = [
-    greeting,
-    '',
-    ...template.lines.flatMap((l) => [l, '']),
-    ...(action ? [`${action.label}: ${action.url}`, ''] : []),
-    '-- Hosting Account',
-  ].join('\n');
-  const html = [
-    '<!doctype html><html><body style="font-family: sans-serif">',
-    `<p>${escapeHtml(greeting)}</p>`,
-    ...template.lines.map((l) => `<p>${escapeHtml(l)}</p>`),
-    ...(action ? [`<p><a href="${escapeHtml(action.url)}">${escapeHtml(action.label)}</a></p>`] : []),
-    '<p>-- Hosting Account</p></body></html>',
-  ].join('\n');
-  return { to, subject: template.subject, text, html };
-}
 
 /** The account mails (text and HTML), with links to the account pages, queued through OutboundMail. */
 @Injectable()
@@ -132,7 +104,7 @@ export class AccountMail {
     return `${base}?token=${encodeURIComponent(token)}`;
   }
 
-  private send(m: EntityManager, to: string, name: string, template: Template): Promise<void> {
-    return this.outbound.queue(render(to, name, template), m);
+  private send(m: EntityManager, to: string, name: string, template: CustomerMail): Promise<void> {
+    return this.outbound.queue(customerMail(to, name, template), m);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { AccountsService } from '@app/accounts';
-import { AppConfig, escapeHtml, OutboundMail, unlinkable } from '@app/core';
+import { unlinkable } from '@app/core';
+import { ServiceMail } from '../service-mail';
 import type { InstanceEvacuatedEvent } from '../vps.events';
 
 /**
@@ -11,16 +11,10 @@ import type { InstanceEvacuatedEvent } from '../vps.events';
  */
 @Injectable()
 export class EvacuationMail {
-  constructor(
-    private readonly accounts: AccountsService,
-    private readonly outbound: OutboundMail,
-    private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly mail: ServiceMail) {}
 
   @OnEvent('instance.evacuated', { async: true, promisify: true })
-  async evacuated(event: InstanceEvacuatedEvent): Promise<void> {
-    const account = await this.accounts.findById(event.accountId);
-    if (!account) return;
+  evacuated(event: InstanceEvacuatedEvent): Promise<void> {
     const p = event.payload;
     const name = unlinkable(p.serviceName);
     const how =
@@ -36,15 +30,6 @@ export class EvacuationMail {
       p.outcome === 'restored'
         ? `${name} was restored from a backup on another host`
         : `${name} was rebuilt from its image on another host`;
-    const greeting = `Hello ${unlinkable(account.name)},`;
-    const link = `${this.config.publicUrl}/api/services/${p.serviceId}`;
-    const text = [greeting, '', ...lines.flatMap((l) => [l, '']), `The service: ${link}`, '', '-- Hosting Account'].join('\n');
-    const html = [
-      '<!doctype html><html><body style="font-family: sans-serif">',
-      `<p>${escapeHtml(greeting)}</p>`,
-      ...lines.map((l) => `<p>${escapeHtml(l)}</p>`),
-      '<p>-- Hosting Account</p></body></html>',
-    ].join('\n');
-    await this.outbound.queue({ to: account.email, subject, text, html });
+    return this.mail.send(event.accountId, p.serviceId, subject, lines);
   }
 }

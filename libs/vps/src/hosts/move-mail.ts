@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { AccountsService } from '@app/accounts';
-import { AppConfig, escapeHtml, OutboundMail, unlinkable } from '@app/core';
+import { unlinkable } from '@app/core';
+import { ServiceMail } from '../service-mail';
 import type { InstanceMoveEvent } from '../vps.events';
 
 type Named<N extends InstanceMoveEvent['name']> = Extract<InstanceMoveEvent, { name: N }>;
@@ -12,16 +12,12 @@ type Named<N extends InstanceMoveEvent['name']> = Extract<InstanceMoveEvent, { n
  */
 @Injectable()
 export class MoveMail {
-  constructor(
-    private readonly accounts: AccountsService,
-    private readonly outbound: OutboundMail,
-    private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly mail: ServiceMail) {}
 
   @OnEvent('instance.move_started', { async: true, promisify: true })
   started(event: Named<'instance.move_started'>): Promise<void> {
     const name = unlinkable(event.payload.serviceName);
-    return this.send(event.accountId, `${name} is moving to another host`, event.payload.serviceId, [
+    return this.mail.send(event.accountId, event.payload.serviceId, `${name} is moving to another host`, [
       `The host ${name} runs on needs maintenance, so ${name} is being shut down now, moved with its disk to another host and started again there.`,
       'Its address, SSH port and data stay the same; it is unreachable for the few minutes the move takes. We will mail you again once it runs.',
     ]);
@@ -31,30 +27,15 @@ export class MoveMail {
   finished(event: Named<'instance.move_finished'>): Promise<void> {
     const name = unlinkable(event.payload.serviceName);
     const running = event.payload.outcome === 'running';
-    return this.send(
+    return this.mail.send(
       event.accountId,
-      running ? `${name} is running on its new host` : `${name} is stopped after its move`,
       event.payload.serviceId,
+      running ? `${name} is running on its new host` : `${name} is stopped after its move`,
       running
         ? [`${name} was moved to another host and is running again.`]
         : [
             `${name} could not be started again after the maintenance of its host: it is stopped. Start it, or open a support ticket if it does not start.`,
           ],
     );
-  }
-
-  private async send(accountId: string, subject: string, serviceId: string, lines: string[]): Promise<void> {
-    const account = await this.accounts.findById(accountId);
-    if (!account) return;
-    const greeting = `Hello ${unlinkable(account.name)},`;
-    const link = `${this.config.publicUrl}/api/services/${serviceId}`;
-    const text = [greeting, '', ...lines.flatMap((l) => [l, '']), `The service: ${link}`, '', '-- Hosting Account'].join('\n');
-    const html = [
-      '<!doctype html><html><body style="font-family: sans-serif">',
-      `<p>${escapeHtml(greeting)}</p>`,
-      ...lines.map((l) => `<p>${escapeHtml(l)}</p>`),
-      '<p>-- Hosting Account</p></body></html>',
-    ].join('\n');
-    await this.outbound.queue({ to: account.email, subject, text, html });
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { AccountsService } from '@app/accounts';
-import { AppConfig, escapeHtml, OutboundMail, unlinkable } from '@app/core';
+import { unlinkable } from '@app/core';
+import { ServiceMail } from '../service-mail';
 import type { InstanceAccessEvent } from '../vps.events';
 
 type Named<N extends InstanceAccessEvent['name']> = Extract<InstanceAccessEvent, { name: N }>;
@@ -13,16 +13,12 @@ type Named<N extends InstanceAccessEvent['name']> = Extract<InstanceAccessEvent,
  */
 @Injectable()
 export class AccessMail {
-  constructor(
-    private readonly accounts: AccountsService,
-    private readonly outbound: OutboundMail,
-    private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly mail: ServiceMail) {}
 
   @OnEvent('instance.rescue_started', { async: true, promisify: true })
   rescueStarted(event: Named<'instance.rescue_started'>): Promise<void> {
     const p = { ...event.payload, serviceName: unlinkable(event.payload.serviceName) };
-    return this.send(event.accountId, `${p.serviceName} is booting into rescue mode`, p.serviceId, [
+    return this.mail.send(event.accountId, p.serviceId, `${p.serviceName} is booting into rescue mode`, [
       `${p.serviceName} was shut down and is booting the rescue system, with its own disk attached as /dev/vdb (not mounted). Log in as root with the SSH keys chosen for the rescue, or on the console with the password shown when it was asked for.`,
       `The rescue ends by itself at ${p.endsAt}, when ${p.serviceName} boots its own disk again; POST /api/services/${p.serviceId}/instance/unrescue ends it sooner.`,
       'If this was not you, end the rescue, revoke the API keys you do not recognise and change your password.',
@@ -33,7 +29,7 @@ export class AccessMail {
   rescueEnded(event: Named<'instance.rescue_ended'>): Promise<void> {
     const p = { ...event.payload, serviceName: unlinkable(event.payload.serviceName) };
     const why = p.reason === 'expired' ? 'Its rescue time is over, so' : 'As asked,';
-    return this.send(event.accountId, `${p.serviceName} is leaving rescue mode`, p.serviceId, [
+    return this.mail.send(event.accountId, p.serviceId, `${p.serviceName} is leaving rescue mode`, [
       `${why} ${p.serviceName} is booting its own disk again; the rescue system and its disk are removed.`,
     ]);
   }
@@ -41,26 +37,9 @@ export class AccessMail {
   @OnEvent('instance.password_reset', { async: true, promisify: true })
   passwordReset(event: Named<'instance.password_reset'>): Promise<void> {
     const p = { ...event.payload, serviceName: unlinkable(event.payload.serviceName) };
-    return this.send(event.accountId, `The root password of ${p.serviceName} was reset`, p.serviceId, [
+    return this.mail.send(event.accountId, p.serviceId, `The root password of ${p.serviceName} was reset`, [
       `A new password was set for root in ${p.serviceName}; the old one no longer works.`,
       'If this was not you, reset it again, revoke the API keys you do not recognise and change your password.',
     ]);
-  }
-
-  /** Service and account names are the customer's own text: unlinkable, they never forge a line or become a link. */
-  private async send(accountId: string, subject: string, serviceId: string, lines: string[]): Promise<void> {
-    const account = await this.accounts.findById(accountId);
-    if (!account) return;
-    const safe = lines;
-    const greeting = `Hello ${unlinkable(account.name)},`;
-    const link = `${this.config.publicUrl}/api/services/${serviceId}`;
-    const text = [greeting, '', ...safe.flatMap((l) => [l, '']), `The service: ${link}`, '', '-- Hosting Account'].join('\n');
-    const html = [
-      '<!doctype html><html><body style="font-family: sans-serif">',
-      `<p>${escapeHtml(greeting)}</p>`,
-      ...safe.map((l) => `<p>${escapeHtml(l)}</p>`),
-      '<p>-- Hosting Account</p></body></html>',
-    ].join('\n');
-    await this.outbound.queue({ to: account.email, subject, text, html });
   }
 }
