@@ -5,6 +5,7 @@ import { CreateSnapshotRequest } from './dto/create-snapshot.request';
 import { RebuildInstanceRequest } from './dto/rebuild-instance.request';
 import { bootOf, GuestSetup, hostnameOf } from './guest-setup';
 import { SnapshotImages } from './images/snapshot-images';
+import { RestoredMachines } from './backups/restored-machines';
 import { ActionRow, InstanceActionsRepository, RebuildParams, RestoreParams, SnapshotParams } from './instance-actions.repository';
 import { planAction } from './power-state-machine';
 import { VpsInstancesRepository } from './vps-instances.repository';
@@ -41,6 +42,7 @@ export class ActionStart {
     private readonly activity: ActivityLog,
     private readonly snapshots: SnapshotImages,
     private readonly rescues: VpsRescuesRepository,
+    private readonly restoredMachines: RestoredMachines,
   ) {}
 
   async begin(
@@ -54,8 +56,9 @@ export class ActionStart {
     const serviceId = service.id;
     // The request's own faults (an unknown image, another account's key) come before the machine's state.
     const params = input && 'rebuild' in input ? await this.rebuildParams(m, accountId, serviceId, service.name, input.rebuild) : null;
-    // A rebuild or snapshot would take the rescue system's disk for the VPS's own (issue 39); power actions stay in rescue.
-    if ((type === 'rebuild' || type === 'snapshot') && (await this.rescues.find(m, serviceId)))
+    // In rescue, a rebuild or snapshot would take the rescue system's disk for the VPS's own (issue 39), and a restore would
+    // boot the rescue system, not what it put back; power actions stay in rescue.
+    if ((type === 'rebuild' || type === 'snapshot' || type === 'restore') && (await this.rescues.find(m, serviceId)))
       throw Problem.conflict('invalid_state', `The instance is in rescue mode; unrescue it before a ${type}.`);
     const actionRunning = await this.actions.hasRunning(m, serviceId);
     const plan = planAction({ serviceStatus: service.status, powerState: service.powerState, actionRunning }, type);
@@ -63,7 +66,7 @@ export class ActionStart {
     if (service.host?.state === 'unreachable') throw hostUnreachable();
     // The account's limit is counted once the machine may be snapshotted: a refused action reserves nothing.
     const snapshot = input && 'snapshot' in input ? await this.snapshotParams(m, accountId, serviceId, input.snapshot) : null;
-    const restore = input && 'restore' in input ? { recorded: input, details: { backupId: input.restore.backupId } } : null;
+    const restore = input && 'restore' in input ? await this.restoreParams(m, accountId, service, input) : null;
     const recorded = params?.recorded ?? snapshot?.recorded ?? restore?.recorded ?? null;
     const action = await this.actions.insertRunning(m, serviceId, type, service.powerState, recorded);
     await this.instances.setPowerState(m, serviceId, plan.transitional);
@@ -76,6 +79,16 @@ export class ActionStart {
       details: { actionId: action.id, ...(params ?? snapshot ?? restore)?.details },
     });
     return action;
+  }
+
+  private async restoreParams(
+    m: EntityManager,
+    accountId: string,
+    service: { id: string; name: string },
+    input: RestoreParams,
+  ): Promise<{ recorded: RestoreParams; details: Record<string, unknown> }> {
+    const machine = await this.restoredMachines.plan(m, { id: service.id, accountId, name: service.name });
+    return { recorded: { restore: { ...input.restore, machine } }, details: { backupId: input.restore.backupId } };
   }
 
   private async snapshotParams(

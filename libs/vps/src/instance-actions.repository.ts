@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { isoText, pageOfRows, PageQuery, RowsPage, runSql, sqlFirst, sqlRows } from '@app/core';
-import type { ActionNote, ActionResult, GuestBoot, GuestNetwork } from './compute/compute-provider';
+import type { ActionNote, ActionResult, GuestBoot, GuestNetwork, RestoredMachine } from './compute/compute-provider';
 import type { HostTarget } from './hosts/host.entity';
 import { HOST_OF_INSTANCE } from './hosts/hosts.repository';
 import type { ActionStatus, ActionType, PowerState, SnapshotConsistency } from './vps.types';
@@ -17,9 +17,9 @@ export interface SnapshotParams {
   snapshot: { imageId: string };
 }
 
-/** The backup a restore puts back (issue 38): its object in the backup store and its size. */
+/** The backup a restore puts back (issue 38): its object in the backup store and its size; what else it makes again if lost. */
 export interface RestoreParams {
-  restore: { backupId: string; key: string; sizeBytes: number };
+  restore: { backupId: string; key: string; sizeBytes: number; machine?: RestoredMachine };
 }
 
 /** What a rescue boots (the rescue image and its seed, with root's password hash), or an unrescue's network (issue 39). */
@@ -31,6 +31,9 @@ export interface UnrescueParams {
 }
 
 export type ActionParams = RebuildParams | SnapshotParams | RestoreParams | RescueParams | UnrescueParams;
+
+/** Where a rescue action's params keep root's password hash (jsonb path). */
+const RESCUE_PASSWORD_HASH = '{rescue,boot,seed,rootPasswordHash}';
 
 const ACTION_COLUMNS = `id, service_id, type, status, ${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at,
        error_code, error_message, notice_code, notice_message,
@@ -82,6 +85,16 @@ export class InstanceActionsRepository {
   async hasRunning(manager: EntityManager, serviceId: string): Promise<boolean> {
     const rows = await sqlRows(manager, `SELECT 1 FROM instance_actions WHERE service_id = $1 AND status = 'running'`, [serviceId]);
     return rows.length > 0;
+  }
+
+  /** The cloud-init instance-id the VPS's disk was last installed with (its last rebuild's, else its provisioning's). */
+  async lastInstanceId(manager: EntityManager, serviceId: string): Promise<string> {
+    const rebuilt = await sqlFirst<{ id: string }>(
+      manager,
+      `SELECT id FROM instance_actions WHERE service_id = $1 AND type = 'rebuild' AND status = 'succeeded' ORDER BY started_at DESC LIMIT 1`,
+      [serviceId],
+    );
+    return `iid-${rebuilt?.id ?? serviceId}`;
   }
 
   async insertRunning(
@@ -150,14 +163,17 @@ export class InstanceActionsRepository {
     await runSql(this.dataSource, `UPDATE instance_actions SET provider_task = $2 WHERE id = $1 AND status = 'running'`, [id, task]);
   }
 
-  /** Records the outcome of a still running action; false if it was recorded already (by another replica). */
+  /**
+   * Records the outcome of a still running action; false if it was recorded already (by another replica). A rescue's root
+   * password hash was needed only to write the seed, so it goes with the action's end, whatever the outcome.
+   */
   async finish(manager: EntityManager, id: string, outcome: ActionOutcome): Promise<boolean> {
     const { error, notice, result } = outcome;
     const finished = await sqlRows(
       manager,
       `WITH done AS (
          UPDATE instance_actions SET status = $2, finished_at = now(), error_code = $3, error_message = $4, notice_code = $5, notice_message = $6,
-                result = $7::jsonb
+                result = $7::jsonb, params = params #- '${RESCUE_PASSWORD_HASH}'
           WHERE id = $1 AND status = 'running' RETURNING id
        ) SELECT id FROM done`,
       [

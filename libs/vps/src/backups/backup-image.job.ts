@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
@@ -52,8 +52,10 @@ export class BackupImageJob implements OnModuleInit {
     const dir = join(this.config.dataDir, 'tmp');
     const file = join(dir, `backup-image-${imageId}.qcow2`);
     try {
-      await mkdir(dir, { recursive: true });
-      await pipeline(await this.store.get(key), createWriteStream(file));
+      // A customer's disk: the API's user's alone (the folder may predate this rule).
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await chmod(dir, 0o700);
+      await pipeline(await this.store.get(key), createWriteStream(file, { mode: 0o600 }));
       await this.images.upload(imageId, file, { format: 'qcow2', sizeBytes });
       await this.tx.run((m) => this.snapshots.settle(m, imageId, sizeBytes));
     } catch (err) {

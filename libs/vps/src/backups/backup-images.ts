@@ -25,6 +25,8 @@ export class BackupImages {
   async create(caller: Principal, serviceId: string, backupId: string, name: string): Promise<ImageResponse> {
     const backup = await this.backups.available(caller.accountId, serviceId, backupId);
     const image = await this.tx.run(async (m) => {
+      // A suspended VPS's image would rebuild another VPS, a terminated one's would outlive its backups' deletion.
+      await this.backups.lockActive(m, caller.accountId, serviceId, 'an image from a backup needs');
       const facts = await this.instances.guestOf(m, serviceId);
       const reserved = await this.snapshots.reserve(m, caller.accountId, { serviceId, ...facts }, name);
       await this.activity.record(m, {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { ActivityLog, AppConfig, PageQuery, Paginated, paginated, Principal, Problem, TransactionRunner } from '@app/core';
 import { InstanceActionResponse } from '../dto/instance-action.response';
 import { InstanceActionsService } from '../instance-actions.service';
@@ -29,7 +30,7 @@ export class BackupsService {
   /** Daily backups from the VPS's next slot; enabling an enabled VPS changes nothing (200 all the same). */
   async enable(caller: Principal, serviceId: string): Promise<BackupSettingsResponse> {
     await this.tx.run(async (m) => {
-      const service = this.requireActive(await this.states.lockFor(m, caller.accountId, serviceId));
+      const service = await this.lockActive(m, caller.accountId, serviceId, 'backups need');
       if (await this.backups.schedule(serviceId, m)) return;
       await this.backups.enable(m, serviceId, nextBackupSlot(serviceId, new Date(), this.config.backups.window));
       await this.record(m, caller, service.id, 'instance.backups_enable');
@@ -72,16 +73,20 @@ export class BackupsService {
     return backup;
   }
 
+  /**
+   * The caller's VPS under its row lock, as the power actions decide: anything but active is 409
+   * (`needs` completes "The service is suspended; ... an active service.").
+   */
+  async lockActive(m: EntityManager, accountId: string, serviceId: string, needs: string): Promise<VpsState> {
+    const vps = this.requireVps(await this.states.lockFor(m, accountId, serviceId));
+    if (vps.status !== 'active') throw Problem.conflict('invalid_state', `The service is ${vps.status}; ${needs} an active service.`);
+    return vps;
+  }
+
   private requireVps(service: VpsState | null): VpsState {
     if (!service) throw Problem.notFound('Service');
     if (!service.powerState) throw VpsOwnership.noInstance();
     return service;
-  }
-
-  private requireActive(service: VpsState | null): VpsState {
-    const vps = this.requireVps(service);
-    if (vps.status !== 'active') throw Problem.conflict('invalid_state', `The service is ${vps.status}; backups need an active service.`);
-    return vps;
   }
 
   private async record(

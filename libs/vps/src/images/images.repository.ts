@@ -5,8 +5,13 @@ import type { ImageFormat, ImageRow } from './image.types';
 
 const COLUMNS = `id, slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status, type, account_id, created_from_service_id,
        ${isoText('created_at')} AS created_at`;
+/**
+ * An operator's image a customer may see and install: not the rescue system, the provider's tool (flagged `rescue`, or the
+ * slug RESCUE_IMAGE names, the parameter given).
+ */
+const customerSystemImage = (rescueSlug: string) => `account_id IS NULL AND NOT rescue AND slug IS DISTINCT FROM ${rescueSlug}::varchar`;
 /** What an account sees: the operator's available images, and its own snapshots from the moment they are asked for. */
-const VISIBLE = `((account_id IS NULL AND status = 'available') OR (account_id = $1 AND status IN ('creating', 'available')))`;
+const VISIBLE = `((${customerSystemImage('$2')} AND status = 'available') OR (account_id = $1 AND status IN ('creating', 'available')))`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface NewSnapshot {
@@ -36,24 +41,34 @@ export class ImagesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** What an account sees; a system image still uploading cannot be installed yet (issue 36, finding 7). */
-  pageForAccount(accountId: string, query: PageQuery): Promise<RowsPage<ImageRow>> {
-    return pageOfRows(this.dataSource, { table: 'images', columns: COLUMNS, where: VISIBLE, params: [accountId] }, query);
+  pageForAccount(accountId: string, rescueSlug: string | null, query: PageQuery): Promise<RowsPage<ImageRow>> {
+    return pageOfRows(this.dataSource, { table: 'images', columns: COLUMNS, where: VISIBLE, params: [accountId, rescueSlug] }, query);
   }
 
-  async findForAccount(accountId: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<ImageRow | null> {
-    return (await sqlFirst<ImageRow>(manager, `SELECT ${COLUMNS} FROM images WHERE id = $2 AND ${VISIBLE}`, [accountId, id])) ?? null;
+  async findForAccount(
+    accountId: string,
+    rescueSlug: string | null,
+    id: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<ImageRow | null> {
+    const row = await sqlFirst<ImageRow>(manager, `SELECT ${COLUMNS} FROM images WHERE id = $3 AND ${VISIBLE}`, [
+      accountId,
+      rescueSlug,
+      id,
+    ]);
+    return row ?? null;
   }
 
   /**
    * An available image the account may install, by slug or id: a system image or one of its own
    * snapshots. Read FOR SHARE, so a snapshot's deletion waits for the rebuild that chose it (and then sees it used).
    */
-  findAvailable(manager: EntityManager, accountId: string, slugOrId: string): Promise<ImageRow | null> {
+  findAvailable(manager: EntityManager, accountId: string, rescueSlug: string | null, slugOrId: string): Promise<ImageRow | null> {
     return sqlFirst<ImageRow>(
       manager,
-      `SELECT ${COLUMNS} FROM images WHERE ${UUID.test(slugOrId) ? 'id = $2::uuid' : 'slug = $2'} AND status = 'available'
-          AND (account_id IS NULL OR account_id = $1) FOR SHARE`,
-      [accountId, slugOrId],
+      `SELECT ${COLUMNS} FROM images WHERE ${UUID.test(slugOrId) ? 'id = $3::uuid' : 'slug = $3'} AND status = 'available'
+          AND (${customerSystemImage('$2')} OR account_id = $1) FOR SHARE`,
+      [accountId, rescueSlug, slugOrId],
     );
   }
 
@@ -104,6 +119,10 @@ export class ImagesRepository {
         : `UPDATE images SET status = 'available', size_bytes = $2 WHERE id = $1 AND status = 'creating'`,
       sizeBytes === null ? [id] : [id, sizeBytes],
     );
+  }
+
+  async markDeleting(manager: EntityManager, id: string): Promise<void> {
+    await runSql(manager, `UPDATE images SET status = 'deleting' WHERE id = $1`, [id]);
   }
 
   async markDeleted(manager: EntityManager, id: string): Promise<void> {

@@ -1,6 +1,16 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { ActivityLog, isUniqueViolation, PageQuery, Paginated, paginated, Principal, Problem, TransactionRunner } from '@app/core';
+import {
+  ActivityLog,
+  AppConfig,
+  isUniqueViolation,
+  PageQuery,
+  Paginated,
+  paginated,
+  Principal,
+  Problem,
+  TransactionRunner,
+} from '@app/core';
 import { computeProblem } from '../compute/compute-problem';
 import { ImageResponse } from './dto/image.response';
 import { inspectImageFile } from './image-file';
@@ -31,34 +41,41 @@ export class ImagesService {
     private readonly store: ImageStore,
     private readonly tx: TransactionRunner,
     private readonly activity: ActivityLog,
+    private readonly config: AppConfig,
   ) {}
 
+  /** The slug RESCUE_IMAGE names: the rescue system is hidden from customers, as the images flagged `rescue` are. */
+  private get rescueSlug(): string | null {
+    return this.config.rescue.image ?? null;
+  }
+
   async list(accountId: string, query: PageQuery): Promise<Paginated<ImageResponse>> {
-    const { rows, total } = await this.images.pageForAccount(accountId, query);
+    const { rows, total } = await this.images.pageForAccount(accountId, this.rescueSlug, query);
     return paginated(rows.map(ImageResponse.fromRow), query, total);
   }
 
   async get(accountId: string, id: string): Promise<ImageResponse> {
-    const row = await this.images.findForAccount(accountId, id);
+    const row = await this.images.findForAccount(accountId, this.rescueSlug, id);
     if (!row) throw Problem.notFound('Image');
     return ImageResponse.fromRow(row);
   }
 
   /**
-   * Deletes one of the caller's snapshots: its volume first (if the hypervisor refuses, it stays
-   * listed), then the row. A system image is the operator's (403); a snapshot a live VPS's disk is
-   * built on (its backing file) or still being made cannot go (409).
+   * Deletes one of the caller's snapshots. A system image is the operator's (403); a snapshot a live
+   * VPS's disk is built on (its backing file) or still being made cannot go (409). The row says
+   * `deleting` while its volumes are removed, outside any transaction (a hypervisor call must not
+   * hold the database); if the hypervisor refuses, it stays `deleting` and a retried delete goes on.
    */
   async deleteSnapshot(caller: Principal, id: string): Promise<void> {
     const { accountId } = caller;
-    await this.tx.run(async (m) => {
-      const row = await this.images.lockSnapshot(m, accountId, id);
-      if (!row) {
-        if (await this.images.findForAccount(accountId, id, m))
+    const row = await this.tx.run(async (m) => {
+      const snapshot = await this.images.lockSnapshot(m, accountId, id);
+      if (!snapshot) {
+        if (await this.images.findForAccount(accountId, this.rescueSlug, id, m))
           throw new Problem(403, 'forbidden', 'System images belong to the operator; only snapshots can be deleted.');
         throw Problem.notFound('Image');
       }
-      if (row.status === 'creating')
+      if (snapshot.status === 'creating')
         throw Problem.conflict('invalid_state', 'The snapshot is still being made; delete it once its action has ended.');
       const users = await this.images.usedBy(id, m);
       if (users) {
@@ -67,7 +84,11 @@ export class ImagesService {
           `The disks of ${users} VPS${users === 1 ? '' : 'es'} are built on this snapshot; rebuild them from another image or terminate them first.`,
         );
       }
-      await this.store.remove(id).catch((err: unknown) => Promise.reject(computeProblem(err)));
+      await this.images.markDeleting(m, id);
+      return snapshot;
+    });
+    await this.store.remove(id).catch((err: unknown) => Promise.reject(computeProblem(err)));
+    await this.tx.run(async (m) => {
       await this.images.markDeleted(m, id);
       await this.activity.record(m, {
         accountId,
@@ -79,7 +100,10 @@ export class ImagesService {
     });
   }
 
-  /** An available image of the account (a system image or its snapshot) a VPS of `diskGb` can be built from; 400 naming the `field` otherwise. */
+  /**
+   * An available image of the account (a system image or its snapshot) a VPS of `diskGb` can be built from; 400 naming the
+   * `field` otherwise, the rescue system included (the same answer as an unknown slug).
+   */
   async requireInstallable(
     manager: EntityManager,
     accountId: string,
@@ -87,7 +111,7 @@ export class ImagesService {
     diskGb: number,
     field = 'image',
   ): Promise<ImageRow> {
-    const image = await this.images.findAvailable(manager, accountId, slugOrId);
+    const image = await this.images.findAvailable(manager, accountId, this.rescueSlug, slugOrId);
     if (!image)
       throw Problem.invalidInput(`No available image "${slugOrId}"; GET /api/images lists them.`, [{ field, message: 'unknown image' }]);
     if (image.min_disk_gb > diskGb) {

@@ -11,6 +11,8 @@ import { RescueMode1764000003300 } from './1764000003300-rescue-mode';
 import { VpsMoves1764000003500 } from './1764000003500-vps-moves';
 import { VpsEvacuations1764000003550 } from './1764000003550-vps-evacuations';
 import { VpsBackupOrphans1764000003600 } from './1764000003600-vps-backup-orphans';
+import { RescuePasswordHash1764000003700 } from './1764000003700-rescue-password-hash';
+import { ImageDeleting1764000003800 } from './1764000003800-image-deleting';
 
 /** The VPS tables made after services' first migration (vps_instances, instance_actions and console_sessions are made there). */
 export const vpsMigrations = [
@@ -27,4 +29,6 @@ export const vpsMigrations = [
   VpsMoves1764000003500,
   VpsEvacuations1764000003550,
   VpsBackupOrphans1764000003600,
+  RescuePasswordHash1764000003700,
+  ImageDeleting1764000003800,
 ];
