@@ -10,14 +10,14 @@ import request from 'supertest';
 import { ApiKeysService } from '@app/api-keys';
 import { createAccount, TestAccount } from './factories/accounts';
 import { HOSTCTL } from './support/hostctl';
-import { openRawMcpSession } from './support/mcp-session';
+import { fenced, openRawMcpSession } from './support/mcp-session';
 import { ServerProcess, startServerProcess } from './support/server-process';
 import { startTestApp, TestApp } from './support/test-app';
 import { freshDataDir } from './support/test-database';
 import { TEST_DATABASE_URL } from './support/test-env';
 
 /**
- * What the README's configurations start, against the built server with its demo data: a desktop
+ * What mcp/README.md's configurations start, against the built server with its demo data: a desktop
  * assistant runs `hostctl mcp` (stdio) with HOSTCTL_URL and HOSTCTL_TOKEN, a hosted client calls
  * /mcp with the bearer token. The assistant lists the services and reboots one, and the reboot is in
  * the activity log.
@@ -70,7 +70,7 @@ describe('MCP against the built server: hostctl mcp over stdio, /mcp over HTTP',
     const services = (await call(client, 'services_list', { type: 'vps', status: 'active' })).structuredContent as {
       data: { id: string; name: string; instance: { powerState: string } }[];
     };
-    const web = services.data.find((s) => s.name === 'web-01')!;
+    const web = services.data.find((s) => s.name.includes('>web-01<'))!;
     expect(web.instance.powerState).toBe('running');
 
     const progress: Progress[] = [];
@@ -84,8 +84,8 @@ describe('MCP against the built server: hostctl mcp over stdio, /mcp over HTTP',
       data: { userAgent: string; actor: { type: string; name: string } }[];
     };
     expect(log.data[0]).toMatchObject({
-      userAgent: 'hostctl/0.1.0 mcp (claude-desktop/0.9)',
-      actor: { type: 'api_key', name: 'demo key' },
+      userAgent: fenced('hostctl/0.1.0 mcp (claude-desktop/0.9)'),
+      actor: { type: 'api_key', name: fenced('demo key') },
     });
   });
 
@@ -94,7 +94,7 @@ describe('MCP against the built server: hostctl mcp over stdio, /mcp over HTTP',
     expect((await client.listTools()).tools.every((tool) => tool.annotations?.readOnlyHint)).toBe(true);
     const summary = JSON.parse(((await client.readResource({ uri: SUMMARY_URI })).contents[0] as { text: string }).text);
     expect(summary).toMatchObject({
-      account: { email: 'demo@example.com' },
+      account: { email: fenced('demo@example.com') },
       services: { vps: expect.any(Number), objectStorage: expect.any(Number) },
     });
     const document = JSON.parse(((await client.readResource({ uri: OPENAPI_URI })).contents[0] as { text: string }).text);

@@ -14,7 +14,7 @@ import { McpSessions } from '../libs/mcp/src/mcp-sessions';
 import { createAccount, TestAccount } from './factories/accounts';
 import { createImage } from './factories/images';
 import { createService } from './factories/services';
-import { MCP_PROTOCOL_VERSION, openRawMcpSession } from './support/mcp-session';
+import { fenced, MCP_PROTOCOL_VERSION, openRawMcpSession } from './support/mcp-session';
 import { startTestApp, TestApp } from './support/test-app';
 import { waitForOrFail } from './support/wait-for';
 
@@ -168,7 +168,11 @@ describe('MCP server at /mcp', () => {
     });
     const imageId = (made.structuredContent as { snapshot: { imageId: string } }).snapshot.imageId;
     const images = (await call(client, 'images_list', { pageSize: 100 })).structuredContent as { data: { id: string; type: string }[] };
-    expect(images.data.find((image) => image.id === imageId)).toMatchObject({ type: 'snapshot', name: 'from mcp', status: 'available' });
+    expect(images.data.find((image) => image.id === imageId)).toMatchObject({
+      type: 'snapshot',
+      name: fenced('from mcp'),
+      status: 'available',
+    });
     expect((await call(client, 'snapshot_delete', { imageId })).structuredContent).toEqual({ id: imageId, deleted: true });
     await t.get(`/api/images/${imageId}`, owner.bearer).expect(404);
   });
@@ -221,7 +225,7 @@ describe('MCP server at /mcp', () => {
     });
     expect(created.isError).toBeFalsy();
     const ticket = created.structuredContent as { id: string; subject: string; messages: unknown[] };
-    expect(ticket).toMatchObject({ subject: 'web-1 is slow', status: 'open', serviceId: vpsId });
+    expect(ticket).toMatchObject({ subject: fenced('web-1 is slow'), status: 'open', serviceId: vpsId });
     expect((await call(client, 'ticket_reply', { ticketId: ticket.id, message: 'Still slow.' })).isError).toBeFalsy();
     expect((await call(client, 'ticket_close', { ticketId: ticket.id })).structuredContent).toMatchObject({ status: 'closed' });
     const seen = (await t.get(`/api/support/tickets/${ticket.id}`, owner.bearer).expect(200)).body;

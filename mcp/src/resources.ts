@@ -1,11 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type HostingClient, unwrap } from '@hosting-account/sdk';
+import type { Fence } from './untrusted';
 
 export const SUMMARY_URI = 'hosting://account/summary';
 export const OPENAPI_URI = 'hosting://api/openapi.json';
 
 /** Who the account is and what it holds, in one read: the facts an agent starts a conversation with. */
-async function accountSummary(api: HostingClient) {
+async function accountSummary(api: HostingClient, fence: Fence) {
   const total = async (call: Promise<{ total: number }>) => (await call).total;
   const [account, vps, objectStorage, unread, openTickets, answeredTickets] = await Promise.all([
     unwrap(api.GET('/api/auth/me')),
@@ -16,14 +17,27 @@ async function accountSummary(api: HostingClient) {
     total(unwrap(api.GET('/api/support/tickets', { params: { query: { status: 'answered', pageSize: 1 } } }))),
   ]);
   return {
-    account: { id: account.id, name: account.name, email: account.email },
+    account: { id: account.id, name: fence.text(account.name), email: fence.text(account.email) },
     services: { vps, objectStorage },
     unreadNotifications: unread.count,
     tickets: { open: openTickets, answeredAwaitingCustomer: answeredTickets },
   };
 }
 
-export function registerResources(server: McpServer, api: HostingClient, openApiDocument?: () => Promise<unknown>): void {
+/** The document's JSON text, made on the first read and kept (it is large: a read must not serialise it again). */
+function documentText(openApiDocument: () => Promise<unknown>): () => Promise<string> {
+  let text: Promise<string> | undefined;
+  return () =>
+    (text ??= openApiDocument().then(
+      (document) => (typeof document === 'string' ? document : JSON.stringify(document)),
+      (error: unknown) => {
+        text = undefined;
+        throw error;
+      },
+    ));
+}
+
+export function registerResources(server: McpServer, api: HostingClient, fence: Fence, openApiDocument?: () => Promise<unknown>): void {
   server.registerResource(
     'account-summary',
     SUMMARY_URI,
@@ -32,9 +46,12 @@ export function registerResources(server: McpServer, api: HostingClient, openApi
       description: 'The account, how many services it has, unread notifications and open tickets.',
       mimeType: 'application/json',
     },
-    async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(await accountSummary(api)) }] }),
+    async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(await accountSummary(api, fence)) }],
+    }),
   );
   if (!openApiDocument) return;
+  const text = documentText(openApiDocument);
   server.registerResource(
     'openapi',
     OPENAPI_URI,
@@ -43,6 +60,6 @@ export function registerResources(server: McpServer, api: HostingClient, openApi
       description: 'The OpenAPI 3.1 document of the hosting account API the tools call.',
       mimeType: 'application/json',
     },
-    async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(await openApiDocument()) }] }),
+    async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: await text() }] }),
   );
 }

@@ -1,10 +1,15 @@
 import { z } from 'zod';
+import { untrusted } from './untrusted';
 
 // Output schemas: the fields an agent relies on. Objects are loose: the API may add fields, and a
-// result carries them through.
+// result carries them through. Every field a customer or a third party writes is `untrusted`:
+// results fence it (a new free-text field of the API must be added here to be fenced).
 
 const timestamp = z.string().describe('ISO 8601, UTC');
 const nullableTimestamp = timestamp.nullable();
+const text = (what: string) => untrusted(z.string().describe(what));
+/** An error of an action or a backup: the message may carry a hypervisor's or a guest agent's words. */
+const failure = z.looseObject({ code: z.string(), message: text('What went wrong') });
 
 /** One page of a list: `{data, page, pageSize, total, totalPages}`. */
 export function pageOf<T extends z.ZodType>(item: T) {
@@ -19,7 +24,7 @@ export function pageOf<T extends z.ZodType>(item: T) {
 
 export const service = z.looseObject({
   id: z.string(),
-  name: z.string(),
+  name: text('The name the customer gave it'),
   type: z.string().describe('vps or object_storage'),
   status: z.string().describe('pending, active, suspended, cancelled or terminated'),
   instance: z
@@ -36,7 +41,8 @@ export const action = z.looseObject({
   status: z.string().describe('running, succeeded or failed'),
   startedAt: timestamp,
   finishedAt: nullableTimestamp,
-  error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  error: failure.nullable(),
+  notice: failure.nullable().optional(),
 });
 
 export const backup = z.looseObject({
@@ -45,16 +51,30 @@ export const backup = z.looseObject({
   status: z.string(),
   sizeBytes: z.number().nullable(),
   consistency: z.string().nullable(),
+  error: failure.nullable().optional(),
 });
 
-export const image = z.looseObject({ id: z.string(), slug: z.string(), name: z.string(), osFamily: z.string(), status: z.string() });
+export const image = z.looseObject({
+  id: z.string(),
+  slug: z.string(),
+  name: text("The image's name (a snapshot's is the customer's)"),
+  osFamily: z.string(),
+  status: z.string(),
+});
 
-export const sshKey = z.looseObject({ id: z.string(), name: z.string(), fingerprint: z.string(), type: z.string(), createdAt: timestamp });
+export const sshKey = z.looseObject({
+  id: z.string(),
+  name: text('The name the customer gave the key'),
+  publicKey: text('The public key line, with its comment').optional(),
+  fingerprint: z.string(),
+  type: z.string(),
+  createdAt: timestamp,
+});
 
 export const ticket = z.looseObject({
   id: z.string(),
   reference: z.string(),
-  subject: z.string(),
+  subject: text('Short summary'),
   status: z.string().describe('open, answered, customer_reply or closed'),
   priority: z.string(),
   department: z.string(),
@@ -65,9 +85,9 @@ export const ticket = z.looseObject({
 
 export const ticketMessage = z.looseObject({
   id: z.string(),
-  author: z.looseObject({ type: z.string(), name: z.string() }),
-  message: z.string(),
-  attachments: z.array(z.looseObject({ id: z.string(), filename: z.string(), size: z.number() })),
+  author: z.looseObject({ type: z.string(), name: text("The author's name") }),
+  message: text('The message'),
+  attachments: z.array(z.looseObject({ id: z.string(), filename: text('The file name'), size: z.number() })),
   createdAt: timestamp,
 });
 
@@ -77,8 +97,8 @@ export const notification = z.looseObject({
   id: z.string(),
   type: z.string(),
   severity: z.string(),
-  title: z.string(),
-  body: z.string(),
+  title: text('One line; may quote names and subjects'),
+  body: text('May quote names, subjects and errors'),
   readAt: nullableTimestamp,
   createdAt: timestamp,
 });
@@ -86,16 +106,18 @@ export const notification = z.looseObject({
 export const activityEntry = z.looseObject({
   id: z.string(),
   action: z.string().describe('<entity>.<verb>, e.g. instance.reboot'),
-  actor: z.looseObject({ type: z.string() }),
+  actor: z.looseObject({ type: z.string(), name: text('The account or API key name').nullable() }),
   ip: z.string().nullable(),
-  userAgent: z.string().nullable(),
+  userAgent: text('The client (a family such as curl or Firefox for a sign-in that failed)').nullable(),
   status: z.string(),
+  details: untrusted(z.record(z.string(), z.unknown()).describe('Facts of the entry; names, subjects and URLs in it')),
   createdAt: timestamp,
 });
 
 export const webhook = z.looseObject({
   id: z.string(),
-  url: z.string().describe('The endpoint, shown as its origin only: a path or query may carry a token'),
+  url: text('The endpoint, shown as its origin only: a path or query may carry a token'),
+  description: text('What the customer wrote about it').nullable().optional(),
   events: z.array(z.string()),
   enabled: z.boolean(),
   failingSince: nullableTimestamp,
@@ -108,7 +130,7 @@ export const delivery = z.looseObject({
   status: z.string(),
   attempts: z.number().int(),
   lastResponseCode: z.number().int().nullable(),
-  lastError: z.string().nullable(),
+  lastError: text("The endpoint's answer or the network error").nullable(),
   createdAt: timestamp,
 });
 

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { MCP_TOOLS } from './tools';
 import { toolTable } from './tool-table';
 
-describe('the README tool table', () => {
+describe("the package README's tool table", () => {
   it('is the one the definitions make (npm run mcp:tools prints it)', () => {
-    const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+    const readme = readFileSync(join(__dirname, '../README.md'), 'utf8');
     const block = /<!-- mcp-tools:start -->\n([\s\S]*?)\n<!-- mcp-tools:end -->/.exec(readme)?.[1];
     expect(block).toBe(toolTable());
   });

@@ -2,6 +2,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { HostingClient } from '@hosting-account/sdk';
+import type { Fence } from './untrusted';
 
 /** The API key scope a tool's API calls need (`read`: GET; `write`: everything else, and GETs that hand out access). */
 export type Scope = 'read' | 'write';
@@ -13,6 +14,8 @@ export interface ToolContext {
   extra: ToolExtra;
   /** Time between polls while a tool waits for a VPS action. */
   pollMs: number;
+  /** Fences what customers and third parties wrote, in a result the tool builds itself. */
+  fence: Fence;
 }
 
 /**

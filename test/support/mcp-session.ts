@@ -8,9 +8,25 @@ export interface RawMcpSession {
   openStream(): Promise<{ status: number; ended: Promise<void> }>;
 }
 
+/** Text as an MCP server of ours fences what customers and third parties wrote: `<untrusted-NONCE>text</untrusted-NONCE>`. */
+export function fenced(text: string): string {
+  return expect.stringMatching(
+    new RegExp(`^<(untrusted-[0-9a-f]+)>${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}</\\1>$`),
+  ) as unknown as string;
+}
+
 /** An MCP session over plain fetch (initialize, initialized), to watch its stream end. */
-export async function openRawMcpSession(baseUrl: string, bearer: string): Promise<RawMcpSession> {
-  const headers = { Authorization: bearer, Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' };
+export async function openRawMcpSession(
+  baseUrl: string,
+  bearer: string,
+  extraHeaders: Record<string, string> = {},
+): Promise<RawMcpSession> {
+  const headers = {
+    Authorization: bearer,
+    Accept: 'application/json, text/event-stream',
+    'Content-Type': 'application/json',
+    ...extraHeaders,
+  };
   const init = await fetch(`${baseUrl}/mcp`, {
     method: 'POST',
     headers,

@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CredentialRef, Principal } from '@app/core';
+import { SessionRequests } from './session-requests';
 
 /**
  * One MCP session: the transport, the server and the credential it was opened with. Every request
@@ -16,6 +17,7 @@ export class McpSession {
   readonly keyExpiresAt: Date | null;
   server!: McpServer;
   expiry: NodeJS.Timeout | null = null;
+  readonly requests: SessionRequests;
 
   constructor(
     principal: Principal,
@@ -25,6 +27,7 @@ export class McpSession {
     this.credential = { accountId: principal.accountId, kind: principal.kind, credentialId: principal.credentialId };
     this.bearer = bearer;
     this.keyExpiresAt = principal.kind === 'api_key' ? principal.expiresAt : null;
+    this.requests = new SessionRequests(transport);
   }
 
   get accountId(): string {

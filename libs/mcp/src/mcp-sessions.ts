@@ -1,16 +1,22 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import { CredentialHold, CredentialRechecks, CredentialStatus, Principal } from '@app/core';
+import { CredentialHold, CredentialRechecks, CredentialStatus, Principal, Problem } from '@app/core';
 import { ClientRelay } from './client-relay';
 import { Loopback } from './loopback';
+import { McpOrigins } from './mcp-origins';
 import { McpRuntime, mcpRuntime } from './mcp-runtime';
 import { McpSession } from './mcp-session';
 import { OpenApiDocumentSource } from './openapi-document';
 
 const BEARER = /^Bearer (\S+)$/i;
-/** Sessions one account may hold on one process; a new one ends the oldest. */
-export const MAX_SESSIONS_PER_ACCOUNT = 10;
+/**
+ * Sessions one credential, and one account, may hold on one process. Past either, a new session
+ * takes the place of one of its own credential's that is not running a request, or is refused: a
+ * credential (a read-only key) never ends another's session.
+ */
+export const MAX_SESSIONS_PER_CREDENTIAL = 10;
+export const MAX_SESSIONS_PER_ACCOUNT = 50;
 /** A session nobody used for this long is ended (clients start a new one on a 404). */
 export const IDLE_SESSION_MS = 30 * 60_000;
 /** Every session's credential is verified again this long after its last check, whatever was announced. */
@@ -28,6 +34,8 @@ const RECHECK_CONCURRENCY = 4;
 export class McpSessions implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Mcp');
   private readonly sessions = new Map<string, McpSession>();
+  /** Sessions whose initialize is under way: they count toward the caps already. */
+  private readonly opening = new Set<McpSession>();
   private readonly holds = new Map<McpSession, CredentialHold>();
   private readonly rechecks = new CredentialRechecks(this.logger, {
     everyMs: RECHECK_MS,
@@ -41,6 +49,7 @@ export class McpSessions implements BeforeApplicationShutdown {
     private readonly relay: ClientRelay,
     private readonly credentials: CredentialStatus,
     private readonly document: OpenApiDocumentSource,
+    private readonly origins: McpOrigins,
   ) {}
 
   count(accountId?: string): number {
@@ -48,6 +57,15 @@ export class McpSessions implements BeforeApplicationShutdown {
   }
 
   async handle(principal: Principal, req: Request, res: Response): Promise<void> {
+    this.origins.check(req.headers.origin);
+    // A batch would be 100 messages for one request of the rate budget; MCP 2025-06-18 has none.
+    if (Array.isArray(req.body))
+      return jsonRpcError(
+        res,
+        400,
+        -32600,
+        'Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18): send one message per request.',
+      );
     const bearer = BEARER.exec(req.headers.authorization ?? '')?.[1] ?? '';
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
@@ -55,14 +73,32 @@ export class McpSessions implements BeforeApplicationShutdown {
       // Another credential's session is as unknown as a missing one.
       if (!session || !session.belongsTo(principal)) return jsonRpcError(res, 404, -32001, 'Session not found: start a new one.');
       session.seen(bearer);
-      return session.transport.handleRequest(req, res, req.body);
+      const reused = session.requests.admit(req.body);
+      if (reused !== null)
+        return jsonRpcError(
+          res,
+          400,
+          -32600,
+          `Invalid Request: id ${JSON.stringify(reused)} belongs to a request of this session still running: give each request its own id.`,
+        );
+      await session.transport.handleRequest(req, res, req.body);
+      if (res.statusCode >= 400) session.requests.refused(req.body);
+      return;
     }
     const runtime = await mcpRuntime();
     if (req.method !== 'POST' || !runtime.isInitializeRequest(req.body))
       return jsonRpcError(res, 400, -32000, 'No session: send an initialize request first (without Mcp-Session-Id).');
+    this.makeRoomFor(principal);
     const session = this.open(runtime, principal, bearer, req);
-    await session.server.connect(session.transport);
-    await session.transport.handleRequest(req, res, req.body);
+    this.opening.add(session);
+    try {
+      await session.server.connect(session.transport);
+      await session.transport.handleRequest(req, res, req.body);
+    } finally {
+      this.opening.delete(session);
+      // The transport refused the initialize: nothing registered the session.
+      if (!session.id) await session.server.close().catch(() => undefined);
+    }
   }
 
   /** After an announcement: the account's sessions on this process check their credential now. */
@@ -78,6 +114,29 @@ export class McpSessions implements BeforeApplicationShutdown {
     clearInterval(this.idleSweep);
     this.rechecks.stop();
     await Promise.all([...this.sessions.values()].map((s) => this.end(s, 'shutdown')));
+  }
+
+  /**
+   * Past a cap, room is made only from the caller's own credential: its least recently used session
+   * with no request running ends (a client that never deletes its sessions, such as the inspector's
+   * CLI, keeps working). When every one of them is running a request, the new session is refused.
+   */
+  private makeRoomFor(principal: Principal): void {
+    const held = [...this.sessions.values(), ...this.opening];
+    const mine = held.filter((s) => s.belongsTo(principal));
+    const full =
+      mine.length >= MAX_SESSIONS_PER_CREDENTIAL
+        ? `This credential holds ${MAX_SESSIONS_PER_CREDENTIAL} MCP sessions on this server, each running a request`
+        : held.filter((s) => s.accountId === principal.accountId).length >= MAX_SESSIONS_PER_ACCOUNT
+          ? `The account holds ${MAX_SESSIONS_PER_ACCOUNT} MCP sessions on this server, and none of this credential's is free to end`
+          : null;
+    if (!full) return;
+    const idle = mine.filter((s) => s.id && !s.requests.busy).sort((a, b) => a.lastSeen - b.lastSeen)[0];
+    if (idle) return void this.end(idle, 'made room for a new session of its credential');
+    throw Problem.conflict(
+      'quota_exceeded',
+      `${full}: wait for a request to finish, or end a session (DELETE /mcp with its Mcp-Session-Id).`,
+    );
   }
 
   private open(runtime: McpRuntime, principal: Principal, bearer: string, req: Request): McpSession {
@@ -105,8 +164,6 @@ export class McpSessions implements BeforeApplicationShutdown {
   private register(session: McpSession, id: string): void {
     session.id = id;
     this.expireAt(session, session.keyExpiresAt);
-    const mine = [...this.sessions.values()].filter((s) => s.accountId === session.accountId);
-    for (const oldest of mine.slice(0, Math.max(0, mine.length - MAX_SESSIONS_PER_ACCOUNT + 1))) void this.end(oldest, 'too many sessions');
     this.sessions.set(id, session);
     const hold: CredentialHold = {
       accountId: session.accountId,

@@ -22,11 +22,12 @@ export async function settle(started: InstanceAction, args: { wait?: boolean; ti
   if (args.wait === false) return started;
   const done = await waitWithProgress(started, args.timeoutSeconds ?? 300, context);
   if (done.status !== 'failed') return done;
+  const seen = context.fence.apply(action, done);
   const failed: CallToolResult = {
     isError: true,
     content: [
-      { type: 'text', text: `${done.type} failed: ${done.error?.code ?? 'unknown'}: ${done.error?.message ?? ''}` },
-      { type: 'text', text: JSON.stringify({ action: done }) },
+      { type: 'text', text: `${seen.type} failed: ${seen.error?.code ?? 'unknown'}: ${seen.error?.message ?? ''}` },
+      { type: 'text', text: JSON.stringify({ action: seen }) },
     ],
   };
   return failed;

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AccountsService, AccountView } from '@app/accounts';
 import { accountActor, ActivityLog, ActivityThrottle, OverflowSummary, RequestFacts, TransactionRunner } from '@app/core';
+import { anonymousFacts } from './client-family';
 
 /**
  * Failed password and code checks recorded one by one per targeted account and minute, at most
@@ -60,7 +61,7 @@ export class LoginActivity {
           entity: { type: 'account', id: account.id },
           status: 'failed',
           actor: accountActor(account),
-          request,
+          request: anonymousFacts(request),
           details,
         }),
       );

@@ -3,6 +3,7 @@ import { accountActor, ActivityLog, JobQueue, RequestFacts, TransactionRunner } 
 import { AccountsService } from '@app/accounts';
 import { AccountMail } from '../email/account-mail';
 import { AccountTokensRepository } from '../email/account-tokens.repository';
+import { anonymousFacts } from '../login/client-family';
 import { newSecretToken } from '../tokens/secret-tokens';
 
 const RESET_REQUESTED = 'auth.password-reset-requested';
@@ -46,7 +47,8 @@ export class PasswordResetLinkJob implements OnModuleInit {
         action: 'auth.password_reset_request',
         entity: { type: 'account', id: account.id },
         actor: accountActor(account),
-        request,
+        // Anyone who knows the address asks for a reset.
+        request: anonymousFacts(request),
       });
     });
   }
