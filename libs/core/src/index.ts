@@ -35,6 +35,7 @@ export * from './auth/principal';
 export * from './auth/decorators';
 export * from './auth/credential-status';
 export * from './auth/recheck-announcements';
+export * from './auth/announced-rechecks';
 export * from './auth/credential-rechecks';
 export * from './auth/credential-changes';
 export * from './pagination/page.query';
