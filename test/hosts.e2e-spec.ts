@@ -91,6 +91,16 @@ describe('Hosts: operator commands and placement (issue 40)', () => {
       '1',
     );
     expect(region2.stderr).toContain('region must be one of');
+    // A libvirt URI that would run a program on this machine (ext transport, command=) is refused before it is used.
+    for (const uri of ['qemu+ext:///system?command=/bin/true', 'qemu+ssh://root@kvm-x.invalid/system?command=/bin/true']) {
+      const sized = ['--vcpus', '1', '--memory-gb', '1', '--disk-gb', '1'];
+      const program = await cli('host:add', '--name', 'kvm-x', '--region', region, '--uri', uri, ...sized);
+      expect(program.code).toBe(65);
+      expect(program.stderr).toMatch(
+        /^invalid_input: uri: the (transport qemu\+ext|parameter "command") is not allowed \(it runs a program\)/,
+      );
+    }
+    expect((await cli('host:list')).lines).not.toContainEqual(expect.objectContaining({ name: 'kvm-x' }));
   });
 
   it('adds hosts and lists their capacity, used and free', async () => {

@@ -6,24 +6,23 @@ import { join } from 'node:path';
 import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import request from 'supertest';
 import { BackupRunner } from '../libs/vps/src/backups/backup-runner';
+import { DEPLOYMENT_NS } from '../libs/vps/src/compute/libvirt/domain-xml';
 import { createAccount, TestAccount } from './factories/accounts';
 import { uploadSshKey } from './factories/images';
 import { cephTestsEnabled, rgwEnv } from './support/ceph';
 import { libvirtTestsEnabled, removeDomain, virsh } from './support/libvirt';
 import { runCliIn } from './support/run-cli-in-app';
 import { startTestApp, TestApp } from './support/test-app';
-import { TEST_DATABASE_URL } from './support/test-env';
 import { waitFor, waitForOrFail } from './support/wait-for';
 
 /**
  * A backup of a running VPS on the local qemu:///system to the one-node Ceph RGW (issue 38), with
  * the Debian test image (cloud-init, qemu-guest-agent): a file written before the backup is on the
- * disk restored from it after the VPS's disk volume was deleted by hand, one written after is
- * not. PostgreSQL only, like the other libvirt suites; run under flock /tmp/guest-tests.lock.
+ * disk restored from it after the VPS's disk and seed volumes were deleted by hand, one written
+ * after is not; a restore also defines a domain that is gone. PostgreSQL only, like the other
+ * libvirt suites; run under flock /tmp/guest-tests.lock.
  */
-const onPostgres = TEST_DATABASE_URL !== undefined;
-if (!onPostgres) process.stderr.write('Skipping the backup-on-libvirt tests on PGlite: they run in the PostgreSQL pass.\n');
-const enabled = onPostgres && libvirtTestsEnabled() && cephTestsEnabled();
+const enabled = libvirtTestsEnabled() && cephTestsEnabled();
 
 const BOOT_MS = 300_000;
 const POOL = 'default';
@@ -45,6 +44,7 @@ interface Ssh {
   let vps: { id: string; instance: { ssh: { host: string; port: number } } };
   let s3: S3Client;
   let backupId: string;
+  let hostKey: string;
   const key = () => join(dir, 'key');
 
   beforeAll(async () => {
@@ -129,6 +129,7 @@ interface Ssh {
       expect(res.stderr).toBe('');
       [vps] = res.lines;
       expect((await sshWhenUp('echo before > /root/first && sync && cat /root/first')).stdout).toBe('before');
+      hostKey = (await sshWhenUp('cat /etc/ssh/ssh_host_ed25519_key.pub')).stdout;
       await waitForOrFail(
         () => virsh('qemu-agent-command', `svc-${vps.id}`, '{"execute":"guest-ping"}').catch((err: Error) => err.message),
         (answer) => answer.includes('"return"'),
@@ -148,20 +149,44 @@ interface Ssh {
     BOOT_MS * 3,
   );
 
+  const restore = async () => {
+    const res = await request(t.http)
+      .post(`/api/services/${vps.id}/instance/backups/${backupId}/restore`)
+      .set('Authorization', owner.bearer)
+      .expect(202);
+    expect(await settle(res.body.id)).toMatchObject({ type: 'restore', status: 'succeeded', error: null });
+  };
+  const deleteVolumes = async () => {
+    for (const volume of [`svc-${vps.id}-root.qcow2`, `svc-${vps.id}-seed.iso`]) await virsh('vol-delete', '--pool', POOL, volume);
+    expect(await virsh('vol-list', '--pool', POOL)).not.toContain(`svc-${vps.id}-`);
+  };
+
   it(
-    "restores it after the VPS's disk volume was deleted by hand: the file written before is there, the one written after is not",
+    "restores it after the VPS's disk and seed volumes were deleted by hand: the file written before is there, the one written after is not",
     async () => {
       await virsh('destroy', `svc-${vps.id}`);
-      await virsh('vol-delete', '--pool', POOL, `svc-${vps.id}-root.qcow2`);
-      expect(await virsh('vol-list', '--pool', POOL)).not.toContain(`svc-${vps.id}-root.qcow2`);
-      const restore = await request(t.http)
-        .post(`/api/services/${vps.id}/instance/backups/${backupId}/restore`)
-        .set('Authorization', owner.bearer)
-        .expect(202);
-      expect(await settle(restore.body.id)).toMatchObject({ type: 'restore', status: 'succeeded', error: null });
+      await deleteVolumes();
+      await restore();
       const after = await sshWhenUp('cat /root/first; test -e /root/second && echo second-there || echo second-gone');
       expect(after.stdout.split('\n')).toEqual(['before', 'second-gone']);
       expect(await virsh('vol-dumpxml', '--pool', POOL, `svc-${vps.id}-root.qcow2`)).not.toContain('<backingStore>');
+      // The seed made again carries the install's instance-id: cloud-init did not run its first boot again (new host keys).
+      expect(await virsh('vol-list', '--pool', POOL)).toContain(`svc-${vps.id}-seed.iso`);
+      expect((await sshWhenUp('cat /etc/ssh/ssh_host_ed25519_key.pub')).stdout).toBe(hostKey);
+    },
+    BOOT_MS * 3,
+  );
+
+  it(
+    'restores it after its domain was undefined as well: defined again, marked as this deployment’s, and booted',
+    async () => {
+      await removeDomain(`svc-${vps.id}`);
+      await deleteVolumes();
+      await restore();
+      expect(await virsh('domstate', `svc-${vps.id}`)).toBe('running');
+      expect(await virsh('dumpxml', `svc-${vps.id}`)).toContain(DEPLOYMENT_NS);
+      expect((await sshWhenUp('cat /root/first')).stdout).toBe('before');
+      expect((await sshWhenUp('cat /etc/ssh/ssh_host_ed25519_key.pub')).stdout).toBe(hostKey);
     },
     BOOT_MS * 3,
   );

@@ -185,6 +185,13 @@ describe('VPS backups (simulator, local store)', () => {
     const res = await api('post', `${base(id)}/${backupId}/restore`, owner.keyBearer).expect(202);
     expect(res.body).toMatchObject({ serviceId: id, type: 'restore', status: 'running' });
     expect(res.headers.location).toMatch(new RegExp(`/api/services/${id}/instance/actions/${res.body.id}$`));
+    // What the hypervisor may have lost beside the disk: the seed of the install's instance-id (no first boot again).
+    const [{ params }] = await t.db.query(`SELECT params FROM instance_actions WHERE id = $1`, [res.body.id]);
+    expect(params.restore.machine.seed).toMatchObject({
+      instanceId: `iid-${id}`,
+      hostname: expect.any(String),
+      sshKeys: expect.any(Array),
+    });
     expect((await t.get(`/api/services/${id}`, owner.bearer).expect(200)).body.instance.powerState).toBe('starting');
     // Another action while it runs: 409.
     expect((await api('post', `${base(id)}/${backupId}/restore`, owner.bearer).expect(409)).body.code).toBe('action_in_progress');

@@ -105,11 +105,11 @@ export class InstanceActionRunner {
     }
     if (action.type === 'restore') {
       if (!params || !('restore' in params)) throw new ComputeProviderError('invalid_state', 'The restore has no backup recorded.');
-      const { key, sizeBytes } = params.restore;
+      const { key, sizeBytes, machine } = params.restore;
       // A backup the store cannot give fails the restore (the disk is not touched before it is read).
       const open = () =>
         this.backups.get(key).catch((err: Error) => Promise.reject(new ComputeProviderError('backup_unavailable', err.message)));
-      return this.compute.restoreMachine(ref, open, sizeBytes, action.id);
+      return this.compute.restoreMachine(ref, open, sizeBytes, action.id, machine);
     }
     if (params && 'rescue' in params) return this.compute.rescueMachine(ref, params.rescue.boot, params.rescue.network, action.id);
     if (params && 'unrescue' in params) return this.compute.unrescueMachine(ref, params.unrescue.network, action.id);

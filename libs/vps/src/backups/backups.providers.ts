@@ -12,6 +12,7 @@ import { BackupsJob } from './backups.job';
 import { BackupsRepository } from './backups.repository';
 import { BackupsService } from './backups.service';
 import { BackupRunCommand } from './cli/backup-run.command';
+import { RestoredMachines } from './restored-machines';
 
 export { BackupsController } from './backups.controller';
 
@@ -30,4 +31,5 @@ export const BACKUP_PROVIDERS: Provider[] = [
   BackupImageJob,
   BackupRunCommand,
   BackupsDemoSeeder,
+  RestoredMachines,
 ];

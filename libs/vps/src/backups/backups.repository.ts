@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText, pageOfRows, PageQuery, RowsPage, runSql, sqlFirst, sqlRows } from '@app/core';
+import { isoText, pageOfRows, PageQuery, RowsPage, runSql, sqlFirst, sqlRows, inTransaction } from '@app/core';
 import type { SnapshotConsistency } from '../vps.types';
 import type { HostTarget } from '../hosts/host.entity';
 import { HOST_OF_INSTANCE } from '../hosts/hosts.repository';
@@ -224,7 +224,7 @@ export class BackupsRepository {
 
   /** A backup whose object is gone: its row, and the key the delete trigger kept (nothing is left to delete). */
   async delete(id: string): Promise<void> {
-    await this.dataSource.transaction(async (m) => {
+    await inTransaction(this.dataSource, async (m) => {
       const gone = await sqlFirst<{ key: string }>(m, `DELETE FROM vps_backups WHERE id = $1 RETURNING storage_key AS key`, [id]);
       if (gone) await this.forgetOrphan(gone.key, m);
     });

@@ -78,6 +78,9 @@ export interface MachineSpec {
   network?: GuestNetwork;
 }
 
+/** What a restore makes again if the hypervisor lost it: the install's seed, and a definition (null sizes: none on record). */
+export type RestoredMachine = { seed: GuestSeed; network: GuestNetwork | null; vcpus: number | null; memoryMb: number | null };
+
 /** A machine's root disk being read out for a backup (issue 38): a standalone qcow2, as a stream. */
 export interface DiskExport {
   stream: Readable;
@@ -223,10 +226,16 @@ export abstract class ComputeProvider {
 
   /**
    * Begins a restore: the machine is powered off, its root disk replaced by the qcow2 bytes `open`
-   * streams (`sizeBytes` of them), and it boots. Works without the old disk. Returns a task handle
-   * polled with taskStatus (same key rules as powerAction).
+   * streams (`sizeBytes` of them), and it boots. Works without the old disk, and with `machine`
+   * without its seed or definition too. Returns a task handle polled with taskStatus (as powerAction's).
    */
-  restoreMachine(_instance: InstanceRef, _open: () => Promise<Readable>, _sizeBytes: number, _idempotencyKey: string): Promise<string> {
+  restoreMachine(
+    _instance: InstanceRef,
+    _open: () => Promise<Readable>,
+    _sizeBytes: number,
+    _idempotencyKey: string,
+    _machine?: RestoredMachine,
+  ): Promise<string> {
     return Promise.reject(new ComputeProviderError('unsupported', 'This hypervisor cannot restore disks.'));
   }
 

@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import type { Problem } from '@app/core';
 import { AccountSshKeys } from '@app/ssh-keys';
 import { bootOf, GuestSetup, hostnameOf } from '../guest-setup';
+import { InstanceActionsRepository } from '../instance-actions.repository';
 import type { GuestFacts } from '../vps-instances.repository';
 import { EvacuationFailure } from './machine-evacuator';
 import { PlannedDisk, VpsEvacuationsRepository } from './vps-evacuations.repository';
@@ -17,6 +18,7 @@ import { PlannedDisk, VpsEvacuationsRepository } from './vps-evacuations.reposit
 export class EvacuatedDisks {
   constructor(
     private readonly evacuations: VpsEvacuationsRepository,
+    private readonly actions: InstanceActionsRepository,
     private readonly guests: GuestSetup,
     private readonly keys: AccountSshKeys,
   ) {}
@@ -26,7 +28,7 @@ export class EvacuatedDisks {
     const backup = await this.evacuations.latestBackup(m, vps.id);
     if (backup) {
       const sshKeys = (await this.keys.keysFor(m, vps.accountId, 'all')).map((key) => key.publicKey);
-      return { from: 'backup', backup, seed: { instanceId: await this.evacuations.lastInstanceId(m, vps.id), hostname, sshKeys } };
+      return { from: 'backup', backup, seed: { instanceId: await this.actions.lastInstanceId(m, vps.id), hostname, sshKeys } };
     }
     if (!facts.imageId || !facts.diskGb)
       throw new EvacuationFailure('no_image', 'The VPS has no backup and no image on record to rebuild it from.');

@@ -100,16 +100,6 @@ export class VpsEvacuationsRepository {
     );
   }
 
-  /** The cloud-init instance-id the VPS's disk was last installed with (its last rebuild's, else its provisioning's). */
-  async lastInstanceId(m: EntityManager, serviceId: string): Promise<string> {
-    const rebuilt = await sqlFirst<{ id: string }>(
-      m,
-      `SELECT id FROM instance_actions WHERE service_id = $1 AND type = 'rebuild' AND status = 'succeeded' ORDER BY started_at DESC LIMIT 1`,
-      [serviceId],
-    );
-    return `iid-${rebuilt?.id ?? serviceId}`;
-  }
-
   /** Whether an action of the customer is still driven on the VPS (it would record a state over the evacuation's). */
   async actionRunning(m: EntityManager, serviceId: string): Promise<boolean> {
     return (await sqlRows(m, `SELECT 1 FROM instance_actions WHERE service_id = $1 AND status = 'running'`, [serviceId])).length > 0;

@@ -37,6 +37,16 @@ export class VpsProvisioningRepository implements LeaseStore<string, Provisionin
     ]);
   }
 
+  /** The size the VPS's machine was made with; null for one provisioning did not make (adopted). */
+  async sizeOf(manager: EntityManager, serviceId: string): Promise<{ vcpus: number; memoryMb: number } | null> {
+    const row = await sqlFirst<{ vcpus: number; memoryMb: number }>(
+      manager,
+      `SELECT (spec->>'vcpus')::int AS vcpus, (spec->>'memoryMb')::int AS "memoryMb" FROM vps_provisioning WHERE service_id = $1`,
+      [serviceId],
+    );
+    return row ?? null;
+  }
+
   /** Takes the lease of a provisioning that still runs and that no process holds (or whose holder's ran out), counting the attempt. */
   async tryTake(serviceId: string, seconds: number): Promise<ProvisioningWork | null> {
     const row = await sqlFirst<ProvisioningWork>(

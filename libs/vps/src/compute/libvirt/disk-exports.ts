@@ -7,11 +7,10 @@ import { ComputeProviderError, DiskExport, InstanceRef } from '../compute-provid
 import type { DeploymentMarks } from './deployment-marks';
 import { DiskSnapshots } from './disk-snapshots';
 import { LibvirtDomains } from './libvirt-domains';
-import { encodeTask } from './power-task';
 import { StoragePool } from './storage-pool';
 import { virshEnv } from './virsh';
 import { exitOf, VirshFifo } from './virsh-fifo';
-import { imageVolume, rootVolumeOf } from './volume-names';
+import { imageVolume } from './volume-names';
 
 /** How often the live copy's backup job is looked at while a backup waits for it. */
 const COPY_POLL_MS = 1_000;
@@ -30,11 +29,10 @@ const READ_CHUNK_BYTES = 1024 * 1024;
 export type DiskTransfer = 'auto' | 'stream';
 
 /**
- * Backups and restores of a VPS's root disk (issue 38), with virsh alone: the disk is copied as a
+ * Backups of a VPS's root disk (issue 38), with virsh alone: the disk is copied as a
  * snapshot is (push-mode backup job, filesystems frozen through the agent; a stopped one by
  * vol-create-from) into a temporary standalone volume `img-<backup id>`, streamed out with
- * `virsh vol-download` and removed after. A restore streams the backup into a new root volume with
- * `virsh vol-upload`, so it needs neither the old disk nor the hypervisor the backup came from.
+ * `virsh vol-download` and removed after. A restore streams it back in (libvirt-restore.ts).
  */
 export class DiskExports {
   constructor(
@@ -71,36 +69,6 @@ export class DiskExports {
 
   release(instance: InstanceRef, exportId: string): Promise<void> {
     return this.pool.remove(this.domains.uriOf(instance), imageVolume(exportId));
-  }
-
-  /**
-   * Powers the domain off, makes its root volume again from the stream and starts it, in this call;
-   * the task handle returned then follows the boot, as a start's does.
-   */
-  async restore(instance: InstanceRef, open: () => Promise<Readable>, sizeBytes: number): Promise<string> {
-    const uri = this.domains.uriOf(instance);
-    const domain = await this.domains.info(instance, this.changeTimeoutMs);
-    await this.marks.refuseForeign(uri, domain.name);
-    if (domain.id) await this.domains.powerOffOnce(instance, domain.name);
-    const volume = rootVolumeOf(instance.serviceId);
-    // A half-written disk is worth nothing: every try starts again from an empty volume.
-    await this.pool.remove(uri, volume);
-    await this.pool.ensure(uri);
-    await this.domains.run(instance, [
-      'vol-create-as',
-      '--pool',
-      this.pool.name,
-      '--name',
-      volume,
-      '--capacity',
-      `${sizeBytes}b`,
-      '--format',
-      'qcow2',
-    ]);
-    await uploadStream(uri, this.pool.name, volume, open);
-    await this.pool.sizes(uri, volume); // refreshes the pool: libvirt sees the restored disk's real size
-    await this.domains.startOnce(instance, domain.name);
-    return encodeTask({ type: 'start', since: Date.now(), domainId: null });
   }
 
   /**

@@ -13,6 +13,7 @@ import {
   MachineMark,
   MachineRecord,
   MachineSpec,
+  RestoredMachine,
   TaskStatus,
   DiskExport,
 } from '../compute-provider';
@@ -36,6 +37,7 @@ import { vncPassword } from './vnc-password';
 import { withXmlFile } from './xml-file';
 import { setGuestRootPassword } from './guest-password';
 import { LibvirtRescue } from './rescue-domain';
+import { DefineDomain, LibvirtRestore } from './libvirt-restore';
 import type { ActionType, PowerState } from '../../vps.types';
 
 /** Reads never keep a request waiting longer than this on the hypervisor. */
@@ -61,6 +63,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
   private readonly snapshots: DiskSnapshots;
   private readonly exports: DiskExports;
   private readonly rescues: LibvirtRescue;
+  private readonly restores: LibvirtRestore;
   private readonly powerTasks: LibvirtPowerTasks;
 
   constructor(
@@ -84,6 +87,8 @@ export class LibvirtComputeProvider extends ComputeProvider {
     const problems = templateProblems(this.template);
     if (problems.length) throw new Error(`LIBVIRT_DOMAIN_TEMPLATE (${domainTemplate}) is not usable: ${problems.join('; ')}`);
     this.rescues = new LibvirtRescue(config, this.domains, this.pool, this.marks, this.template, this.changeTimeoutMs);
+    const define: DefineDomain = (instance, domain) => this.define(instance, { ...domain, withDisks: true });
+    this.restores = new LibvirtRestore(this.domains, this.pool, this.marks, define, this.changeTimeoutMs);
   }
 
   /** Power actions and their tasks: power-task.ts; snapshots' tasks: disk-snapshots.ts. */
@@ -209,15 +214,21 @@ export class LibvirtComputeProvider extends ComputeProvider {
     return encodeSnapshotTask(await this.snapshots.begin(instance, domain, imageId));
   }
 
-  /** Backups and restores (issue 38): disk-exports.ts. */
+  /** Backups (issue 38): disk-exports.ts; restores: libvirt-restore.ts. */
   override exportDisk(instance: InstanceRef, exportId: string): Promise<DiskExport> {
     return this.exports.export(instance, exportId);
   }
   override releaseExport(instance: InstanceRef, exportId: string): Promise<void> {
     return this.exports.release(instance, exportId);
   }
-  override restoreMachine(instance: InstanceRef, open: () => Promise<Readable>, sizeBytes: number): Promise<string> {
-    return this.exports.restore(instance, open, sizeBytes);
+  override restoreMachine(
+    instance: InstanceRef,
+    open: () => Promise<Readable>,
+    sizeBytes: number,
+    _idempotencyKey?: string,
+    machine?: RestoredMachine,
+  ): Promise<string> {
+    return this.restores.restore(instance, open, sizeBytes, machine);
   }
 
   /** Issue 39: guest-password.ts (the QEMU guest agent) and rescue-domain.ts. */

@@ -1,6 +1,13 @@
+import { readFile } from 'node:fs/promises';
+import type { AppConfig } from '@app/core';
+import type { InstanceRef } from '../compute-provider';
 import { seedFiles } from './cloud-init-seed';
+import type { DeploymentMarks } from './deployment-marks';
 import { DEFAULT_DOMAIN_TEMPLATE } from './domain-xml';
-import { rescueDomainXml } from './rescue-domain';
+import { LibvirtConnections } from './libvirt-connections';
+import type { LibvirtDomains } from './libvirt-domains';
+import { LibvirtRescue, rescueDomainXml } from './rescue-domain';
+import type { StoragePool } from './storage-pool';
 
 const SERVICE = '3f1c2a9e-8b7d-4c6e-9a1f-2b3c4d5e6f70';
 const values = {
@@ -44,5 +51,73 @@ describe('seedFiles of a rescue', () => {
     );
     expect(files['user-data']).toContain('ssh_pwauth: false');
     expect(seedFiles({ instanceId: 'i', hostname: 'h', sshKeys: [] }, null)['user-data']).not.toContain('chpasswd');
+  });
+});
+
+describe('LibvirtRescue', () => {
+  const config = {
+    libvirt: { uri: 'qemu:///system', regionUris: {}, vncListen: '127.0.0.1', storagePool: 'default' },
+  } as unknown as AppConfig;
+  const instance: InstanceRef = {
+    serviceId: SERVICE,
+    providerRef: `svc-${SERVICE}`,
+    region: 'eu-central',
+    host: { id: 'h1', name: 'kvm2', uri: 'qemu+ssh://root@kvm2/system', vncListen: '10.0.0.5', state: 'enabled' },
+  };
+
+  /** The XML of every `virsh define`, read from its file while it exists. */
+  function rescues() {
+    const defined: string[] = [];
+    const domains = {
+      connections: new LibvirtConnections(config.libvirt),
+      uriOf: (ref: InstanceRef) => ref.host?.uri ?? config.libvirt.uri,
+      info: () =>
+        Promise.resolve({
+          name: `svc-${SERVICE}`,
+          uuid: 'f0e1d2c3-0000-4000-8000-000000000001',
+          id: null,
+          state: 'shut off',
+          vcpus: 1,
+          memoryKiB: 1048576,
+        }),
+      powerOffOnce: () => Promise.resolve(),
+      startOnce: () => Promise.resolve(),
+      run: async (_ref: InstanceRef, args: string[]) => {
+        if (args[0] === 'define') defined.push(await readFile(args[1], 'utf8'));
+        return '';
+      },
+    } as unknown as LibvirtDomains;
+    const pool = {
+      remove: () => Promise.resolve(),
+      createOverlay: () => Promise.resolve(),
+      upload: () => Promise.resolve(),
+    } as unknown as StoragePool;
+    const marks = { refuseForeign: () => Promise.resolve(), ours: () => Promise.resolve('deployment-1') } as unknown as DeploymentMarks;
+    // No ISO tool needed: the fake pool never reads the seed's file.
+    const seedIso = <T>(_files: unknown, use: (path: string, size: number) => Promise<T>) => use('/seed.iso', 1);
+    return { defined, rescue: new LibvirtRescue(config, domains, pool, marks, DEFAULT_DOMAIN_TEMPLATE, 1000, seedIso) };
+  }
+
+  it("defines the rescue and the unrescued domain with the VNC address of the VPS's host, not LIBVIRT_VNC_LISTEN", async () => {
+    const { defined, rescue } = rescues();
+    const boot = {
+      imageId: 'img-rescue',
+      imageFormat: 'qcow2' as const,
+      diskGb: 2,
+      seed: { instanceId: 'iid-r', hostname: 'rescue', sshKeys: [] },
+    };
+    await rescue.rescue(instance, boot, values.network);
+    await rescue.unrescue(instance, values.network);
+    expect(defined).toHaveLength(2);
+    for (const xml of defined) {
+      expect(xml).toContain("listen='10.0.0.5'");
+      expect(xml).not.toContain("listen='127.0.0.1'");
+    }
+  });
+
+  it('keeps LIBVIRT_VNC_LISTEN for a VPS on a hypervisor of the configuration (no host row)', async () => {
+    const { defined, rescue } = rescues();
+    await rescue.unrescue({ ...instance, host: null }, values.network);
+    expect(defined[0]).toContain("listen='127.0.0.1'");
   });
 });

@@ -50,6 +50,7 @@ export class LibvirtRescue {
     private readonly marks: DeploymentMarks,
     private readonly template: string,
     private readonly changeTimeoutMs: number,
+    private readonly seedIso = withSeedIso,
   ) {}
 
   async rescue(instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null): Promise<string> {
@@ -60,7 +61,7 @@ export class LibvirtRescue {
     await this.pool.remove(uri, disk);
     await this.pool.createOverlay(uri, disk, imageVolume(boot.imageId), boot.imageFormat, boot.diskGb);
     await this.pool.remove(uri, seed);
-    await withSeedIso(seedFiles(boot.seed, network), (file, size) => this.pool.upload(uri, seed, file, 'raw', size));
+    await this.seedIso(seedFiles(boot.seed, network), (file, size) => this.pool.upload(uri, seed, file, 'raw', size));
     await this.define(instance, domain, network, true);
     await this.domains.startOnce(instance, domain.name);
     return encodeTask({ type: 'start', since: Date.now(), domainId: null });
@@ -90,7 +91,8 @@ export class LibvirtRescue {
       serviceId: instance.serviceId,
       vcpus: domain.vcpus,
       memoryMb: Math.max(1, Math.round(domain.memoryKiB / 1024)),
-      vncListen: this.config.libvirt.vncListen,
+      // The host's --vnc-listen, as every other definition of the domain has it.
+      vncListen: this.domains.connections.vncListenOf(instance),
       vncPassword: vncPassword(),
       pool: this.config.libvirt.storagePool,
       rootVolume: rootVolumeOf(instance.serviceId),

@@ -3,6 +3,7 @@ import { IsIn, IsInt, IsIP, IsNumber, IsOptional, Matches, Max, Min } from 'clas
 import { CliArgs, CliCommand, requireArg, validateInput } from '@app/core';
 import { VPS_REGIONS } from '../../vps.types';
 import { HostsService } from '../hosts.service';
+import { IsHostLibvirtUri } from '../libvirt-uri';
 
 const whole = (value: unknown) => (value === undefined ? undefined : /^\d+$/.test(String(value)) ? Number(value) : NaN);
 const decimal = (value: unknown) => (value === undefined ? undefined : /^\d+(\.\d{1,2})?$/.test(String(value)) ? Number(value) : NaN);
@@ -14,7 +15,7 @@ class AddHostInput {
   @IsIn(VPS_REGIONS, { message: `region must be one of ${VPS_REGIONS.join(', ')}` })
   region: string;
 
-  @Matches(/^[a-z][a-z0-9+]*:\/\/[^\s,]{0,290}$/, { message: 'uri must be a libvirt connection URI such as qemu+ssh://root@kvm2/system' })
+  @IsHostLibvirtUri()
   uri: string;
 
   @IsInt({ message: 'vcpus must be a whole number from 1 to 4096' })
