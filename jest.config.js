@@ -70,6 +70,9 @@ module.exports = {
       transformIgnorePatterns,
       moduleNameMapper,
       testEnvironment: 'node',
+      // A temp folder of the run's own, checked for leftovers at the end (test/support/temp-folder.ts).
+      globalSetup: '<rootDir>/test/support/unit-global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
     {
       displayName: 'e2e',

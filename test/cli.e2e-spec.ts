@@ -133,27 +133,34 @@ describe('Operator command line', () => {
     }
   });
 
-  (TEST_DATABASE_URL ? it.skip : it)('refuses to open an embedded data directory that a running server owns', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lock-test-'));
-    const server = spawn(process.execPath, [SERVER], {
-      env: { PATH: process.env.PATH, ...testEnv({ DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'info' }) } as NodeJS.ProcessEnv,
-    });
-    try {
-      await new Promise<void>((resolve, reject) => {
-        let out = '';
-        server.stdout.on('data', (chunk) => {
-          out += chunk;
-          if (out.includes('API listening')) resolve();
-        });
-        server.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+  (TEST_DATABASE_URL ? it.skip : it)(
+    'refuses to open an embedded data directory that a running server owns',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'lock-test-'));
+      const server = spawn(process.execPath, [SERVER], {
+        env: { PATH: process.env.PATH, ...testEnv({ DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'info' }) } as NodeJS.ProcessEnv,
       });
-      const res = await runCli(['migration:run'], { DATA_DIR: dir });
-      expect(res.code).toBe(75);
-      expect(res.stderr).toContain(`is in use by process ${server.pid}`);
-    } finally {
-      server.kill('SIGTERM');
-      await new Promise((resolve) => server.on('exit', resolve));
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+      try {
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve, reject) => {
+          let out = '';
+          // Within the test's own time, so the folder is removed below even when the server hangs.
+          timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 90_000);
+          server.stdout.on('data', (chunk) => {
+            out += chunk;
+            if (out.includes('API listening')) resolve();
+          });
+          server.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+        }).finally(() => clearTimeout(timer));
+        const res = await runCli(['migration:run'], { DATA_DIR: dir });
+        expect(res.code).toBe(75);
+        expect(res.stderr).toContain(`is in use by process ${server.pid}`);
+      } finally {
+        server.kill('SIGTERM');
+        await new Promise((resolve) => server.on('exit', resolve));
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
 });

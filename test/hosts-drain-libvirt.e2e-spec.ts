@@ -9,11 +9,10 @@ import { VpsMoveJob } from '../libs/vps/src/hosts/vps-move.job';
 import { createAccount, TestAccount } from './factories/accounts';
 import { uploadSshKey } from './factories/images';
 import { libvirtTestsEnabled } from './support/libvirt';
-import { addOwnHost, domainsOn, virshOn, volumesOn } from './support/own-hosts';
+import { addOwnHost, domainsOn, emptyOwnLibvirtd, virshOn, volumesOn } from './support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from './support/own-libvirtd';
 import { runCliIn } from './support/run-cli-in-app';
 import { startTestApp, TestApp } from './support/test-app';
-import { TEST_DATABASE_URL } from './support/test-env';
 import { waitForOrFail } from './support/wait-for';
 
 /**
@@ -23,8 +22,7 @@ import { waitForOrFail } from './support/wait-for';
  * it from the drained one; SSH reaches it on the other host with its file. Boots a guest under
  * TCG: PostgreSQL only, run under flock /tmp/guest-tests.lock.
  */
-const onPostgres = TEST_DATABASE_URL !== undefined;
-const enabled = onPostgres && libvirtTestsEnabled();
+const enabled = libvirtTestsEnabled();
 const BOOT_MS = 300_000;
 const REGION = 'eu-west';
 
@@ -137,10 +135,7 @@ interface Ssh {
       await t.close();
     }
     for (const daemon of Object.values(daemons ?? {})) {
-      for (const name of await domainsOf(daemon, '--all').catch(() => [])) {
-        await virsh(daemon, 'destroy', name).catch(() => undefined);
-        await virsh(daemon, 'undefine', name).catch(() => undefined);
-      }
+      await emptyOwnLibvirtd(daemon);
       await daemon.stop();
     }
     rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import { BackupRunner } from '../libs/vps/src/backups/backup-runner';
 import { HostHealthJob } from '../libs/vps/src/hosts/host-health.job';
 import { createAccount, TestAccount } from './factories/accounts';
 import { buildTinyGuest, libvirtTestsEnabled, TinyGuest } from './support/libvirt';
-import { addOwnHost, domainsOn, virshOn, volumesOn } from './support/own-hosts';
+import { addOwnHost, domainsOn, emptyOwnLibvirtd, virshOn, volumesOn } from './support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from './support/own-libvirtd';
 import { runCliIn } from './support/run-cli-in-app';
 import { startTestApp, TestApp } from './support/test-app';
@@ -75,10 +75,7 @@ const REGION = 'eu-west';
       await t.close();
     }
     for (const daemon of Object.values(daemons ?? {})) {
-      for (const name of await domainsOf(daemon).catch(() => [])) {
-        await virsh(daemon, 'destroy', name).catch(() => undefined);
-        await virsh(daemon, 'undefine', name).catch(() => undefined);
-      }
+      await emptyOwnLibvirtd(daemon);
       await daemon.stop();
     }
     tiny?.remove();

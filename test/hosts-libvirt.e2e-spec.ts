@@ -5,7 +5,7 @@ import request from 'supertest';
 import { HostHealthJob } from '../libs/vps/src/hosts/host-health.job';
 import { createAccount, TestAccount } from './factories/accounts';
 import { buildTinyGuest, libvirtTestsEnabled, TinyGuest } from './support/libvirt';
-import { addOwnHost, domainsOn, virshOn } from './support/own-hosts';
+import { addOwnHost, domainsOn, emptyOwnLibvirtd, virshOn } from './support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from './support/own-libvirtd';
 import { runCliIn } from './support/run-cli-in-app';
 import { startTestApp, TestApp } from './support/test-app';
@@ -89,10 +89,7 @@ const REGION = 'eu-west';
       await t.close();
     }
     for (const daemon of Object.values(daemons ?? {})) {
-      for (const name of await domainsOf(daemon).catch(() => [])) {
-        await virsh(daemon, 'destroy', name).catch(() => undefined);
-        await virsh(daemon, 'undefine', name).catch(() => undefined);
-      }
+      await emptyOwnLibvirtd(daemon);
       await daemon.stop();
     }
     tiny?.remove();

@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { MachineReconciler } from '../libs/vps/src/reconcile/machine-reconciler';
 import { buildTinyGuest, libvirtTestsEnabled, TinyGuest } from './support/libvirt';
+import { emptyOwnLibvirtd, virshOn } from './support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from './support/own-libvirtd';
 import { runCliIn } from './support/run-cli-in-app';
 import { startTestApp, TestApp } from './support/test-app';
@@ -56,12 +56,7 @@ const SLOW = 240_000;
   }, SLOW);
 
   afterAll(async () => {
-    if (daemon) {
-      for (const name of await virsh('list', '--all', '--name').then(lines, () => [])) {
-        await virsh('destroy', name).catch(() => undefined);
-        await virsh('undefine', name).catch(() => undefined);
-      }
-    }
+    if (daemon) await emptyOwnLibvirtd(daemon);
     await a?.close();
     await b?.close();
     if (admin) {
@@ -70,15 +65,9 @@ const SLOW = 240_000;
     }
     await daemon?.stop();
     tiny?.remove();
-  });
+  }, SLOW);
 
-  function virsh(...args: string[]): Promise<string> {
-    return new Promise((resolve, reject) =>
-      execFile('virsh', ['-q', '-c', daemon.uri(), ...args], { timeout: 60_000 }, (err, stdout, stderr) =>
-        err ? reject(new Error(`virsh ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout.trim()),
-      ),
-    );
-  }
+  const virsh = (...args: string[]): Promise<string> => virshOn(daemon, ...args);
   const lines = (text: string) =>
     text
       .split('\n')

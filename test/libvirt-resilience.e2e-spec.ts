@@ -1,6 +1,5 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,6 +13,7 @@ import { createAccount, TestAccount } from './factories/accounts';
 import { notificationsOf } from './factories/notifications';
 import { buildTinyGuest, libvirtTestsEnabled, TinyGuest } from './support/libvirt';
 import { LibvirtRpcTap, RPC, startRpcTap } from './support/libvirt-rpc-tap';
+import { emptyOwnLibvirtd, virshOn } from './support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from './support/own-libvirtd';
 import { runCli } from './support/run-cli';
 import { startServerProcess } from './support/server-process';
@@ -68,27 +68,16 @@ const SLOW = 300_000;
   }, SLOW);
 
   afterAll(async () => {
-    if (daemon) {
-      for (const name of await ours('list', '--all', '--name').then(lines, () => [])) {
-        await ours('destroy', name).catch(() => undefined);
-        await ours('undefine', name).catch(() => undefined);
-      }
-    }
+    if (daemon) await emptyOwnLibvirtd(daemon);
     await t?.close();
     await tap?.close();
     await daemon?.stop();
     await db?.end();
     tiny?.remove();
-  });
+  }, SLOW);
 
   /** virsh straight to the test's daemon (not through the tap). */
-  function ours(...args: string[]): Promise<string> {
-    return new Promise((resolve, reject) =>
-      execFile('virsh', ['-q', '-c', daemon.uri(), ...args], { timeout: 60_000 }, (err, stdout, stderr) =>
-        err ? reject(new Error(`virsh ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout.trim()),
-      ),
-    );
-  }
+  const ours = (...args: string[]): Promise<string> => virshOn(daemon, ...args);
   const lines = (text: string) =>
     text
       .split('\n')
@@ -243,7 +232,11 @@ const SLOW = 300_000;
           file,
           `<domain type='qemu'><name>${name}</name>${name === stray ? mark : ''}<memory unit='MiB'>64</memory><os><type arch='x86_64'>hvm</type></os></domain>`,
         );
-        await ours('define', file);
+        try {
+          await ours('define', file);
+        } finally {
+          rmSync(file, { force: true });
+        }
       }
       // pool-build makes the folder, as the daemon's user.
       const images = join(daemon.dir, 'data', 'pool');

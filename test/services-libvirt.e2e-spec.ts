@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createServer, Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ import { TEST_DATABASE_URL } from './support/test-env';
 const enabled = libvirtTestsEnabled() && (TEST_DATABASE_URL !== undefined || skipOnPglite());
 
 function skipOnPglite(): false {
-  process.stderr.write('Skipping libvirt tests on PGlite: they run in the PostgreSQL pass (TEST_DATABASE_URL).\n');
+  process.stderr.write('Skipping the operator-CLI-process libvirt tests on PGlite: the embedded database takes one process.\n');
   return false;
 }
 
@@ -262,7 +262,11 @@ interface Action {
       xml,
       `<domain type='qemu'><name>${name}</name><memory unit='MiB'>64</memory><os><type arch='x86_64'>hvm</type></os><devices><graphics type='vnc' autoport='yes' listen='127.0.0.1' passwd='initial1'/></devices></domain>`,
     );
-    await virsh('define', xml);
+    try {
+      await virsh('define', xml);
+    } finally {
+      rmSync(xml, { force: true });
+    }
     const uuid = await virsh('domuuid', name);
     const [adopted] = await provision('--provider-ref', uuid);
     expect(adopted.instance.powerState).toBe('stopped');

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { loadConfig } from '@app/core';
 import { LocalBackupStore } from '../libs/vps/src/backups/local-backup-store';
 import { LibvirtComputeProvider } from '../libs/vps/src/compute/libvirt/libvirt-compute.provider';
-import { libvirtTestsEnabled, removeDomain, virsh } from './support/libvirt';
+import { libvirtTestsEnabled, removeDomain, removeVolume, virsh } from './support/libvirt';
+import { CLEANUP_TIMING } from './support/libvirt-cleanup';
 import { testEnv } from './support/test-env';
 import { waitForOrFail } from './support/wait-for';
 
@@ -23,23 +24,26 @@ const POOL = 'default';
   const serviceId = randomUUID();
   const domain = `svc-${serviceId}`;
   const root = `${domain}-root.qcow2`;
-  const dir = mkdtempSync(join(tmpdir(), 'backup-disk-'));
-  const config = loadConfig(testEnv({ DATA_DIR: dir, COMPUTE_PROVIDER: 'libvirt' }));
-  const compute = new LibvirtComputeProvider(config, { id: () => Promise.resolve('backup-disk-test') });
-  const streamed = new LibvirtComputeProvider(
-    loadConfig(testEnv({ DATA_DIR: dir, COMPUTE_PROVIDER: 'libvirt', LIBVIRT_DISK_TRANSFER: 'stream' })),
-    {
-      id: () => Promise.resolve('backup-disk-test'),
-    },
-  );
-  const store = new LocalBackupStore(join(dir, 'backups'));
   const instance = { serviceId, providerRef: domain, region: '' };
+  // Made when the suite runs: a skipped describe's body runs too, and nothing of it cleans up.
+  let dir: string;
+  let compute: LibvirtComputeProvider;
+  let streamed: LibvirtComputeProvider;
+  let store: LocalBackupStore;
   let original: string;
 
   const volumePath = async () => (await virsh('vol-path', '--pool', POOL, root)).trim();
   const sha = (file: string) => execFileSync('sha256sum', [file], { encoding: 'utf8' }).split(' ')[0];
 
   beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'backup-disk-'));
+    const provider = (env: Record<string, string>) =>
+      new LibvirtComputeProvider(loadConfig(testEnv({ DATA_DIR: dir, COMPUTE_PROVIDER: 'libvirt', ...env })), {
+        id: () => Promise.resolve('backup-disk-test'),
+      });
+    compute = provider({});
+    streamed = provider({ LIBVIRT_DISK_TRANSFER: 'stream' });
+    store = new LocalBackupStore(join(dir, 'backups'));
     // A qcow2 with 1 MiB of 0xab at 4 MiB, made where the pool keeps its files.
     const made = join(dir, 'made.qcow2');
     execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', made, '64M']);
@@ -55,11 +59,12 @@ const POOL = 'default';
     await virsh('define', xml);
   });
 
+  // A define or volume whose virsh call timed out is waited for (libvirt-cleanup.ts).
   afterAll(async () => {
     await removeDomain(domain);
-    await virsh('vol-delete', '--pool', POOL, root).catch(() => undefined);
+    for (const volume of [root, `img-${serviceId}`]) await removeVolume(POOL, volume);
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, 3 * CLEANUP_TIMING.settleMs);
 
   it('exports the stopped domain disk as a standalone qcow2 stream, and leaves no copy in the pool', async () => {
     const disk = await compute.exportDisk(instance, serviceId);

@@ -3,7 +3,7 @@ import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { CpioFile, newcArchive, virsh } from './libvirt';
+import { CpioFile, newcArchive, removeDomain, virsh } from './libvirt';
 
 export interface BusyGuest {
   /** Starts a transient domain of this name (gone once destroyed). */
@@ -86,8 +86,11 @@ done
       await virsh('create', join(dir, 'domain.xml'));
     },
     async remove(domain) {
-      await virsh('destroy', domain).catch(() => undefined);
-      rmSync(dir, { recursive: true, force: true });
+      try {
+        await removeDomain(domain);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
 }

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { CLI } from './run-cli';
+import globalTeardown from './global-teardown';
+import { useRunTempFolder } from './temp-folder';
 import { PGLITE_TEMPLATE_ENV, RUN_DIR_ENV } from './test-database';
 import { RUN_DATABASE_URL, testEnv } from './test-env';
 
@@ -13,10 +15,26 @@ const ROOT = join(__dirname, '../..');
  * Migrates a database once per run, with the built CLI's `migration:run`: on PostgreSQL a
  * template database the run's database (and one more per extra Jest worker, `<name>_w<k>`) is
  * cloned from; on PGlite a data directory each test app copies. Apps then start on a migrated
- * schema instead of applying every migration themselves.
+ * schema instead of applying every migration themselves. The run's temp folder (temp-folder.ts)
+ * comes first, so the run's directory is in it too.
  */
 export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
   if (process.env[RUN_DIR_ENV]) return; // the e2e and integration projects share one setup per run
+  useRunTempFolder();
+  try {
+    await prepare(globalConfig);
+  } catch (err) {
+    // Jest runs no teardown after a failed setup; its own error is the one to show.
+    try {
+      globalTeardown();
+    } catch {
+      // Nothing a test made: no test ran.
+    }
+    throw err;
+  }
+}
+
+async function prepare(globalConfig: { maxWorkers: number }): Promise<void> {
   execFileSync(process.execPath, [join(ROOT, 'scripts/build-if-needed.js')], { cwd: ROOT, stdio: 'inherit' });
   const runDir = mkdtempSync(join(tmpdir(), 'api-test-run-'));
   process.env[RUN_DIR_ENV] = runDir;

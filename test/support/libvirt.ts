@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { CLEANUP_TIMING, failOnLeftovers, removeDomainWith, removeUnsettled, removeVolumeWith, Virsh, virshOnUri } from './libvirt-cleanup';
 import { waitForOrFail } from './wait-for';
 
 export const LIBVIRT_URI = 'qemu:///system';
@@ -20,14 +20,8 @@ export function libvirtTestsEnabled(): boolean {
   return false;
 }
 
-/** virsh as an operator runs it (argument array, no shell). */
-export function virsh(...args: string[]): Promise<string> {
-  return new Promise((resolve, reject) =>
-    execFile(VIRSH, ['-q', '-c', LIBVIRT_URI, ...args], { timeout: 30_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`virsh ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout.trim()),
-    ),
-  );
-}
+/** virsh as an operator runs it (argument array, no shell); a creation it times out on is remembered. */
+export const virsh: Virsh = virshOnUri(LIBVIRT_URI, 30_000, VIRSH);
 
 export const domstate = (domain: string): Promise<string> => virsh('domstate', domain);
 export const domid = (domain: string): Promise<string> => virsh('domid', domain);
@@ -36,10 +30,22 @@ export async function domainNames(): Promise<string[]> {
   return (await virsh('list', '--all', '--name')).split('\n').filter(Boolean);
 }
 
-/** Powers off and undefines a domain if it exists. */
-export async function removeDomain(domain: string): Promise<void> {
-  await virsh('destroy', domain).catch(() => undefined);
-  await virsh('undefine', domain, '--managed-save', '--snapshots-metadata').catch(() => undefined);
+/**
+ * Powers off and undefines a domain if it exists, and makes sure it does not: a define that timed
+ * out is waited for, libvirtd may still carry it out (libvirt-cleanup.ts). What it cannot remove
+ * fails the file after its cleanup.
+ */
+export const removeDomain = (domain: string): Promise<void> => removeDomainWith(virsh, LIBVIRT_URI, domain);
+
+/** Deletes a volume of `pool` if it exists, and makes sure it does not, as `removeDomain`. */
+export const removeVolume = (pool: string, volume: string): Promise<void> => removeVolumeWith(virsh, LIBVIRT_URI, pool, volume);
+
+// After the file's own cleanup: what calls that timed out made and nobody removed, then the verdict.
+if (typeof afterAll === 'function') {
+  afterAll(async () => {
+    await removeUnsettled(virsh, LIBVIRT_URI);
+    failOnLeftovers();
+  }, 3 * CLEANUP_TIMING.settleMs);
 }
 
 export interface TinyGuest {

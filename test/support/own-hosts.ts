@@ -1,16 +1,32 @@
-import { execFile } from 'node:child_process';
 import type { INestApplicationContext } from '@nestjs/common';
+import { failOnLeftovers, removeDomainWith, removeUnsettled, Virsh, virshOnUri } from './libvirt-cleanup';
 import type { OwnLibvirtd } from './own-libvirtd';
 import { runCliIn } from './run-cli-in-app';
 
-/** virsh against a libvirtd of the test's own (issue 40's hosts). */
+const runners = new Map<string, Virsh>();
+const runnerOf = (daemon: OwnLibvirtd): Virsh => {
+  const uri = daemon.uri();
+  if (!runners.has(uri)) runners.set(uri, virshOnUri(uri, 120_000));
+  return runners.get(uri)!;
+};
+
+/** virsh against a libvirtd of the test's own (issue 40's hosts); what it creates is followed as libvirt.ts's `virsh` does. */
 export function virshOn(daemon: OwnLibvirtd, ...args: string[]): Promise<string> {
-  return new Promise((resolve, reject) =>
-    execFile('virsh', ['-q', '-c', daemon.uri(), ...args], { timeout: 120_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`virsh ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout.trim()),
-    ),
-  );
+  return runnerOf(daemon)(...args);
 }
+
+/**
+ * Powers off and undefines every domain of the daemon, and what calls not known to be over created
+ * on it, each until libvirt says it is gone; before the daemon stops, whose guests would run on.
+ * What it cannot remove fails the file after its cleanup (so the daemon still stops).
+ */
+export async function emptyOwnLibvirtd(daemon: OwnLibvirtd): Promise<void> {
+  const virsh = runnerOf(daemon);
+  for (const name of await domainsOn(daemon).catch(() => [])) await removeDomainWith(virsh, daemon.uri(), name);
+  await removeUnsettled(virsh, daemon.uri());
+}
+
+if (typeof afterAll === 'function') afterAll(() => failOnLeftovers());
 
 /** The domains the daemon defines (`--all`), or those `flags` select instead. */
 export async function domainsOn(daemon: OwnLibvirtd, ...flags: string[]): Promise<string[]> {

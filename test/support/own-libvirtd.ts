@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { systemTmpdir } from './temp-folder';
 import { waitForOrFail } from './wait-for';
 
 const LIBVIRTD = '/usr/sbin/libvirtd';
@@ -28,7 +28,8 @@ export interface OwnLibvirtd {
  * qemu:///system daemon other suites use. QEMU's output goes to files (no virtlogd).
  */
 export async function startOwnLibvirtd(): Promise<OwnLibvirtd> {
-  const dir = mkdtempSync(join(tmpdir(), 'own-libvirtd-'));
+  // Not in the run's temp folder: QEMU's monitor socket, deep under this folder, must stay within 107 bytes.
+  const dir = mkdtempSync(join(systemTmpdir(), 'own-libvirtd-'));
   const paths = { run: join(dir, 'run'), config: join(dir, 'config'), cache: join(dir, 'cache'), data: join(dir, 'data') };
   for (const path of Object.values(paths)) mkdirSync(path, { recursive: true });
   mkdirSync(join(paths.config, 'libvirt'), { recursive: true });
@@ -57,13 +58,19 @@ export async function startOwnLibvirtd(): Promise<OwnLibvirtd> {
   );
   let log = '';
   child.stderr!.on('data', (chunk) => (log = (log + chunk).slice(-4000)));
-  await waitForOrFail(
-    async () => existsSync(socket) && existsSync(pidFile),
-    (ready) => ready || child.exitCode !== null,
-    30_000,
-    () => `libvirtd of the test did not start: ${log}`,
-  );
-  if (child.exitCode !== null) throw new Error(`libvirtd of the test exited with ${child.exitCode}: ${log}`);
+  try {
+    await waitForOrFail(
+      async () => existsSync(socket) && existsSync(pidFile),
+      (ready) => ready || child.exitCode !== null,
+      30_000,
+      () => `libvirtd of the test did not start: ${log}`,
+    );
+    if (child.exitCode !== null) throw new Error(`libvirtd of the test exited with ${child.exitCode}: ${log}`);
+  } catch (err) {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   const pid = () => Number(readFileSync(pidFile, 'utf8').trim());
   return {
     dir,

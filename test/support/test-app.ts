@@ -30,10 +30,23 @@ export interface TestApp {
  */
 export async function startTestApp(overrides: Record<string, string | undefined> = {}, logging?: AppLogging): Promise<TestApp> {
   const dataDir = freshDataDir();
-  const config = loadConfig(testEnv({ DATA_DIR: dataDir, DOCS_ENABLED: 'false', ...overrides }));
+  // An app that does not start leaves no data folder (its secrets) behind.
+  const removeDataDir = (err: unknown): never => {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  };
+  let config: AppConfig;
+  try {
+    config = loadConfig(testEnv({ DATA_DIR: dataDir, DOCS_ENABLED: 'false', ...overrides }));
+  } catch (err) {
+    return removeDataDir(err);
+  }
   const recorded: RecordedResponse[] = [];
-  const app = await createApp(config, logging, (nest) => nest.use(recordResponses(recorded)));
-  await app.listen(0, '127.0.0.1');
+  const app = await createApp(config, logging, (nest) => nest.use(recordResponses(recorded))).catch(removeDataDir);
+  await app.listen(0, '127.0.0.1').catch(async (err: unknown) => {
+    await app.close().catch(() => undefined);
+    removeDataDir(err);
+  });
   return {
     app,
     http: app.getHttpServer(),
@@ -46,8 +59,11 @@ export async function startTestApp(overrides: Record<string, string | undefined>
     /** Closes the app, then checks every JSON response it sent against the OpenAPI document. */
     async close() {
       const violations = recorded.length ? contractViolations(openApiDocument(app), recorded) : [];
-      await app.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      try {
+        await app.close();
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
       if (violations.length) throw new Error(`Responses that do not match the OpenAPI document:\n${violations.join('\n')}`);
     },
   };

@@ -41,6 +41,21 @@ export async function startTestModule(
   replace: ProviderOverride[] = [],
 ): Promise<TestModule> {
   const dataDir = freshDataDir('api-module-');
+  try {
+    return await startModule(dataDir, imports, overrides, replace);
+  } catch (err) {
+    // A module that does not start leaves no data folder (its secrets) behind.
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function startModule(
+  dataDir: string,
+  imports: (Type | DynamicModule)[],
+  overrides: Record<string, string>,
+  replace: ProviderOverride[],
+): Promise<TestModule> {
   const config = loadConfig(testEnv({ DATA_DIR: dataDir, ...overrides }));
   let builder = Test.createTestingModule({
     imports: [
@@ -58,7 +73,10 @@ export async function startTestModule(
   });
   for (const { provide, useValue } of replace) builder = builder.overrideProvider(provide).useValue(useValue);
   const module = await builder.compile();
-  await module.init();
+  await module.init().catch(async (err: unknown) => {
+    await module.close().catch(() => undefined);
+    throw err;
+  });
   return {
     module,
     config,
@@ -72,8 +90,11 @@ export async function startTestModule(
       return account.id;
     },
     async close() {
-      await module.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      try {
+        await module.close();
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     },
   };
 }

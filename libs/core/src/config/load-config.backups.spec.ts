@@ -1,8 +1,10 @@
 import { join } from 'node:path';
 import { loadConfig } from './load-config';
-import { dataDir, problems, secrets } from './load-config.fixtures';
+import { dataDir, problems, removeDataDirs, secrets } from './load-config.fixtures';
 
 describe('loadConfig: backups', () => {
+  afterEach(removeDataDirs);
+
   it('keeps 7 backups in DATA_DIR/backups by default, no bucket', () => {
     const dir = dataDir();
     const { backups } = loadConfig({ DATA_DIR: dir, ...secrets });

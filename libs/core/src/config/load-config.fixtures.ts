@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from './load-config';
@@ -20,4 +20,15 @@ export function problems(env: Record<string, string>): string[] {
   }
 }
 
-export const dataDir = (): string => mkdtempSync(join(tmpdir(), 'cfg-'));
+const made: string[] = [];
+
+/** A fresh DATA_DIR (loadConfig keeps generated secrets in it); a spec removes them with `removeDataDirs` after each test. */
+export function dataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+  made.push(dir);
+  return dir;
+}
+
+export function removeDataDirs(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}

@@ -1,7 +1,9 @@
 import { loadConfig } from './load-config';
-import { dataDir, problems, secrets } from './load-config.fixtures';
+import { dataDir, problems, removeDataDirs, secrets } from './load-config.fixtures';
 
 describe('loadConfig: hosts', () => {
+  afterEach(removeDataDirs);
+
   it('spreads VPSes and waits 120 s before a silent host is unreachable, by default', () => {
     expect(loadConfig({ DATA_DIR: dataDir(), ...secrets }).hosts).toEqual({ placementPolicy: 'spread', unreachableGraceSeconds: 120 });
   });

@@ -1,7 +1,9 @@
 import { loadConfig } from './load-config';
-import { dataDir, problems, secrets } from './load-config.fixtures';
+import { dataDir, problems, removeDataDirs, secrets } from './load-config.fixtures';
 
 describe('loadConfig: rescue', () => {
+  afterEach(removeDataDirs);
+
   it('has no rescue image named, 24 hours and 5 rescues an hour by default', () => {
     const config = loadConfig({ DATA_DIR: dataDir(), ...secrets });
     expect(config.rescue).toEqual({ image: undefined, hours: 24 });

@@ -1,7 +1,9 @@
 import { loadConfig } from './load-config';
-import { dataDir, problems, secrets } from './load-config.fixtures';
+import { dataDir, problems, removeDataDirs, secrets } from './load-config.fixtures';
 
 describe('loadConfig: compute, networks and object storage', () => {
+  afterEach(removeDataDirs);
+
   it('defaults to the simulator and reads the libvirt settings', () => {
     expect(loadConfig({ DATA_DIR: dataDir(), ...secrets })).toMatchObject({
       computeProvider: 'simulator',

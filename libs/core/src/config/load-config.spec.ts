@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from './load-config';
-import { dataDir, problems, secrets } from './load-config.fixtures';
+import { dataDir, problems, removeDataDirs, secrets } from './load-config.fixtures';
 
 describe('loadConfig', () => {
+  afterEach(removeDataDirs);
+
   it('applies the documented defaults', () => {
     const config = loadConfig({ DATA_DIR: dataDir(), ...secrets });
     expect(config).toMatchObject({
