@@ -20,7 +20,7 @@ const READ_THROUGH_HELPERS =
 const ONE_WAY_TO_A_TRANSACTION = {
   selector: "CallExpression[callee.property.name='transaction']",
   message:
-    "Open a transaction with TransactionRunner or inTransaction from @app/core: on the embedded database they make a statement started outside the transaction fail at once instead of waiting forever for the connection it holds.",
+    'Open a transaction with TransactionRunner or inTransaction from @app/core: on the embedded database they make a statement started outside the transaction fail at once instead of waiting forever for the connection it holds.',
 };
 const AWAITED_QUERY = "AwaitExpression > CallExpression[callee.property.name='query']";
 /** The statement (a string or a template) opens with one of `words`. */

@@ -1186,7 +1186,7 @@ export interface paths {
         };
         /**
          * Read the CPU, disk and network series of a VPS instance
-         * @description From the hypervisor through the metrics system (Prometheus). CPU in percent of the VPS's vCPUs, bandwidth in bytes/s, iops in operations/s; ranges up to 30 days, at most 1000 intervals per series.
+         * @description From the hypervisor through the metrics system (Prometheus). CPU in percent of the VPS's vCPUs, bandwidth in bytes/s, iops in operations/s. Ranges up to 30 days; the step is at least the range divided by 1000 (a day: 87 s, 30 days: 2592 s), so a series has at most 1001 points, and `start` and `end` are rounded down to a multiple of the step. A read costs the metrics system time in proportion to its range: an account may make RATE_LIMIT_METRICS_PER_MINUTE reads a minute (default 60, over all its keys and tokens; past it 429 `rate_limited`), and identical reads within METRICS_CACHE_SECONDS (default 5) share one answer.
          */
         get: operations["getInstanceMetrics"];
         put?: never;
@@ -2364,7 +2364,7 @@ export interface components {
              * @example available
              * @enum {string}
              */
-            status: "creating" | "uploading" | "available";
+            status: "creating" | "uploading" | "available" | "deleting";
             /** Format: date-time */
             createdAt: string;
         };
@@ -3427,13 +3427,13 @@ export interface components {
         MetricsResponse: {
             /**
              * Format: date-time
-             * @description Time of the first point asked for.
+             * @description Time of the first point asked for: `start` rounded down to a multiple of `step`.
              * @example 2026-11-26T09:00:00.000Z
              */
             start: string;
             /**
              * Format: date-time
-             * @description Time of the last point asked for.
+             * @description Time of the last point asked for: `end` rounded down to a multiple of `step`.
              * @example 2026-11-26T10:00:00.000Z
              */
             end: string;
@@ -20942,7 +20942,7 @@ export interface operations {
                 start?: string;
                 /** @description Last point; default now. The range spans at most 30 days. */
                 end?: string;
-                /** @description Seconds between two points; default the smallest of 10, 15, 20, 30, 60, ... giving at most 1000 intervals. */
+                /** @description Seconds between two points, at least the range divided by 1000 (a day: 87, 30 days: 2592); default the smallest of 10, 15, 20, 30, 60, ... giving at most 1000 intervals. Points fall on multiples of the step. */
                 step?: number;
             };
             header?: never;

@@ -17,6 +17,8 @@ export class ImageDeleting1764000003800 implements MigrationInterface {
   async down(db: QueryRunner): Promise<void> {
     await db.query(`UPDATE images SET status = 'available' WHERE status = 'deleting'`);
     await db.query(`ALTER TABLE images DROP CONSTRAINT images_status_check`);
-    await db.query(`ALTER TABLE images ADD CONSTRAINT images_status_check CHECK (status IN ('creating', 'uploading', 'available', 'deleted'))`);
+    await db.query(
+      `ALTER TABLE images ADD CONSTRAINT images_status_check CHECK (status IN ('creating', 'uploading', 'available', 'deleted'))`,
+    );
   }
 }
