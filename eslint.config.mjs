@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 const THROUGH_ALIAS = { group: ['../../*/src/*', '../../../libs/*'], message: 'Import other libraries through their @app/ alias.' };
-const ONLY_REPOSITORIES = 'Data access goes in the area\'s *.repository.ts (issue 28; docs/adding-a-module.md, "Data").';
+const ONLY_REPOSITORIES = 'Data access goes in the area\'s *.repository.ts (docs/adding-a-module.md, "Data").';
 const ENTITY_MANAGER_CALLS =
   '/^(save|insert|update|delete|remove|upsert|find|findBy|findOne|findOneBy|findOneOrFail|findAndCount|count|exists|increment|decrement)$/';
 /** Core's infrastructure, not an area's data: the pool, migrations, locks, pg-boss, NOTIFY, idempotency, page helper. */
@@ -14,9 +14,9 @@ const DATA_INFRASTRUCTURE = [
   'apps/api/src/metrics/metrics.service.ts',
 ];
 const THROUGH_HELPERS =
-  "Raw statements go through runSql/sqlRows/sqlFirst/sqlCount from @app/core (libs/core/src/database/statement.ts): TypeORM's query() answers UPDATE and DELETE with [rows, count] (issue 36).";
+  "Raw statements go through runSql/sqlRows/sqlFirst/sqlCount from @app/core (libs/core/src/database/statement.ts): TypeORM's query() answers UPDATE and DELETE with [rows, count].";
 const READ_THROUGH_HELPERS =
-  "TypeORM's query() answers UPDATE and DELETE with [rows, count] and everything else with rows: read a statement's rows or count with runSql/sqlRows/sqlFirst/sqlCount from @app/core (issue 36).";
+  "TypeORM's query() answers UPDATE and DELETE with [rows, count] and everything else with rows: read a statement's rows or count with runSql/sqlRows/sqlFirst/sqlCount from @app/core.";
 const ONE_WAY_TO_A_TRANSACTION = {
   selector: "CallExpression[callee.property.name='transaction']",
   message:
@@ -64,12 +64,12 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [THROUGH_ALIAS] }],
     },
   },
-  // Where query() stays (tests, migrations, the driver level), its answer is not read as the other shape (issue 36).
+  // Where query() stays (tests, migrations, the driver level), its answer is not read as the other shape.
   {
     files: ['**/*.ts'],
     rules: { 'no-restricted-syntax': ['error', ...QUERY_ANSWER_MISREAD] },
   },
-  // One way to run a raw statement (issue 36). Below, the driver level and the migrations' DDL.
+  // One way to run a raw statement. Below, the driver level and the migrations' DDL.
   {
     files: ['libs/**/*.ts', 'apps/**/*.ts'],
     ignores: ['**/*.spec.ts', 'libs/core/src/database/**', '**/migrations/**'],
@@ -81,7 +81,7 @@ export default tseslint.config(
       ],
     },
   },
-  // Repositories are the only data access (issue 28): no other class holds a TypeORM repository, a
+  // Repositories are the only data access: no other class holds a TypeORM repository, a
   // DataSource or a raw statement. Below, the documented infrastructure (docs/adding-a-module.md, "Data").
   {
     files: ['libs/**/*.ts', 'apps/**/*.ts'],

@@ -1,5 +1,5 @@
 'use strict';
-// The backups scenario (issue 38, item 6), run with `npm run bench -- --only=backups`: one VPS disk
+// The backups scenario, run with `npm run bench -- --only=backups`: one VPS disk
 // backed up to the one-node Ceph RGW by the API's own code against a bare pipeline on the same
 // machine (bench/backup-child.js says what each does), in alternation, each in a process of its
 // own; the ratio is the median of the rounds' throughput ratios (target >= 0.8), on a disk of

@@ -1,5 +1,5 @@
 'use strict';
-// Wide JSON against the public login route (issue 17, finding 1): the CPU each body costs the API
+// Wide JSON against the public login route: the CPU each body costs the API
 // and how long /health/live waits meanwhile. Bodies within the JSON guard's caps reach validation;
 // the 80,000-key body of the security review must be refused before it.
 const http = require('node:http');

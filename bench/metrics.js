@@ -1,5 +1,5 @@
 'use strict';
-// The metrics scenario (issue 44): GET /api/services/{id}/instance/metrics (API key, the last hour,
+// The metrics scenario: GET /api/services/{id}/instance/metrics (API key, the last hour,
 // cpu, disk and network at a 10 s step) against a direct query_range with the same PromQL to the
 // same Prometheus, in alternation. Prometheus (Debian's, a folder of its own, loopback) holds an
 // hour of one VPS's libvirt-exporter series backfilled with promtool at a 15 s interval; the API

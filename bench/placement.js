@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// Issue 40, item 6: choosing a VPS's host at a provider's size. One PostgreSQL database holds a
+// Choosing a VPS's host at a provider's size. One PostgreSQL database holds a
 // region of 10 hosts and a region of --hosts hosts (default 10,000), their usage as if 100 VPSes of
 // mixed sizes were placed on each (1,000,000 for 10,000 hosts: placement reads the hosts' counters,
 // never the VPS rows, so those are not seeded). Each sample is the API's own HostPlacement.place()

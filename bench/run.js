@@ -14,7 +14,7 @@
 //          backups, only when named: a VPS disk backed up to Ceph RGW against qemu-img convert and the same upload)  --streams=N  --backup-mb=N (the backups scenario's disk, 128; then one 4x)  --backup-transfer=auto|stream (LIBVIRT_DISK_TRANSFER of the API's backups)  --rounds=N  --duration=S  --warmup=S  --connections=N
 //          --pool=N (DB_POOL_SIZE of both servers; unset: the API's default)  --db=<name>
 //          --reuse-db (keep a seeded database from an earlier run)  --out=<file>  --strict
-//          --scale=provider (issue 30: every list at a provider's size against a small dataset, EXPLAIN of each,
+//          --scale=provider (every list at a provider's size against a small dataset, EXPLAIN of each,
 //          the retention purge and an account's cleanup while reading; bench/scale.js) --scale-factor=F (default 1)
 //          --rate=R (requests/s of each scale measurement; default 100)
 //          --admin-url=<postgres URL of the maintenance database>

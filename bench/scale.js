@@ -1,5 +1,5 @@
 'use strict';
-// Issue 30, items 1 and 2: every list route on the heavy account at a provider's size against a
+// Every list route on the heavy account at a provider's size against a
 // small dataset (same build, same run), EXPLAIN (ANALYZE, BUFFERS) of each list's SQL, and the
 // activity retention purge and a terminated account's cleanup while the reads run.
 //

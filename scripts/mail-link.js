@@ -3,7 +3,7 @@
 // SMTP_URL is unset), optionally the newest to one address: the .eml files are quoted-printable,
 // so the link read from the raw file is broken (`=3D`, soft line breaks).
 // The server writes a mail a moment after the request that causes it (a queued job), so when there
-// is none yet this waits for one, up to --wait seconds (default 30; 0 looks once) (issue 42).
+// is none yet this waits for one, up to --wait seconds (default 30; 0 looks once).
 // --new ignores mail already there (a second reset request retires the first mail's link).
 // Usage: node scripts/mail-link.js [email] [--wait SECONDS] [--new]
 const { readdirSync, readFileSync, statSync } = require('node:fs');

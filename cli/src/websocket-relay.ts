@@ -8,7 +8,7 @@ const PASSED_HEADERS = ['sec-websocket-key', 'sec-websocket-version', 'sec-webso
 /**
  * Relays a browser's WebSocket upgrade to `target` byte for byte, as hostctl's own connection.
  * The API accepts console WebSockets only from its own origins or from clients that send no
- * Origin (issue 26, finding 11); the page hostctl serves on 127.0.0.1 is neither, so it connects
+ * Origin; the page hostctl serves on 127.0.0.1 is neither, so it connects
  * here and this connection, which sends no Origin, carries its frames.
  */
 export function relayWebSocket(req: IncomingMessage, client: Duplex, head: Buffer, target: string): void {

@@ -28,7 +28,7 @@ async function crawl({ base, api, demoKey, sshKey, outbox }) {
   return report;
 }
 
-/** The demo's web-01 has daily backups and one backup (issue 38). */
+/** The demo's web-01 has daily backups and one backup. */
 async function backups({ call, direct, token }, { web, staging, storage, settle }) {
   const path = '/api/services/{id}/instance/backups';
   const list = (await call(`get ${path}`, { token, params: { id: web.id } })).body.data;
@@ -137,7 +137,7 @@ async function services({ call, direct, token, report }) {
   await backups({ call, direct, token }, { web, staging, storage, settle });
   await call('post /api/services/{id}/instance/reset-password', { token, params: { id: web.id } });
   await call('post /api/services/{id}/instance/reset-password', { token, params: { id: staging.id }, expect: 409 }); // stopped
-  // Rescue (issue 39): the demo's rescue image boots; not idempotent (its answer holds a password).
+  // Rescue: the demo's rescue image boots; not idempotent (its answer holds a password).
   const rescue = (body, expect = 202) =>
     call('post /api/services/{id}/instance/rescue', { token, params: { id: staging.id }, body, expect });
   await rescue({ sshKeyIds: ['nope'] }, 400);

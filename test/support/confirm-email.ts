@@ -7,7 +7,7 @@ import { waitForOrFail } from './wait-for';
 /**
  * Confirms an account's address as its owner does with the mailed link: read from the `.eml`
  * outbox of a server process that has no SMTP_URL (`DATA_DIR/outbox`), then posted to the API.
- * Unconfirmed accounts may not create API keys or webhooks (issue 26, finding 5).
+ * Unconfirmed accounts may not create API keys or webhooks.
  */
 export async function confirmEmailFromOutbox(baseUrl: string, dataDir: string, email: string): Promise<void> {
   const outbox = join(dataDir, 'outbox');

@@ -54,7 +54,7 @@ export function routeOf(document: { paths: Record<string, unknown> }, path: stri
 
 /**
  * A problem response whose `code` the document does not list for that operation and status
- * (issue 29: a dashboard branches on codes, so each operation documents every code it answers).
+ * (a dashboard branches on codes, so each operation documents every code it answers).
  */
 export function undocumentedProblemCode(operation: any, r: RecordedResponse): string | null {
   if (!/problem\+json/.test(r.contentType)) return null;

@@ -10,7 +10,7 @@ const runnerOf = (daemon: OwnLibvirtd): Virsh => {
   return runners.get(uri)!;
 };
 
-/** virsh against a libvirtd of the test's own (issue 40's hosts); what it creates is followed as libvirt.ts's `virsh` does. */
+/** virsh against a libvirtd of the test's own (one per simulated host); what it creates is followed as libvirt.ts's `virsh` does. */
 export function virshOn(daemon: OwnLibvirtd, ...args: string[]): Promise<string> {
   return runnerOf(daemon)(...args);
 }

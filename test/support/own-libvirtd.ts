@@ -23,7 +23,7 @@ export interface OwnLibvirtd {
 }
 
 /**
- * A libvirtd of the test's own (issue 32): a session daemon of `nobody` with its configuration,
+ * A libvirtd of the test's own: a session daemon of `nobody` with its configuration,
  * socket, pid file and guests in a temp dir, so freezing it never touches the shared
  * qemu:///system daemon other suites use. QEMU's output goes to files (no virtlogd).
  */

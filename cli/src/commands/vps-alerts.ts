@@ -26,7 +26,7 @@ function parseMinutes(value: string): number {
   return Number(value);
 }
 
-/** `hostctl vps alerts list|create|delete`: metric alerts on a VPS (issue 44). */
+/** `hostctl vps alerts list|create|delete`: metric alerts on a VPS. */
 export function alertsCommand(): Command {
   const alerts = new Command('alerts').description(
     'Alerts on the graphs of a VPS: a notification and a webhook event when a series stays high',

@@ -16,7 +16,7 @@ const COLUMNS: Column<Backup>[] = [
   { header: 'ERROR', value: (b) => b.error?.code ?? '' },
 ];
 
-/** `hostctl vps backups enable|disable|list|restore`: daily backups of a VPS, kept off the hypervisor (issue 38). */
+/** `hostctl vps backups enable|disable|list|restore`: daily backups of a VPS, kept off the hypervisor. */
 export function backupsCommand(): Command {
   const backups = new Command('backups').description('Daily backups of your VPSes, kept off the hypervisor');
 

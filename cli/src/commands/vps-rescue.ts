@@ -8,7 +8,7 @@ import { resolveServiceId } from '../service-ref';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** `hostctl vps rescue` and `vps unrescue` (issue 39): the rescue's password is printed once, as reset-password's. */
+/** `hostctl vps rescue` and `vps unrescue`: the rescue's password is printed once, as reset-password's. */
 export function rescueCommands(): Command[] {
   const rescue = new Command('rescue')
     .description("Boot a VPS into the rescue system, its own disk attached as /dev/vdb; prints root's password once")

@@ -17,7 +17,7 @@ const COLUMNS: Column<Image>[] = [
   { header: 'CREATED', value: (i) => i.createdAt },
 ];
 
-/** `hostctl vps snapshot create|list|delete`: images of the account made from its VPSes (issue 38). */
+/** `hostctl vps snapshot create|list|delete`: images of the account made from its VPSes. */
 export function snapshotCommand(): Command {
   const snapshot = new Command('snapshot').description('Snapshots of your VPSes: images you can rebuild or create a VPS from');
 

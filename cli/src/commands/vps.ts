@@ -66,7 +66,7 @@ export function vpsCommand(): Command {
   return vps;
 }
 
-/** Issue 39: the password is shown once; on a pipe or in a file only when asked for with -o json|yaml. */
+/** The password is shown once; on a pipe or in a file only when asked for with -o json|yaml. */
 function resetPasswordCommand(): Command {
   return new Command('reset-password')
     .description('Set a new root password in a running VPS (through its QEMU guest agent) and print it, once')

@@ -99,7 +99,7 @@ export class ActivityRepository {
     if (filter.entityType) add('entity_type = ?', filter.entityType, true);
     if (filter.entityId) add('entity_id = ?::uuid', filter.entityId);
     if (filter.since) add('created_at >= ?', filter.since);
-    // The total from the trigger-kept counters where they can give it (issue 30); entityId and
+    // The total from the trigger-kept counters where they can give it; entityId and
     // since count the rows they match.
     const totalSql =
       filter.entityId || filter.since

@@ -41,7 +41,7 @@ function instant(field: 'start' | 'end', text: string | undefined, errors: Field
 }
 
 /**
- * The range of a metrics request (issue 44): `end` defaults to now and `start` to an hour before
+ * The range of a metrics request: `end` defaults to now and `start` to an hour before
  * it; at most 30 days; `step` chosen so no series has more than MAX_POINTS intervals, and refused
  * when a given one would exceed it. Every bad value is a 400 naming its field. Both ends are then
  * rounded down to a multiple of the step, so reads a moment apart ask the same points (and share

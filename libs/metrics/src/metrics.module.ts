@@ -14,7 +14,7 @@ import { SimulatedMetricsSource } from './source/simulated-metrics.source';
 
 const hasPrometheus = (config: AppConfig) => Boolean(config.metrics.prometheusUrl) || Object.keys(config.metrics.regionUrls).length > 0;
 
-/** A VPS's CPU, disk and network series (issue 44), read from the metrics system through the MetricsSource port, and its alerts on them. */
+/** A VPS's CPU, disk and network series, read from the metrics system through the MetricsSource port, and its alerts on them. */
 @Module({
   imports: [VpsModule],
   controllers: [MetricsController, AlertsController],

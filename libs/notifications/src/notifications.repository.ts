@@ -37,7 +37,7 @@ export class NotificationsRepository {
 
   page(accountId: string, query: PageQuery, unread?: boolean): Promise<RowsPage<NotificationRow>> {
     const filter = unread === undefined ? '' : unread ? ' AND read_at IS NULL' : ' AND read_at IS NOT NULL';
-    // The total from the trigger-kept counters (issue 30), not by counting the account's rows.
+    // The total from the trigger-kept counters, not by counting the account's rows.
     const counted = unread === undefined ? '' : unread ? ' AND unread' : ' AND NOT unread';
     return pageOfRows<NotificationRow>(
       this.dataSource,
@@ -69,7 +69,7 @@ export class NotificationsRepository {
   }
 
   /**
-   * One statement for a burst of announcements (issue 30): every account's unread count (from the
+   * One statement for a burst of announcements: every account's unread count (from the
    * partial index) and, in the order announced, those of `notificationIds` that belong to it.
    */
   async news(accountIds: string[], notificationIds: string[]): Promise<Map<string, AccountNews>> {

@@ -33,7 +33,7 @@ export class ServiceStatusService {
     return this.tx.run(async (m, publish) => {
       const service = await this.services.lockById(m, serviceId);
       if (!service) throw Problem.notFound('Service');
-      // Terminated is final (issue 36, finding 7): its machine, address and storage keys are gone, and a
+      // Terminated is final: its machine, address and storage keys are gone, and a
       // customer who pays again gets a new service rather than an old one with its old key brought back.
       if (service.status === 'terminated' && status !== 'terminated')
         throw Problem.conflict('invalid_state', 'The service is terminated, which is final; provision a new service instead.');

@@ -76,7 +76,7 @@ describe('parsePublicKey', () => {
   });
 
   // Characters cloud-init's YAML reader refused (so no key was installed), or that read as a line
-  // break or hide what a comment says (issue 36, finding 5).
+  // break or hide what a comment says.
   it.each([
     ['a C1 control', '\x80', 'U+0080'],
     ['NEL', '\x85', 'U+0085'],

@@ -81,7 +81,7 @@ export function parsePublicKey(input: string): ParsedPublicKey {
 /**
  * Control characters but the tab, line and paragraph separators, bidi overrides and isolates, the
  * byte order mark, noncharacters and lone surrogates: none belongs in a key line, and some made
- * cloud-init refuse the whole user-data, so no key was installed (issue 36, finding 5).
+ * cloud-init refuse the whole user-data, so no key was installed.
  */
 const NOT_TEXT = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\p{Noncharacter_Code_Point}\p{Cs}]/u;
 

@@ -17,12 +17,12 @@ export interface SnapshotParams {
   snapshot: { imageId: string };
 }
 
-/** The backup a restore puts back (issue 38): its object in the backup store and its size; what else it makes again if lost. */
+/** The backup a restore puts back: its object in the backup store and its size; what else it makes again if lost. */
 export interface RestoreParams {
   restore: { backupId: string; key: string; sizeBytes: number; machine?: RestoredMachine };
 }
 
-/** What a rescue boots (the rescue image and its seed, with root's password hash), or an unrescue's network (issue 39). */
+/** What a rescue boots (the rescue image and its seed, with root's password hash), or an unrescue's network. */
 export interface RescueParams {
   rescue: { boot: GuestBoot; network: GuestNetwork | null };
 }

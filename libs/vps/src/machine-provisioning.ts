@@ -46,7 +46,7 @@ const DOC_V4_NETS = ['192.0.2', '198.51.100', '203.0.113'];
 
 /**
  * The hypervisor side of provisioning (the operator's command). A VPS's machine is made by a
- * durable job queued in the transaction that writes the VPS (issue 32), so no row lock is held
+ * durable job queued in the transaction that writes the VPS, so no row lock is held
  * while the hypervisor works and nothing is made for rows that do not commit; until the job ends
  * the VPS is `provisioning`. An existing machine is adopted at once, before the rows are written.
  */
@@ -126,7 +126,7 @@ export class MachineProvisioning {
     return { summaries: new Map(ids.map((id, i) => [id, summaries[i]])), queued };
   }
 
-  /** Each new VPS's host (issue 40), by service id; none where the region has no host in the table. */
+  /** Each new VPS's host, by service id; none where the region has no host in the table. */
   private async place(manager: EntityManager, ids: string[], plan: MachinePlan): Promise<Map<string, string>> {
     const need = { vcpus: plan.specs.vcpus, memoryMb: plan.specs.memoryMb, diskGb: plan.specs.diskGb };
     const hosts = new Map<string, string>();

@@ -22,7 +22,7 @@ const TRANSITIONS: Record<ActionType, { from: PowerState[]; transitional: PowerS
   rebuild: { from: ['running', 'stopped'], transitional: 'starting', target: 'running' },
   // A snapshot copies the disk of a machine that stays as it is (live when running).
   snapshot: { from: ['running', 'stopped'], transitional: 'running', target: 'running' },
-  // A restore replaces the disk with a backup's and boots it, like a rebuild (issue 38).
+  // A restore replaces the disk with a backup's and boots it, like a rebuild.
   restore: { from: ['running', 'stopped'], transitional: 'starting', target: 'running' },
   // Both boot the machine (from the rescue system, or its own disk again) whatever it is doing.
   rescue: { from: ['running', 'stopped'], transitional: 'starting', target: 'running' },

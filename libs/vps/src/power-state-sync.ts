@@ -30,7 +30,7 @@ export class PowerStateSync {
   async refresh(service: VpsState): Promise<PowerState | null> {
     const recorded = service.powerState;
     if (!this.compute.observesExternalChanges || !recorded || !isSettled(recorded)) return recorded;
-    // Issue 40: a host that does not answer keeps the last state known, without a wait for its timeout.
+    // A host that does not answer keeps the last state known, without a wait for its timeout.
     if (service.host?.state === 'unreachable') return recorded;
     const askedAt = new Date();
     const real = await this.compute.powerState(instanceRef(service.id, service));
@@ -59,7 +59,7 @@ export class PowerStateSync {
     return changes.length ? this.apply(changes, askedAt) : [];
   }
 
-  /** Records the observed states, each with an activity entry (issue 32: a drift is corrected and recorded). */
+  /** Records the observed states, each with an activity entry (a drift is corrected and recorded). */
   private apply(changes: ObservedChange[], askedAt: Date): Promise<string[]> {
     return this.tx.run(async (m) => {
       const changed = await this.instances.applyObserved(m, changes, askedAt);

@@ -17,17 +17,17 @@ export class VpsGauges {
     private readonly moveRows: VpsMovesRepository,
   ) {}
 
-  /** Backups this process made and failed, and the bytes it stored (issue 38). */
+  /** Backups this process made and failed, and the bytes it stored. */
   get backups(): Readonly<BackupCounters> {
     return this.backupCounters;
   }
 
-  /** Every host with its capacity used and free (issue 40). */
+  /** Every host with its capacity used and free. */
   async hosts(): Promise<HostListing[]> {
     return (await this.hostRows.list()).map(listingOf);
   }
 
-  /** Moves of VPSes between hosts that ended, by outcome (issue 40; every replica reports the database's). */
+  /** Moves of VPSes between hosts that ended, by outcome (every replica reports the database's). */
   moves(): ReturnType<VpsMovesRepository['counts']> {
     return this.moveRows.counts();
   }

@@ -16,7 +16,7 @@ export interface NewInstances {
   sshHosts: (string | null)[];
   sshPorts: (number | null)[];
   networks: (GuestNetwork | null)[];
-  /** Where placement put each VPS (issue 40); null: the region's configured hypervisor. */
+  /** Where placement put each VPS; null: the region's configured hypervisor. */
   hostIds: (string | null)[];
   imageId: string | null;
   diskGb: number | null;
@@ -59,9 +59,9 @@ export interface InstanceRow {
   terminated?: boolean;
   /** When the next daily backup is due; null: backups are not enabled. */
   backupsNextRunAt?: string | null;
-  /** False while its host is unreachable (issue 40); absent: true. */
+  /** False while its host is unreachable; absent: true. */
   hostReachable?: boolean;
-  /** Booted from the rescue system (issue 39). */
+  /** Booted from the rescue system. */
   rescue?: boolean;
 }
 
@@ -140,7 +140,7 @@ export class VpsInstancesRepository {
     await runSql(manager, `UPDATE vps_instances SET power_state = $2, updated_at = now() WHERE service_id = $1`, [serviceId, powerState]);
   }
 
-  /** The SSH port forwarded on the VPS's new host (issue 40: a moved VPS whose port was taken there). */
+  /** The SSH port forwarded on the VPS's new host (a moved VPS whose port was taken there). */
   async setSshPort(manager: EntityManager, serviceId: string, port: number): Promise<void> {
     await runSql(
       manager,

@@ -36,7 +36,7 @@ export type InstanceFaultEvent = DomainEventBase<
   { serviceId: string; serviceName: string; code: 'provisioning_failed' | 'machine_missing'; message: string }
 >;
 
-/** A backup of a VPS failed (issue 38): the customer hears of it, since a backup they count on is missing. */
+/** A backup of a VPS failed: the customer hears of it, since a backup they count on is missing. */
 export type InstanceBackupFailedEvent = DomainEventBase<
   'instance.backup_failed',
   { serviceId: string; serviceName: string; backupId: string; error: { code: string; message: string } }
@@ -44,8 +44,8 @@ export type InstanceBackupFailedEvent = DomainEventBase<
 
 /**
  * Rescue mode began (the customer asked) or is ending (the customer's unrescue, or `expired`: it
- * ended by itself after RESCUE_HOURS), and a root password was reset: the customer is told and mailed
- * (issue 39). Never a password.
+ * ended by itself after RESCUE_HOURS), and a root password was reset: the customer is told and mailed,
+ * never a password.
  */
 export type InstanceAccessEvent =
   | DomainEventBase<'instance.rescue_started', { serviceId: string; serviceName: string; actionId: string; endsAt: string }>
@@ -53,7 +53,7 @@ export type InstanceAccessEvent =
   | DomainEventBase<'instance.password_reset', { serviceId: string; serviceName: string }>;
 
 /**
- * A running VPS is stopped to move to another host (issue 40, `host:drain`) and the move ended:
+ * A running VPS is stopped to move to another host (`host:drain`) and the move ended:
  * `running` again on the new host, or `stopped` (the move was rolled back, or it could not be
  * started there). The customer is told and mailed before and after.
  */
@@ -62,7 +62,7 @@ export type InstanceMoveEvent =
   | DomainEventBase<'instance.move_finished', { serviceId: string; serviceName: string; moveId: string; outcome: 'running' | 'stopped' }>;
 
 /**
- * The host of a VPS died and the operator evacuated it (issue 40): it was made again on another
+ * The host of a VPS died and the operator evacuated it: it was made again on another
  * host from its backup of `backupAt` (`restored`), or from its image (`rebuilt`: its data is lost).
  */
 export type InstanceEvacuatedEvent = DomainEventBase<

@@ -1,6 +1,6 @@
 import type { PublicPowerState } from '@app/services';
 
-/** What the database records: `provisioning`: its machine is being made; `error`: provisioning failed for good, or the machine vanished (issue 32). */
+/** What the database records: `provisioning`: its machine is being made; `error`: provisioning failed for good, or the machine vanished. */
 export const POWER_STATES = ['running', 'stopped', 'starting', 'stopping', 'provisioning', 'error'] as const;
 export type PowerState = (typeof POWER_STATES)[number];
 
@@ -10,7 +10,7 @@ export function publicPowerState(state: PowerState): PublicPowerState {
   return state === 'error' ? 'stopped' : state;
 }
 
-/** `restore` puts a backup's disk back (issue 38); `rescue` boots the rescue system with the VPS's disk as a second disk, `unrescue` its own disk again (issue 39). */
+/** `restore` puts a backup's disk back; `rescue` boots the rescue system with the VPS's disk as a second disk, `unrescue` its own disk again. */
 export const ACTION_TYPES = ['start', 'stop', 'reboot', 'rebuild', 'snapshot', 'restore', 'rescue', 'unrescue'] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
 

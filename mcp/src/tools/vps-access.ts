@@ -4,7 +4,7 @@ import { action, uuid } from '../schemas';
 import { defineTool, writes } from '../tool';
 import { serviceId, settle, waiting } from './services';
 
-/** A way back into a broken VPS (issue 39): rescue mode and a root password reset. Both SHOW A SECRET once. */
+/** A way back into a broken VPS: rescue mode and a root password reset. Both SHOW A SECRET once. */
 export const VPS_ACCESS_TOOLS = [
   defineTool({
     name: 'vps_rescue',

@@ -6,7 +6,7 @@ type Responses = Record<string, { content?: MediaTypes }>;
 
 /**
  * An example per problem response, one for each code it lists: the ProblemResponse schema's own
- * example is a 404, which Swagger UI showed under every error status (issue 42). Each example is
+ * example is a 404, which Swagger UI showed under every error status. Each example is
  * written once under components/examples and referenced, so the document does not repeat them.
  */
 export function addProblemExamples(document: OpenAPIObject): void {

@@ -5,7 +5,7 @@ type Host = Awaited<ReturnType<VpsGauges['hosts']>>[number];
 const RESOURCES = { vcpus: 'vcpus', memory_mb: 'memoryMb', disk_gb: 'diskGb' } as const;
 
 /**
- * Issue 40: each host's capacity used and free by resource, its VPS count and state, and the same
+ * Each host's capacity used and free by resource, its VPS count and state, and the same
  * summed per region (free: of enabled hosts), read from the database at each scrape (every replica
  * reports the same). The registry collects its metrics at once: the four share one read.
  */

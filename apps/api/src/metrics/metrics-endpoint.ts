@@ -6,7 +6,7 @@ import { MetricsService } from './metrics.service';
 
 /**
  * Prometheus scrapes `GET /metrics` on a port of its own (METRICS_PORT), never on the public API
- * port: Express matches routes case-insensitively, a proxy rule may not (issue 17, finding 4).
+ * port: Express matches routes case-insensitively, a proxy rule may not.
  * Unset, there is no metrics endpoint at all.
  */
 @Injectable()

@@ -5,7 +5,7 @@ import { Public, sendPage } from '@app/core';
 import { problemCodeOf, problemIndexPage, problemPage, unknownProblemPage } from './problem-pages';
 
 /**
- * The pages the problems' `type` URIs name (`/problems/invalid-state`, issue 42): public HTML for a
+ * The pages the problems' `type` URIs name (`/problems/invalid-state`): public HTML for a
  * developer reading an error, outside /api and its document, served like the account pages.
  */
 @ApiExcludeController()

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 43: API processes remember verified keys; a key revoked, changed or deleted (with its
+ * API processes remember verified keys; a key revoked, changed or deleted (with its
  * account) tells them in its own transaction, whichever code path did it. The channel is core's
  * CREDENTIAL_CHANGES_CHANNEL.
  */

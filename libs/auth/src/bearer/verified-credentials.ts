@@ -17,7 +17,7 @@ export interface VerifiedCredential {
 }
 
 /**
- * Credentials this process verified, by the SHA-256 of the token (issue 43): a dashboard's polling
+ * Credentials this process verified, by the SHA-256 of the token: a dashboard's polling
  * and a script's calls cost no credential lookup. On PostgreSQL only, and only while the process
  * LISTENs: a database trigger NOTIFYs the account of any key or session changed or deleted, in the
  * changing transaction. Before a remembered credential is trusted, a round trip on the LISTEN

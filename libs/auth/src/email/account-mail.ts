@@ -96,7 +96,7 @@ export class AccountMail {
 
   /**
    * The dashboard's page when DASHBOARD_URL names one (it takes `/reset-password` and
-   * `/verify-email`), otherwise the API's own page under PUBLIC_URL/account (issue 29).
+   * `/verify-email`), otherwise the API's own page under PUBLIC_URL/account.
    */
   private link(page: AccountPage, token: string): string {
     const dashboard = this.config.dashboardUrl;

@@ -26,7 +26,7 @@ export class EmailChange {
 
   /**
    * A new name applies at once; a new email only after it is confirmed, and the old address is
-   * told. An address another account has gets the same answer (issue 26, finding 7): its owner
+   * told. An address another account has gets the same answer, which reveals no account: its owner
    * is told by mail, with no link, and nothing changes.
    */
   async update(principal: Principal, input: UpdateMeRequest): Promise<AccountResponse> {

@@ -39,7 +39,7 @@ export class MfaService {
 
   /**
    * Turns 2FA on with the password and a first code; ends every other session. The password, as
-   * for disable (issue 26, finding 4): a password reset does not turn 2FA off, so an access token
+   * for disable: a password reset does not turn 2FA off, so an access token
    * alone must not be able to turn it on with someone else's authenticator.
    */
   async enable(principal: Principal, input: EnableMfaRequest): Promise<RecoveryCodesResponse> {

@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Issue 13: where a session signs in from, TOTP second factor, and single-use mailed tokens. */
+/** Where a session signs in from, TOTP second factor, and single-use mailed tokens. */
 export class AccountSecurity1764000001000 implements MigrationInterface {
   name = 'AccountSecurity1764000001000';
 

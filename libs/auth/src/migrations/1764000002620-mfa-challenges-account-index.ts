@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Issue 30: a deleted account deletes its MFA challenges; without this index, by a scan of the table. */
+/** A deleted account deletes its MFA challenges; without this index, by a scan of the table. */
 export class MfaChallengesAccountIndex1764000002620 implements MigrationInterface {
   name = 'MfaChallengesAccountIndex1764000002620';
 

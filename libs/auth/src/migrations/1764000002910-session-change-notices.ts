@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 43: API processes remember verified sessions; a session revoked, cut short or deleted (with
+ * API processes remember verified sessions; a session revoked, cut short or deleted (with
  * its account) tells them in its own transaction, whichever code path did it. The channel is core's
  * CREDENTIAL_CHANGES_CHANNEL.
  */

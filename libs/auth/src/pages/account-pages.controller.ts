@@ -6,7 +6,7 @@ import { AccountPagesService } from './account-pages.service';
 import { PageErrorFilter } from './page-error.filter';
 
 /**
- * HTML pages for the mailed links (issue 29), not part of the API: outside /api and its
+ * HTML pages for the mailed links, not part of the API: outside /api and its
  * document, open without a bearer token (the token in the link or form is the credential),
  * the posts limited as the API routes that do the same.
  */

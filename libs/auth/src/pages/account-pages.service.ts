@@ -25,7 +25,7 @@ function passwordErrors(password: string, confirmation: string): ResetErrors {
 const isInvalidToken = (err: unknown) => err instanceof Problem && err.code === 'invalid_token';
 
 /**
- * The pages a mailed link opens when no dashboard is configured (issue 29). Showing a form never
+ * The pages a mailed link opens when no dashboard is configured. Showing a form never
  * spends its token; the form's POST does, through the same services as the API routes.
  */
 @Injectable()

@@ -48,7 +48,7 @@ export class PasswordResetCompletion {
         actor,
         request,
       });
-      // Whoever held the account before the owner proved the address keeps no key (issue 26, finding 5).
+      // Whoever held the account before the owner proved the address keeps no key.
       const revokedKeys = await this.apiKeys.revokeAllIn(m, publish, account.id, { actor }, 'password_reset');
       await this.mail.passwordResetNotice(m, account.email, account.name, revokedKeys);
       return { email: account.email, revokedKeys };

@@ -23,7 +23,7 @@ import { Session } from './session.entity';
 import { SessionActivity } from './session-activity';
 import { SessionsRepository } from './sessions.repository';
 
-/** Streams held with the account's credentials check them again (issue 17, finding 2). */
+/** Streams held with the account's credentials check them again, so none outlives a revoked credential. */
 export const revoked = (accountId: string) => domainEvent<CredentialsRevokedEvent>('credentials.revoked', accountId, {});
 
 @Injectable()

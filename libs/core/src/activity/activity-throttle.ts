@@ -7,7 +7,7 @@ const MAX_SUMMARY_IPS = 1_000;
 const LISTED_IPS = 20;
 
 /**
- * What was not recorded one by one in a window once its cap was reached (issue 26, finding 12):
+ * What was not recorded one by one in a window once its cap was reached:
  * the count and the distinct client addresses, kept in one summary entry per key and window, so
  * a flood from one address cannot hide another address's attempts.
  */

@@ -129,13 +129,13 @@ export interface ObjectStorageConfig {
   usageRefreshSeconds: number;
 }
 
-/** Many hypervisors per region (issue 40): how a new VPS picks its host, and when a silent one is written off. */
+/** Many hypervisors per region: how a new VPS picks its host, and when a silent one is written off. */
 export interface HostsConfig {
   placementPolicy: 'spread' | 'pack';
   unreachableGraceSeconds: number;
 }
 
-/** Where a VPS's CPU, disk and network series are read (issue 44): a Prometheus-compatible query API. */
+/** Where a VPS's CPU, disk and network series are read: a Prometheus-compatible query API. */
 export interface MetricsConfig {
   /** The query API of regions without their own (METRICS_PROMETHEUS_URL); unset with no region URL: no metrics system. */
   prometheusUrl?: string;
@@ -147,7 +147,7 @@ export interface MetricsConfig {
   cacheSeconds: number;
 }
 
-/** Backups of VPS disks (issue 38): an S3 bucket off the hypervisors, or a local folder (the embedded default). */
+/** Backups of VPS disks: an S3 bucket off the hypervisors, or a local folder (the embedded default). */
 export interface BackupConfig {
   /** BACKUP_S3_ENDPOINT set: backups go to that bucket; unset: under `localDir`. */
   s3?: { endpoint: string; region: string; bucket: string; accessKeyId: string; secretAccessKey: string; forcePathStyle: boolean };
@@ -162,7 +162,7 @@ export interface BackupConfig {
   window: { startHour: number; hours: number };
 }
 
-/** Rescue mode of VPSes (issue 39): the system booted, and how long it lasts before it ends by itself. */
+/** Rescue mode of VPSes: the system booted, and how long it lasts before it ends by itself. */
 export interface RescueConfig {
   /** RESCUE_IMAGE: the slug of the rescue system; unset: the newest image added with `image:add --rescue`. */
   image?: string;

@@ -1,7 +1,7 @@
 import type { HostsConfig } from './app-config';
 import type { EnvReader } from './env-reader';
 
-/** PLACEMENT_POLICY and HOST_UNREACHABLE_GRACE_SECONDS (issue 40: many hypervisors per region). */
+/** PLACEMENT_POLICY and HOST_UNREACHABLE_GRACE_SECONDS: a region has many hypervisors. */
 export function hostsConfig(env: EnvReader): HostsConfig {
   return {
     placementPolicy: env.oneOf('PLACEMENT_POLICY', ['spread', 'pack'] as const, 'spread'),

@@ -22,7 +22,7 @@ export interface StatementResult<T> {
 /**
  * The one way to run a raw statement. TypeORM's `query()` answers UPDATE and DELETE with
  * `[rows, rowCount]` on PostgreSQL and everything else with `rows`, so `const [row] = await
- * query('UPDATE ... RETURNING')` read the rows array as a row (issue 36). The structured result
+ * query('UPDATE ... RETURNING')` read the rows array as a row. The structured result
  * gives rows and count alike for every command, on PostgreSQL and PGlite.
  */
 export async function runSql<T = Record<string, unknown>>(
@@ -31,7 +31,7 @@ export async function runSql<T = Record<string, unknown>>(
   values: unknown[] = [],
 ): Promise<StatementResult<T>> {
   // Outside a transaction one statement needs no query runner around it: the driver's pool runs it
-  // (issue 43: the runner's connect, events and release were a share of every request).
+  // (the runner's connect, events and release cost a share of every request).
   const pool = on instanceof DataSource ? driverPool(on) : null;
   if (pool) {
     const result = await pool.query(text, values);

@@ -87,7 +87,7 @@ export class Problem extends HttpException {
     });
   }
 
-  /** Pre-hijacking (issue 26, finding 5): an address nobody has confirmed may not hand out lasting access. */
+  /** Against account pre-hijacking: an address nobody has confirmed may not hand out lasting access. */
   static emailUnverified(what: string): Problem {
     return new Problem(
       403,

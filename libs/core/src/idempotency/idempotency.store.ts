@@ -25,7 +25,7 @@ interface KeyRow {
   response_location: string | null;
 }
 
-/** Responses kept for replay, sealed at rest: a webhook's creation answers with its signing secret (issue 36). */
+/** Responses kept for replay, sealed at rest: a webhook's creation answers with its signing secret. */
 @Injectable()
 export class IdempotencyStore {
   constructor(

@@ -8,7 +8,7 @@ export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /**
- * Text a customer chose (a display name), made safe to put in a mail (issue 26, finding 10):
+ * Text a customer chose (a display name), made safe to put in a mail:
  * control characters become spaces (no forged lines), and what a mail client would turn into a
  * link is written the way security notices "defang" addresses: `://` as `[:]//` and a dot inside
  * a word as `[.]`, so `https://evil.example` reads `https[:]//evil[.]example` and links nowhere.

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Replays are sealed and bound to the credential that made them (issue 36, finding 3). Earlier
+ * Replays are sealed and bound to the credential that made them. Earlier
  * replays of a webhook's creation or rotation held its signing secret in clear: they go.
  */
 export class SealIdempotencyReplays1764000002800 implements MigrationInterface {

@@ -25,7 +25,7 @@ code { font-size: 0.95em; }
 
 /**
  * Nothing but this stylesheet may load or run: no script at all, forms post only to this origin,
- * no framing (clickjacking), no <base> that would redirect the form (issue 29).
+ * no framing (clickjacking), no <base> that would redirect the form.
  */
 export const PAGE_CSP = [
   "default-src 'none'",

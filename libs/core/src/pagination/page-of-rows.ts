@@ -28,7 +28,7 @@ export function pageOfRowsSql(source: RowsPageSource): { page: string; total: st
   const offset = `$${params.length + 2}::bigint`;
   return {
     // The inner SELECT reads only the list's index (an index-only scan where the index covers
-    // `where` and `orderBy`), so a deep OFFSET skips index entries, not rows (issue 30).
+    // `where` and `orderBy`), so a deep OFFSET skips index entries, not rows.
     page: `SELECT ${columns} FROM ${table} JOIN (SELECT id AS page_id FROM ${table} WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}) page ON page.page_id = ${table}.id ORDER BY ${orderBy}`,
     total: totalSql ?? `SELECT count(*)::int AS total FROM ${table} WHERE ${where}`,
   };

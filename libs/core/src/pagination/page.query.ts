@@ -11,7 +11,7 @@ export const toStrictInt = ({ value }: { value: unknown }): unknown =>
 
 /**
  * One message for every rule of a whole-number field: with `stopAtFirstError` class-validator
- * reports the last decorator first, so `pageSize=abc` was answered with the @Max rule (issue 42).
+ * reports the last decorator first, so `pageSize=abc` was answered with the @Max rule.
  */
 export const wholeNumberMessage = (field: string, min: number, max: number) => ({
   message: `${field} must be a whole number from ${min} to ${max}`,

@@ -9,7 +9,7 @@ const WINDOW_SECONDS = 60;
 const MAX_BLOCKED = 10_000;
 
 /**
- * Failed authentication is not free (issue 17, finding 9): every 401 and 403 counts against the
+ * Failed authentication is not free: every 401 and 403 counts against the
  * client's IP, and past RATE_LIMIT_AUTH_FAILURES_PER_MINUTE the IP is answered 429 before its
  * credential is looked up. Counts live in the rate-limit store (shared with REDIS_URL); the block
  * itself is remembered in process, so a blocked client costs no store or database round trip.

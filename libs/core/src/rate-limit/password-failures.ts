@@ -12,7 +12,7 @@ export function passwordFailureKeys(email: string, ip: string | null | undefined
 }
 
 /**
- * One failure budget for every route that checks a password (issue 26, finding 6): sign-in,
+ * One failure budget for every route that checks a password, so guesses cannot be spread over routes: sign-in,
  * password change, email change, two-factor enable and disable. Counted per account email and
  * IP (RATE_LIMIT_LOGIN_PER_MINUTE), so failing from other addresses cannot lock the owner out;
  * past RATE_LIMIT_LOGIN_EMAIL_FAILURES_PER_MINUTE for the email over all IPs, an IP that already

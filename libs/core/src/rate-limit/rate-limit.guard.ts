@@ -101,7 +101,7 @@ export class RateLimitGuard implements CanActivate {
         if (email) rules.push({ key: 'login-failed', limit: limits.loginPerMinute, windowSeconds: 60, failuresOf: { email, ip: req.ip } });
         break;
       case 'password':
-        // currentPassword is a password guess: the login budget, per account (issue 17, finding 7).
+        // currentPassword is a password guess: the login budget, per account.
         rules.push({ key: `password:${account}`, limit: limits.loginPerMinute, windowSeconds: 60 });
         break;
       case 'register':
@@ -109,12 +109,12 @@ export class RateLimitGuard implements CanActivate {
         if (email) rules.push({ key: `register:email:${email}`, limit: limits.registerPerHour, windowSeconds: 3600 });
         break;
       case 'password-reset':
-        // Per IP a short window: many people share an office's address (issue 36, finding 7); per email it stays strict.
+        // Per IP a short window: many people share an office's address; per email it stays strict.
         rules.push({ key: `reset:ip:${req.ip}`, limit: limits.passwordResetIpPerMinute, windowSeconds: 60 });
         if (email) rules.push({ key: `reset:email:${email}`, limit: limits.passwordResetPerHour, windowSeconds: 3600 });
         break;
       case 'ticket-create':
-        // Tickets opened, not attempts: a ticket refused with 400 leaves the budget as it was (issue 42).
+        // Tickets opened, not attempts: a ticket refused with 400 leaves the budget as it was.
         rules.push({ key: `ticket:${account}`, limit: limits.ticketCreatePerMinute, windowSeconds: 60, acceptedOnly: true });
         break;
       case 'presign':

@@ -7,7 +7,7 @@ type ClassOf = () => new (...args: any[]) => object;
 /**
  * A property that holds one object of `type`, validated. ValidateNested alone walks into an array
  * where the object belongs and finds nothing wrong there, so `[]` or `[[]]` reached the service and
- * answered 500 (issue 36, finding 6): here an array, a scalar or null is a 400 naming the property.
+ * answered 500: here an array, a scalar or null is a 400 naming the property.
  */
 export function IsNestedObject(type: ClassOf, options?: ValidationOptions): PropertyDecorator {
   return applyDecorators(IsObject(options), ValidateNested(options), Type(type));

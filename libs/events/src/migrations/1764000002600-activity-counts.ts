@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 30: the events list's total without counting an account's entries (100,000 and more at a
+ * The events list's total without counting an account's entries (100,000 and more at a
  * provider's size). One counter per account, action and entity type ('' for none), kept by
  * statement triggers in the writing transaction, as service_counts is; the list sums the counters
  * for every filter but entityId and since (those count the matching rows, which the filter bounds).

@@ -7,7 +7,7 @@ import { AlertsRepository } from './alerts.repository';
 import { InstanceAlertResponse } from './dto/alert.response';
 import { CreateInstanceAlertRequest } from './dto/create-alert.request';
 
-/** A VPS's metric alerts for its owner (issue 44 item 4): at most MAX_ALERTS_PER_VPS each. */
+/** A VPS's metric alerts for its owner: at most MAX_ALERTS_PER_VPS each. */
 @Injectable()
 export class AlertsService {
   constructor(

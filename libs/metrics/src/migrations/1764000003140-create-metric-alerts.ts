@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Issue 44 item 4: a VPS's metric alerts, each with its state (`ok|firing`) and when that last changed. */
+/** A VPS's metric alerts, each with its state (`ok|firing`) and when that last changed. */
 export class CreateMetricAlerts1764000003140 implements MigrationInterface {
   name = 'CreateMetricAlerts1764000003140';
 

@@ -11,7 +11,7 @@ export interface MetricsTarget {
 export type MetricsSeries = Record<string, [number, number][]>;
 
 /**
- * Where a VPS's CPU, disk and network series come from (issue 44): a Prometheus-compatible query
+ * Where a VPS's CPU, disk and network series come from: a Prometheus-compatible query
  * API in production, a simulation for the embedded default. A type the source has nothing for is
  * left out of the answer.
  */

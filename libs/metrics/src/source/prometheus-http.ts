@@ -10,7 +10,7 @@ export interface HttpAnswer {
 
 /**
  * POSTs a form and reads the whole answer within `timeoutMs`, over kept-alive connections and
- * uncompressed: node:http rather than fetch, and no gzip, halved the route's CPU (bench, issue 44).
+ * uncompressed: node:http rather than fetch, and no gzip, halved the route's CPU (bench/metrics.js).
  */
 export function postForm(url: string, form: URLSearchParams, timeoutMs: number): Promise<HttpAnswer> {
   const target = new URL(url);

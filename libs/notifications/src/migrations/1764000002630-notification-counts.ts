@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 30: the notifications list's total without counting an account's notifications (50,000
+ * The notifications list's total without counting an account's notifications (50,000
  * and more at a provider's size): one counter per account and read state, kept by statement
  * triggers in the writing transaction, as service_counts is.
  */

@@ -5,7 +5,7 @@ import type { AccountNews, NotificationsRepository } from '../notifications.repo
 const BURST_ACCOUNTS = 1_000;
 
 /**
- * Announcements fetched in bursts (issue 30): those heard in one turn of the event loop, or while
+ * Announcements fetched in bursts: those heard in one turn of the event loop, or while
  * the previous burst was fetched, go together, each account's announced notifications and unread
  * count in one statement per BURST_ACCOUNTS accounts, instead of two queries per announcement.
  * One burst at a time, so an account's counts arrive in order.

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 36, finding 2: an S3 key's secret is made by the gateway and read from its answer (sent in
+ * An S3 key's secret is made by the gateway and read from its answer (sent in
  * the Admin Ops URL, it was written to the gateway's access log), so a new key has no secret until
  * the sync has added it to the gateway.
  */

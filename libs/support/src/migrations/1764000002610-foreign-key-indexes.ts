@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 30: a deleted service sets its tickets' service_id to null, and a deleted account deletes
+ * A deleted service sets its tickets' service_id to null, and a deleted account deletes
  * its attachments; without an index on the referencing column each of those is a scan of the whole
  * table, per service (an account's cleanup deletes every service it has).
  */

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 30: the tickets list's total without counting an account's tickets (2,000 and more at a
+ * The tickets list's total without counting an account's tickets (2,000 and more at a
  * provider's size): one counter per account and status (the list's one filter), kept by statement
  * triggers in the writing transaction, as notification_counts is.
  */

@@ -50,7 +50,7 @@ export class TicketsRepository {
 
   /**
    * One page of the account's tickets, newest first: a deferred join on the list's indexes, and the
-   * total from the trigger-kept counters (issue 30), not by counting the account's tickets.
+   * total from the trigger-kept counters, not by counting the account's tickets.
    */
   page(accountId: string, status: TicketStatus | undefined, page: PageQuery): Promise<RowsPage<Ticket>> {
     const params = status ? [accountId, status] : [accountId];

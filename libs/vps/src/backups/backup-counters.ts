@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
-/** What /metrics counts of backups made by this process (issue 38): made, failed, bytes stored. */
+/** What /metrics counts of backups made by this process: made, failed, bytes stored. */
 @Injectable()
 export class BackupCounters {
   made = 0;

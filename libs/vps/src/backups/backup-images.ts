@@ -7,7 +7,7 @@ import { BackupImageJob } from './backup-image.job';
 import { BackupsService } from './backups.service';
 
 /**
- * A backup turned into a snapshot image of the account (issue 38): reserved like a snapshot (it
+ * A backup turned into a snapshot image of the account: reserved like a snapshot (it
  * counts toward SNAPSHOTS_PER_ACCOUNT and is `creating` at once), filled by BackupImageJob.
  */
 @Injectable()

@@ -15,7 +15,7 @@ export const BACKUP_LEASE_SECONDS = 60;
 export type BackupRunResult = { backupId: string; status: 'available' | 'failed'; error?: string } | { skipped: string };
 
 /**
- * One backup of one VPS (issue 38): a `running` row under a lease (core's, renewed while the copy
+ * One backup of one VPS: a `running` row under a lease (core's, renewed while the copy
  * runs), the disk copied by the compute port and streamed into the BackupStore, then the outcome
  * recorded. A process that dies leaves the row `running` with a lease that runs out: the periodic
  * sweep fails it and cleans what it left, and the next run starts afresh.

@@ -6,7 +6,7 @@ export class BackupStoreError extends Error {
 }
 
 /**
- * Where backups live, off the hypervisors (issue 38): a port like ComputeProvider. `put` streams
+ * Where backups live, off the hypervisors: a port like ComputeProvider. `put` streams
  * a disk in (never the whole disk in memory) and is all or nothing: when it rejects, nothing is
  * left under the key; a put cut short by a dying process is cleaned by `abandon`.
  */

@@ -13,7 +13,7 @@ import { BackupResponse } from './dto/backup.response';
 
 const PaginatedBackups = PaginatedResponse(BackupResponse, 'PaginatedBackups');
 
-/** A VPS's daily backups, kept off the hypervisor (issue 38); any other type of service has none (404). */
+/** A VPS's daily backups, kept off the hypervisor; any other type of service has none (404). */
 @ApiTags('Services')
 @ApiBearerAuth()
 @Controller('api/services/:id/instance/backups')

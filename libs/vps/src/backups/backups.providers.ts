@@ -16,7 +16,7 @@ import { RestoredMachines } from './restored-machines';
 
 export { BackupsController } from './backups.controller';
 
-/** Everything of the backups sub-area (issue 38), registered by VpsModule. */
+/** Everything of the backups sub-area, registered by VpsModule. */
 export const BACKUP_PROVIDERS: Provider[] = [
   backupStoreProvider,
   BackupsRepository,

@@ -37,11 +37,11 @@ export interface BackupLeftover {
   key: string;
   region: string | null;
   providerRef: string | null;
-  /** The VPS's host (issue 40), where its temporary copy lies; absent: its region's configured hypervisor. */
+  /** The VPS's host, where its temporary copy lies; absent: its region's configured hypervisor. */
   host?: HostTarget | null;
 }
 
-/** All SQL on vps_backups and vps_backup_schedules (issue 38). */
+/** All SQL on vps_backups and vps_backup_schedules. */
 @Injectable()
 export class BackupsRepository {
   constructor(private readonly dataSource: DataSource) {}

@@ -10,7 +10,7 @@ import { BackupResponse } from './dto/backup.response';
 import { BackupSettingsResponse } from './dto/backup-settings.response';
 import { BackupRow, BackupsRepository } from './backups.repository';
 
-/** A customer's backups of one VPS (issue 38): switched on and off, listed, restored. */
+/** A customer's backups of one VPS: switched on and off, listed, restored. */
 @Injectable()
 export class BackupsService {
   constructor(

@@ -9,7 +9,7 @@ export interface InstanceRef {
   region: string;
   /** The service's name, where the caller has it: for display only (the simulator's console screen). */
   name?: string;
-  /** The host placement chose (issue 40); null or absent: the region's hypervisor of the configuration. */
+  /** The host placement chose; null or absent: the region's hypervisor of the configuration. */
   host?: HostTarget | null;
 }
 
@@ -57,7 +57,7 @@ export interface GuestSeed {
   hostname: string;
   /** OpenSSH public key lines for root. */
   sshKeys: string[];
-  /** A rescue system's root password, as its SHA-512-crypt hash (issue 39); never the password itself. */
+  /** A rescue system's root password, as its SHA-512-crypt hash; never the password itself. */
   rootPasswordHash?: string;
 }
 
@@ -81,7 +81,7 @@ export interface MachineSpec {
 /** What a restore makes again if the hypervisor lost it: the install's seed, and a definition (null sizes: none on record). */
 export type RestoredMachine = { seed: GuestSeed; network: GuestNetwork | null; vcpus: number | null; memoryMb: number | null };
 
-/** A machine's root disk being read out for a backup (issue 38): a standalone qcow2, as a stream. */
+/** A machine's root disk being read out for a backup: a standalone qcow2, as a stream. */
 export interface DiskExport {
   stream: Readable;
   consistency: SnapshotConsistency;
@@ -106,7 +106,7 @@ export interface HypervisorInventory {
 }
 
 /**
- * Whose a domain is by the deployment mark it carries (issue 36): this deployment's, another's
+ * Whose a domain is by the deployment mark it carries: this deployment's, another's
  * sharing the hypervisor, or none (defined before marks, or by hand).
  */
 export type MachineMark = 'ours' | 'foreign' | 'none';
@@ -202,7 +202,7 @@ export abstract class ComputeProvider {
   }
 
   /**
-   * Sets root's password in the running guest (QEMU guest agent, issue 39). Synchronous: it has
+   * Sets root's password in the running guest (QEMU guest agent). Synchronous: it has
    * happened when this resolves. Refuses with `not_running` for a machine that is not running and
    * `guest_agent_unavailable` when the guest's agent does not answer. The password never appears
    * in an error's message or a log line.
@@ -240,7 +240,7 @@ export abstract class ComputeProvider {
   }
 
   /**
-   * Begins a rescue (issue 39): the machine boots `rescue` (the rescue image on a disk of its own,
+   * Begins a rescue: the machine boots `rescue` (the rescue image on a disk of its own,
    * with its seed) and keeps its root disk as a second disk (vdb), unmounted. Power actions then act
    * on the rescue system until unrescueMachine. A task handle, like powerAction (same key rules).
    */
@@ -259,7 +259,7 @@ export abstract class ComputeProvider {
   }
 
   /**
-   * Whether new VPSes get a machine, made by the durable provisioning job (issue 32); false for the
+   * Whether new VPSes get a machine, made by the durable provisioning job; false for the
    * simulator, whose VPSes live in the database alone.
    */
   readonly makesMachines: boolean = false;

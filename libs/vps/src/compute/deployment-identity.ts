@@ -3,7 +3,7 @@ import { AppConfig } from '@app/core';
 import { DeploymentIdentityRepository } from './deployment-identity.repository';
 
 /**
- * Which deployment this is (issue 36): LIBVIRT_DEPLOYMENT_ID, or the id its database made once, so
+ * Which deployment this is: LIBVIRT_DEPLOYMENT_ID, or the id its database made once, so
  * every replica and every restart of one deployment agree. The libvirt adapter marks the domains it
  * defines with it, and reconciliation removes only what carries it.
  */

@@ -35,7 +35,7 @@ class Slab {
  * client as one binary message, a view of the slab (no copy, no concat). A slab goes back to the
  * pool once every message in it was written to the client's socket.
  *
- * Why (issue 30, docs/performance.md): Node's default reads allocate 64 KiB per read, and the
+ * Why (docs/performance.md): Node's default reads allocate 64 KiB per read, and the
  * garbage collector tracks that memory; in the API's process, with its large heap, collecting it
  * cost more than copying the bytes, and the proxy used several times websockify's CPU per MB.
  *

@@ -9,7 +9,7 @@ import { EvacuationFailure } from './machine-evacuator';
 import { PlannedDisk, VpsEvacuationsRepository } from './vps-evacuations.repository';
 
 /**
- * What an evacuated VPS's new root disk is made from (issue 40): its latest available backup, with
+ * What an evacuated VPS's new root disk is made from: its latest available backup, with
  * a seed of the instance-id its disk was installed with (cloud-init does not run its first boot
  * again); else its image, as a rebuild would (all of the account's SSH keys, a new instance-id), and
  * the customer's data is lost. A VPS with neither cannot be evacuated (`no_image`).

@@ -10,7 +10,7 @@ import { EvacuationFailure } from './machine-evacuator';
 import { VpsEvacuationsRepository } from './vps-evacuations.repository';
 
 /**
- * The last transaction of one VPS's evacuation (issue 40). Made: the old host's share goes back,
+ * The last transaction of one VPS's evacuation. Made: the old host's share goes back,
  * the allocation, the VPS record and its SSH port lease point at the new host, the VPS shows the
  * state it had, `instance.evacuate` is recorded and the customer is told (notification and mail)
  * whether it was restored from a backup or rebuilt from its image. Failed: the room held on the

@@ -5,7 +5,7 @@ import { ServiceMail } from '../service-mail';
 import type { InstanceEvacuatedEvent } from '../vps.events';
 
 /**
- * Mails the account's owner when its VPS was evacuated from a dead host (issue 40): restored from
+ * Mails the account's owner when its VPS was evacuated from a dead host: restored from
  * the backup of a given time (what was written since is lost), or rebuilt from its image (its data
  * is lost). Sent after COMMIT through the mail queue.
  */

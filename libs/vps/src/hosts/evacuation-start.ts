@@ -24,7 +24,7 @@ export interface Claimed {
 export type Claim = { kind: 'gone' } | { kind: 'failed'; error: EvacuationFailure } | ({ kind: 'claimed' } & Claimed);
 
 /**
- * The first transaction of one VPS's evacuation (issue 40), under the service's row lock: a VPS no
+ * The first transaction of one VPS's evacuation, under the service's row lock: a VPS no
  * longer on the host is left alone (evacuated by an earlier run, or terminated); one whose
  * evacuation was under way when a run died goes on toward the same host with the same plan; else
  * room is held on another enabled host of its region and the plan (network, disk source, last

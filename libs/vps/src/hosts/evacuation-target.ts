@@ -8,7 +8,7 @@ import { sshScope } from './move-network';
 import { VpsEvacuationsRepository } from './vps-evacuations.repository';
 
 /**
- * Where an evacuated VPS goes (issue 40): an enabled host of its region ranked by PLACEMENT_POLICY,
+ * Where an evacuated VPS goes: an enabled host of its region ranked by PLACEMENT_POLICY,
  * its room held as a drained VPS's is (HostPlacement.reserveElsewhere), in the caller's transaction. In user
  * networking the VPS's forwarded SSH port is kept when the new host has it free, else it gets one
  * of that host's; the old host's lease goes when the evacuation is settled.

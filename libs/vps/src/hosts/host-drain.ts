@@ -14,7 +14,7 @@ export interface DrainLine {
 }
 
 /**
- * `host:drain` (issue 40): the host goes to `maintenance` (it takes no new VPS), then every VPS
+ * `host:drain`: the host goes to `maintenance` (it takes no new VPS), then every VPS
  * placed on it moves, one at a time, to the best other enabled host of its region; a running one
  * is stopped, moved and started again, its customer told before and after. A VPS with no room
  * elsewhere, or that cannot move now, stays and is reported. Run again, it goes on: moves still

@@ -8,7 +8,7 @@ import { StaleMachines } from './stale-machines';
 const PERIOD_SECONDS = 15;
 
 /**
- * Every 15 s, on one replica (issue 40): asks each host's hypervisor whether it answers. A host
+ * Every 15 s, on one replica: asks each host's hypervisor whether it answers. A host
  * silent for HOST_UNREACHABLE_GRACE_SECONDS is `unreachable` (its VPSes show
  * `hostReachable: false`, power actions answer 503); one that answers again goes back to the
  * state it had, and what an evacuation left on it is removed (StaleMachines).

@@ -9,7 +9,7 @@ import { rankHosts } from './placement';
 const ATTEMPTS = 10;
 
 /**
- * Chooses a new VPS's host (issue 40) and takes its capacity in the caller's transaction (the one
+ * Chooses a new VPS's host and takes its capacity in the caller's transaction (the one
  * that records the VPS): the ranking is PLACEMENT_POLICY's, the check is the database's
  * (HostsRepository.take), so a replica that lost the race tries the next host. A region with no
  * host in the table keeps its hypervisor of the configuration (null).
@@ -41,7 +41,7 @@ export class HostPlacement {
 
   /**
    * Holds room for a moving VPS on the best enabled host of its region other than its own, by the
-   * same ranking as a new VPS's (issue 40, `host:drain`); null when none has room.
+   * same ranking as a new VPS's (`host:drain`); null when none has room.
    */
   async reserveElsewhere(manager: EntityManager, region: string, need: HostNeed, fromHostId: string): Promise<HostRow | null> {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {

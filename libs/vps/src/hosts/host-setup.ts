@@ -1,7 +1,7 @@
 import type { ImageFormat } from '../images/image.types';
 
 /**
- * What `host:add` asks of the hypervisor behind a new host (issue 40): that it answers, that the
+ * What `host:add` asks of the hypervisor behind a new host: that it answers, that the
  * storage pool is there, and that every image is in it. A port like ComputeProvider: the libvirt
  * adapter does it with virsh; the simulator's hosts are rows only.
  */

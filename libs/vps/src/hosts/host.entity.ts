@@ -1,4 +1,4 @@
-/** What a host is in (issue 40): only `enabled` hosts take new VPSes; `unreachable` is set by the health check. */
+/** What a host is in: only `enabled` hosts take new VPSes; `unreachable` is set by the health check. */
 export const HOST_STATES = ['enabled', 'disabled', 'maintenance', 'unreachable'] as const;
 export type HostState = (typeof HOST_STATES)[number];
 

@@ -35,7 +35,7 @@ import { StaleMachines } from './stale-machines';
 import { VpsEvacuation } from './vps-evacuation';
 import { VpsEvacuationsRepository } from './vps-evacuations.repository';
 
-/** Many hypervisors per region (issue 40): the VpsModule's providers for hosts. */
+/** Many hypervisors per region: the VpsModule's providers for hosts. */
 export const HOSTS_PROVIDERS: Provider[] = [
   HostsRepository,
   HostsService,

@@ -16,7 +16,7 @@ const VPS_COUNT = `(SELECT count(*)::int FROM host_allocations a WHERE a.host_id
 export const HOST_OF_INSTANCE = `(SELECT json_build_object('id', h.id, 'name', h.name, 'uri', h.uri, 'vncListen', h.vnc_listen, 'state', h.state)
    FROM hosts h WHERE h.id = i.host_id) AS host`;
 
-/** All SQL on hosts and host_allocations (issue 40). */
+/** All SQL on hosts and host_allocations. */
 @Injectable()
 export class HostsRepository {
   constructor(private readonly dataSource: DataSource) {}

@@ -19,7 +19,7 @@ export interface HostListing {
   vpsCount: number;
 }
 
-/** The operator's hosts (issue 40): added after their hypervisor answered and got every image, listed, set, removed when empty. */
+/** The operator's hosts: added after their hypervisor answered and got every image, listed, set, removed when empty. */
 @Injectable()
 export class HostsService {
   private readonly logger = new Logger('Hosts');

@@ -15,7 +15,7 @@ export interface EvacuatedMachine {
 }
 
 /**
- * Makes an evacuated VPS's machine again on a new host (issue 40, `host:evacuate`), without the old
+ * Makes an evacuated VPS's machine again on a new host (`host:evacuate`), without the old
  * host, which does not answer: a root disk from the backup store or from the image, a seed, the
  * domain, started if it ran. Each try starts again from nothing on the new host (what an earlier
  * try left there is removed first), so a run that died half-way is run again. The simulator's

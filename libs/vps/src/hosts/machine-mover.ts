@@ -11,7 +11,7 @@ export interface MachinePlace {
 }
 
 /**
- * Moves a stopped VPS's machine to another host (issue 40, `service:move`, `host:drain`): its
+ * Moves a stopped VPS's machine to another host (`service:move`, `host:drain`): its
  * disks copied to the new host's pool, the domain defined there and looked at, and only then
  * undefined and its disks deleted on the old one. Each step looks before it acts, so a move that
  * failed half-way is run again to its end. The simulator's machines are rows only.

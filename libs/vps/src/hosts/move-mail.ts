@@ -8,7 +8,7 @@ type Named<N extends InstanceMoveEvent['name']> = Extract<InstanceMoveEvent, { n
 
 /**
  * Mails the account's owner before a running VPS is stopped to move to another host and after it
- * is started there (issue 40, `host:drain`). Sent after COMMIT through the mail queue.
+ * is started there (`host:drain`). Sent after COMMIT through the mail queue.
  */
 @Injectable()
 export class MoveMail {

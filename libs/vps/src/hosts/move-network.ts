@@ -9,7 +9,7 @@ import { VpsInstancesRepository } from '../vps-instances.repository';
 export const sshScope = (hostId: string): string => `ssh-port:host:${hostId}`;
 
 /**
- * A moving VPS's forwarded SSH port (user networking, issue 40): each hypervisor forwards its own
+ * A moving VPS's forwarded SSH port (user networking): each hypervisor forwards its own
  * ports (leases scoped `ssh-port:host:<id>`), so the move leases one on the new host, the same
  * number when it is free there; the old host's goes when the move settles, the new one's when it
  * is rolled back. Bridged VPSes keep their addresses: nothing to do.

@@ -8,7 +8,7 @@ import { MoveNetwork } from './move-network';
 import { MoveWork, VpsMovesRepository } from './vps-moves.repository';
 
 /**
- * What the database records of a move's steps (issue 40), each in one transaction: the machine is
+ * What the database records of a move's steps, each in one transaction: the machine is
  * on the new host (`settle`: the old host's share and SSH port go, the VPS points at the new one),
  * the move is done, or it ends otherwise: rolled back (the room and port held on the new host go
  * back, the VPS stopped on the old one) or failed where it is (stopped on the new host).

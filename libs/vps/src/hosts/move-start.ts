@@ -17,7 +17,7 @@ export interface MoveBegun {
 }
 
 /**
- * Begins a move (issue 40) in one transaction under the service's row lock: the room is held on
+ * Begins a move in one transaction under the service's row lock: the room is held on
  * the new host (the one named, or the best other enabled host of the region by placement's
  * ranking), the SSH port leased there, the VPS shows `provisioning` (power actions answer 409),
  * and the move's record and job are written. A running VPS (`stopRunning`) is stopped by the job;

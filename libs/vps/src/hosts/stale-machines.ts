@@ -4,10 +4,10 @@ import type { HostState } from './host.entity';
 import { VpsEvacuationsRepository } from './vps-evacuations.repository';
 
 /**
- * What an evacuation left on the old host (issue 40): it did not answer then, so the domain and
+ * What an evacuation left on the old host: it did not answer then, so the domain and
  * disks of each VPS made again elsewhere are still there. As soon as it answers (the health check,
  * every pass until done) they are powered off and removed, never started: the VPS records another
- * host, so nothing of the API starts a domain there. Another deployment's domain stays (issue 36).
+ * host, so nothing of the API starts a domain there. Another deployment's domain stays (deployments may share a host).
  */
 @Injectable()
 export class StaleMachines {

@@ -22,7 +22,7 @@ export interface EvacuationLine {
 const FORCIBLE = ['maintenance', 'disabled'];
 
 /**
- * The operator's `host:evacuate` (issue 40): every VPS still recorded on a dead host is made again
+ * The operator's `host:evacuate`: every VPS still recorded on a dead host is made again
  * on another host of its region, from its latest backup or, without one, from its image, one after
  * the other; the dead host is never asked anything. A VPS that cannot be (no room, no image, the
  * store cannot give its backup) stays recorded where it was and is tried again by the next run; one

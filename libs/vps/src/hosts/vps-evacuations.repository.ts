@@ -35,7 +35,7 @@ export interface LatestBackup {
 
 const ROW = `id, service_id AS "serviceId", to_host_id AS "toHostId", status, backup_id AS "backupId", plan`;
 
-/** All SQL of `host:evacuate` (issue 40): vps_evacuations, and what it reads and moves of a VPS. */
+/** All SQL of `host:evacuate`: vps_evacuations, and what it reads and moves of a VPS. */
 @Injectable()
 export class VpsEvacuationsRepository {
   constructor(private readonly dataSource: DataSource) {}

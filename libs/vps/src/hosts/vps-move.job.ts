@@ -18,7 +18,7 @@ const RESUME_PERIOD_SECONDS = 15;
 const IDLE_SECONDS = 600;
 
 /**
- * A move of a VPS between hosts as a durable job (issue 40): queued in the transaction that held
+ * A move of a VPS between hosts as a durable job: queued in the transaction that held
  * the room, run under the move record's lease, retried with backoff (COMPUTE_RETRY_ATTEMPTS tries)
  * and resumed by another process when the one working on it died (a periodic scan re-queues a move
  * whose lease ran out). Every step looks before it acts, so a resumed move goes on where the last

@@ -44,7 +44,7 @@ export interface MoveRecord {
 
 const RECORD = `m.id, m.service_id AS "serviceId", m.from_host AS "fromHost", m.to_host AS "toHost", m.status, m.last_error AS "lastError"`;
 
-/** All SQL on vps_moves: the durable record of each move of a VPS between hosts (issue 40). */
+/** All SQL on vps_moves: the durable record of each move of a VPS between hosts. */
 @Injectable()
 export class VpsMovesRepository implements LeaseStore<string, MoveWork> {
   constructor(private readonly dataSource: DataSource) {}

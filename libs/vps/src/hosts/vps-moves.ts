@@ -12,7 +12,7 @@ export interface MoveDone {
 }
 
 /**
- * The operator's moves of a VPS to another host of its region (issue 40): `service:move` and each
+ * The operator's moves of a VPS to another host of its region: `service:move` and each
  * VPS of a `host:drain`. The move is begun in one transaction (MoveStart: room held, record and
  * job written) and driven by its durable job (VpsMoveJob); the command runs that job in its own
  * process and waits for the record's end. A crash of the command leaves the record to the job.

@@ -31,7 +31,7 @@ export interface NewImage {
   minDiskGb: number;
   format: ImageFormat;
   sizeBytes: number;
-  /** An image the rescue mode may boot (`image:add --rescue`, issue 39). */
+  /** An image the rescue mode may boot (`image:add --rescue`). */
   rescue?: boolean;
 }
 
@@ -40,7 +40,7 @@ export interface NewImage {
 export class ImagesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** What an account sees; a system image still uploading cannot be installed yet (issue 36, finding 7). */
+  /** What an account sees; a system image still uploading cannot be installed yet. */
   pageForAccount(accountId: string, rescueSlug: string | null, query: PageQuery): Promise<RowsPage<ImageRow>> {
     return pageOfRows(this.dataSource, { table: 'images', columns: COLUMNS, where: VISIBLE, params: [accountId, rescueSlug] }, query);
   }
@@ -140,7 +140,7 @@ export class ImagesRepository {
   }
 
   /**
-   * The rescue system (issue 39): the available system image of that slug (RESCUE_IMAGE), or without
+   * The rescue system: the available system image of that slug (RESCUE_IMAGE), or without
    * one the newest marked `rescue`. Read FOR SHARE, as an image a rebuild chose.
    */
   findRescue(manager: EntityManager, slug: string | undefined): Promise<ImageRow | null> {
@@ -183,7 +183,7 @@ export class ImagesRepository {
     );
   }
 
-  /** Every available image's disk, system images and snapshots alike (issue 40: a new host gets them all). */
+  /** Every available image's disk, system images and snapshots alike (a new host gets them all). */
   disks(): Promise<{ id: string; format: ImageFormat }[]> {
     return sqlRows(this.dataSource, `SELECT id, format FROM images WHERE status = 'available' ORDER BY created_at`);
   }

@@ -28,7 +28,7 @@ export interface AddImage {
   file: string;
   /** Default: the image's own disk size, rounded up to whole GiB. */
   minDiskGb?: number;
-  /** The rescue mode may boot it (issue 39). */
+  /** The rescue mode may boot it. */
   rescue?: boolean;
 }
 

@@ -6,7 +6,7 @@ import { imageVolume } from '../compute/libvirt/volume-names';
 import { Virsh } from '../compute/libvirt/virsh';
 import { HostDirectory, LibvirtConnections } from '../compute/libvirt/libvirt-connections';
 
-/** Images as volumes `img-<image id>` in LIBVIRT_STORAGE_POOL of every hypervisor: the configuration's and every enabled host's (issue 40). */
+/** Images as volumes `img-<image id>` in LIBVIRT_STORAGE_POOL of every hypervisor: the configuration's and every enabled host's. */
 export class LibvirtImageStore extends ImageStore {
   private readonly pool: StoragePool;
   private readonly connections: LibvirtConnections;

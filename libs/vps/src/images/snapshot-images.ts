@@ -5,7 +5,7 @@ import { ImageStore } from './image-store';
 import type { ImageRow } from './image.types';
 import { ImagesRepository } from './images.repository';
 
-/** A snapshot's image row from its request to its action's end (issue 38). */
+/** A snapshot's image row from its request to its action's end. */
 @Injectable()
 export class SnapshotImages {
   private readonly logger = new Logger('Snapshots');

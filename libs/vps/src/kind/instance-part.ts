@@ -4,12 +4,12 @@ import type { InstanceRow } from '../vps-instances.repository';
 
 /**
  * A VPS's `instance` in the service response. A terminated one shows no address: its address or
- * port went back to the pool and may be another customer's machine by now (issue 36, finding 7).
+ * port went back to the pool and may be another customer's machine by now.
  */
 export function instancePart(row: Omit<InstanceRow, 'id'>): InstanceSummaryResponse {
   const powerState = publicPowerState(row.powerState);
   const region = row.region ?? '';
-  // Issue 40: shown only while the host does not answer, so a VPS's usual shape is unchanged.
+  // Shown only while the host does not answer, so a VPS's usual shape is unchanged.
   const unreachable = row.hostReachable === false && !row.terminated ? { hostReachable: false as const } : {};
   const rescue = !!row.rescue && !row.terminated;
   if (row.terminated) return { powerState, ipv4: null, ipv6: null, region, ssh: null, rescue };

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The credential a console token was issued to (issue 26, finding 3): the token is refused, and the
+ * The credential a console token was issued to: the token is refused, and the
  * connection it became is closed, once that session ends or that API key is revoked or expires.
  * Tokens issued before this column existed have none and are refused (they live 60 seconds).
  */

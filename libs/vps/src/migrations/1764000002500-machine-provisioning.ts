@@ -4,7 +4,7 @@ const OLD_STATES = `'running', 'stopped', 'starting', 'stopping'`;
 const NEW_STATES = `'running', 'stopped', 'starting', 'stopping', 'provisioning', 'error'`;
 
 /**
- * Issue 32: a VPS's machine is made by a durable job (`vps_provisioning`: what to make, a lease so
+ * A VPS's machine is made by a durable job (`vps_provisioning`: what to make, a lease so
  * one process works on it at a time, attempts and the last error), the VPS shows `provisioning`
  * until it ends and `error` when it failed for good or its machine vanished; reconciliation
  * remembers when it first saw each `svc-` domain or volume of no live service (`hypervisor_orphans`).

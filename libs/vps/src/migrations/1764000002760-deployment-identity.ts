@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 36: one row, this deployment's id, marked on every domain it defines so that two
+ * One row, this deployment's id, marked on every domain it defines so that two
  * deployments sharing a hypervisor each remove only their own orphans. Written at first use, not
  * here, so databases copied from one migrated template (tests, a fresh staging) get ids of their own.
  */

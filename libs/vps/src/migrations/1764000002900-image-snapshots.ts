@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Snapshots (issue 38): an image of one account, made from a VPS's disk. System images keep
+ * Snapshots: an image of one account, made from a VPS's disk. System images keep
  * account_id NULL; a snapshot is `creating` until its action ends. The snapshot action records
  * what it made (`result`: the consistency the hypervisor reached), the simulator a size per task.
  */

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Backups (issue 38 part 2): a VPS's daily copy of its disk, kept in an object store off the
+ * Backups: a VPS's daily copy of its disk, kept in an object store off the
  * hypervisor. `vps_backup_schedules` holds the VPSes with backups enabled and when each is next
  * due; `vps_backups` one row per copy, `running` until its upload ends (at most one per VPS),
  * `heartbeat_at` moved by each part uploaded so a copy whose process died is seen and failed.

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Rescue mode (issue 39): a row per VPS booted from the rescue system, until it boots its own disk
+ * Rescue mode: a row per VPS booted from the rescue system, until it boots its own disk
  * again (the customer's unrescue, or by itself at ends_at); the operator's rescue images; the two
  * actions. The rescue's root password is stored nowhere: the action keeps only its SHA-512-crypt hash.
  */

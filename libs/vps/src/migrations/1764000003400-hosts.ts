@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 40: many hypervisors per region. `hosts` holds each with its capacity and what is taken of
+ * Many hypervisors per region. `hosts` holds each with its capacity and what is taken of
  * it; the CHECKs are the last word on overcommit (placement's conditional UPDATE takes capacity
  * in the transaction that records the VPS). `host_allocations` is what each VPS took, given back
  * once (its row deleted) when the VPS is terminated. A VPS without a host (host_id NULL) runs on

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 40: the durable record of each move of a VPS between hosts (`service:move`, `host:drain`),
+ * The durable record of each move of a VPS between hosts (`service:move`, `host:drain`),
  * written in the transaction that holds the room on the new host and worked by the `vps-move`
  * job under its lease, so a move a dead process left is resumed or, once its attempts are spent,
  * rolled back. One running move per VPS. The host names stay readable after a host is removed.

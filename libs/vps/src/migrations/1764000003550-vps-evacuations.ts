@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 40, a host that dies: one row per VPS the operator's `host:evacuate` took off a host. It
+ * A host that dies: one row per VPS the operator's `host:evacuate` took off a host. It
  * says where the VPS went and how (`restored` from a backup, `rebuilt` from its image, `failed`), so
  * a second run goes on where the first stopped, and whether the old host's stale domain and disks
  * were removed once it answered again (`stale_removed_at`).

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Backups of a deleted account (issue 38): deleting an account deletes its services' backup rows
+ * Backups of a deleted account: deleting an account deletes its services' backup rows
  * by cascade, in the database alone, and the object each named would stay in the bucket with no
  * row left to find it. A statement trigger keeps the key of every backup row deleted; the backups
  * pass deletes those objects and forgets the keys. The pass's own deletes (an object already gone)

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * A finished rescue's root password hash is dropped when the action ends (issue 50); this drops it
+ * A finished rescue's root password hash is dropped when the action ends; this drops it
  * from the rescues that ended before. A running one keeps it: its seed may still have to be written.
  */
 export class RescuePasswordHash1764000003700 implements MigrationInterface {

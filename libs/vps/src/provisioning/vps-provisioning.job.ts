@@ -16,7 +16,7 @@ const MAX_RETRY_DELAY_MS = 60_000;
 export type ProvisionRun = 'finished' | 'busy';
 
 /**
- * Makes a VPS's machine as a durable job (issue 32): queued in the transaction that wrote the VPS,
+ * Makes a VPS's machine as a durable job: queued in the transaction that wrote the VPS,
  * retried with backoff while the hypervisor fails or cannot be reached (COMPUTE_RETRY_ATTEMPTS
  * tries), resumed by another process when the one working on it dies (see ProvisioningResumeJob).
  * The adapter's steps look before they act, so a repeat adopts what an earlier try made. When it

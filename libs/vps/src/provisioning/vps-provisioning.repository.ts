@@ -25,7 +25,7 @@ export interface ProvisioningState {
   lastError: string | null;
 }
 
-/** All SQL on vps_provisioning: the durable record of each VPS's machine being made (issue 32). */
+/** All SQL on vps_provisioning: the durable record of each VPS's machine being made. */
 @Injectable()
 export class VpsProvisioningRepository implements LeaseStore<string, ProvisioningWork> {
   constructor(private readonly dataSource: DataSource) {}

@@ -20,9 +20,9 @@ export interface ReconcileReport {
 }
 
 /**
- * Compares each hypervisor with the database (issue 32), one replica at a time: domains and
+ * Compares each hypervisor with the database, one replica at a time: domains and
  * volumes named `svc-...` that no live VPS owns and that are this deployment's (OrphanClaims:
- * another deployment may share the hypervisor, issue 36) are logged, counted for /metrics and
+ * another deployment may share the hypervisor) are logged, counted for /metrics and
  * removed once they have been seen for LIBVIRT_ORPHAN_GRACE_SECONDS (a name without the prefix is
  * never looked at; one of no deployment's is logged once and left); a live VPS whose machine is
  * gone shows `error` and its customer is told. Power

@@ -14,7 +14,7 @@ type Claim = 'own' | 'foreign' | 'unmarked';
 const DOMAIN_OF_VOLUME = /^svc-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
 /**
- * Which `svc-` names no live VPS owns are this deployment's own (issue 36): several deployments
+ * Which `svc-` names no live VPS owns are this deployment's own: several deployments
  * may share a hypervisor. A domain is when its deployment mark is ours, or, carrying no mark
  * (defined before marks), when the service in its name is one of this database's. A volume goes
  * with its domain while that is there, else the service in its name decides. Another deployment's

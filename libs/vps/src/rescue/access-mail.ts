@@ -7,7 +7,7 @@ import type { InstanceAccessEvent } from '../vps.events';
 type Named<N extends InstanceAccessEvent['name']> = Extract<InstanceAccessEvent, { name: N }>;
 
 /**
- * Mails the account's owner when someone gets a way into one of its VPSes (issue 39, item 3): a
+ * Mails the account's owner when someone gets a way into one of its VPSes: a
  * rescue begins or ends, root's password is reset. Sent after COMMIT through the mail queue, so
  * the request never waits for the mail server. No password is ever in a mail.
  */

@@ -23,7 +23,7 @@ export interface RescueBegun {
 }
 
 /**
- * The decisions and writes of rescue and unrescue (issue 39), inside the caller's transaction that
+ * The decisions and writes of rescue and unrescue, inside the caller's transaction that
  * holds the service row lock: the action with what it boots, the rescue's row, the power state, the
  * activity entry. Root's password is made here and leaves only in the answer: the action keeps its
  * SHA-512-crypt hash for the seed, and no log line, activity entry or webhook has it.

@@ -14,7 +14,7 @@ import { LockedVps, RescueStart } from './rescue-start';
 import { VpsRescuesRepository } from './vps-rescues.repository';
 
 /**
- * Rescue mode (issue 39): POST .../instance/rescue and .../unrescue, and the end of rescues that ran
+ * Rescue mode: POST .../instance/rescue and .../unrescue, and the end of rescues that ran
  * out (RescueExpiryJob). Like the power actions: decided under the service row lock, driven by the
  * action's job, which is woken after COMMIT.
  */

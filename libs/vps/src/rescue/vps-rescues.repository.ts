@@ -12,7 +12,7 @@ export interface RescueRow {
 
 const COLUMNS = `service_id, image_id, action_id, ${isoText('started_at')} AS started_at, ${isoText('ends_at')} AS ends_at`;
 
-/** All SQL on vps_rescues: a row while a VPS is (being) booted from the rescue system (issue 39). */
+/** All SQL on vps_rescues: a row while a VPS is (being) booted from the rescue system. */
 @Injectable()
 export class VpsRescuesRepository {
   constructor(private readonly dataSource: DataSource) {}

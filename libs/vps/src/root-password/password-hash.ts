@@ -24,8 +24,8 @@ const stretch = (block: Buffer, length: number): Buffer =>
 
 /**
  * The SHA-512-crypt hash (`$6$salt$...`, crypt(3) and /etc/shadow) of a password, so a rescue
- * system's root password reaches cloud-init (`chpasswd`) without ever being stored or sent in clear
- * (issue 39). Node has no crypt(3); this follows the specification and is checked against its test vectors.
+ * system's root password reaches cloud-init (`chpasswd`) without ever being stored or sent in clear.
+ * Node has no crypt(3); this follows the specification and is checked against its test vectors.
  */
 export function sha512Crypt(password: string, salt = randomSalt()): string {
   const p = Buffer.from(password, 'utf8');

@@ -9,7 +9,7 @@ import type { InstanceAccessEvent } from '../vps.events';
 import { rootPassword } from './root-password';
 
 /**
- * Root password reset (issue 39, item 2): a password made here, set in the running guest by its
+ * Root password reset: a password made here, set in the running guest by its
  * QEMU guest agent, returned once. It is stored nowhere, logged nowhere, and the activity entry
  * (and so its webhook) says only that it happened.
  */
@@ -43,7 +43,7 @@ export class RootPasswordService {
         entity: { type: 'service', id: serviceId },
         details: { user: 'root' },
       });
-      // The customer is told and mailed (issue 39, item 3); never the password.
+      // The customer is told and mailed; never the password.
       publish(
         domainEvent<InstanceAccessEvent>('instance.password_reset', accountId, { serviceId, serviceName: vps.ref.name ?? serviceId }),
       );

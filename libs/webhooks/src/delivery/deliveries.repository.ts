@@ -60,7 +60,7 @@ export class DeliveriesRepository {
         columns: DELIVERY_COLUMNS,
         where: 'endpoint_id = $1',
         params: [endpointId],
-        // The total from the trigger-kept counter (issue 30), not by counting the endpoint's deliveries.
+        // The total from the trigger-kept counter, not by counting the endpoint's deliveries.
         totalSql: 'SELECT coalesce(sum(n), 0)::int AS total FROM webhook_delivery_counts WHERE endpoint_id = $1',
       },
       query,
@@ -79,7 +79,7 @@ export class DeliveriesRepository {
     return sqlFirst<DeliveryRow>(this.dataSource, `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1`, [id]);
   }
 
-  /** Worker side, unscoped: the endpoint a delivery goes to (for jobs queued before issue 30, which name only the delivery). */
+  /** Worker side, unscoped: the endpoint a delivery goes to (for jobs an older version queued, which name only the delivery). */
   async endpointOf(id: string): Promise<string | null> {
     const row = await sqlFirst<{ endpoint_id: string }>(this.dataSource, `SELECT endpoint_id FROM webhook_deliveries WHERE id = $1`, [id]);
     return row?.endpoint_id ?? null;

@@ -18,7 +18,7 @@ export class DeliveryFanOut implements OnModuleInit {
   onModuleInit(): void {
     this.activity.onRecorded(async (manager, entry) => {
       // A reset through the mailed link takes the account back: endpoints someone else may have
-      // added stop first, so not even the reset itself reaches them (issue 26, finding 5).
+      // added stop first, so not even the reset itself reaches them.
       if (entry.action === 'auth.password_reset') await this.webhooks.disableAllIn(manager, entry.accountId, 'password_reset');
       await this.fanOut(manager, entry);
     });

@@ -13,10 +13,10 @@ const JOB_OPTIONS: JobOptions = { retryLimit: 3, retryDelaySeconds: 5, retryBack
  * after): the job sees that the endpoint's lease holder, or this process, drains its due deliveries.
  */
 export interface DeliveryJob {
-  /** Absent in jobs queued before issue 30: the delivery names it. */
+  /** Absent in jobs an older version queued: the delivery names it. */
   endpointId?: string;
   deliveryId?: string;
-  /** Attempts made before this one (what a process of the version before issue 30 reads). */
+  /** Attempts made before this one (what a process of an older version reads). */
   attempt?: number;
   /** The holder whose session this job looks after: if the holder died, the job takes over its endpoint. */
   watchdog?: string;

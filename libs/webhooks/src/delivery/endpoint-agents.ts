@@ -7,7 +7,7 @@ const MAX_AGENTS = 256;
 const IDLE_MS = 4_000;
 
 /**
- * One keep-alive agent per endpoint URL and checked address (issue 43): the next attempt to an
+ * One keep-alive agent per endpoint URL and checked address: the next attempt to an
  * endpoint reuses the connection of the last, instead of a TCP (and TLS) handshake each time. An
  * agent only ever connects to the address it was made for, so the pinned address check holds.
  */

@@ -24,7 +24,7 @@ interface Drain {
 }
 
 /**
- * The endpoints this process is delivering to, each drained by its lease holder (issue 30, item 4).
+ * The endpoints this process is delivering to, each drained by its lease holder.
  *
  * A job says "the endpoint has something due". The process that takes the endpoint's lease sends
  * its due deliveries one at a time, oldest first, each claim renewing the lease, until none is due;
@@ -61,7 +61,7 @@ export class EndpointDrains implements BeforeApplicationShutdown {
 
   /**
    * The endpoint has something due (or, with `watchdog`, the session of that holder needs looking
-   * after). 'retry': the lease is held by a process of the version before issue 30, which does not
+   * after). 'retry': the lease is held by a process of an older version, which does not
    * read pokes; the job comes back a second later, as it did then.
    */
   async poke(endpointId: string, watchdog?: string): Promise<'retry' | void> {

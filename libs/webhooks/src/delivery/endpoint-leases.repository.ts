@@ -28,7 +28,7 @@ export interface Claim {
   renewedAt: number;
 }
 
-/** What a poke found: the lease taken, or held by another holder (null: a process of the version before issue 30). */
+/** What a poke found: the lease taken, or held by another holder (null: a process of an older version, whose leases name no holder). */
 export type Taken = { leased: true; endpoint: EndpointRow } | { leased: false; holder: string | null; until: Date };
 
 const LEASE = `make_interval(secs => ${LEASE_SECONDS})`;
@@ -59,7 +59,7 @@ FROM ep LEFT JOIN next ON true, (SELECT set_config('synchronous_commit', 'off', 
 ORDER BY next.due_at, next.created_at, next.id`;
 
 /**
- * The single attempt in flight per endpoint (issue 30, item 4): a lease on the endpoint's row,
+ * The single attempt in flight per endpoint: a lease on the endpoint's row,
  * named by its holder, renewed with every claim, and a poke that keeps the holder from letting go
  * while a job it made unnecessary may have seen it busy. Every statement that decides on the lease
  * is an UPDATE of that one row, so they happen one after another.

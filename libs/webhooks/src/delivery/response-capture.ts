@@ -1,4 +1,4 @@
-/** What an attempt keeps of the receiver's answer (issue 29, item 5), as Stripe and GitHub show it. */
+/** What an attempt keeps of the receiver's answer, as Stripe and GitHub show it. */
 export const BODY_EXCERPT_BYTES = 4 * 1024;
 export const HEADERS_CAP_BYTES = 8 * 1024;
 

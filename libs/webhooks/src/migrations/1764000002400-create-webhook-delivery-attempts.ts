@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Every attempt of a delivery (issue 29, item 5): the deliveries row keeps only the last one. */
+/** Every attempt of a delivery: the deliveries row keeps only the last one. */
 export class CreateWebhookDeliveryAttempts1764000002400 implements MigrationInterface {
   name = 'CreateWebhookDeliveryAttempts1764000002400';
 

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 30: the deliveries list's total without counting an endpoint's deliveries (10,000 and more
+ * The deliveries list's total without counting an endpoint's deliveries (10,000 and more
  * at a provider's size): one counter per endpoint (the list has no filter), kept by statement
  * triggers in the writing transaction, as notification_counts is. A delivery never changes
  * endpoint, so inserts and deletes (the retention purge, an endpoint's deletion) are all it counts;

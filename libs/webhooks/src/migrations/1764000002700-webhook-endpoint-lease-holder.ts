@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 30, item 4: the endpoint's lease names its holder (so only the holder renews or ends it) and
+ * The endpoint's lease names its holder (so only the holder renews or ends it) and
  * carries a poke (a job found it held, so the holder looks again before letting go); the pending
  * deliveries of an endpoint are found by the index, in the order they are claimed.
  */

@@ -10,7 +10,7 @@ const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPmfroQ5X/hvzDUHLkJAwYtggu3T3Ai
 const CLOUD_INIT = '/usr/bin/cloud-init';
 /**
  * Key comments cloud-init's YAML reader refused (C1 controls, U+FFFE, U+FFFF) or read back changed
- * (NEL, line separators, lone surrogates) when the writer relied on JSON.stringify (issue 36, finding 5).
+ * (NEL, line separators, lone surrogates) when the writer relied on JSON.stringify.
  */
 const HOSTILE_COMMENTS = [
   ...['\x80', '\x85', '\x9b', '\x9f', '\ufffe', '\uffff', '\ufeff', '\u2028', '\u2029', '\ufdd0', '\u{1fffe}', '\u{10ffff}'],

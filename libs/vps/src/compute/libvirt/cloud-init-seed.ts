@@ -10,7 +10,7 @@ export interface SeedFiles {
 /**
  * A YAML double-quoted scalar of printable ASCII, every other character escaped, so nothing a name or
  * key holds can break out, and nothing makes cloud-init refuse the whole file (its reader refuses raw
- * C1 controls and U+FFFE, and folds a raw NEL; issue 36, finding 5). Above U+FFFF the escape is
+ * C1 controls and U+FFFE, and folds a raw NEL). Above U+FFFF the escape is
  * `\UXXXXXXXX`: YAML has no surrogate pairs. A lone surrogate, which UTF-8 cannot carry, is U+FFFD,
  * as the database stores it.
  */

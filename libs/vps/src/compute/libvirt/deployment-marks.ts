@@ -7,7 +7,7 @@ import { NO_METADATA, Virsh } from './virsh';
 export const FOREIGN_MACHINE = 'foreign_machine';
 
 /**
- * The deployment mark in a domain's <metadata> (issue 36): every domain this adapter defines
+ * The deployment mark in a domain's <metadata>: every domain this adapter defines
  * carries its deployment's id, so another deployment on the same hypervisor can tell it is not
  * its own. Domains defined before marks, or by hand, carry none.
  */

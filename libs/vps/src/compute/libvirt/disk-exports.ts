@@ -29,7 +29,7 @@ const READ_CHUNK_BYTES = 1024 * 1024;
 export type DiskTransfer = 'auto' | 'stream';
 
 /**
- * Backups of a VPS's root disk (issue 38), with virsh alone: the disk is copied as a
+ * Backups of a VPS's root disk, with virsh alone: the disk is copied as a
  * snapshot is (push-mode backup job, filesystems frozen through the agent; a stopped one by
  * vol-create-from) into a temporary standalone volume `img-<backup id>`, streamed out with
  * `virsh vol-download` and removed after. A restore streams it back in (libvirt-restore.ts).

@@ -66,7 +66,7 @@ export const TEMPLATE_PLACEHOLDERS = [
 /** Placeholders replaced by whole elements (written by us, not escaped). */
 const ELEMENT_PLACEHOLDERS = new Set(['disks', 'network', 'qemuCommandline']);
 const QEMU_NS = 'http://libvirt.org/schemas/domain/qemu/1.0';
-/** The namespace of the deployment mark in a domain's <metadata> (issue 36); never fetched. */
+/** The namespace of the deployment mark in a domain's <metadata>; never fetched. */
 export const DEPLOYMENT_NS = 'https://hosting-account-api.invalid/libvirt/deployment/1';
 
 /** Problems that make a template unusable (checked at boot), empty when it is fine. */

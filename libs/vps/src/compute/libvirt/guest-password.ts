@@ -7,7 +7,7 @@ import type { Virsh } from './virsh';
 const AGENT_TIMEOUT_MS = 15_000;
 
 /**
- * The guest agent's guest-set-user-password (issue 39). The password is an argument of virsh (libvirt
+ * The guest agent's guest-set-user-password. The password is an argument of virsh (libvirt
  * has no other way in), so it is in the API host's process list for the call's duration; it is kept
  * out of every log line and error message (Virsh's `secrets`).
  */

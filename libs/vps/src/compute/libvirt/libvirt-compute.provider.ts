@@ -48,7 +48,7 @@ const POLL_MS = 500;
  * VPSes as libvirt domains named `svc-<service id>`, driven with virsh (docs/compute-provider.md).
  * Power actions are tasks followed by polling (power-task.ts). Every domain
  * it defines carries the deployment's mark; one marked by another deployment is never adopted,
- * rebuilt or removed from here (issue 36).
+ * rebuilt or removed from here.
  */
 export class LibvirtComputeProvider extends ComputeProvider {
   override readonly observesExternalChanges = true;
@@ -214,7 +214,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     return encodeSnapshotTask(await this.snapshots.begin(instance, domain, imageId));
   }
 
-  /** Backups (issue 38): disk-exports.ts; restores: libvirt-restore.ts. */
+  /** Backups: disk-exports.ts; restores: libvirt-restore.ts. */
   override exportDisk(instance: InstanceRef, exportId: string): Promise<DiskExport> {
     return this.exports.export(instance, exportId);
   }
@@ -231,7 +231,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     return this.restores.restore(instance, open, sizeBytes, machine);
   }
 
-  /** Issue 39: guest-password.ts (the QEMU guest agent) and rescue-domain.ts. */
+  /** Root password and rescue: guest-password.ts (the QEMU guest agent) and rescue-domain.ts. */
   override setRootPassword(instance: InstanceRef, password: string): Promise<void> {
     return setGuestRootPassword(this.virsh, this.domains, this.marks, instance, password);
   }

@@ -2,13 +2,13 @@ import type { LibvirtConfig } from '@app/core';
 import type { InstanceRef } from '../compute-provider';
 import type { HostState } from '../../hosts/host.entity';
 
-/** Where hosts are listed (issue 40): the hosts table, or none. */
+/** Where hosts are listed: the hosts table, or none. */
 export interface HostDirectory {
   uris(states?: readonly HostState[]): Promise<string[]>;
 }
 
 /**
- * Which libvirt connection serves a VPS (issue 40), in one place so that every operation inherits
+ * Which libvirt connection serves a VPS, in one place so that every operation inherits
  * it: the host placement recorded for the VPS (InstanceRef.host), else its region's hypervisor of
  * LIBVIRT_REGION_URIS, else LIBVIRT_URI (the hosts declared by configuration, one per region).
  */

@@ -17,7 +17,7 @@ import { imageVolume, rootVolumeOf, seedVolumeOf } from './volume-names';
 import { withXmlFile } from './xml-file';
 
 /**
- * An evacuated VPS's machine made again on its new host (issue 40), with nothing asked of the old
+ * An evacuated VPS's machine made again on its new host, with nothing asked of the old
  * one: the root volume is the backup streamed from the store (`vol-upload`, as a restore does) or a
  * new overlay on the image (as a rebuild does), the seed is written, and the domain is defined from
  * the template with this deployment's mark and started if the VPS ran. Whatever an earlier try

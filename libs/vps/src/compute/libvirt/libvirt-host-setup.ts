@@ -15,7 +15,7 @@ const ANSWER_TIMEOUT_MS = 10_000;
 const COPY_TIMEOUT_MS = 60 * 60_000;
 
 /**
- * A new host's hypervisor (issue 40), with virsh: it answers, LIBVIRT_STORAGE_POOL is made there,
+ * A new host's hypervisor, with virsh: it answers, LIBVIRT_STORAGE_POOL is made there,
  * and each image volume it lacks is copied from a hypervisor that has it (downloaded to the API
  * host, uploaded to the new one: hosts need not reach each other).
  */

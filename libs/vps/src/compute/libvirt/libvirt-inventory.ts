@@ -8,7 +8,7 @@ import { Virsh } from './virsh';
 const isNotFound = (err: unknown) => err instanceof ComputeProviderError && err.code === 'not_found';
 
 /**
- * What reconciliation sees of each hypervisor (issue 32): its `svc-` domains with their states and
+ * What reconciliation sees of each hypervisor: its `svc-` domains with their states and
  * the `svc-` volumes of LIBVIRT_STORAGE_POOL, and the removal of one of them. A hypervisor named by
  * its connection URI; one whose list fails is left out (nothing can be concluded from silence).
  * Which of them are this deployment's is the reconciler's call; a domain marked by another

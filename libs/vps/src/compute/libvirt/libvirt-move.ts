@@ -18,7 +18,7 @@ const COPY_TIMEOUT_MS = 60 * 60_000;
 const isNotFound = (err: unknown) => err instanceof ComputeProviderError && err.code === 'not_found';
 
 /**
- * A cold move between two libvirt hosts (issue 40) that need not reach each other: the root disk
+ * A cold move between two libvirt hosts that need not reach each other: the root disk
  * is flattened on the old host (no backing file: the image's path may differ on the new one),
  * downloaded to the API host and uploaded with the seed; the domain's inactive XML (its UUID,
  * deployment mark and VNC password kept) is defined on the new host and looked at; only then is

@@ -174,7 +174,7 @@ describe('virsh output and errors', () => {
     expect(err('', { code: 'ENOENT' })).toMatchObject({ code: 'hypervisor_unavailable', retryable: true });
     expect(err("error: failed to get domain 'svc-x'")).toMatchObject({ code: 'not_found', retryable: false });
     expect(err('error: metadata not found: Requested metadata element is not present')).toMatchObject({ code: 'no_metadata' });
-    // Issue 42: which thing is missing, in our own names only.
+    // Which thing is missing, in our own names only.
     const image = '3b593bbb-1f0e-4c6a-9d52-0a8b7c6d5e4f';
     expect(
       err(

@@ -12,7 +12,7 @@ export const STEP_RETRIES: RetryPolicy = { attempts: 3, delayMs: 1000 };
  * Runs one libvirt step that changes something. When virsh gives up without an answer (a timeout,
  * a dropped connection: retryable), libvirtd may still have done it, so before acting again it
  * looks whether the step's effect is there (`done`) and, if so, adopts it instead of failing or
- * doing it twice (issue 32). A refusal is never retried, but it is looked at too: a lost earlier
+ * doing it twice. A refusal is never retried, but it is looked at too: a lost earlier
  * try may have done the step after all (a define refused because the domain now exists, a start
  * refused because it runs), and then the step is done.
  */

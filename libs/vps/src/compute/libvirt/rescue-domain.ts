@@ -18,7 +18,7 @@ export const rescueVolumeOf = (serviceId: string): string => `svc-${serviceId}-r
 export const rescueSeedVolumeOf = (serviceId: string): string => `svc-${serviceId}-rescue-seed.iso`;
 
 /**
- * The rescue domain (issue 39): the template rendered with the rescue system's disk as vda and its
+ * The rescue domain: the template rendered with the rescue system's disk as vda and its
  * seed as the CD-ROM, and the VPS's own root disk added as vdb (after every other device, so the
  * BIOS boots vda; nothing mounts vdb).
  */

@@ -100,7 +100,7 @@ export function virshError(err: NodeJS.ErrnoException & { killed?: boolean }, st
   }
   if (VOLUME_EXISTS.test(said)) return new ComputeProviderError(VOLUME_EXISTS_CODE, 'The storage volume already exists.');
   if (NOT_RUNNING.test(said)) return new ComputeProviderError('not_running', 'The machine is not running.');
-  // Say which thing is missing (issue 42): a missing image volume read as a missing machine.
+  // Say which thing is missing: a missing image volume used to read as a missing machine.
   if (VOLUME_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', missingVolume(quoted(said)));
   if (POOL_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', 'The storage pool does not exist on the hypervisor.');
   if (DOMAIN_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', 'The machine does not exist on the hypervisor.');

@@ -43,7 +43,7 @@ class AddHostInput {
   vncListen?: string;
 }
 
-/** The operator's host:add (issue 40): the hypervisor must answer; it gets the storage pool and every image before it takes VPSes. */
+/** The operator's host:add: the hypervisor must answer; it gets the storage pool and every image before it takes VPSes. */
 @Injectable()
 export class HostAddCommand extends CliCommand {
   readonly name = 'host:add';

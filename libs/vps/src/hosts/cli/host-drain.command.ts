@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CliArgs, CliCommand, CliPartialFailure, Problem, requireArg } from '@app/core';
 import { HostDrain } from '../host-drain';
 
-/** The operator's host:drain (issue 40): maintenance, then every VPS moved to another host of the region. */
+/** The operator's host:drain: maintenance, then every VPS moved to another host of the region. */
 @Injectable()
 export class HostDrainCommand extends CliCommand {
   readonly name = 'host:drain';

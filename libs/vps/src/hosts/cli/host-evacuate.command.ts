@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CliArgs, CliCommand, CliPartialFailure, Problem, requireArg } from '@app/core';
 import { VpsEvacuation } from '../vps-evacuation';
 
-/** The operator's host:evacuate (issue 40): every VPS of a dead host made again elsewhere; exits 1 when one of them failed. */
+/** The operator's host:evacuate: every VPS of a dead host made again elsewhere; exits 1 when one of them failed. */
 @Injectable()
 export class HostEvacuateCommand extends CliCommand {
   readonly name = 'host:evacuate';

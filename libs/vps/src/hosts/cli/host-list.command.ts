@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CliCommand } from '@app/core';
 import { HostsService } from '../hosts.service';
 
-/** The operator's host:list (issue 40): each host's capacity used and free, its state and VPS count. */
+/** The operator's host:list: each host's capacity used and free, its state and VPS count. */
 @Injectable()
 export class HostListCommand extends CliCommand {
   readonly name = 'host:list';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CliArgs, CliCommand, requireArg } from '@app/core';
 import { HostsService } from '../hosts.service';
 
-/** The operator's host:remove (issue 40): refused while the host holds a VPS. */
+/** The operator's host:remove: refused while the host holds a VPS. */
 @Injectable()
 export class HostRemoveCommand extends CliCommand {
   readonly name = 'host:remove';

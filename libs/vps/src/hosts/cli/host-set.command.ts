@@ -3,7 +3,7 @@ import { CliArgs, CliCommand, CliUsageError, requireArg } from '@app/core';
 import { HostState, OPERATOR_HOST_STATES } from '../host.entity';
 import { HostsService } from '../hosts.service';
 
-/** The operator's host:set (issue 40): enabled hosts take new VPSes; disabled and maintenance ones keep theirs and take none. */
+/** The operator's host:set: enabled hosts take new VPSes; disabled and maintenance ones keep theirs and take none. */
 @Injectable()
 export class HostSetCommand extends CliCommand {
   readonly name = 'host:set';

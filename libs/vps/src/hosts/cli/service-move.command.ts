@@ -5,7 +5,7 @@ import { VpsMoves } from '../vps-moves';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
- * The operator's service:move (issue 40): a stopped VPS's machine, cold, to another host of its
+ * The operator's service:move: a stopped VPS's machine, cold, to another host of its
  * region; with --stop a running one is stopped, moved and started again (its customer told).
  */
 @Injectable()

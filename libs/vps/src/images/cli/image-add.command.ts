@@ -33,7 +33,7 @@ export class ImageAddCommand extends CliCommand {
   readonly usage =
     'image:add --slug <slug> --name <name> --file <qcow2 or raw> [--os-family debian] [--os-version 12] [--min-disk-gb N] [--rescue]';
   readonly options = ['slug', 'name', 'file', 'os-family', 'os-version', 'min-disk-gb'];
-  /** `--rescue`: the rescue mode boots the newest such image unless RESCUE_IMAGE names one (issue 39). */
+  /** `--rescue`: the rescue mode boots the newest such image unless RESCUE_IMAGE names one. */
   override readonly flags = ['rescue'];
 
   constructor(private readonly images: ImagesService) {
