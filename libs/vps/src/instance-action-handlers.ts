@@ -1,0 +1,39 @@
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import type { InstanceRef } from './compute/compute-provider';
+import type { PendingAction } from './instance-actions.repository';
+import { ACTION_TYPES, ActionType } from './vps.types';
+
+/** Sends one type of action to the hypervisor; returns the task handle the runner polls. */
+export interface InstanceActionHandler {
+  begin(action: PendingAction, ref: InstanceRef): Promise<string>;
+}
+
+/**
+ * The action types and who sends each: every handler registers itself here in its onModuleInit,
+ * from the folder that owns its type, so the runner knows none of them by name. A type without a
+ * handler stops the application at start, not the first action of that type.
+ */
+@Injectable()
+export class InstanceActionHandlers implements OnApplicationBootstrap {
+  private readonly handlers = new Map<ActionType, InstanceActionHandler>();
+
+  register(type: ActionType, handler: InstanceActionHandler): void {
+    if (this.handlers.has(type)) throw new Error(`Instance action "${type}" has a handler already`);
+    this.handlers.set(type, handler);
+  }
+
+  handlerOf(type: ActionType): InstanceActionHandler {
+    const handler = this.handlers.get(type);
+    if (!handler) throw new Error(`Instance action "${type}" has no handler registered`);
+    return handler;
+  }
+
+  registeredTypes(): ActionType[] {
+    return [...this.handlers.keys()];
+  }
+
+  onApplicationBootstrap(): void {
+    const missing = ACTION_TYPES.filter((type) => !this.handlers.has(type));
+    if (missing.length) throw new Error(`Instance actions without a handler: ${missing.join(', ')}`);
+  }
+}
