@@ -1,11 +1,18 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import type { InstanceRef } from './compute/compute-provider';
+import type { Outcome } from './instance-action-outcome';
 import type { PendingAction } from './instance-actions.repository';
 import { ACTION_TYPES, ActionType } from './vps.types';
 
-/** Sends one type of action to the hypervisor; returns the task handle the runner polls. */
+export type AfterCommit = () => Promise<void>;
+
+/** What the runner asks of one type of action. */
 export interface InstanceActionHandler {
+  /** Sends the action to the hypervisor; returns the task handle the runner polls. */
   begin(action: PendingAction, ref: InstanceRef): Promise<string>;
+  /** In the transaction that records how the action ended: what the type keeps of its own; may leave work for after COMMIT. */
+  finish?(m: EntityManager, action: PendingAction, outcome: Outcome): Promise<AfterCommit | void>;
 }
 
 /**

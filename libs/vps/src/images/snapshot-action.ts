@@ -1,14 +1,18 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { ComputeProvider, ComputeProviderError, InstanceRef } from '../compute/compute-provider';
-import { InstanceActionHandler, InstanceActionHandlers } from '../instance-action-handlers';
+import { AfterCommit, InstanceActionHandler, InstanceActionHandlers } from '../instance-action-handlers';
+import type { Outcome } from '../instance-action-outcome';
 import type { PendingAction } from '../instance-actions.repository';
+import { SnapshotImages } from './snapshot-images';
 
-/** A snapshot copies the disk into the image reserved with the action. */
+/** A snapshot copies the disk into the image reserved with the action, which its end makes available or deletes. */
 @Injectable()
 export class SnapshotAction implements InstanceActionHandler, OnModuleInit {
   constructor(
     private readonly handlers: InstanceActionHandlers,
     private readonly compute: ComputeProvider,
+    private readonly snapshots: SnapshotImages,
   ) {}
 
   onModuleInit(): void {
@@ -19,5 +23,15 @@ export class SnapshotAction implements InstanceActionHandler, OnModuleInit {
     const { params } = action;
     if (!params || !('snapshot' in params)) throw new ComputeProviderError('invalid_state', 'The snapshot has no image recorded.');
     return this.compute.snapshotMachine(ref, params.snapshot.imageId, action.id);
+  }
+
+  async finish(m: EntityManager, action: PendingAction, outcome: Outcome): Promise<AfterCommit | void> {
+    const { params } = action;
+    if (!params || !('snapshot' in params)) return;
+    const { imageId } = params.snapshot;
+    const result = outcome.state === 'succeeded' ? (outcome.result ?? null) : null;
+    await this.snapshots.settle(m, imageId, result?.sizeBytes ?? null);
+    // A snapshot without its size (an adapter that said nothing) is not worth keeping.
+    if (!result) return () => this.snapshots.discardVolume(imageId);
   }
 }
