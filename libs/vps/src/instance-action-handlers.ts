@@ -1,14 +1,36 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import type { ActionInput } from './action-start';
 import type { InstanceRef } from './compute/compute-provider';
 import type { Outcome } from './instance-action-outcome';
-import type { PendingAction } from './instance-actions.repository';
+import type { ActionParams, PendingAction } from './instance-actions.repository';
 import { ACTION_TYPES, ActionType } from './vps.types';
 
 export type AfterCommit = () => Promise<void>;
 
-/** What the runner asks of one type of action. */
+/** An action asked for, inside the transaction that holds the service row lock. */
+export interface ActionRequest {
+  accountId: string;
+  service: { id: string; name: string };
+  input?: ActionInput;
+}
+
+/** What a requested action is recorded with, what its activity entry adds, and what else it writes. */
+export interface ActionRecord {
+  params: ActionParams;
+  details: Record<string, unknown>;
+  /** Once the action is recorded, in its transaction. */
+  alsoWrite?(): Promise<void>;
+}
+
+/** What ActionStart and the runner ask of one type of action. */
 export interface InstanceActionHandler {
+  /** Refused while the VPS is in rescue mode. */
+  readonly refusedInRescue?: boolean;
+  /** The request's own faults (an unknown image, another account's key), before the machine's state is looked at. */
+  check?(m: EntityManager, request: ActionRequest): Promise<ActionRecord | null>;
+  /** Once the machine may take the action: what it reserves (a refused action reserves nothing). */
+  reserve?(m: EntityManager, request: ActionRequest): Promise<ActionRecord | null>;
   /** Sends the action to the hypervisor; returns the task handle the runner polls. */
   begin(action: PendingAction, ref: InstanceRef): Promise<string>;
   /** In the transaction that records how the action ended: what the type keeps of its own; may leave work for after COMMIT. */
