@@ -39,7 +39,7 @@ export interface InstanceActionHandler {
 
 /**
  * The action types and who sends each: every handler registers itself here in its onModuleInit,
- * from the folder that owns its type, so the runner knows none of them by name. A type without a
+ * from the folder that owns its type, so ActionStart, the runner and the outcome name none. A type without a
  * handler stops the application at start, not the first action of that type.
  */
 @Injectable()
