@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ActivityLog, domainEvent, TransactionRunner } from '@app/core';
 import { ServiceOwnership } from '@app/services';
 import { ActionNote, ComputeProvider, instanceRef, TaskStatus } from './compute/compute-provider';
-import { SnapshotImages } from './images/snapshot-images';
+import { AfterCommit, InstanceActionHandlers } from './instance-action-handlers';
 import { InstanceActionsRepository, PendingAction } from './instance-actions.repository';
 import { isTransitional, targetOf } from './power-state-machine';
 import { VpsInstancesRepository } from './vps-instances.repository';
@@ -12,8 +12,8 @@ export type Outcome = Exclude<TaskStatus, { state: 'running' }>;
 
 /**
  * Records how an action ended: the outcome and the power state in one transaction (under the
- * service row lock, as a new request takes it), its activity entry, and
- * instance.action_succeeded / instance.action_failed after COMMIT.
+ * service row lock, as a new request takes it), what the action's handler settles of its own, its
+ * activity entry, and instance.action_succeeded / instance.action_failed after COMMIT.
  */
 @Injectable()
 export class InstanceActionOutcome {
@@ -24,7 +24,7 @@ export class InstanceActionOutcome {
     private readonly compute: ComputeProvider,
     private readonly tx: TransactionRunner,
     private readonly activity: ActivityLog,
-    private readonly snapshots: SnapshotImages,
+    private readonly handlers: InstanceActionHandlers,
   ) {}
 
   async record(action: PendingAction, outcome: Outcome): Promise<void> {
@@ -34,20 +34,14 @@ export class InstanceActionOutcome {
     const error = outcome.state === 'failed' ? clip(outcome.error) : null;
     const notice = outcome.state === 'succeeded' && outcome.notice ? clip(outcome.notice) : null;
     const result = outcome.state === 'succeeded' ? (outcome.result ?? null) : null;
-    const snapshotId = action.params && 'snapshot' in action.params ? action.params.snapshot.imageId : null;
-    let discard = false;
-
-    await this.tx.run(async (m, publish) => {
+    const handler = this.handlers.handlerOf(action.type);
+    const afterCommit = await this.tx.run(async (m, publish): Promise<AfterCommit | void> => {
       // Same lock order as a new request: the service row first.
       const service = await this.ownership.lockById(m, action.serviceId);
       if (!service) return;
       if (!(await this.actions.finish(m, action.id, { status: outcome.state, error, notice, result }))) return; // another replica recorded it first
       await this.instances.setPowerState(m, action.serviceId, powerState);
-      if (snapshotId) {
-        // A snapshot without its size (an adapter that said nothing) is not worth keeping.
-        discard = !result;
-        await this.snapshots.settle(m, snapshotId, result?.sizeBytes ?? null);
-      }
+      const afterCommit = await handler.finish?.(m, action, outcome);
       publish(
         domainEvent<InstanceActionFinishedEvent>(
           outcome.state === 'succeeded' ? 'instance.action_succeeded' : 'instance.action_failed',
@@ -76,8 +70,9 @@ export class InstanceActionOutcome {
           ...(result && { consistency: result.consistency, sizeBytes: result.sizeBytes }),
         },
       });
+      return afterCommit;
     });
-    if (discard && snapshotId) await this.snapshots.discardVolume(snapshotId);
+    if (afterCommit) await afterCommit();
   }
 }
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig, backoff, JobQueue } from '@app/core';
-import { BackupStore } from './backups/backup-store';
 import { ComputeProvider, ComputeProviderError, instanceRef } from './compute/compute-provider';
+import { InstanceActionHandlers } from './instance-action-handlers';
 import { InstanceActionOutcome, Outcome } from './instance-action-outcome';
 import { InstanceActionsRepository, PendingAction } from './instance-actions.repository';
 
@@ -14,7 +14,8 @@ const MIN_REPOLL_MS = 50;
 
 /**
  * Drives one persisted action to its end, as the handler of its `instance-action` job (see
- * InstanceActionJob): sends it to the ComputeProvider once (the action id is the idempotency key),
+ * InstanceActionJob): sends it to the ComputeProvider once, through the handler registered for its
+ * type (InstanceActionHandlers; the action id is the idempotency key),
  * polls its task, then has the outcome recorded. A database or hypervisor that cannot answer now
  * is tried again with backoff; a hypervisor that stays unreachable fails the action after
  * COMPUTE_RETRY_ATTEMPTS tries. A shutdown ends the drive after its current step, and the job is
@@ -32,7 +33,7 @@ export class InstanceActionRunner {
     private readonly outcome: InstanceActionOutcome,
     private readonly jobs: JobQueue,
     private readonly config: AppConfig,
-    private readonly backups: BackupStore,
+    private readonly handlers: InstanceActionHandlers,
   ) {}
 
   drives(id: string): boolean {
@@ -79,7 +80,7 @@ export class InstanceActionRunner {
     let outcome: Outcome;
     try {
       if (!action.providerTask) {
-        const task = await this.begin(action);
+        const task = await this.handlers.handlerOf(action.type).begin(action, refOf(action));
         await this.actions.setProviderTask(id, task);
         return this.compute.pollIntervalMs(action.type);
       }
@@ -94,30 +95,6 @@ export class InstanceActionRunner {
     }
     await this.outcome.record(action, outcome);
     return null;
-  }
-
-  private begin(action: PendingAction): Promise<string> {
-    const ref = refOf(action);
-    const { params } = action;
-    if (action.type === 'snapshot') {
-      if (!params || !('snapshot' in params)) throw new ComputeProviderError('invalid_state', 'The snapshot has no image recorded.');
-      return this.compute.snapshotMachine(ref, params.snapshot.imageId, action.id);
-    }
-    if (action.type === 'restore') {
-      if (!params || !('restore' in params)) throw new ComputeProviderError('invalid_state', 'The restore has no backup recorded.');
-      const { key, sizeBytes, machine } = params.restore;
-      // A backup the store cannot give fails the restore (the disk is not touched before it is read).
-      const open = () =>
-        this.backups.get(key).catch((err: Error) => Promise.reject(new ComputeProviderError('backup_unavailable', err.message)));
-      return this.compute.restoreMachine(ref, open, sizeBytes, action.id, machine);
-    }
-    if (params && 'rescue' in params) return this.compute.rescueMachine(ref, params.rescue.boot, params.rescue.network, action.id);
-    if (params && 'unrescue' in params) return this.compute.unrescueMachine(ref, params.unrescue.network, action.id);
-    if (action.type !== 'rebuild') return this.compute.powerAction(ref, action.type, action.id);
-    if (!params || !('boot' in params)) throw new ComputeProviderError('invalid_state', 'The rebuild has no image recorded.');
-    // A new instance-id per rebuild makes cloud-init run its first-boot modules (keys, host name) again.
-    const boot = { ...params.boot, seed: { ...params.boot.seed, instanceId: `iid-${action.id}` } };
-    return this.compute.rebuildMachine(ref, boot, params.network, action.id);
   }
 }
 

@@ -18,6 +18,7 @@ import { ConsoleIssuer } from './console/console-issuer';
 import { RootPasswordService } from './root-password/root-password.service';
 import { AccessMail } from './rescue/access-mail';
 import { ServiceMail } from './service-mail';
+import { RescueAction, UnrescueAction } from './rescue/rescue-actions';
 import { RescueExpiryJob } from './rescue/rescue-expiry.job';
 import { RescueStart } from './rescue/rescue-start';
 import { RescueService } from './rescue/rescue.service';
@@ -35,7 +36,9 @@ import { ImageStore, SimulatedImageStore } from './images/image-store';
 import { ImagesDemoSeeder } from './images/images.demo';
 import { ImagesRepository } from './images/images.repository';
 import { ImagesService } from './images/images.service';
+import { SnapshotAction } from './images/snapshot-action';
 import { SnapshotImages } from './images/snapshot-images';
+import { InstanceActionHandlers } from './instance-action-handlers';
 import { InstanceActionHistory } from './instance-action-history';
 import { InstanceActionOutcome } from './instance-action-outcome';
 import { InstanceActionRunner } from './instance-action-runner';
@@ -48,10 +51,12 @@ import { VpsTermination } from './kind/vps-termination';
 import { MachineProvisioning } from './machine-provisioning';
 import { NetworkAllocator } from './network/network-allocator';
 import { NetworkLeasesRepository } from './network/network-leases.repository';
+import { PowerActions } from './power-actions';
 import { PowerStateReconcileJob } from './power-state-reconcile.job';
 import { PowerStateSync } from './power-state-sync';
 import { ProvisioningOutcome } from './provisioning/provisioning-outcome';
 import { ProvisioningResumeJob } from './provisioning/provisioning-resume.job';
+import { RebuildAction } from './rebuild-action';
 import { VpsProvisioningJob } from './provisioning/vps-provisioning.job';
 import { VpsProvisioningRepository } from './provisioning/vps-provisioning.repository';
 import { HypervisorOrphansRepository } from './reconcile/hypervisor-orphans.repository';
@@ -95,12 +100,17 @@ import { VpsStates } from './vps-states';
     InstanceActionRunner,
     InstanceActionOutcome,
     InstanceActionJob,
+    InstanceActionHandlers,
+    PowerActions,
+    RebuildAction,
     ConsoleService,
     ConsoleIssuer,
     RootPasswordService,
     RescueService,
     RescueStart,
     RescueExpiryJob,
+    RescueAction,
+    UnrescueAction,
     AccessMail,
     ServiceMail,
     VpsRescuesRepository,
@@ -113,6 +123,7 @@ import { VpsStates } from './vps-states';
     ImagesRepository,
     ImagesService,
     SnapshotImages,
+    SnapshotAction,
     GuestSetup,
     NetworkAllocator,
     NetworkLeasesRepository,

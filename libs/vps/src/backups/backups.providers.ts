@@ -12,6 +12,7 @@ import { BackupsJob } from './backups.job';
 import { BackupsRepository } from './backups.repository';
 import { BackupsService } from './backups.service';
 import { BackupRunCommand } from './cli/backup-run.command';
+import { RestoreAction } from './restore-action';
 import { RestoredMachines } from './restored-machines';
 
 export { BackupsController } from './backups.controller';
@@ -32,4 +33,5 @@ export const BACKUP_PROVIDERS: Provider[] = [
   BackupRunCommand,
   BackupsDemoSeeder,
   RestoredMachines,
+  RestoreAction,
 ];
