@@ -1,4 +1,3 @@
-import { execFile, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,12 +7,12 @@ import { sqlRows } from '@app/core';
 import { VpsMoveJob } from '../../libs/vps/src/hosts/vps-move.job';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
+import { addTestImage, BOOT_MS, makeKeyPair, sshAsRoot, untilSshUp } from '../support/guest';
 import { libvirtTestsEnabled } from '../support/libvirt';
 import { addOwnHost, domainsOn, emptyOwnLibvirtd, virshOn, volumesOn } from '../support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from '../support/own-libvirtd';
 import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
-import { waitForOrFail } from '../support/wait-for';
 
 /**
  * Issue 40 on real hypervisors: two libvirtds of the test's own are two hosts of one region. A
@@ -23,14 +22,7 @@ import { waitForOrFail } from '../support/wait-for';
  * TCG: PostgreSQL only, run under flock /tmp/guest-tests.lock.
  */
 const enabled = libvirtTestsEnabled();
-const BOOT_MS = 300_000;
 const REGION = 'eu-west';
-
-interface Ssh {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 (enabled ? describe : describe.skip)('libvirt: host:drain moves a running guest to another host (issue 40)', () => {
   let daemons: Record<'a' | 'b', OwnLibvirtd>;
@@ -47,31 +39,14 @@ interface Ssh {
   const domainsOf = (daemon: OwnLibvirtd, ...flags: string[]) => domainsOn(daemon, ...(flags.length ? flags : ['--state-running']));
   const volumesOf = (daemon: OwnLibvirtd) => volumesOn(daemon, id);
 
-  async function ssh(command: string): Promise<Ssh> {
+  /** To wherever the VPS runs now: its endpoint as the API shows it. */
+  async function ssh(command: string) {
     const shown = await t!.get(`/api/services/${id}`, owner.bearer).expect(200);
-    const { host, port } = shown.body.instance.ssh as { host: string; port: number };
-    const args = ['-i', key(), '-p', String(port), '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null'];
-    args.push('-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', '-o', 'LogLevel=ERROR', `root@${host}`, command);
-    return new Promise((resolve) =>
-      execFile('ssh', args, { timeout: 30_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout: stdout.trim(), stderr: stderr.trim() }),
-      ),
-    );
+    return sshAsRoot(shown.body.instance.ssh as { host: string; port: number }, key(), command);
   }
 
   /** Tried about once a second until it runs (the guest boots; cloud-init may restart sshd once). */
-  const sshWhenUp = (command: string) =>
-    waitForOrFail(
-      async () => {
-        const started = Date.now();
-        const res = await ssh(command);
-        if (res.code !== 0) await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1000 - (Date.now() - started))));
-        return res;
-      },
-      (res) => res.code === 0,
-      BOOT_MS,
-      (res) => `ssh never worked: ${res.code} ${res.stderr}`,
-    );
+  const sshWhenUp = (command: string) => untilSshUp(() => ssh(command));
 
   /** What a process that died mid-move leaves: the room held on `to`, the VPS `provisioning`, a running record whose lease ran out. */
   async function deadMove(serviceId: string, to: string, attempts: number): Promise<string> {
@@ -98,7 +73,7 @@ interface Ssh {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'drain-keys-'));
-    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'drain-test', '-f', key()]);
+    makeKeyPair(key(), 'drain-test');
     daemons = { a: await startOwnLibvirtd(), b: await startOwnLibvirtd() };
     for (const daemon of Object.values(daemons)) {
       await virsh(daemon, 'pool-define-as', 'default', 'dir', '--target', join(daemon.dir, 'data', 'pool'));
@@ -121,9 +96,8 @@ interface Ssh {
     owner = await createAccount(t);
     await uploadSshKey(t, owner.bearer, readFileSync(`${key()}.pub`, 'utf8'));
     for (const name of ['a', 'b'] as const) await addOwnHost(t.app, `drain-${name}`, REGION, daemons[name]);
-    const file = execFileSync('bash', [join(__dirname, '../../scripts/build-test-image.sh')], { encoding: 'utf8' }).trim();
     slug = `debian-12-drain-${randomUUID().slice(0, 8)}`;
-    const image = await cli('image:add', '--slug', slug, '--name', 'Debian 12 (test image)', '--file', file);
+    const image = await addTestImage(t.app, slug);
     expect(image.lines[0]).toMatchObject({ slug, status: 'available' });
   }, BOOT_MS);
 

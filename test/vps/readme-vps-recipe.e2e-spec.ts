@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { makeKeyPair, testImageFile } from '../support/guest';
 import { domainNames, libvirtTestsEnabled, removeDomain, virsh } from '../support/libvirt';
 import { freePort } from '../support/server-process';
 import { RUN_DATABASE_URL } from '../support/test-env';
@@ -61,8 +62,8 @@ function swap(line: string, from: string, to: string): string {
   it(
     'goes from a fresh clone to a shell on the VPS, shows it in the API, and removes it',
     async () => {
-      execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'newcomer', '-f', key]);
-      const image = execFileSync('bash', [join(ROOT, 'scripts/build-test-image.sh')], { encoding: 'utf8' }).trim();
+      makeKeyPair(key, 'newcomer');
+      const image = testImageFile();
       const swaps: [string, string][] = [
         ['debian-12-genericcloud-amd64.qcow2', image],
         ['~/.ssh/id_ed25519.pub', `${key}.pub`],

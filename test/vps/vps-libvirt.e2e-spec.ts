@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -9,6 +9,7 @@ import { NetworkAllocator } from '../../libs/vps/src/network/network-allocator';
 import { TransactionRunner } from '@app/core';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
+import { addTestImage, BOOT_MS, makeKeyPair, pacedTry, sshAsRoot, untilSshUp } from '../support/guest';
 import { domainNames, libvirtTestsEnabled, removeDomain, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, startTwoApps, TestApp } from '../support/test-app';
@@ -23,18 +24,10 @@ import { waitFor, waitForOrFail } from '../support/wait-for';
 const onPostgres = TEST_DATABASE_URL !== undefined;
 const enabled = libvirtTestsEnabled();
 
-/** A boot under TCG on a busy two-core machine: about a minute, at times far more. */
-const BOOT_MS = 300_000;
 const POOL = 'default';
 // Not the range of the other libvirt suites, which may run beside this one on another database.
 const PORTS = { NETWORK_SSH_PORTS: '23000-23999' };
 const compute = { COMPUTE_PROVIDER: 'libvirt', COMPUTE_STOP_TIMEOUT_SECONDS: '60', ...PORTS };
-
-interface Ssh {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 (enabled ? describe : describe.skip)('A VPS a customer can log into (libvirt, real cloud image)', () => {
   let t: TestApp;
@@ -47,18 +40,16 @@ interface Ssh {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'vps-keys-'));
-    for (const n of [1, 2, 3] as const) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `key${n}`, '-f', key(n)]);
+    for (const n of [1, 2, 3] as const) makeKeyPair(key(n), `key${n}`);
     t = await startTestApp(compute);
     owner = await createAccount(t);
     keyIds = [
       await uploadSshKey(t, owner.bearer, readFileSync(`${key(1)}.pub`, 'utf8')),
       await uploadSshKey(t, owner.bearer, readFileSync(`${key(2)}.pub`, 'utf8')),
     ];
-    // Cached by package versions: .ci/run built it before the test pass.
-    const file = execFileSync('bash', [join(__dirname, '../../scripts/build-test-image.sh')], { encoding: 'utf8' }).trim();
     imageSlug = `debian-12-test-${randomUUID().slice(0, 8)}`;
     // At warn, so a volume looked for and not there yet (it is new) is not reported as a failure (issue 42).
-    const added = await runCliIn(t.app, ['image:add', '--slug', imageSlug, '--name', 'Debian 12 (test image)', '--file', file]);
+    const added = await addTestImage(t.app, imageSlug);
     expect(added.stderr).toBe('');
     expect(added.lines[0]).toMatchObject({ slug: imageSlug, osFamily: 'debian', osVersion: '12', status: 'available' });
   }, BOOT_MS);
@@ -70,38 +61,19 @@ interface Ssh {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function ssh(n: 1 | 2 | 3, command: string): Promise<Ssh> {
-    const { host, port } = vps.instance.ssh;
-    const args = ['-i', key(n), '-p', String(port), '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null'];
-    args.push('-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', '-o', 'LogLevel=ERROR', `root@${host}`, command);
-    return new Promise((resolve) =>
-      execFile('ssh', args, { timeout: 30_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout: stdout.trim(), stderr: stderr.trim() }),
-      ),
-    );
-  }
-
-  /** One try a second at most: a refused connection returns at once, and the guest needs the CPU. */
-  async function sshPaced(n: 1 | 2 | 3, command: string): Promise<Ssh> {
-    const started = Date.now();
-    const res = await ssh(n, command);
-    if (res.code !== 0) await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1000 - (Date.now() - started))));
-    return res;
-  }
+  const ssh = (n: 1 | 2 | 3, command: string) => sshAsRoot(vps.instance.ssh, key(n), command);
 
   /** sshd answers once the guest has booted and cloud-init wrote the keys (it may restart sshd once: retry). */
   const sshWhenUp = (n: 1 | 2, command: string) =>
-    waitForOrFail(
-      () => sshPaced(n, command),
-      (res) => res.code === 0,
-      BOOT_MS,
+    untilSshUp(
+      () => ssh(n, command),
       (res) => `ssh with key${n} never worked: ${res.code} ${res.stderr}`,
     );
 
   /** A key's answer from sshd itself: a connection that sshd's restart (cloud-init) reset is tried again. */
   const sshdAnswer = (n: 1 | 2 | 3, command: string) =>
     waitForOrFail(
-      () => sshPaced(n, command),
+      () => pacedTry(() => ssh(n, command)),
       (res) => res.code === 0 || !/kex_exchange_identification|Connection (reset|refused|closed)|timed out/i.test(res.stderr),
       BOOT_MS,
       (res) => `sshd never answered key${n}: ${res.code} ${res.stderr}`,

@@ -1,4 +1,3 @@
-import { execFile, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +5,8 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
-import { libvirtTestsEnabled, removeDomain, virsh } from '../support/libvirt';
+import { BOOT_MS, makeKeyPair, removeGuest, rescueTestImageFile, sshAsRoot, testImageFile, untilSshUp } from '../support/guest';
+import { libvirtTestsEnabled, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor, waitForOrFail } from '../support/wait-for';
@@ -21,7 +21,6 @@ import { waitFor, waitForOrFail } from '../support/wait-for';
  */
 const enabled = libvirtTestsEnabled();
 
-const BOOT_MS = 300_000;
 const POOL = 'default';
 // Not the ranges of the other libvirt suites, which may run beside this one on another database.
 const compute = { COMPUTE_PROVIDER: 'libvirt', COMPUTE_STOP_TIMEOUT_SECONDS: '60', NETWORK_SSH_PORTS: '27000-27999' };
@@ -35,12 +34,6 @@ const CHECK_ROOT_PASSWORD =
 const diskOf = (xml: string, dev: string): string | undefined =>
   [...xml.matchAll(/<disk [\s\S]*?<\/disk>/g)].map((m) => m[0]).find((disk) => disk.includes(`<target dev='${dev}'`));
 
-interface Ssh {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 (enabled ? describe : describe.skip)('Rescue mode (libvirt, real cloud image)', () => {
   let t: TestApp;
   let owner: TestAccount;
@@ -52,14 +45,12 @@ interface Ssh {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'rescue-keys-'));
-    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'rescue-test', '-f', key()]);
+    makeKeyPair(key(), 'rescue-test');
     t = await startTestApp(compute);
     owner = await createAccount(t);
     await uploadSshKey(t, owner.bearer, readFileSync(`${key()}.pub`, 'utf8'));
-    const file = execFileSync('bash', [join(__dirname, '../../scripts/build-test-image.sh')], { encoding: 'utf8' }).trim();
-    const rescueFile = execFileSync('bash', [join(__dirname, '../../scripts/build-rescue-test-image.sh'), file], {
-      encoding: 'utf8',
-    }).trim();
+    const file = testImageFile();
+    const rescueFile = rescueTestImageFile(file);
     const suffix = randomUUID().slice(0, 8);
     for (const [slug, path, flags] of [
       [`debian-12-r-${suffix}`, file, []],
@@ -72,42 +63,21 @@ interface Ssh {
   }, BOOT_MS);
 
   afterAll(async () => {
-    if (vps) {
-      await runCliIn(t.app, ['service:set-status', '--id', vps.id, '--status', 'terminated']).catch(() => undefined);
-      await removeDomain(`svc-${vps.id}`);
-      for (const volume of volumes(vps.id)) await virsh('vol-delete', '--pool', POOL, volume).catch(() => undefined);
-    }
+    if (vps) await removeGuest(t.app, vps.id, volumes(vps.id));
     for (const slug of slugs) await runCliIn(t.app, ['image:remove', '--slug', slug]).catch(() => undefined);
     await t?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   /** `input` goes to the remote command's stdin. */
-  function ssh(command: string, input = ''): Promise<Ssh> {
-    const { host, port } = vps.instance.ssh;
-    const args = ['-i', key(), '-p', String(port), '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null'];
-    args.push('-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', '-o', 'LogLevel=ERROR', `root@${host}`, command);
-    return new Promise((resolve) => {
-      const child = execFile('ssh', args, { timeout: 30_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout: stdout.trim(), stderr: stderr.trim() }),
-      );
-      child.stdin!.on('error', () => undefined);
-      child.stdin!.end(input);
-    });
-  }
+  const ssh = (command: string, input = '') => sshAsRoot(vps.instance.ssh, key(), command, input);
 
   /** The command's answer once ssh gets in (the guest booting, cloud-init restarting sshd once). */
   const sshWhenUp = (command: string, input = '') =>
-    waitForOrFail(
-      async () => {
-        const started = Date.now();
-        const res = await ssh(command, input);
-        if (res.code === 255) await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1000 - (Date.now() - started))));
-        return res;
-      },
-      (res) => res.code !== 255,
-      BOOT_MS,
+    untilSshUp(
+      () => ssh(command, input),
       (res) => `ssh never got in: ${res.code} ${res.stderr}`,
+      (res) => res.code !== 255,
     );
 
   const post = (path: string) => request(t.http).post(`/api/services/${vps.id}/instance/${path}`).set('Authorization', owner.bearer);

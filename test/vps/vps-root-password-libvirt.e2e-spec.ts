@@ -1,4 +1,3 @@
-import { execFile, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +7,8 @@ import pino from 'pino';
 import request from 'supertest';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
-import { libvirtTestsEnabled, removeDomain, virsh } from '../support/libvirt';
+import { addTestImage, BOOT_MS, makeKeyPair, removeGuest, sshAsRoot, untilSshUp } from '../support/guest';
+import { libvirtTestsEnabled, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor, waitForOrFail } from '../support/wait-for';
@@ -22,8 +22,6 @@ import { waitFor, waitForOrFail } from '../support/wait-for';
  */
 const enabled = libvirtTestsEnabled();
 
-const BOOT_MS = 300_000;
-const POOL = 'default';
 // Not the ranges of the other libvirt suites, which may run beside this one on another database.
 const compute = { COMPUTE_PROVIDER: 'libvirt', COMPUTE_STOP_TIMEOUT_SECONDS: '60', NETWORK_SSH_PORTS: '26000-26999' };
 
@@ -31,12 +29,6 @@ const compute = { COMPUTE_PROVIDER: 'libvirt', COMPUTE_STOP_TIMEOUT_SECONDS: '60
 const CHECK_ROOT_PASSWORD =
   'perl -e \'chomp(my $pw = <STDIN>); open(my $f, "<", "/etc/shadow") or die "shadow: $!"; ' +
   'while (<$f>) { my @x = split /:/; print(crypt($pw, $x[1]) eq $x[1] ? "match" : "differ") if $x[0] eq "root" }\'';
-
-interface Ssh {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 (enabled ? describe : describe.skip)('Root password reset (libvirt, real cloud image, QEMU guest agent)', () => {
   let t: TestApp;
@@ -50,7 +42,7 @@ interface Ssh {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'password-keys-'));
-    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'password-test', '-f', key()]);
+    makeKeyPair(key(), 'password-test');
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
         logLines.push(chunk.toString());
@@ -60,51 +52,21 @@ interface Ssh {
     t = await startTestApp({ ...compute, LOG_LEVEL: 'trace' }, { logger: pino({ level: 'trace' }, sink) });
     owner = await createAccount(t);
     await uploadSshKey(t, owner.bearer, readFileSync(`${key()}.pub`, 'utf8'));
-    const file = execFileSync('bash', [join(__dirname, '../../scripts/build-test-image.sh')], { encoding: 'utf8' }).trim();
     imageSlug = `debian-12-pw-${randomUUID().slice(0, 8)}`;
-    const added = await runCliIn(t.app, ['image:add', '--slug', imageSlug, '--name', 'Debian 12 (test image)', '--file', file]);
+    const added = await addTestImage(t.app, imageSlug);
     expect(added.lines[0]).toMatchObject({ slug: imageSlug, status: 'available' });
   }, BOOT_MS);
 
   afterAll(async () => {
-    if (vps) {
-      await runCliIn(t.app, ['service:set-status', '--id', vps.id, '--status', 'terminated']).catch(() => undefined);
-      await removeDomain(`svc-${vps.id}`);
-      for (const volume of [`svc-${vps.id}-root.qcow2`, `svc-${vps.id}-seed.iso`])
-        await virsh('vol-delete', '--pool', POOL, volume).catch(() => undefined);
-    }
+    if (vps) await removeGuest(t.app, vps.id);
     if (imageSlug) await runCliIn(t.app, ['image:remove', '--slug', imageSlug]);
     await t?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   /** `input` goes to the remote command's stdin. */
-  function ssh(command: string, input = ''): Promise<Ssh> {
-    const { host, port } = vps.instance.ssh;
-    const args = ['-i', key(), '-p', String(port), '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null'];
-    args.push('-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', '-o', 'LogLevel=ERROR', `root@${host}`, command);
-    return new Promise((resolve) => {
-      const child = execFile('ssh', args, { timeout: 30_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout: stdout.trim(), stderr: stderr.trim() }),
-      );
-      // ssh may end before reading (a guest still booting): its stdin then closes under the write.
-      child.stdin!.on('error', () => undefined);
-      child.stdin!.end(input);
-    });
-  }
-
-  const sshWhenUp = (command: string) =>
-    waitForOrFail(
-      async () => {
-        const started = Date.now();
-        const res = await ssh(command);
-        if (res.code !== 0) await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1000 - (Date.now() - started))));
-        return res;
-      },
-      (res) => res.code === 0,
-      BOOT_MS,
-      (res) => `ssh never worked: ${res.code} ${res.stderr}`,
-    );
+  const ssh = (command: string, input = '') => sshAsRoot(vps.instance.ssh, key(), command, input);
+  const sshWhenUp = (command: string) => untilSshUp(() => ssh(command));
 
   const reset = () => request(t.http).post(`/api/services/${vps.id}/instance/reset-password`).set('Authorization', owner.bearer);
   /** The command's answer, tried again while ssh itself fails (255: cloud-init restarts sshd once late in the first boot). */

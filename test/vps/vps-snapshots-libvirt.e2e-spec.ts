@@ -1,4 +1,3 @@
-import { execFile, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +5,8 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
-import { libvirtTestsEnabled, removeDomain, virsh } from '../support/libvirt';
+import { addTestImage, BOOT_MS, makeKeyPair, removeGuest, sshAsRoot, untilSshUp } from '../support/guest';
+import { libvirtTestsEnabled, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor, waitForOrFail } from '../support/wait-for';
@@ -19,16 +19,9 @@ import { waitFor, waitForOrFail } from '../support/wait-for';
  */
 const enabled = libvirtTestsEnabled();
 
-const BOOT_MS = 300_000;
 const POOL = 'default';
 // Not the ranges of the other libvirt suites, which may run beside this one on another database.
 const compute = { COMPUTE_PROVIDER: 'libvirt', COMPUTE_STOP_TIMEOUT_SECONDS: '60', NETWORK_SSH_PORTS: '25000-25999' };
-
-interface Ssh {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 (enabled ? describe : describe.skip)('Snapshots of a running VPS (libvirt, real cloud image)', () => {
   let t: TestApp;
@@ -42,23 +35,17 @@ interface Ssh {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'snapshot-keys-'));
-    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'snapshot-test', '-f', key()]);
+    makeKeyPair(key(), 'snapshot-test');
     t = await startTestApp(compute);
     owner = await createAccount(t);
     await uploadSshKey(t, owner.bearer, readFileSync(`${key()}.pub`, 'utf8'));
-    const file = execFileSync('bash', [join(__dirname, '../../scripts/build-test-image.sh')], { encoding: 'utf8' }).trim();
     imageSlug = `debian-12-snap-${randomUUID().slice(0, 8)}`;
-    const added = await runCliIn(t.app, ['image:add', '--slug', imageSlug, '--name', 'Debian 12 (test image)', '--file', file]);
+    const added = await addTestImage(t.app, imageSlug);
     expect(added.lines[0]).toMatchObject({ slug: imageSlug, status: 'available' });
   }, BOOT_MS);
 
   afterAll(async () => {
-    if (vps) {
-      await runCliIn(t.app, ['service:set-status', '--id', vps.id, '--status', 'terminated']).catch(() => undefined);
-      await removeDomain(`svc-${vps.id}`);
-      for (const volume of [`svc-${vps.id}-root.qcow2`, `svc-${vps.id}-seed.iso`])
-        await virsh('vol-delete', '--pool', POOL, volume).catch(() => undefined);
-    }
+    if (vps) await removeGuest(t.app, vps.id);
     if (snapshot) {
       await request(t.http).delete(`/api/images/${snapshot.id}`).set('Authorization', owner.bearer);
       await virsh('vol-delete', '--pool', POOL, `img-${snapshot.id}`).catch(() => undefined);
@@ -69,30 +56,8 @@ interface Ssh {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function ssh(command: string): Promise<Ssh> {
-    const { host, port } = vps.instance.ssh;
-    const args = ['-i', key(), '-p', String(port), '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null'];
-    args.push('-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', '-o', 'LogLevel=ERROR', `root@${host}`, command);
-    return new Promise((resolve) =>
-      execFile('ssh', args, { timeout: 30_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout: stdout.trim(), stderr: stderr.trim() }),
-      ),
-    );
-  }
-
   /** Tried at most once a second until it runs (the guest boots; cloud-init may restart sshd once). */
-  const sshWhenUp = (command: string) =>
-    waitForOrFail(
-      async () => {
-        const started = Date.now();
-        const res = await ssh(command);
-        if (res.code !== 0) await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1000 - (Date.now() - started))));
-        return res;
-      },
-      (res) => res.code === 0,
-      BOOT_MS,
-      (res) => `ssh never worked: ${res.code} ${res.stderr}`,
-    );
+  const sshWhenUp = (command: string) => untilSshUp(() => sshAsRoot(vps.instance.ssh, key(), command));
 
   const settle = (actionId: string) =>
     waitFor(
