@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { browserTestsEnabled, launchChromium } from '../support/browser';
+import { libvirtCompute } from '../support/hosts';
 import { removeDomain, libvirtTestsEnabled } from '../support/libvirt';
 import { NoVncPage, openInNoVnc, serveNoVncPage } from '../support/novnc-page';
 import { openConsoleSocket, RfbResult, viewScreen } from '../support/rfb-client';
@@ -10,7 +11,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 // The operator CLI provisions the guest, so this runs on PostgreSQL, like the other libvirt tests.
 const enabled = libvirtTestsEnabled();
-const compute = { COMPUTE_PROVIDER: 'libvirt' };
+const compute = libvirtCompute();
 
 /** The console proxy in front of a real QEMU guest's VNC server (the built-in diskless guest: SeaBIOS's screen). */
 (enabled ? describe : describe.skip)('Console on a libvirt guest (real QEMU VNC)', () => {

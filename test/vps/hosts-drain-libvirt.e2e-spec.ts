@@ -8,6 +8,7 @@ import { VpsMoveJob } from '../../libs/vps/src/hosts/vps-move.job';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
 import { addTestImage, BOOT_MS, makeKeyPair, sshAsRoot, untilSshUp } from '../support/guest';
+import { guestCompute } from '../support/hosts';
 import { libvirtTestsEnabled } from '../support/libvirt';
 import { addOwnHost, domainsOn, emptyOwnLibvirtd, virshOn, volumesOn } from '../support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from '../support/own-libvirtd';
@@ -84,15 +85,9 @@ const REGION = 'eu-west';
     // dir is longer than a UNIX socket's path may be (the session daemon puts it there).
     const template = join(dir, 'domain.xml');
     writeFileSync(template, DEFAULT_DOMAIN_TEMPLATE.replace(/\s*<channel type='unix'>.*<\/channel>/, ''));
-    t = await startTestApp({
-      COMPUTE_PROVIDER: 'libvirt',
-      LIBVIRT_URI: daemons.a.uri(),
-      LIBVIRT_DOMAIN_TEMPLATE: template,
-      COMPUTE_STOP_TIMEOUT_SECONDS: '60',
-      // Not the ranges of the other libvirt suites, which may run beside this one on another database.
-      NETWORK_SSH_PORTS: '27000-27099',
-      COMPUTE_RETRY_ATTEMPTS: '2',
-    });
+    t = await startTestApp(
+      guestCompute('27000-27099', { LIBVIRT_URI: daemons.a.uri(), LIBVIRT_DOMAIN_TEMPLATE: template, COMPUTE_RETRY_ATTEMPTS: '2' }),
+    );
     owner = await createAccount(t);
     await uploadSshKey(t, owner.bearer, readFileSync(`${key()}.pub`, 'utf8'));
     for (const name of ['a', 'b'] as const) await addOwnHost(t.app, `drain-${name}`, REGION, daemons[name]);

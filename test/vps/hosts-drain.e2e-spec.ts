@@ -4,6 +4,7 @@ import { MetricsEndpoint } from '../../apps/api/src/metrics/metrics-endpoint';
 import { VpsMoveJob } from '../../libs/vps/src/hosts/vps-move.job';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { notificationsOf } from '../factories/notifications';
+import { hostAddArgs, invalidHostUri } from '../support/hosts';
 import { runCliIn } from '../support/run-cli-in-app';
 import { TestSmtpServer } from '../support/smtp';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -104,21 +105,7 @@ describe('Hosts: drain and durable moves (issue 40)', () => {
     owner = await createAccount(t);
     before = await movesCounted();
     for (const name of HOSTS) {
-      const added = await cli(
-        'host:add',
-        '--name',
-        name,
-        '--region',
-        region,
-        '--uri',
-        `qemu+ssh://root@${name}.invalid/system`,
-        '--vcpus',
-        '2',
-        '--memory-gb',
-        '2',
-        '--disk-gb',
-        '50',
-      );
+      const added = await cli(...hostAddArgs(name, region, invalidHostUri(name), { vcpus: 2, memoryGb: 2, diskGb: 50 }));
       expect(added.stderr).toBe('');
     }
   });

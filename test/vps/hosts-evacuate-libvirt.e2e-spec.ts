@@ -7,6 +7,7 @@ import { BackupRunner } from '../../libs/vps/src/backups/backup-runner';
 import { HostHealthJob } from '../../libs/vps/src/hosts/host-health.job';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { buildTinyGuest, libvirtTestsEnabled, TinyGuest } from '../support/libvirt';
+import { ownLibvirtdCompute } from '../support/hosts';
 import { addOwnHost, domainsOn, emptyOwnLibvirtd, virshOn, volumesOn } from '../support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from '../support/own-libvirtd';
 import { runCliIn } from '../support/run-cli-in-app';
@@ -51,13 +52,9 @@ const REGION = 'eu-west';
       await virsh(daemon, 'pool-build', 'default');
       await virsh(daemon, 'pool-start', 'default');
     }
-    t = await startTestApp({
-      COMPUTE_PROVIDER: 'libvirt',
-      LIBVIRT_URI: daemons.a.uri(),
-      LIBVIRT_DOMAIN_TEMPLATE: tiny.template,
-      HOST_UNREACHABLE_GRACE_SECONDS: '0',
-      LIBVIRT_KEEPALIVE_SECONDS: '4',
-    });
+    t = await startTestApp(
+      ownLibvirtdCompute(daemons.a.uri(), tiny.template, { HOST_UNREACHABLE_GRACE_SECONDS: '0', LIBVIRT_KEEPALIVE_SECONDS: '4' }),
+    );
     owner = await createAccount(t);
     // Only host-a at first: the VPS goes there.
     await addHost('a');

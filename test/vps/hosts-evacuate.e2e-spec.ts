@@ -8,6 +8,7 @@ import { createAccount, TestAccount } from '../factories/accounts';
 import { createImage } from '../factories/images';
 import { notificationsOf } from '../factories/notifications';
 import { createService } from '../factories/services';
+import { hostAddArgs, invalidHostUri } from '../support/hosts';
 import { runCliIn } from '../support/run-cli-in-app';
 import { TestSmtpServer } from '../support/smtp';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -36,21 +37,7 @@ describe('host:evacuate (issue 40, simulator)', () => {
   let latestBackup: string;
   const cli = (...args: string[]) => runCliIn(t.app, args);
   const add = (name: string, vcpus: number, memoryGb: number) =>
-    cli(
-      'host:add',
-      '--name',
-      name,
-      '--region',
-      region,
-      '--uri',
-      `qemu+ssh://root@${name}.invalid/system`,
-      '--vcpus',
-      String(vcpus),
-      '--memory-gb',
-      String(memoryGb),
-      '--disk-gb',
-      '200',
-    );
+    cli(...hostAddArgs(name, region, invalidHostUri(name), { vcpus, memoryGb, diskGb: 200 }));
   const hostOf = async (serviceId: string) =>
     (
       await sqlRows<{ name: string | null }>(

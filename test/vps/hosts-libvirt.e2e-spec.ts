@@ -5,7 +5,8 @@ import request from 'supertest';
 import { HostHealthJob } from '../../libs/vps/src/hosts/host-health.job';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { buildTinyGuest, libvirtTestsEnabled, TinyGuest } from '../support/libvirt';
-import { addOwnHost, domainsOn, emptyOwnLibvirtd, virshOn } from '../support/own-hosts';
+import { hostAddArgs, ownLibvirtdCompute } from '../support/hosts';
+import { addOwnHost, domainsOn, emptyOwnLibvirtd, OWN_HOST_SIZE, virshOn } from '../support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from '../support/own-libvirtd';
 import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -34,14 +35,13 @@ const REGION = 'eu-west';
   /** An app of this policy; the hosts (2 vCPUs, 2 GB, 50 GB: two vps-xs each) are added unless its database has them. */
   async function appWith(policy: 'spread' | 'pack'): Promise<void> {
     await t?.close();
-    t = await startTestApp({
-      COMPUTE_PROVIDER: 'libvirt',
-      LIBVIRT_URI: daemons.a.uri(),
-      LIBVIRT_DOMAIN_TEMPLATE: tiny.template,
-      PLACEMENT_POLICY: policy,
-      HOST_UNREACHABLE_GRACE_SECONDS: '0',
-      LIBVIRT_KEEPALIVE_SECONDS: '4',
-    });
+    t = await startTestApp(
+      ownLibvirtdCompute(daemons.a.uri(), tiny.template, {
+        PLACEMENT_POLICY: policy,
+        HOST_UNREACHABLE_GRACE_SECONDS: '0',
+        LIBVIRT_KEEPALIVE_SECONDS: '4',
+      }),
+    );
     owner = await createAccount(t);
     for (const name of ['a', 'b'] as const) {
       const listed = (await cli('host:list')).lines.map((line) => line.name);
@@ -182,21 +182,7 @@ const REGION = 'eu-west';
 
       await virsh(daemons.b, 'vol-delete', '--pool', 'default', volume);
       expect((await cli('host:remove', '--name', 'host-b')).code).toBe(0);
-      const again = await cli(
-        'host:add',
-        '--name',
-        'host-b',
-        '--region',
-        REGION,
-        '--uri',
-        daemons.b.uri(),
-        '--vcpus',
-        '2',
-        '--memory-gb',
-        '2',
-        '--disk-gb',
-        '50',
-      );
+      const again = await cli(...hostAddArgs('host-b', REGION, daemons.b.uri(), OWN_HOST_SIZE));
       expect(again.stderr).toBe('');
       expect(again.lines[0]).toMatchObject({ name: 'host-b', state: 'enabled', imagesCopied: 1 });
       expect(await volumesOf(daemons.b)).toContain(volume);

@@ -2,6 +2,7 @@ import request from 'supertest';
 import { sqlRows } from '@app/core';
 import { MetricsEndpoint } from '../../apps/api/src/metrics/metrics-endpoint';
 import { createAccount, TestAccount } from '../factories/accounts';
+import { hostAddArgs, invalidHostUri } from '../support/hosts';
 import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
 import { TEST_DATABASE_URL } from '../support/test-env';
@@ -17,22 +18,7 @@ describe('Hosts: operator commands and placement (issue 40)', () => {
   const region = 'us-east';
   const cli = (...args: string[]) => runCliIn(t.app, args);
   const add = (name: string, vcpus: number, memoryGb: number, diskGb: number, ...more: string[]) =>
-    cli(
-      'host:add',
-      '--name',
-      name,
-      '--region',
-      region,
-      '--uri',
-      `qemu+ssh://root@${name}.invalid/system`,
-      '--vcpus',
-      String(vcpus),
-      '--memory-gb',
-      String(memoryGb),
-      '--disk-gb',
-      String(diskGb),
-      ...more,
-    );
+    cli(...hostAddArgs(name, region, invalidHostUri(name), { vcpus, memoryGb, diskGb }, ...more));
   const provision = (count = 1) =>
     cli(
       'service:provision',
@@ -75,26 +61,12 @@ describe('Hosts: operator commands and placement (issue 40)', () => {
     const bad = await add('kvm-a', 0, 1, 10, '--cpu-overcommit', '0.5', '--vnc-listen', 'kvm-a');
     expect(bad.code).toBe(65);
     for (const option of ['vcpus must', 'cpu-overcommit must', 'vnc-listen must']) expect(bad.stderr).toContain(option);
-    const region2 = await cli(
-      'host:add',
-      '--name',
-      'x',
-      '--region',
-      'mars',
-      '--uri',
-      'qemu:///system',
-      '--vcpus',
-      '1',
-      '--memory-gb',
-      '1',
-      '--disk-gb',
-      '1',
-    );
+    const smallest = { vcpus: 1, memoryGb: 1, diskGb: 1 };
+    const region2 = await cli(...hostAddArgs('x', 'mars', 'qemu:///system', smallest));
     expect(region2.stderr).toContain('region must be one of');
     // A libvirt URI that would run a program on this machine (ext transport, command=) is refused before it is used.
     for (const uri of ['qemu+ext:///system?command=/bin/true', 'qemu+ssh://root@kvm-x.invalid/system?command=/bin/true']) {
-      const sized = ['--vcpus', '1', '--memory-gb', '1', '--disk-gb', '1'];
-      const program = await cli('host:add', '--name', 'kvm-x', '--region', region, '--uri', uri, ...sized);
+      const program = await cli(...hostAddArgs('kvm-x', region, uri, smallest));
       expect(program.code).toBe(65);
       expect(program.stderr).toMatch(
         /^invalid_input: uri: the (transport qemu\+ext|parameter "command") is not allowed \(it runs a program\)/,
@@ -235,21 +207,7 @@ describe('Hosts: operator commands and placement (issue 40)', () => {
       ['c1', 8, 4],
       ['c2', 3, 16],
     ] as const) {
-      const res = await runCliIn(apps[0].app, [
-        'host:add',
-        '--name',
-        name,
-        '--region',
-        region,
-        '--uri',
-        `qemu+ssh://root@${name}.invalid/system`,
-        '--vcpus',
-        String(vcpus),
-        '--memory-gb',
-        String(memoryGb),
-        '--disk-gb',
-        '1000',
-      ]);
+      const res = await runCliIn(apps[0].app, hostAddArgs(name, region, invalidHostUri(name), { vcpus, memoryGb, diskGb: 1000 }));
       expect(res.stderr).toBe('');
     }
   });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { MachineReconciler } from '../../libs/vps/src/reconcile/machine-reconciler';
 import { buildTinyGuest, libvirtTestsEnabled, TinyGuest } from '../support/libvirt';
+import { ownLibvirtdCompute } from '../support/hosts';
 import { emptyOwnLibvirtd, virshOn } from '../support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from '../support/own-libvirtd';
 import { runCliIn } from '../support/run-cli-in-app';
@@ -40,13 +41,7 @@ const SLOW = 240_000;
     await admin.query(`DROP DATABASE IF EXISTS ${peerDatabase} WITH (FORCE)`);
     await admin.query(`CREATE DATABASE ${peerDatabase} TEMPLATE ${template}`);
     url.pathname = `/${peerDatabase}`;
-    const env = {
-      COMPUTE_PROVIDER: 'libvirt',
-      LIBVIRT_URI: daemon.uri(),
-      LIBVIRT_DOMAIN_TEMPLATE: tiny.template,
-      LIBVIRT_ORPHAN_GRACE_SECONDS: '0',
-      COMPUTE_STOP_TIMEOUT_SECONDS: '60',
-    };
+    const env = ownLibvirtdCompute(daemon.uri(), tiny.template, { LIBVIRT_ORPHAN_GRACE_SECONDS: '0', COMPUTE_STOP_TIMEOUT_SECONDS: '60' });
     a = await startTestApp(env);
     b = await startTestApp({ ...env, DATABASE_URL: url.toString() });
     // A pool for the seeds each deployment's VPS would have (the tiny guest boots without disks).

@@ -13,6 +13,7 @@ import { createAccount, TestAccount } from '../factories/accounts';
 import { notificationsOf } from '../factories/notifications';
 import { buildTinyGuest, libvirtTestsEnabled, TinyGuest } from '../support/libvirt';
 import { LibvirtRpcTap, RPC, startRpcTap } from '../support/libvirt-rpc-tap';
+import { ownLibvirtdCompute } from '../support/hosts';
 import { emptyOwnLibvirtd, virshOn } from '../support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from '../support/own-libvirtd';
 import { runCli } from '../support/run-cli';
@@ -45,10 +46,7 @@ const SLOW = 300_000;
     tiny = buildTinyGuest();
     daemon = await startOwnLibvirtd();
     tap = await startRpcTap(join(tmpdir(), `libvirt-tap-${randomUUID()}.sock`), daemon.socket);
-    env = {
-      COMPUTE_PROVIDER: 'libvirt',
-      LIBVIRT_URI: daemon.uri(tap.socket),
-      LIBVIRT_DOMAIN_TEMPLATE: tiny.template,
+    env = ownLibvirtdCompute(daemon.uri(tap.socket), tiny.template, {
       // virsh drops a silent daemon after about 8 s: a 15 s stall loses the answer of the step under way.
       LIBVIRT_KEEPALIVE_SECONDS: '4',
       LIBVIRT_COMMAND_TIMEOUT_SECONDS: '60',
@@ -56,7 +54,7 @@ const SLOW = 300_000;
       COMPUTE_RETRY_ATTEMPTS: '6',
       COMPUTE_STOP_TIMEOUT_SECONDS: '60',
       NETWORK_SSH_PORTS: '24000-24999',
-    };
+    });
     db = new Client({ connectionString: TEST_DATABASE_URL });
     await db.connect();
     email = `resilience-${randomUUID()}@example.test`;

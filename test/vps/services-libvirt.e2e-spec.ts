@@ -8,6 +8,7 @@ import { PowerStateSync } from '../../libs/vps/src/power-state-sync';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createService } from '../factories/services';
 import { waitFor } from '../factories/notifications';
+import { libvirtCompute } from '../support/hosts';
 import { buildTinyGuest, domainNames, domid, domstate, libvirtTestsEnabled, removeDomain, TinyGuest, virsh } from '../support/libvirt';
 import { runCli } from '../support/run-cli';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -54,7 +55,7 @@ interface Action {
   let running: Provisioned[];
   let stopped: Provisioned[];
   let tinyVps: Provisioned;
-  const compute = { COMPUTE_PROVIDER: 'libvirt', COMPUTE_RETRY_ATTEMPTS: '3' };
+  const compute = libvirtCompute({ COMPUTE_RETRY_ATTEMPTS: '3' });
 
   beforeAll(async () => {
     tiny = buildTinyGuest();

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { loadConfig } from '@app/core';
 import { LocalBackupStore } from '../../libs/vps/src/backups/local-backup-store';
 import { LibvirtComputeProvider } from '../../libs/vps/src/compute/libvirt/libvirt-compute.provider';
+import { libvirtCompute } from '../support/hosts';
 import { libvirtTestsEnabled, removeDomain, removeVolume, virsh } from '../support/libvirt';
 import { CLEANUP_TIMING } from '../support/libvirt-cleanup';
 import { testEnv } from '../support/test-env';
@@ -38,7 +39,7 @@ const POOL = 'default';
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'backup-disk-'));
     const provider = (env: Record<string, string>) =>
-      new LibvirtComputeProvider(loadConfig(testEnv({ DATA_DIR: dir, COMPUTE_PROVIDER: 'libvirt', ...env })), {
+      new LibvirtComputeProvider(loadConfig(testEnv({ DATA_DIR: dir, ...libvirtCompute(env) })), {
         id: () => Promise.resolve('backup-disk-test'),
       });
     compute = provider({});

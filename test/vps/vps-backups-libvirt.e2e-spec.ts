@@ -10,6 +10,7 @@ import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
 import { cephTestsEnabled, rgwEnv } from '../support/ceph';
 import { addTestImage, BOOT_MS, makeKeyPair, removeGuest, sshAsRoot, untilSshUp } from '../support/guest';
+import { guestCompute } from '../support/hosts';
 import { libvirtTestsEnabled, removeDomain, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -25,8 +26,7 @@ import { waitFor, waitForOrFail } from '../support/wait-for';
 const enabled = libvirtTestsEnabled() && cephTestsEnabled();
 
 const POOL = 'default';
-// Not the ranges of the other libvirt suites, which may run beside this one on another database.
-const compute = { COMPUTE_PROVIDER: 'libvirt', COMPUTE_STOP_TIMEOUT_SECONDS: '60', NETWORK_SSH_PORTS: '26000-26999' };
+const compute = guestCompute('26000-26999');
 const bucket = `vps-backups-${randomUUID().slice(0, 8)}`;
 
 (enabled ? describe : describe.skip)('Backups of a running VPS to Ceph RGW, restored (libvirt, real cloud image)', () => {

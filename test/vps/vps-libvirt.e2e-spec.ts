@@ -10,6 +10,7 @@ import { TransactionRunner } from '@app/core';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
 import { addTestImage, BOOT_MS, makeKeyPair, pacedTry, sshAsRoot, untilSshUp } from '../support/guest';
+import { guestCompute } from '../support/hosts';
 import { domainNames, libvirtTestsEnabled, removeDomain, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, startTwoApps, TestApp } from '../support/test-app';
@@ -25,9 +26,7 @@ const onPostgres = TEST_DATABASE_URL !== undefined;
 const enabled = libvirtTestsEnabled();
 
 const POOL = 'default';
-// Not the range of the other libvirt suites, which may run beside this one on another database.
-const PORTS = { NETWORK_SSH_PORTS: '23000-23999' };
-const compute = { COMPUTE_PROVIDER: 'libvirt', COMPUTE_STOP_TIMEOUT_SECONDS: '60', ...PORTS };
+const compute = guestCompute('23000-23999');
 
 (enabled ? describe : describe.skip)('A VPS a customer can log into (libvirt, real cloud image)', () => {
   let t: TestApp;

@@ -6,6 +6,7 @@ import request from 'supertest';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
 import { BOOT_MS, makeKeyPair, removeGuest, rescueTestImageFile, sshAsRoot, testImageFile, untilSshUp } from '../support/guest';
+import { guestCompute } from '../support/hosts';
 import { libvirtTestsEnabled, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -22,8 +23,7 @@ import { waitFor, waitForOrFail } from '../support/wait-for';
 const enabled = libvirtTestsEnabled();
 
 const POOL = 'default';
-// Not the ranges of the other libvirt suites, which may run beside this one on another database.
-const compute = { COMPUTE_PROVIDER: 'libvirt', COMPUTE_STOP_TIMEOUT_SECONDS: '60', NETWORK_SSH_PORTS: '27000-27999' };
+const compute = guestCompute('27000-27999');
 
 /** Prints `match` when the password on stdin is root's in /etc/shadow, `differ` otherwise. */
 const CHECK_ROOT_PASSWORD =

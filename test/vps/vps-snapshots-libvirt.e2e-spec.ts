@@ -6,6 +6,7 @@ import request from 'supertest';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
 import { addTestImage, BOOT_MS, makeKeyPair, removeGuest, sshAsRoot, untilSshUp } from '../support/guest';
+import { guestCompute } from '../support/hosts';
 import { libvirtTestsEnabled, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -20,8 +21,7 @@ import { waitFor, waitForOrFail } from '../support/wait-for';
 const enabled = libvirtTestsEnabled();
 
 const POOL = 'default';
-// Not the ranges of the other libvirt suites, which may run beside this one on another database.
-const compute = { COMPUTE_PROVIDER: 'libvirt', COMPUTE_STOP_TIMEOUT_SECONDS: '60', NETWORK_SSH_PORTS: '25000-25999' };
+const compute = guestCompute('25000-25999');
 
 (enabled ? describe : describe.skip)('Snapshots of a running VPS (libvirt, real cloud image)', () => {
   let t: TestApp;
