@@ -39,6 +39,21 @@ export async function removeGuest(app: INestApplicationContext, id: string, volu
   for (const volume of volumes) await virsh('vol-delete', '--pool', 'default', volume).catch(() => undefined);
 }
 
+/** What qemu-guest-agent in `domain` answers to a ping, or libvirt's error. */
+export function agentPing(domain: string): Promise<string> {
+  return virsh('qemu-agent-command', domain, '{"execute":"guest-ping"}').catch((err: Error) => err.message);
+}
+
+/** Once qemu-guest-agent in `domain` answers (it starts with the guest, at times after sshd). */
+export function untilAgentAnswers(domain: string): Promise<string> {
+  return waitForOrFail(
+    () => agentPing(domain),
+    (answer) => answer.includes('"return"'),
+    BOOT_MS,
+    (answer) => `qemu-guest-agent never answered: ${answer}`,
+  );
+}
+
 export interface SshResult {
   code: number | null;
   stdout: string;

@@ -9,12 +9,12 @@ import { DEPLOYMENT_NS } from '../../libs/vps/src/compute/libvirt/domain-xml';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
 import { cephTestsEnabled, rgwEnv } from '../support/ceph';
-import { addTestImage, BOOT_MS, makeKeyPair, removeGuest, sshAsRoot, untilSshUp } from '../support/guest';
+import { addTestImage, BOOT_MS, makeKeyPair, removeGuest, sshAsRoot, untilAgentAnswers, untilSshUp } from '../support/guest';
 import { guestCompute } from '../support/hosts';
 import { libvirtTestsEnabled, removeDomain, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
-import { waitFor, waitForOrFail } from '../support/wait-for';
+import { waitFor } from '../support/wait-for';
 
 /**
  * A backup of a running VPS on the local qemu:///system to the one-node Ceph RGW (issue 38), with
@@ -95,12 +95,7 @@ const bucket = `vps-backups-${randomUUID().slice(0, 8)}`;
       [vps] = res.lines;
       expect((await sshWhenUp('echo before > /root/first && sync && cat /root/first')).stdout).toBe('before');
       hostKey = (await sshWhenUp('cat /etc/ssh/ssh_host_ed25519_key.pub')).stdout;
-      await waitForOrFail(
-        () => virsh('qemu-agent-command', `svc-${vps.id}`, '{"execute":"guest-ping"}').catch((err: Error) => err.message),
-        (answer) => answer.includes('"return"'),
-        BOOT_MS,
-        (answer) => `qemu-guest-agent never answered: ${answer}`,
-      );
+      await untilAgentAnswers(`svc-${vps.id}`);
       const made = (await t.app.get(BackupRunner).run(vps.id, 'operator')) as { backupId: string; status: string; error?: string };
       expect(made).toMatchObject({ status: 'available' });
       backupId = made.backupId;

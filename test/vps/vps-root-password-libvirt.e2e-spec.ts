@@ -7,9 +7,9 @@ import pino from 'pino';
 import request from 'supertest';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
-import { addTestImage, BOOT_MS, makeKeyPair, removeGuest, sshAsRoot, untilSshUp } from '../support/guest';
+import { addTestImage, agentPing, BOOT_MS, makeKeyPair, removeGuest, sshAsRoot, untilAgentAnswers, untilSshUp } from '../support/guest';
 import { guestCompute } from '../support/hosts';
-import { libvirtTestsEnabled, virsh } from '../support/libvirt';
+import { libvirtTestsEnabled } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor, waitForOrFail } from '../support/wait-for';
@@ -94,12 +94,7 @@ const CHECK_ROOT_PASSWORD =
       expect(res.stderr).toBe('');
       [vps] = res.lines;
       await sshWhenUp('cloud-init status --wait > /dev/null || true');
-      await waitForOrFail(
-        () => virsh('qemu-agent-command', `svc-${vps.id}`, '{"execute":"guest-ping"}').catch((err: Error) => err.message),
-        (answer) => answer.includes('"return"'),
-        BOOT_MS,
-        (answer) => `qemu-guest-agent never answered: ${answer}`,
-      );
+      await untilAgentAnswers(`svc-${vps.id}`);
       const before = await rootHash();
 
       const first = await reset().expect(200);
@@ -128,7 +123,7 @@ const CHECK_ROOT_PASSWORD =
       expect((await sshRun('systemctl stop qemu-guest-agent')).code).toBe(0);
       // libvirt sees the agent's port close: its ping fails from then on.
       await waitForOrFail(
-        () => virsh('qemu-agent-command', `svc-${vps.id}`, '{"execute":"guest-ping"}').catch((err: Error) => err.message),
+        () => agentPing(`svc-${vps.id}`),
         (answer) => !answer.includes('"return"'),
         60_000,
         (answer) => `the agent still answers: ${answer}`,

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
-import { addTestImage, BOOT_MS, makeKeyPair, removeGuest, sshAsRoot, untilSshUp } from '../support/guest';
+import { addTestImage, BOOT_MS, makeKeyPair, removeGuest, sshAsRoot, untilAgentAnswers, untilSshUp } from '../support/guest';
 import { guestCompute } from '../support/hosts';
 import { libvirtTestsEnabled, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
-import { waitFor, waitForOrFail } from '../support/wait-for';
+import { waitFor } from '../support/wait-for';
 
 /**
  * A snapshot of a running VPS on the local qemu:///system (issue 38), with the Debian test image
@@ -77,12 +77,7 @@ const compute = guestCompute('25000-25999');
       [vps] = res.lines;
       expect((await sshWhenUp('echo before > /root/first && sync && cat /root/first')).stdout).toBe('before');
       // The agent starts with the guest; a snapshot taken before it answers is crash-consistent, so wait for it.
-      await waitForOrFail(
-        () => virsh('qemu-agent-command', `svc-${vps.id}`, '{"execute":"guest-ping"}').catch((err: Error) => err.message),
-        (answer) => answer.includes('"return"'),
-        BOOT_MS,
-        (answer) => `qemu-guest-agent never answered: ${answer}`,
-      );
+      await untilAgentAnswers(`svc-${vps.id}`);
 
       const started = await request(t.http)
         .post(`/api/services/${vps.id}/instance/snapshots`)
