@@ -7,7 +7,7 @@ import { createService } from '../factories/services';
 import { waitForOrFail } from '../support/wait-for';
 import { startAppWithAccounts, TestAppWithAccounts } from '../support/test-app';
 
-/** Object storage on the simulator (the embedded default); the same routes on a real gateway: test/object-storage-rgw.e2e-spec.ts. */
+/** Object storage on the simulator (the embedded default); the same routes on a real gateway: test/services/object-storage-rgw.e2e-spec.ts. */
 describe('Object storage (simulator)', () => {
   let t: TestAppWithAccounts;
   let owner: TestAccount;

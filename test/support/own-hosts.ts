@@ -1,4 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { hostAddArgs, HostSize } from './hosts';
 import { failOnLeftovers, removeDomainWith, removeUnsettled, Virsh, virshOnUri } from './libvirt-cleanup';
 import type { OwnLibvirtd } from './own-libvirtd';
 import { runCliIn } from './run-cli-in-app';
@@ -43,24 +44,11 @@ export async function volumesOn(daemon: OwnLibvirtd, prefix = ''): Promise<strin
     .sort();
 }
 
-/** `host:add` of the daemon as host `name` of `region`: 2 vCPUs, 2 GB, 50 GB (two vps-xs), VNC on loopback. */
+/** An own daemon's size as a host: two vps-xs. */
+export const OWN_HOST_SIZE: HostSize = { vcpus: 2, memoryGb: 2, diskGb: 50 };
+
+/** `host:add` of the daemon as host `name` of `region`: OWN_HOST_SIZE, VNC on loopback. */
 export async function addOwnHost(app: INestApplicationContext, name: string, region: string, daemon: OwnLibvirtd): Promise<void> {
-  const added = await runCliIn(app, [
-    'host:add',
-    '--name',
-    name,
-    '--region',
-    region,
-    '--uri',
-    daemon.uri(),
-    '--vcpus',
-    '2',
-    '--memory-gb',
-    '2',
-    '--disk-gb',
-    '50',
-    '--vnc-listen',
-    '127.0.0.1',
-  ]);
+  const added = await runCliIn(app, hostAddArgs(name, region, daemon.uri(), OWN_HOST_SIZE, '--vnc-listen', '127.0.0.1'));
   if (added.code !== 0 || added.stderr) throw new Error(`host:add ${name}: exit ${added.code}: ${added.stderr}`);
 }

@@ -84,7 +84,7 @@ const sharedApps = new Map<string, Promise<TestApp>>();
 /**
  * The app of this configuration that every suite of the Jest file asking for it shares (a start
  * and the module graph are most of a small suite's time, so related suites are grouped into one
- * file, see test/account.e2e-spec.ts). The apps close, with the contract check, after the file's
+ * file, see test/account/account.e2e-spec.ts). The apps close, with the contract check, after the file's
  * last test; a suite does not close one (its `close` does nothing). A suite that stops its app or
  * leaves a provider changed starts one of its own with `startTestApp`.
  */

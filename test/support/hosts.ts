@@ -1,0 +1,32 @@
+/** The app's settings for the libvirt adapter, on qemu:///system unless `more` names a LIBVIRT_URI. */
+export function libvirtCompute(more: Record<string, string> = {}): Record<string, string> {
+  return { COMPUTE_PROVIDER: 'libvirt', ...more };
+}
+
+/**
+ * For guests that boot the Debian test image: a minute to shut down under TCG, and SSH ports of the
+ * suite's own, not those of the other libvirt suites, which may run beside it on another database.
+ */
+export function guestCompute(sshPorts: string, more: Record<string, string> = {}): Record<string, string> {
+  return libvirtCompute({ COMPUTE_STOP_TIMEOUT_SECONDS: '60', NETWORK_SSH_PORTS: sshPorts, ...more });
+}
+
+/** On a libvirtd of the test's own (own-libvirtd.ts) at `uri`, with domains made from `template`. */
+export function ownLibvirtdCompute(uri: string, template: string, more: Record<string, string> = {}): Record<string, string> {
+  return libvirtCompute({ LIBVIRT_URI: uri, LIBVIRT_DOMAIN_TEMPLATE: template, ...more });
+}
+
+export interface HostSize {
+  vcpus: number;
+  memoryGb: number;
+  diskGb: number;
+}
+
+/** The operator's `host:add` of host `name` in `region` at `uri` with this capacity, then `more` (e.g. --vnc-listen). */
+export function hostAddArgs(name: string, region: string, uri: string, size: HostSize, ...more: string[]): string[] {
+  const sized = ['--vcpus', String(size.vcpus), '--memory-gb', String(size.memoryGb), '--disk-gb', String(size.diskGb)];
+  return ['host:add', '--name', name, '--region', region, '--uri', uri, ...sized, ...more];
+}
+
+/** The URI of a host that does not exist (.invalid): on the simulator a host is a row, no hypervisor behind it. */
+export const invalidHostUri = (name: string): string => `qemu+ssh://root@${name}.invalid/system`;

@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_DOMAIN_TEMPLATE } from '../../libs/vps/src/compute/libvirt/domain-xml';
+import { sqlRows } from '@app/core';
+import { VpsMoveJob } from '../../libs/vps/src/hosts/vps-move.job';
+import { createAccount, TestAccount } from '../factories/accounts';
+import { uploadSshKey } from '../factories/images';
+import { addTestImage, BOOT_MS, makeKeyPair, sshAsRoot, untilSshUp } from '../support/guest';
+import { guestCompute } from '../support/hosts';
+import { libvirtTestsEnabled } from '../support/libvirt';
+import { addOwnHost, domainsOn, emptyOwnLibvirtd, virshOn, volumesOn } from '../support/own-hosts';
+import { OwnLibvirtd, startOwnLibvirtd } from '../support/own-libvirtd';
+import { runCliIn } from '../support/run-cli-in-app';
+import { startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * Issue 40 on real hypervisors: two libvirtds of the test's own are two hosts of one region. A
+ * running VPS of the Debian test image (cloud-init, sshd) writes a file over SSH; `host:drain`
+ * stops it, copies its disk and seed to the other daemon, defines and starts it there and removes
+ * it from the drained one; SSH reaches it on the other host with its file. Boots a guest under
+ * TCG: PostgreSQL only, run under flock /tmp/guest-tests.lock.
+ */
+const enabled = libvirtTestsEnabled();
+const REGION = 'eu-west';
+
+(enabled ? describe : describe.skip)('libvirt: host:drain moves a running guest to another host (issue 40)', () => {
+  let daemons: Record<'a' | 'b', OwnLibvirtd>;
+  let t: TestApp | undefined;
+  let owner: TestAccount;
+  let dir: string;
+  let slug: string | undefined;
+  let id: string | undefined;
+  let second: string | undefined;
+  const key = () => join(dir, 'key');
+  const cli = (...args: string[]) => runCliIn(t!.app, args);
+
+  const virsh = virshOn;
+  const domainsOf = (daemon: OwnLibvirtd, ...flags: string[]) => domainsOn(daemon, ...(flags.length ? flags : ['--state-running']));
+  const volumesOf = (daemon: OwnLibvirtd) => volumesOn(daemon, id);
+
+  /** To wherever the VPS runs now: its endpoint as the API shows it. */
+  async function ssh(command: string) {
+    const shown = await t!.get(`/api/services/${id}`, owner.bearer).expect(200);
+    return sshAsRoot(shown.body.instance.ssh as { host: string; port: number }, key(), command);
+  }
+
+  /** Tried about once a second until it runs (the guest boots; cloud-init may restart sshd once). */
+  const sshWhenUp = (command: string) => untilSshUp(() => ssh(command));
+
+  /** What a process that died mid-move leaves: the room held on `to`, the VPS `provisioning`, a running record whose lease ran out. */
+  async function deadMove(serviceId: string, to: string, attempts: number): Promise<string> {
+    await t!.db.query(
+      `UPDATE hosts h SET used_vcpus = h.used_vcpus + a.vcpus, used_memory_mb = h.used_memory_mb + a.memory_mb, used_disk_gb = h.used_disk_gb + a.disk_gb
+         FROM host_allocations a WHERE a.service_id = $1 AND h.name = $2`,
+      [serviceId, to],
+    );
+    await t!.db.query(`UPDATE vps_instances SET power_state = 'provisioning' WHERE service_id = $1`, [serviceId]);
+    const [row] = await sqlRows<{ id: string }>(
+      t!.db,
+      `INSERT INTO vps_moves (service_id, from_host_id, from_host, to_host_id, to_host, vcpus, memory_mb, disk_gb, attempts, lease_until, last_error)
+       SELECT a.service_id, f.id, f.name, n.id, n.name, a.vcpus, a.memory_mb, a.disk_gb, $3, now() - interval '1 second', 'the process died'
+         FROM host_allocations a JOIN hosts f ON f.id = a.host_id JOIN hosts n ON n.name = $2 WHERE a.service_id = $1
+       RETURNING id`,
+      [serviceId, to, attempts],
+    );
+    return row.id;
+  }
+  const statusOf = async (moveId: string) =>
+    (await sqlRows<{ status: string }>(t!.db, `SELECT status FROM vps_moves WHERE id = $1`, [moveId]))[0].status;
+  const memoryUsed = async (name: string) =>
+    ((await cli('host:list')).lines.find((line) => line.name === name)!.memoryMb as { used: number }).used;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'drain-keys-'));
+    makeKeyPair(key(), 'drain-test');
+    daemons = { a: await startOwnLibvirtd(), b: await startOwnLibvirtd() };
+    for (const daemon of Object.values(daemons)) {
+      await virsh(daemon, 'pool-define-as', 'default', 'dir', '--target', join(daemon.dir, 'data', 'pool'));
+      await virsh(daemon, 'pool-build', 'default');
+      await virsh(daemon, 'pool-start', 'default');
+    }
+    // The default template less the guest agent's channel: its socket's path under the daemon's temp
+    // dir is longer than a UNIX socket's path may be (the session daemon puts it there).
+    const template = join(dir, 'domain.xml');
+    writeFileSync(template, DEFAULT_DOMAIN_TEMPLATE.replace(/\s*<channel type='unix'>.*<\/channel>/, ''));
+    t = await startTestApp(
+      guestCompute('27000-27099', { LIBVIRT_URI: daemons.a.uri(), LIBVIRT_DOMAIN_TEMPLATE: template, COMPUTE_RETRY_ATTEMPTS: '2' }),
+    );
+    owner = await createAccount(t);
+    await uploadSshKey(t, owner.bearer, readFileSync(`${key()}.pub`, 'utf8'));
+    for (const name of ['a', 'b'] as const) await addOwnHost(t.app, `drain-${name}`, REGION, daemons[name]);
+    slug = `debian-12-drain-${randomUUID().slice(0, 8)}`;
+    const image = await addTestImage(t.app, slug);
+    expect(image.lines[0]).toMatchObject({ slug, status: 'available' });
+  }, BOOT_MS);
+
+  afterAll(async () => {
+    if (t) {
+      for (const made of [id, second]) if (made) await cli('service:set-status', '--id', made, '--status', 'terminated');
+      for (const name of ['drain-a', 'drain-b']) await cli('host:remove', '--name', name);
+      if (slug) await cli('image:remove', '--slug', slug);
+      await t.close();
+    }
+    for (const daemon of Object.values(daemons ?? {})) {
+      await emptyOwnLibvirtd(daemon);
+      await daemon.stop();
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }, BOOT_MS);
+
+  it(
+    'drains the host of a running VPS: it runs on the other host, SSH reaches it there with its data, nothing of it is left on the drained one',
+    async () => {
+      expect((await cli('host:set', '--name', 'drain-b', '--state', 'disabled')).code).toBe(0);
+      const made = await cli(
+        'service:provision',
+        '--email',
+        owner.email,
+        '--type',
+        'vps',
+        '--product',
+        'vps-xs',
+        '--region',
+        REGION,
+        '--image',
+        slug!,
+      );
+      expect(made.stderr).toBe('');
+      id = made.lines[0].id as string;
+      expect(await domainsOf(daemons.a)).toEqual([`svc-${id}`]);
+      expect((await sshWhenUp('echo moved-with-me > /root/data && sync && cat /root/data')).stdout).toBe('moved-with-me');
+      const uuid = await virsh(daemons.a, 'domuuid', `svc-${id}`);
+      expect((await cli('host:set', '--name', 'drain-b', '--state', 'enabled')).code).toBe(0);
+
+      const drained = await cli('host:drain', '--name', 'drain-a');
+      expect(drained.stderr).toBe('');
+      expect(drained.lines).toEqual([{ id, from: 'drain-a', to: 'drain-b', outcome: 'moved' }]);
+
+      expect(await domainsOf(daemons.b)).toEqual([`svc-${id}`]);
+      expect(await virsh(daemons.b, 'domuuid', `svc-${id}`)).toBe(uuid);
+      expect(await domainsOf(daemons.a, '--all')).toEqual([]);
+      expect(await volumesOf(daemons.a)).toEqual([]);
+      expect((await volumesOf(daemons.b)).sort()).toEqual([`svc-${id}-root.qcow2`, `svc-${id}-seed.iso`]);
+      expect((await sshWhenUp('cat /root/data')).stdout).toBe('moved-with-me');
+      const shown = await t!.get(`/api/services/${id}`, owner.bearer).expect(200);
+      expect(shown.body.instance.powerState).toBe('running');
+      const hosts = (await cli('host:list')).lines.filter((line) => String(line.name).startsWith('drain-'));
+      expect(hosts.map((h) => [h.name, h.state, h.vpsCount])).toEqual([
+        ['drain-a', 'maintenance', 0],
+        ['drain-b', 'enabled', 1],
+      ]);
+    },
+    2 * BOOT_MS,
+  );
+
+  it(
+    'a move a dead process left after defining the machine on the new host is rolled back once its tries are spent: the copy there goes',
+    async () => {
+      expect((await cli('host:set', '--name', 'drain-a', '--state', 'enabled')).code).toBe(0);
+      const made = await cli(
+        'service:provision',
+        '--email',
+        owner.email,
+        '--type',
+        'vps',
+        '--product',
+        'vps-xs',
+        '--region',
+        REGION,
+        '--image',
+        slug!,
+        '--power-state',
+        'stopped',
+      );
+      expect(made.stderr).toBe('');
+      second = made.lines[0].id as string;
+      const name = `svc-${second}`;
+      expect(await domainsOf(daemons.a, '--all')).toEqual([name]);
+      // The dead process had defined the domain on drain-b and begun its disk there.
+      const xml = join(dir, 'moved.xml');
+      writeFileSync(xml, await virsh(daemons.a, 'dumpxml', '--inactive', '--security-info', name));
+      await virsh(daemons.b, 'vol-create-as', 'default', `${name}-root.qcow2`, '1M', '--format', 'qcow2');
+      await virsh(daemons.b, 'define', xml);
+      const moveId = await deadMove(second, 'drain-b', 2);
+      const used = await memoryUsed('drain-b');
+
+      await t!.app.get(VpsMoveJob).runToEnd(moveId);
+      expect(await statusOf(moveId)).toBe('rolled_back');
+      expect(await domainsOf(daemons.a, '--all')).toEqual([name]);
+      expect(await domainsOf(daemons.b, '--all')).toEqual([`svc-${id}`]);
+      expect((await virsh(daemons.b, 'vol-list', 'default')).includes(name)).toBe(false);
+      expect((await virsh(daemons.a, 'vol-list', 'default')).includes(`${name}-root.qcow2`)).toBe(true);
+      expect(await memoryUsed('drain-b')).toBe(used - 1024);
+      const shown = await t!.get(`/api/services/${second}`, owner.bearer).expect(200);
+      expect(shown.body.instance.powerState).toBe('stopped');
+    },
+    BOOT_MS,
+  );
+
+  it(
+    'a move a dead process left before any step is resumed by the job and finished: disks and domain on the new host, none on the old',
+    async () => {
+      const name = `svc-${second}`;
+      const moveId = await deadMove(second!, 'drain-b', 0);
+      await t!.app.get(VpsMoveJob).runToEnd(moveId);
+      expect(await statusOf(moveId)).toBe('succeeded');
+      expect(await domainsOf(daemons.a, '--all')).toEqual([]);
+      expect(await domainsOf(daemons.b, '--all')).toEqual([name, `svc-${id}`].sort());
+      expect((await virsh(daemons.a, 'vol-list', 'default')).includes(name)).toBe(false);
+      expect((await virsh(daemons.b, 'vol-list', 'default')).includes(`${name}-root.qcow2`)).toBe(true);
+      const shown = await t!.get(`/api/services/${second}`, owner.bearer).expect(200);
+      expect(shown.body.instance.powerState).toBe('stopped');
+    },
+    BOOT_MS,
+  );
+});

@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { createAccount, TestAccount } from '../factories/accounts';
+import { uploadSshKey } from '../factories/images';
+import { BOOT_MS, makeKeyPair, removeGuest, rescueTestImageFile, sshAsRoot, testImageFile, untilSshUp } from '../support/guest';
+import { guestCompute } from '../support/hosts';
+import { libvirtTestsEnabled, virsh } from '../support/libvirt';
+import { runCliIn } from '../support/run-cli-in-app';
+import { startTestApp, TestApp } from '../support/test-app';
+import { waitFor, waitForOrFail } from '../support/wait-for';
+
+/**
+ * Rescue mode on the local qemu:///system (issue 39, item 1) with the Debian test image: a customer
+ * breaks sshd (no key works any more), boots the rescue system, logs in to it with the key, mounts
+ * the VPS's disk (/dev/vdb1), repairs sshd_config, unrescues, and logs in to the repaired VPS, where
+ * a file written before is still there. The rescue system is the test image with a root filesystem
+ * of its own UUID (scripts/build-rescue-test-image.sh): a plain copy would have the VPS's UUID.
+ * One guest, booted three times. PostgreSQL only, like the other libvirt suites.
+ */
+const enabled = libvirtTestsEnabled();
+
+const POOL = 'default';
+const compute = guestCompute('27000-27999');
+
+/** Prints `match` when the password on stdin is root's in /etc/shadow, `differ` otherwise. */
+const CHECK_ROOT_PASSWORD =
+  'perl -e \'chomp(my $pw = <STDIN>); open(my $f, "<", "/etc/shadow") or die "shadow: $!"; ' +
+  'while (<$f>) { my @x = split /:/; print(crypt($pw, $x[1]) eq $x[1] ? "match" : "differ") if $x[0] eq "root" }\'';
+
+/** The <disk> element of the domain's XML with this target device. */
+const diskOf = (xml: string, dev: string): string | undefined =>
+  [...xml.matchAll(/<disk [\s\S]*?<\/disk>/g)].map((m) => m[0]).find((disk) => disk.includes(`<target dev='${dev}'`));
+
+(enabled ? describe : describe.skip)('Rescue mode (libvirt, real cloud image)', () => {
+  let t: TestApp;
+  let owner: TestAccount;
+  let dir: string;
+  const slugs: string[] = [];
+  let vps: { id: string; instance: { ssh: { host: string; port: number } } };
+  const key = () => join(dir, 'key');
+  const volumes = (id: string) => [`svc-${id}-root.qcow2`, `svc-${id}-seed.iso`, `svc-${id}-rescue.qcow2`, `svc-${id}-rescue-seed.iso`];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'rescue-keys-'));
+    makeKeyPair(key(), 'rescue-test');
+    t = await startTestApp(compute);
+    owner = await createAccount(t);
+    await uploadSshKey(t, owner.bearer, readFileSync(`${key()}.pub`, 'utf8'));
+    const file = testImageFile();
+    const rescueFile = rescueTestImageFile(file);
+    const suffix = randomUUID().slice(0, 8);
+    for (const [slug, path, flags] of [
+      [`debian-12-r-${suffix}`, file, []],
+      [`rescue-${suffix}`, rescueFile, ['--rescue']],
+    ] as const) {
+      const added = await runCliIn(t.app, ['image:add', '--slug', slug, '--name', slug, '--file', path, ...flags]);
+      expect(added.lines[0]).toMatchObject({ slug, status: 'available' });
+      slugs.push(slug);
+    }
+  }, BOOT_MS);
+
+  afterAll(async () => {
+    if (vps) await removeGuest(t.app, vps.id, volumes(vps.id));
+    for (const slug of slugs) await runCliIn(t.app, ['image:remove', '--slug', slug]).catch(() => undefined);
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** `input` goes to the remote command's stdin. */
+  const ssh = (command: string, input = '') => sshAsRoot(vps.instance.ssh, key(), command, input);
+
+  /** The command's answer once ssh gets in (the guest booting, cloud-init restarting sshd once). */
+  const sshWhenUp = (command: string, input = '') =>
+    untilSshUp(
+      () => ssh(command, input),
+      (res) => `ssh never got in: ${res.code} ${res.stderr}`,
+      (res) => res.code !== 255,
+    );
+
+  const post = (path: string) => request(t.http).post(`/api/services/${vps.id}/instance/${path}`).set('Authorization', owner.bearer);
+  const finished = (actionId: string) =>
+    waitFor(
+      async () => (await t.get(`/api/services/${vps.id}/instance/actions/${actionId}`, owner.bearer).expect(200)).body,
+      (action) => action.status !== 'running',
+      BOOT_MS,
+    );
+  const instance = async () => (await t.get(`/api/services/${vps.id}`, owner.bearer).expect(200)).body.instance;
+
+  it(
+    'repairs a VPS whose sshd refuses every key: rescue, fix the disk at /dev/vdb1, unrescue; the data is still there',
+    async () => {
+      const res = await runCliIn(t.app, [
+        'service:provision',
+        '--email',
+        owner.email,
+        '--type',
+        'vps',
+        '--product',
+        'vps-xs',
+        '--image',
+        slugs[0],
+      ]);
+      expect(res.stderr).toBe('');
+      [vps] = res.lines;
+      const hostname = (await sshWhenUp('cloud-init status --wait > /dev/null; hostname')).stdout;
+      expect(hostname).not.toBe('rescue');
+      const token = randomUUID();
+      expect((await ssh(`echo ${token} > /root/keep.txt && sync`)).code).toBe(0);
+      // The customer's mistake: sshd looks for keys where there are none.
+      expect((await ssh(`echo 'AuthorizedKeysFile /nonexistent' >> /etc/ssh/sshd_config && systemctl restart ssh`)).code).toBe(0);
+      const locked = await waitForOrFail(
+        () => ssh('true'),
+        (r) => r.code === 255,
+        60_000,
+        (r) => `sshd still takes the key: ${r.code}`,
+      );
+      expect(locked.stderr).toMatch(/Permission denied/);
+
+      const rescue = await post('rescue').send({}).expect(202);
+      expect(rescue.headers['cache-control']).toBe('no-store');
+      const password = rescue.body.rootPassword as string;
+      expect(password).toMatch(/^[A-HJ-NP-Za-km-z2-9]{20}$/);
+      expect(await finished(rescue.body.id)).toMatchObject({ type: 'rescue', status: 'succeeded', error: null });
+      expect(await instance()).toMatchObject({ powerState: 'running', rescue: true });
+      const xml = await virsh('dumpxml', `svc-${vps.id}`);
+      expect(diskOf(xml, 'vda')).toContain(`volume='svc-${vps.id}-rescue.qcow2'`);
+      expect(diskOf(xml, 'vdb')).toContain(`volume='svc-${vps.id}-root.qcow2'`);
+      expect(diskOf(xml, 'hdc')).toContain(`volume='svc-${vps.id}-rescue-seed.iso'`);
+
+      // The rescue system, on the VPS's own address and port, with the account's key.
+      expect((await sshWhenUp('cloud-init status --wait > /dev/null; hostname')).stdout).toBe('rescue');
+      expect((await ssh('findmnt -n -o SOURCE /')).stdout).toBe('/dev/vda1');
+      expect((await ssh('findmnt -n /dev/vdb1 || echo unmounted')).stdout).toBe('unmounted');
+      // root's password there is the one the 202 showed (only its hash reached the hypervisor).
+      expect((await ssh(CHECK_ROOT_PASSWORD, `${password}\n`)).stdout).toBe('match');
+      const repair = await ssh(
+        'mount /dev/vdb1 /mnt && cat /mnt/root/keep.txt && sed -i "/^AuthorizedKeysFile \\/nonexistent$/d" /mnt/etc/ssh/sshd_config && umount /mnt',
+      );
+      expect({ code: repair.code, stdout: repair.stdout, stderr: repair.stderr }).toEqual({ code: 0, stdout: token, stderr: '' });
+
+      const unrescue = await post('unrescue').expect(202);
+      expect(await finished(unrescue.body.id)).toMatchObject({ type: 'unrescue', status: 'succeeded', error: null });
+      await waitFor(instance, (i) => i.rescue === false, 30_000);
+      const back = await virsh('dumpxml', `svc-${vps.id}`);
+      expect(back).not.toContain('rescue');
+      expect(diskOf(back, 'vda')).toContain(`volume='svc-${vps.id}-root.qcow2'`);
+      expect(diskOf(back, 'vdb')).toBeUndefined();
+      const left = await virsh('vol-list', '--pool', POOL);
+      expect(left).toContain(`svc-${vps.id}-root.qcow2`);
+      expect(left).not.toContain(`svc-${vps.id}-rescue`);
+
+      // The VPS itself again, repaired: the key works and the file written before the rescue is there.
+      const repaired = await sshWhenUp('hostname; cat /root/keep.txt');
+      expect(repaired).toMatchObject({ code: 0, stdout: `${hostname}\n${token}` });
+    },
+    BOOT_MS * 4,
+  );
+});
