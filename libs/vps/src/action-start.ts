@@ -11,7 +11,7 @@ import { VpsRescuesRepository } from './rescue/vps-rescues.repository';
 import type { VpsState } from './vps-states';
 import type { ActionType, PowerState } from './vps.types';
 
-/** Issue 40: the VPS's host stopped answering; nothing is asked of it until it answers again. */
+/** The VPS's host stopped answering; nothing is asked of it until it answers again. */
 export function hostUnreachable(): Problem {
   return new Problem(
     503,
@@ -55,7 +55,7 @@ export class ActionStart {
     const request = { accountId, service, input };
     // The request's own faults (an unknown image, another account's key) come before the machine's state.
     const checked = (await handler.check?.(m, request)) ?? null;
-    // In rescue, a rebuild or snapshot would take the rescue system's disk for the VPS's own (issue 39), and a restore would
+    // In rescue, a rebuild or snapshot would take the rescue system's disk for the VPS's own, and a restore would
     // boot the rescue system, not what it put back; power actions stay in rescue.
     if (handler.refusedInRescue && (await this.rescues.find(m, serviceId)))
       throw Problem.conflict('invalid_state', `The instance is in rescue mode; unrescue it before a ${type}.`);
