@@ -9,8 +9,8 @@ import { startTestApp, TestApp } from '../support/test-app';
 const MAIL_LINK = join(__dirname, '../../scripts/mail-link.js');
 
 /**
- * With DASHBOARD_URL the mailed links open the customer dashboard, which takes the same ?token=
- * (issue 29). A file of its own: whichever app's worker renders a queued mail builds its link, so
+ * With DASHBOARD_URL the mailed links open the customer dashboard, which takes the same ?token=.
+ * A file of its own: whichever app's worker renders a queued mail builds its link, so
  * this app must be the only one on the test database. Mail goes to the outbox (no SMTP_URL), read
  * with `node scripts/mail-link.js <email>` as the README tells a newcomer to.
  */

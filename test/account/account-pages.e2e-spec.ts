@@ -10,7 +10,7 @@ import { ReceivedMail, TestSmtpServer } from '../support/smtp';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * The pages the mailed links open when no dashboard is configured (issue 29): reset the password,
+ * The pages the mailed links open when no dashboard is configured: reset the password,
  * confirm an email address. Server-rendered HTML under /account, no script, strict CSP.
  */
 const NEW_PASSWORD = 'a passphrase chosen in the browser';

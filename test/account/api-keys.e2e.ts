@@ -62,7 +62,7 @@ describe('API keys', () => {
       await request(t.http).post('/api/auth/api-keys').send({ name: 'x' }).expect(401);
     });
 
-    // Issue 26, finding 5: whoever registers someone else's address gets no lasting access before it is confirmed.
+    // Whoever registers someone else's address gets no lasting access before it is confirmed.
     it('refuses an account whose email nobody confirmed (403 email_unverified), then allows it once confirmed', async () => {
       const address = `keys-${Math.random().toString(36).slice(2)}@example.test`;
       const registered = await request(t.http)

@@ -64,7 +64,7 @@ describe('Two-factor sign-in (TOTP)', () => {
     await request(t.http).get('/api/auth/me').set('Authorization', owner.keyBearer).expect(200);
   });
 
-  // Issue 26, finding 4: a stolen access token alone cannot turn 2FA on with someone else's authenticator.
+  // A stolen access token alone cannot turn 2FA on with someone else's authenticator.
   it('enable needs the password too: without it or with a wrong one 2FA stays off', async () => {
     const owner = await createAccount(t);
     const setup = await request(t.http).post('/api/auth/2fa/setup').set('Authorization', owner.bearer).expect(200);

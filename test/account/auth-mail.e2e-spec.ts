@@ -111,7 +111,7 @@ describe('Account mail through a real SMTP server: verification, password reset,
     await request(t.http).post('/api/auth/password/forgot').send({ email: owner.email }).expect(429);
   });
 
-  // Issue 36, finding 7: an office behind one NAT address is not locked out for an hour by its colleagues' resets.
+  // An office behind one NAT address is not locked out for an hour by its colleagues' resets.
   it('forgot from one shared address: many emails get through up to the per-IP budget of a minute; one email stays limited for the hour', async () => {
     const forgotFrom = (ip: string, email: string) =>
       request(t.http).post('/api/auth/password/forgot').set('X-Forwarded-For', ip).send({ email });
@@ -173,7 +173,7 @@ describe('Account mail through a real SMTP server: verification, password reset,
     expect(res.body.code).toBe('invalid_token');
   };
 
-  // Issue 26, finding 1: someone who once knew the password cannot take the account with a pending email change.
+  // Someone who once knew the password cannot take the account with a pending email change.
   it('a password change, and a password reset, cancel a pending email change: its link is refused after', async () => {
     const owner = await createAccount(t);
     const attacker = newEmail();
@@ -200,7 +200,7 @@ describe('Account mail through a real SMTP server: verification, password reset,
     await request(t.http).post('/api/auth/login').send({ email: again, password: 'reset by the owner' }).expect(401);
   });
 
-  // Issue 26, finding 2.
+  // An old reset link cannot undo what the owner changed since, nor outlive a newer one.
   it('reset links issued before a password change, before a confirmed email change, or before a newer reset are refused', async () => {
     const owner = await createAccount(t);
     const beforeChange = await forgot(owner.email, 1);
@@ -231,7 +231,7 @@ describe('Account mail through a real SMTP server: verification, password reset,
     await request(t.http).post('/api/auth/login').send({ email: moved, password: 'the newest link works' }).expect(200);
   });
 
-  // Issue 26, finding 5: pre-hijacking. Whoever registered the address first keeps no key and no webhook.
+  // Pre-hijacking: whoever registered the address first keeps no key and no webhook.
   it('a reset through the mailed link revokes every API key, disables every webhook (nothing reaches it) and says so', async () => {
     const owner = await createAccount(t);
     const hook = await request(t.http)
@@ -301,7 +301,7 @@ describe('Account mail through a real SMTP server: verification, password reset,
       .expect(201);
   });
 
-  // Issue 26, finding 7: PATCH /me does not tell whether an address has an account.
+  // PATCH /me does not tell whether an address has an account.
   it('an email change to a taken address answers as for a free one; the owner of the address is told, with no link', async () => {
     const owner = await createAccount(t);
     const holder = await createAccount(t);
@@ -321,7 +321,7 @@ describe('Account mail through a real SMTP server: verification, password reset,
     expect((await request(t.http).get('/api/auth/me').set('Authorization', holder.bearer).expect(200)).body.email).toBe(holder.email);
   });
 
-  // Issue 26, finding 10: the name is the customer's text; a mail never turns it into a link.
+  // The name is the customer's text; a mail never turns it into a link.
   it('a name that looks like a URL is mailed as text no client links, in the text and the HTML part', async () => {
     const email = newEmail();
     await request(t.http)

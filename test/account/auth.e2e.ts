@@ -59,7 +59,7 @@ describe('Auth', () => {
       expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
     });
 
-    // Issue 26, finding 10: a name is one line of text, never a forged paragraph in the mails that carry it.
+    // A name is one line of text, never a forged paragraph in the mails that carry it.
     it.each([
       ['a line break and a URL', 'Ada\n\nYour account is locked, visit https://evil.example'],
       ['a carriage return', 'Ada\rLovelace'],

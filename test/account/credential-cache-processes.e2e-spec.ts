@@ -5,7 +5,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { TEST_DATABASE_URL } from '../support/test-env';
 
 /**
- * Each API process remembers the credentials it verified (issue 43); a revocation on one replica
+ * Each API process remembers the credentials it verified; a revocation on one replica
  * must still be refused by another on the very next request. Two server processes on one
  * PostgreSQL database (the embedded database is one process, and remembers nothing).
  */

@@ -85,7 +85,7 @@ describe('Activity log routes', () => {
   });
 });
 
-// Issue 26, finding 12: past the cap of 10 entries a minute, the other addresses still show.
+// Past the cap of 10 entries a minute, the other addresses still show.
 describe('Activity log: refused sign-ins past the cap', () => {
   it('keeps one summary entry per minute with the count and the distinct addresses', async () => {
     // Requests come through a trusted proxy, so the test plays clients on several addresses.

@@ -9,7 +9,7 @@ const MAIL_LINK = join(__dirname, '../../scripts/mail-link.js');
 
 /**
  * The README's `node scripts/mail-link.js <email>` right after `forgot` found no mail: the server
- * writes it a moment later, from a queued job (issue 42). The script waits for it.
+ * writes it a moment later, from a queued job. The script waits for it.
  */
 describe('scripts/mail-link.js', () => {
   let dataDir: string;

@@ -74,7 +74,7 @@ describe('SSH keys', () => {
     ['authorized_keys options', () => `no-pty ${fixture('ed25519.pub')}`, 'options'],
     ['two keys', () => fixture('ed25519.pub') + fixture('rsa2048.pub'), 'single line'],
     ['an empty key', () => ' \n ', 'expected OpenSSH format'],
-    // Comments that made cloud-init refuse the whole user-data (issue 36, finding 5).
+    // Comments that made cloud-init refuse the whole user-data.
     ...[
       ['a C1 control', '\x80', 'U+0080'],
       ['CSI', '\x9b', 'U+009B'],

@@ -9,7 +9,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 /**
  * Swagger UI at /docs in a real (headless Debian) Chromium: authorise with an API key through the
  * Authorize dialog, then "Try it out" on GET /api/services and read the answer in the page, from
- * PUBLIC_URL's origin and from another address of the same server (issue 18).
+ * PUBLIC_URL's origin and from another address of the same server (its one server entry is relative).
  */
 (browserTestsEnabled() ? describe : describe.skip)('Swagger UI in a browser', () => {
   let t: TestApp;
@@ -41,7 +41,7 @@ import { startTestApp, TestApp } from '../support/test-app';
     const page = await browser.context.newPage();
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
     page.on('requestfailed', (req) => problems.push(`request failed: ${req.method()} ${req.url()} ${req.failure()?.errorText}`));
-    // Chromium reports each Content-Security-Policy violation on the console (issue 26, finding 11).
+    // Chromium reports each Content-Security-Policy violation on the console, so a page the CSP breaks fails here.
     page.on('console', (message) => {
       if (message.type() === 'error' || /Content Security Policy/i.test(message.text())) problems.push(`console: ${message.text()}`);
     });

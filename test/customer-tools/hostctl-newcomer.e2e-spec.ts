@@ -11,7 +11,7 @@ import { HostctlRun, runHostctl } from '../support/hostctl';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * What tripped a newcomer in hostctl (issue 42): a VPS named instead of its id, a product shown as a
+ * What tripped a newcomer in hostctl: a VPS named instead of its id, a product shown as a
  * UUID and no SSH command, a private key sent to the API, a revoked HOSTCTL_TOKEN not named, and
  * errors as text with `-o json`.
  */

@@ -36,8 +36,8 @@ function disk(mib: number): Readable {
 }
 
 /**
- * Issue 38: "a backup interrupted (gateway stopped mid-upload) leaves no half backup listed as
- * done, and the next run succeeds". Stops the shared gateway of scripts/ensure-ceph.sh (SIGSTOP:
+ * A backup interrupted (gateway stopped mid-upload) leaves no half backup listed as done, and the
+ * next run succeeds. Stops the shared gateway of scripts/ensure-ceph.sh (SIGSTOP:
  * it hangs; SIGKILL: it dies) while a backup's parts go up, and starts it again as CI does: run it
  * alone: it is a fault scenario (npm run test:faults runs them one at a time, after the suites that use the gateway). The simulator streams DISK_MIB for the disk.
  */

@@ -73,7 +73,7 @@ describe('Database faults', () => {
     const db = await admin();
     try {
       await db.query('BEGIN');
-      // The account's row, which GET /api/auth/me reads (its key is remembered by the process: issue 43).
+      // The account's row, which GET /api/auth/me reads (not the API key's row: the process remembers the key it verified).
       await db.query('LOCK TABLE accounts IN ACCESS EXCLUSIVE MODE');
       // Every answer comes while the lock is still held: the statement timeout ended the wait, not the ROLLBACK.
       const results = await Promise.all(Array.from({ length: 12 }, () => me()));

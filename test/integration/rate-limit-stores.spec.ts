@@ -4,7 +4,7 @@ import { RedisRateLimitStore } from '../../libs/core/src/rate-limit/redis-rate-l
 import { RateLimitStore } from '../../libs/core/src/rate-limit/rate-limit.store';
 import { waitForOrFail } from '../support/wait-for';
 
-/** A bucket of accepted requests takes back the hit of a refused one (issue 42): release undoes one hit, never below 0. */
+/** A bucket of accepted requests takes back the hit of a refused one: release undoes one hit, never below 0. */
 function releaseBehaviour(name: string, make: () => RateLimitStore) {
   describe(name, () => {
     let store: RateLimitStore;

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { PageQuery, pageOfRows, runSql, sqlCount, sqlFirst, sqlRows, TransactionRunner } from '@app/core';
 import { startTestModule, TestModule } from '../support/test-module';
 
-/** Issue 36: one answer shape for every command, where TypeORM's query() gives UPDATE and DELETE as [rows, count]. */
+/** One answer shape for every command, where TypeORM's query() gives UPDATE and DELETE as [rows, count]. */
 describe('runSql and its helpers (on the real database)', () => {
   let m: TestModule;
   let db: DataSource;

@@ -14,7 +14,7 @@ import { waitForOrFail } from '../support/wait-for';
 import { startTestModule, TestModule } from '../support/test-module';
 import { FakeCompute } from './fake-compute';
 
-/** Issue 32 in the middle tier: the provisioning job, its resumption and reconciliation, on the real database and a fake hypervisor. */
+/** The provisioning job, its resumption and reconciliation, on the real database and a fake hypervisor. */
 describe('VPS provisioning job and reconciliation (TestingModule, a fake hypervisor)', () => {
   let m: TestModule;
   let compute: FakeCompute;
@@ -109,7 +109,7 @@ describe('VPS provisioning job and reconciliation (TestingModule, a fake hypervi
     await m.get(ServiceStatusService).setStatus(dead.id, 'terminated');
     await m.get(ServiceStatusService).setStatus(copied.id, 'terminated');
     const [demo] = await provisioner.provision(accountId, { type: 'vps' });
-    // Issue 36: a domain marked ours that no service of this database names; one of no mark and no service of ours; another deployment's.
+    // Removed: a domain marked ours that no service of this database names. Kept: an unmarked one not ours; another deployment's.
     const [marked, stranger, foreign] = [`svc-${randomUUID()}`, `svc-${randomUUID()}`, `svc-${randomUUID()}`];
     compute.domains.clear();
     compute.domains

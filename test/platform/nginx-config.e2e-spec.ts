@@ -29,7 +29,7 @@ function proxiedLocations(): Map<string, string> {
 }
 
 /**
- * The nginx configurations shipped in deploy/ (issue 26, finding 11), run by a real nginx in front
+ * The nginx configurations shipped in deploy/, run by a real nginx in front
  * of the test app: TLS with HSTS, port 80 only redirecting, the client's X-Request-Id replaced by
  * nginx's own on every location (the event stream's included), the console WebSocket over wss://.
  */

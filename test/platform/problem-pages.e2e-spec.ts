@@ -7,7 +7,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 /**
  * A problem's `type` (`/problems/not-found`) is a page a developer can open (RFC 9457 means type URIs
- * to lead to documentation); they answered 404 (issue 42). Public HTML, served like the account pages.
+ * to lead to documentation); they answered 404. Public HTML, served like the account pages.
  */
 describe('Problem type pages', () => {
   let t: TestApp;

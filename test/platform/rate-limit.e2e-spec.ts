@@ -77,7 +77,7 @@ describe('Rate limits', () => {
     expect(third.body.code).toBe('rate_limited');
   });
 
-  // Issue 26, finding 6: no route that checks a password is a way around the sign-in budget.
+  // No route that checks a password is a way around the sign-in budget.
   it('shares one failure budget per account and IP between sign-in and every route that checks the current password', async () => {
     const account = await createAccount(t);
     const from = (ip: string) => ({

@@ -127,7 +127,7 @@ describe('Images and rebuilding a VPS (simulator)', () => {
     expect((await t.get('/api/services', owner.bearer).expect(200)).body.total).toBe(before);
   });
 
-  // Issue 36, finding 7: an image whose file is still going to the hypervisors cannot be installed, so customers do not see it.
+  // An image whose file is still going to the hypervisors cannot be installed, so customers do not see it.
   it('hides an image still uploading: not listed, 404 by id, and refused by rebuild and provisioning', async () => {
     const slug = `uploading-${randomUUID().slice(0, 8)}`;
     const uploading = await t.app

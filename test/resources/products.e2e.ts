@@ -86,7 +86,7 @@ describe('Products', () => {
       expect(res.body.code).toBe('invalid_input');
     });
 
-    // Issue 42: `pageSize=abc` was answered "pageSize must not be greater than 100".
+    // `pageSize=abc` was answered "pageSize must not be greater than 100".
     it.each([
       ['pageSize=abc', 'pageSize must be a whole number from 1 to 100'],
       ['pageSize=-1', 'pageSize must be a whole number from 1 to 100'],

@@ -309,7 +309,7 @@ describe('Services: VPS instance actions and console', () => {
         expect(JSON.stringify(row)).not.toContain(res.body.password);
         const consoles = t.app.get(ConsoleService);
         const redeemed = await consoles.redeem(token);
-        // Bound to the credential that asked (issue 26): the session of the access token, or the key.
+        // Bound to the credential that asked (the session of the access token, or the key), so revoking it ends the console.
         const credential =
           bearer === owner.bearer
             ? { kind: 'access_token', credentialId: JSON.parse(Buffer.from(owner.accessToken.split('.')[1], 'base64url').toString()).sid }

@@ -180,7 +180,7 @@ describe('Services: operator commands', () => {
     }
   });
 
-  // Issue 36, finding 7: a terminated VPS's port or address goes back to the pool, so showing it would point at someone else's machine.
+  // A terminated VPS's port or address goes back to the pool, so showing it would point at someone else's machine.
   it('a terminated VPS shows no SSH endpoint or address, in the service and the list, and its lease is freed', async () => {
     const owner = await createAccount(t);
     const vps = await createService(t, owner.id);
@@ -222,7 +222,7 @@ describe('Services: operator commands', () => {
     });
   });
 
-  // Issue 36, finding 7: terminated is final, so an object storage user never comes back with its old key.
+  // Terminated is final, so an object storage user never comes back with its old key.
   it('refuses to move a terminated service to any other status, and changes nothing', async () => {
     const owner = await createAccount(t);
     const storage = await createService(t, owner.id, { type: 'object_storage' });

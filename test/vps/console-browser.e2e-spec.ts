@@ -17,7 +17,7 @@ import { startTestApp, TestApp } from '../support/test-app';
   let base: string;
   beforeAll(async () => {
     [browser, novnc] = await Promise.all([launchChromium(), serveNoVncPage()]);
-    // The dashboard's origin is allowed to open consoles (issue 26, finding 11).
+    // The dashboard's origin is allowed to open consoles.
     t = await startTestApp({ CORS_ORIGINS: new URL(novnc.url).origin });
     owner = await createAccount(t);
     base = `ws://127.0.0.1:${(t.http.address() as AddressInfo).port}`;

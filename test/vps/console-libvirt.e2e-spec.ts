@@ -21,7 +21,7 @@ const compute = libvirtCompute();
   let novnc: NoVncPage;
   beforeAll(async () => {
     novnc = await serveNoVncPage();
-    // The page's origin is allowed to open consoles (issue 26, finding 11), as a dashboard's would be.
+    // The page's origin is allowed to open consoles, as a dashboard's would be.
     t = await startTestApp({ ...compute, CORS_ORIGINS: new URL(novnc.url).origin });
     owner = await createAccount(t);
     const res = await runCli(['service:provision', '--email', owner.email, '--type', 'vps', '--product', 'vps-xs'], compute);

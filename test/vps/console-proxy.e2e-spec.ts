@@ -65,7 +65,7 @@ describe('Console proxy (/console WebSocket)', () => {
     expect(frames.every(Boolean)).toBe(true);
     expect(await openRows(vps.id)).toBe(1);
 
-    // Metrics are served on their own port only (issue 17).
+    // Metrics are served on their own port only.
     const metrics = (
       await request(`http://127.0.0.1:${t.app.get(MetricsEndpoint).port}`)
         .get('/metrics')
@@ -179,7 +179,7 @@ describe('Console proxy (/console WebSocket)', () => {
     ]);
     await request(t.http).post(`/api/services/${stopping.id}/instance/stop`).set('Authorization', account.bearer).expect(202);
 
-    // The stop is announced (issue 26): the console ends then, not at a timer; the reason tells which.
+    // The stop is announced: the console ends then, not at a timer; the reason tells which.
     const byStop = await stopped.closed;
     expect(byStop.reason).toBe('The machine stopped.');
     const byTime = await limited.closed;

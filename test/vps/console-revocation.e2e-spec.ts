@@ -12,8 +12,8 @@ const CREDENTIAL_ENDED = 'The credential that opened this console was revoked or
 const ALLOWED_ORIGIN = 'https://dashboard.example.test';
 
 /**
- * A console lives no longer than the credential that asked for it (issue 26, finding 3), and opens
- * only from the API's own origin or CORS_ORIGINS (finding 11).
+ * A console lives no longer than the credential that asked for it, and opens only from
+ * the API's own origin or CORS_ORIGINS.
  */
 describe('Console and its credential', () => {
   let t: TestApp;

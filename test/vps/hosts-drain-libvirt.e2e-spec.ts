@@ -16,7 +16,7 @@ import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Issue 40 on real hypervisors: two libvirtds of the test's own are two hosts of one region. A
+ * `host:drain` on real hypervisors: two libvirtds of the test's own are two hosts of one region. A
  * running VPS of the Debian test image (cloud-init, sshd) writes a file over SSH; `host:drain`
  * stops it, copies its disk and seed to the other daemon, defines and starts it there and removes
  * it from the drained one; SSH reaches it on the other host with its file. Boots a guest under

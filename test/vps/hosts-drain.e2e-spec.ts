@@ -11,7 +11,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor, waitForOrFail } from '../support/wait-for';
 
 /**
- * Issue 40 on the simulator: `host:drain` moves every VPS off a host (a running one stopped,
+ * On the simulator: `host:drain` moves every VPS off a host (a running one stopped,
  * moved and started again, its customer told and mailed before and after), leaves one without
  * room where it is (exit 65), goes on when run again; moves are durable records that a dead
  * process's successor finishes, or rolls back once their attempts are spent; /metrics counts them.

@@ -15,7 +15,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { waitForOrFail } from '../support/wait-for';
 
 /**
- * Issue 40, a host that dies, on real hypervisors: two libvirtds of the test's own are two hosts of
+ * A host that dies, on real hypervisors: two libvirtds of the test's own are two hosts of
  * a region, backups go to the local store. A VPS on host-a whose disk holds known bytes is backed
  * up and started (the tiny busybox guest, seconds under TCG; no Debian guest), host-a's daemon is
  * frozen (SIGSTOP) and marked unreachable, and `host:evacuate` makes it again on host-b from the

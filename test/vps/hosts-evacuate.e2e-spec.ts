@@ -14,7 +14,7 @@ import { TestSmtpServer } from '../support/smtp';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Issue 40, a host that dies, on the simulator (hosts are rows; the backup store is the local
+ * A host that dies, on the simulator (hosts are rows; the backup store is the local
  * one and a restore reads the whole object): `host:evacuate` makes each VPS of a dead host again
  * on another host of its region, from its latest backup or from its image, tells its customer
  * which, and leaves the ones it cannot place where they were for the next run. The hosts of this

@@ -12,7 +12,7 @@ import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Issue 40 on real hypervisors: two libvirtds of the test's own are two hosts of one region.
+ * Many hosts per region on real hypervisors: two libvirtds of the test's own are two hosts of one region.
  * Spread and pack put each VPS's domain on the host they chose, a full region answers
  * no_capacity, and a frozen daemon (SIGSTOP) is marked unreachable: its VPS shows
  * hostReachable: false and power actions answer 503. No guest boots: the VPSes are made

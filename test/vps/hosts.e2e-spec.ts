@@ -8,7 +8,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { TEST_DATABASE_URL } from '../support/test-env';
 
 /**
- * Issue 40 on the simulator: hosts as rows (no hypervisor behind them), placement, no_capacity and
+ * Many hosts per region on the simulator: hosts as rows (no hypervisor behind them), placement, no_capacity and
  * the operator's host commands. The hosts of this file are removed at its end: the worker's
  * database is shared with the files after it.
  */
@@ -193,7 +193,7 @@ describe('Hosts: operator commands and placement (issue 40)', () => {
   });
 });
 
-/** Two replicas on one PostgreSQL provisioning at once never take more of a host than it has (issue 40). */
+/** Two replicas on one PostgreSQL provisioning at once never take more of a host than it has. */
 (TEST_DATABASE_URL ? describe : describe.skip)('Hosts: concurrent provisioning on two replicas (issue 40)', () => {
   let apps: TestApp[];
   let account: TestAccount;

@@ -11,7 +11,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { RUN_DATABASE_URL, TEST_DATABASE_URL } from '../support/test-env';
 
 /**
- * Issue 36: two deployments (two apps on two databases: staging and production, a developer's and
+ * Two deployments (two apps on two databases: staging and production, a developer's and
  * the CI's) on one libvirtd, with no grace for orphans. Each keeps the other's machines; a
  * deployment removes only an orphan it made itself. A libvirtd of the test's own (a grace of 0 on
  * the shared qemu:///system would reach other suites' guests), the tiny guest, two at a time.

@@ -23,7 +23,7 @@ import { TEST_DATABASE_URL } from '../support/test-env';
 import { waitFor, waitForOrFail } from '../support/wait-for';
 
 /**
- * Issue 32 against a libvirtd of the test's own (a session daemon of `nobody`, see
+ * Stalls, crashes and reconciliation against a libvirtd of the test's own (a session daemon of `nobody`, see
  * support/own-libvirtd.ts), never the shared qemu:///system one: the daemon frozen (SIGSTOP by its
  * pid file, SIGCONT 15 s later) at the moment a define, a start or a stop reaches it, an API
  * process killed while it provisions, and reconciliation. The tiny test guest, one at a time.
@@ -219,7 +219,7 @@ const SLOW = 300_000;
       );
       expect(await activity(vps.id, 'instance.power_state_observed')).toContainEqual({ details: { from: 'running', to: 'stopped' } });
 
-      // Marked as this deployment's (a service row lost, say); one of no mark and no service of ours (issue 36); not ours by name.
+      // Marked as this deployment's (a service row lost, say); one of no mark and no service of ours; not ours by name.
       const stray = `svc-${randomUUID()}`;
       const unmarked = `svc-${randomUUID()}`;
       const keep = `keep-${randomUUID().slice(0, 8)}`;

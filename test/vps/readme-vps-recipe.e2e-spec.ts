@@ -10,7 +10,7 @@ import { RUN_DATABASE_URL } from '../support/test-env';
 import { waitFor } from '../support/wait-for';
 
 /**
- * The recipe from a fresh clone to `ssh root@` (issue 42; in docs/operations/real-vpses.md, one click
+ * The recipe from a fresh clone to `ssh root@` (in docs/operations/real-vpses.md, one click
  * from the README), line by line as written, in a shell as a newcomer's: the embedded database, no
  * test configuration. Only what cannot run here is swapped, each swap checked to be in the recipe:
  * the download (the test image is the file) and the newcomer's own key and data directory (the

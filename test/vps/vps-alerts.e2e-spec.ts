@@ -9,7 +9,7 @@ import { startAppWithAccounts, startTestApp, TestAppWithAccounts } from '../supp
 import { waitFor } from '../support/wait-for';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
-/** Metric alerts on the simulator's series (issue 44 item 4): the routes, and the job's evaluation run directly. */
+/** Metric alerts on the simulator's series: the routes, and the job's evaluation run directly. */
 describe('VPS metric alerts (simulator)', () => {
   let t: TestAppWithAccounts;
   let owner: TestAccount;

@@ -7,9 +7,9 @@ import { createService } from '../factories/services';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * A deleted account's VPS backups (issue 38: "the operator's bucket holds nothing of a deleted
- * service after it"): deleting the account deletes its rows by cascade, and the next backups pass
- * deletes their objects; another account's backups stay. Simulator and local store.
+ * A deleted account's VPS backups, which the operator's bucket must not keep: deleting the account
+ * deletes their rows by cascade, and the next backups pass deletes their objects; another account's
+ * backups stay. Simulator and local store.
  */
 describe('VPS backups of a deleted account (simulator, local store)', () => {
   let t: TestApp;

@@ -15,7 +15,7 @@ import { waitForOrFail } from '../support/wait-for';
 const POOL = 'default';
 
 /**
- * The libvirt half of a backup and a restore without a guest system (issue 38): a stopped domain
+ * The libvirt half of a backup and a restore without a guest system: a stopped domain
  * with no OS (SeaBIOS idles on it) and a small root volume of known bytes. The volume is copied
  * and read out through `vol-download`, stored, deleted by hand, and written back through
  * `vol-upload`; the domain is started by the restore. The real-guest test

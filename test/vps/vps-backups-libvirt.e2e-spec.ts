@@ -17,7 +17,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
 /**
- * A backup of a running VPS on the local qemu:///system to the one-node Ceph RGW (issue 38), with
+ * A backup of a running VPS on the local qemu:///system to the one-node Ceph RGW, with
  * the Debian test image (cloud-init, qemu-guest-agent): a file written before the backup is on the
  * disk restored from it after the VPS's disk and seed volumes were deleted by hand, one written
  * after is not; a restore also defines a domain that is gone. PostgreSQL only, like the other

@@ -54,7 +54,7 @@ function disk(size: number, failAfter?: number): { stream: Readable; sha: string
 }
 
 /**
- * Backups in the one-node Ceph RGW of scripts/ensure-ceph.sh through its S3 API (issue 38): the
+ * Backups in the one-node Ceph RGW of scripts/ensure-ceph.sh through its S3 API: the
  * BackupStore's S3 adapter with a bucket of its own, on the simulator's compute (256 KiB disks)
  * and with larger streams of its own for multipart.
  */

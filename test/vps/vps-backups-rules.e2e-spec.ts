@@ -13,7 +13,7 @@ import { waitFor } from '../support/wait-for';
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 /**
- * The state rules and file modes of backups (issue 50): a backup becomes an image only of an active
+ * The state rules and file modes of backups: a backup becomes an image only of an active
  * VPS, as restore, snapshot and enable require; the local store and the backup-to-image temporary
  * file are the API's user's alone.
  */

@@ -22,7 +22,7 @@ interface Backup {
 }
 
 /**
- * Backups on the simulator and the local backup store (issue 38): the simulator hands out 256 KiB
+ * Backups on the simulator and the local backup store: the simulator hands out 256 KiB
  * for a disk, so every step runs for real except the hypervisor's copy. Its tasks take ten minutes
  * here: a restore stays running until the test finishes the simulator's task, as a hypervisor would.
  */

@@ -47,7 +47,7 @@ const compute = guestCompute('23000-23999');
       await uploadSshKey(t, owner.bearer, readFileSync(`${key(2)}.pub`, 'utf8')),
     ];
     imageSlug = `debian-12-test-${randomUUID().slice(0, 8)}`;
-    // At warn, so a volume looked for and not there yet (it is new) is not reported as a failure (issue 42).
+    // At warn, so a volume looked for and not there yet (it is new) is not reported as a failure.
     const added = await addTestImage(t.app, imageSlug);
     expect(added.stderr).toBe('');
     expect(added.lines[0]).toMatchObject({ slug: imageSlug, osFamily: 'debian', osVersion: '12', status: 'available' });

@@ -10,7 +10,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor, waitForOrFail } from '../support/wait-for';
 
 /**
- * A VPS's graphs from the real parts (issue 44): Debian's prometheus-libvirt-exporter on the local
+ * A VPS's graphs from the real parts: Debian's prometheus-libvirt-exporter on the local
  * qemu:///system, a Prometheus scraping it every 2 s, and one small guest named as the VPS's domain
  * (`svc-<id>`) keeping its CPU and disk busy. The app keeps the simulator for compute: the route
  * reads only the database and Prometheus. PostgreSQL pass only, as the other libvirt suites.

@@ -4,7 +4,7 @@ import { createService } from '../factories/services';
 import { runCliIn } from '../support/run-cli-in-app';
 import { sharedTestApp, TestApp } from '../support/test-app';
 
-/** A VPS's graphs on the embedded default: the simulator's series through the route (issue 44). */
+/** A VPS's graphs on the embedded default: the simulator's series through the route. */
 describe('VPS metrics (simulator)', () => {
   let t: TestApp;
   let owner: TestAccount;

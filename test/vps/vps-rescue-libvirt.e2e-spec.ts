@@ -13,7 +13,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor, waitForOrFail } from '../support/wait-for';
 
 /**
- * Rescue mode on the local qemu:///system (issue 39, item 1) with the Debian test image: a customer
+ * Rescue mode on the local qemu:///system with the Debian test image: a customer
  * breaks sshd (no key works any more), boots the rescue system, logs in to it with the key, mounts
  * the VPS's disk (/dev/vdb1), repairs sshd_config, unrescues, and logs in to the repaired VPS, where
  * a file written before is still there. The rescue system is the test image with a root filesystem

@@ -17,7 +17,7 @@ interface Image {
 }
 
 /**
- * What rescue mode leaves and allows (issue 50): the rescue system is the provider's tool, never a
+ * What rescue mode leaves and allows: the rescue system is the provider's tool, never a
  * customer's image; a restore waits for the unrescue as a rebuild does; root's password hash is
  * dropped when the rescue action ends. Actions run until a test finishes the simulator's task.
  */

@@ -21,7 +21,7 @@ interface Action {
 }
 
 /**
- * Rescue mode on the simulator (issue 39, item 1; state only), with the app's log captured at trace
+ * Rescue mode on the simulator (state only), with the app's log captured at trace
  * level, a webhook receiver and a real SMTP server: the rescue's password is in the 202 alone.
  */
 describe('VPS rescue mode (simulator)', () => {

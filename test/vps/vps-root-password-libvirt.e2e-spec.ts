@@ -15,7 +15,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor, waitForOrFail } from '../support/wait-for';
 
 /**
- * Root password reset on the local qemu:///system (issue 39, item 2), with the Debian test image
+ * Root password reset on the local qemu:///system, with the Debian test image
  * (qemu-guest-agent installed): the password the API answers is the one root's /etc/shadow entry
  * now holds, checked inside the guest with crypt(3) over SSH (the password goes to ssh on stdin,
  * never in a process's arguments). With the agent stopped the answer is 409 guest_agent_unavailable,

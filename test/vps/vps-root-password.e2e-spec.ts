@@ -9,7 +9,7 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 
 const PASSWORD_SHAPE = /^[A-HJ-NP-Za-km-z2-9]{20}$/;
 
-/** Root password reset on the simulator (issue 39, item 2), with the app's log captured at trace level. */
+/** Root password reset on the simulator, with the app's log captured at trace level. */
 describe('VPS root password reset (simulator)', () => {
   let t: TestApp;
   let owner: TestAccount;

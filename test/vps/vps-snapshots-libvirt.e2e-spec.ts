@@ -13,7 +13,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
 /**
- * A snapshot of a running VPS on the local qemu:///system (issue 38), with the Debian test image
+ * A snapshot of a running VPS on the local qemu:///system, with the Debian test image
  * (cloud-init, qemu-guest-agent): a file written before the snapshot is on the disk rebuilt from
  * it, one written after is not; stopped, the copy is flattened by libvirt. One guest for the whole file. PostgreSQL only, like the other
  * libvirt suites.

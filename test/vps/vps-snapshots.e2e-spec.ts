@@ -16,7 +16,7 @@ interface Action {
 }
 
 /**
- * Snapshots on the simulator (issue 38). Its tasks take ten minutes here, so an action stays
+ * Snapshots on the simulator. Its tasks take ten minutes here, so an action stays
  * running until a test ends it as a hypervisor would: by finishing the simulator's task row.
  */
 describe('VPS snapshots (simulator)', () => {

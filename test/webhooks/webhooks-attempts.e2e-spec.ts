@@ -8,7 +8,7 @@ import { startAppWithAccounts, TestAppWithAccounts } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
-/** Issue 29, item 5: every attempt of a delivery is kept and listed, not only the last one. */
+/** Every attempt of a delivery is kept and listed, not only the last one. */
 describe('Webhook delivery attempts', () => {
   let t: TestAppWithAccounts;
   let owner: TestAccount;

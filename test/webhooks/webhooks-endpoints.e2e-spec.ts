@@ -7,7 +7,7 @@ import { waitForOrFail } from '../support/wait-for';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
- * Issue 30, item 4: endpoints are served independently. Endpoints held by their receiver (more than
+ * Endpoints are served independently. Endpoints held by their receiver (more than
  * the 4 job workers that each used to carry one attempt) do not hold up another endpoint, and a
  * lease whose holder died is taken over by the holder's watchdog job.
  */

@@ -155,7 +155,7 @@ describe('Webhooks', () => {
       }
     });
 
-    // Issue 26, finding 5: an account whose address nobody confirmed may not listen to its events.
+    // An account whose address nobody confirmed may not listen to its events.
     it('refuses an account whose email nobody confirmed (403 email_unverified)', async () => {
       const early = await createAccount(t, { verified: false });
       for (const bearer of [early.bearer, early.keyBearer]) {
