@@ -56,6 +56,7 @@ export * from './logging/logger';
 export * from './extension/demo-seeder';
 export * from './extension/cli-command';
 export * from './http/json-body-guard';
+export * from './http/web-origin';
 export * from './idempotency/idempotency.decorator';
 export * from './idempotency/idempotency.interceptor';
 export * from './idempotency/idempotency.store';

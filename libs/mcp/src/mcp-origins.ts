@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, Problem } from '@app/core';
+import { AppConfig, Problem, originOf } from '@app/core';
 
 /**
  * The browser origins /mcp answers (the Streamable HTTP transport's rule against DNS rebinding): the
@@ -26,15 +26,5 @@ export class McpOrigins {
         'forbidden',
         'The MCP endpoint answers no web page of this Origin: only the API and its dashboard (PUBLIC_URL, DASHBOARD_URL, CORS_ORIGINS), or clients that send no Origin.',
       );
-  }
-}
-
-/** `scheme://host[:port]` as the URL standard writes it (lower case, no default port); null for "null" or garbage. */
-function originOf(url: string): string | null {
-  try {
-    const origin = new URL(url).origin;
-    return origin === 'null' ? null : origin;
-  } catch {
-    return null;
   }
 }

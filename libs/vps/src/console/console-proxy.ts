@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { WebSocketServer } from 'ws';
-import { AppConfig, PROBLEM_TITLES, ProblemCode } from '@app/core';
+import { AppConfig, PROBLEM_TITLES, ProblemCode, originOf } from '@app/core';
 import type { ConsoleTarget } from '../compute/compute-provider';
 import { ConsoleConnections } from './console-connections';
 import { ConsoleService } from './console.service';
@@ -146,14 +146,4 @@ function refuse(socket: Duplex, refusal: Refusal): void {
       `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
   );
-}
-
-/** The serialised origin of a URL (`https://example.com`), as browsers send it in Origin; null if it has none. */
-function originOf(url: string): string | null {
-  try {
-    const origin = new URL(url).origin;
-    return origin === 'null' ? null : origin;
-  } catch {
-    return null;
-  }
 }
