@@ -1898,10 +1898,10 @@ export interface components {
             region: string;
             /** @description Where to reach the SSH server: `ssh -p <port> root@<host>` with one of the keys the machine was built with; null if unknown, and once the service is terminated (the port or address goes back to the pool). */
             ssh: components["schemas"]["SshEndpointResponse"] | null;
-            /** @description Present while daily backups are enabled (issue 38); absent when they are not. GET .../instance/backups lists them. */
+            /** @description Present while daily backups are enabled; absent when they are not. GET .../instance/backups lists them. */
             backups?: components["schemas"]["InstanceBackupsResponse"];
             /**
-             * @description Present, and false, while the hypervisor host of this VPS does not answer (issue 40): `powerState` is then the last one known, and power actions answer 503 `hypervisor_unavailable`. Absent while the host answers.
+             * @description Present, and false, while the hypervisor host of this VPS does not answer: `powerState` is then the last one known, and power actions answer 503 `hypervisor_unavailable`. Absent while the host answers.
              * @example false
              */
             hostReachable?: boolean;

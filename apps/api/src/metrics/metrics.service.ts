@@ -73,7 +73,7 @@ export class MetricsService {
     });
     new Counter({
       name: 'vps_backups_total',
-      help: 'VPS backups this process made (available) and that failed (issue 38).',
+      help: 'VPS backups this process made (available) and that failed.',
       labelNames: ['outcome'] as const,
       registers: [this.registry],
       collect() {

@@ -175,7 +175,7 @@ export const PROBLEM_CODES: Record<ProblemCode, ProblemCodeInfo> = {
   },
   no_capacity: {
     statuses: [409],
-    meaning: 'No enabled host of the region has room for the VPS (issue 40); nothing was made.',
+    meaning: 'No enabled host of the region has room for the VPS; nothing was made.',
     action: 'Operator: add a host (host:add) or enable one (host:set); then provision again.',
   },
   guest_agent_unavailable: {

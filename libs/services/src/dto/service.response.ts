@@ -53,14 +53,14 @@ export class InstanceSummaryResponse {
   @ApiProperty({
     type: InstanceBackupsResponse,
     required: false,
-    description: 'Present while daily backups are enabled (issue 38); absent when they are not. GET .../instance/backups lists them.',
+    description: 'Present while daily backups are enabled; absent when they are not. GET .../instance/backups lists them.',
   })
   backups?: InstanceBackupsResponse;
   @ApiPropertyOptional({
     type: Boolean,
     example: false,
     description:
-      'Present, and false, while the hypervisor host of this VPS does not answer (issue 40): `powerState` is then the last one known, and power actions answer 503 `hypervisor_unavailable`. Absent while the host answers.',
+      'Present, and false, while the hypervisor host of this VPS does not answer: `powerState` is then the last one known, and power actions answer 503 `hypervisor_unavailable`. Absent while the host answers.',
   })
   hostReachable?: boolean;
   @ApiProperty({
