@@ -1,9 +1,9 @@
 import { Problem } from '@app/core';
-import type { VpsState } from '@app/vps';
+import { isVps, notAVps, type VpsState } from '@app/vps';
 
 /** The caller's VPS, not terminated: graphs and alerts answer the same 404 for another account's, a missing, a terminated one or a service that is not a VPS. */
 export function liveVps(state: VpsState | null): VpsState {
   if (!state || state.status === 'terminated') throw Problem.notFound('Service');
-  if (!state.powerState) throw new Problem(404, 'not_found', 'This service has no instance (it is not a VPS).');
+  if (!isVps(state)) throw notAVps();
   return state;
 }

@@ -4,8 +4,7 @@ import { ActionInput, ActionStart } from './action-start';
 import { InstanceActionResponse } from './dto/instance-action.response';
 import { InstanceActionJob } from './instance-action.job';
 import { PowerStateSync } from './power-state-sync';
-import { VpsOwnership } from './vps-ownership';
-import { VpsStates } from './vps-states';
+import { notAVps, VpsStates } from './vps-states';
 import type { ActionType } from './vps.types';
 
 @Injectable()
@@ -33,7 +32,7 @@ export class InstanceActionsService {
         const service = await this.states.lockFor(m, accountId, serviceId);
         if (!service) throw Problem.notFound('Service');
         const { powerState } = service;
-        if (!powerState) throw VpsOwnership.noInstance();
+        if (!powerState) throw notAVps();
         const action = await this.start.begin(m, caller, { ...service, powerState }, type, input);
         await this.actionJob.enqueue(m, action.id);
         return action;

@@ -3,7 +3,7 @@ import { Problem } from '@app/core';
 import type { ServiceStatus } from '@app/services';
 import { InstanceRef, instanceRef } from './compute/compute-provider';
 import { PowerStateSync } from './power-state-sync';
-import { VpsStates } from './vps-states';
+import { isVps, notAVps, VpsStates } from './vps-states';
 import type { PowerState } from './vps.types';
 
 export interface OwnedVps {
@@ -21,15 +21,11 @@ export class VpsOwnership {
     private readonly sync: PowerStateSync,
   ) {}
 
-  static noInstance(): Problem {
-    return new Problem(404, 'not_found', 'This service has no instance (it is not a VPS).');
-  }
-
   /** The caller's VPS, its power state as the hypervisor reports it now. */
   async requireVps(accountId: string, serviceId: string): Promise<OwnedVps> {
     const service = await this.states.forAccount(accountId, serviceId);
     if (!service) throw Problem.notFound('Service');
-    if (!service.powerState) throw VpsOwnership.noInstance();
+    if (!isVps(service)) throw notAVps();
     return {
       serviceId,
       status: service.status,

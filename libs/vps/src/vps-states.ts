@@ -1,10 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { Problem } from '@app/core';
 import { ServiceOwnership, ServiceState } from '@app/services';
 import { MachineState, VpsInstancesRepository } from './vps-instances.repository';
 
 /** A service with its VPS record; the machine's fields are null for a service that has none (not a VPS). */
 export type VpsState = ServiceState & { [K in keyof MachineState]: MachineState[K] | null };
+
+/** Whether the service is a VPS: the one place that asks. */
+export function isVps<S extends { powerState: unknown }>(
+  state: S | null | undefined,
+): state is S & { powerState: NonNullable<S['powerState']> } {
+  return !!state?.powerState;
+}
+
+/** The 404 for the instance routes of a service that is not a VPS. */
+export function notAVps(): Problem {
+  return new Problem(404, 'not_found', 'This service has no instance (it is not a VPS).');
+}
 
 /** The service row (from the services area) with the VPS's own record, read after it. */
 @Injectable()

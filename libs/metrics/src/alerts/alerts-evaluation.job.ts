@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ActivityLog, Actor, domainEvent, JobQueue, TransactionRunner } from '@app/core';
-import { VpsState, VpsStates } from '@app/vps';
+import { isVps, VpsState, VpsStates } from '@app/vps';
 import type { InstanceAlertEvent } from '../metrics.events';
 import { MetricsSource } from '../source/metrics-source';
 import { alertPoints, AlertState, EVALUATION_STEP_SECONDS, metricTypeOf, stateOf } from './alert-rules';
@@ -49,7 +49,7 @@ export class AlertsEvaluationJob implements OnModuleInit {
     for (const [serviceId, alerts] of byService) {
       if (this.jobs.stopping) break;
       const vps = await this.vps.forAccount(alerts[0].account_id, serviceId);
-      if (!vps || vps.status === 'terminated' || !vps.powerState) {
+      if (!isVps(vps) || vps.status === 'terminated') {
         await this.alerts.deleteForService(serviceId);
         continue;
       }

@@ -4,7 +4,7 @@ import { LeaseStore, takeLease, TransactionRunner } from '@app/core';
 import { ComputeProvider, DiskExport, instanceRef } from '../compute/compute-provider';
 import { InstanceActionsRepository } from '../instance-actions.repository';
 import { isSettled } from '../power-state-machine';
-import { VpsStates } from '../vps-states';
+import { isVps, VpsStates } from '../vps-states';
 import { backupKey, BackupStore } from './backup-store';
 import { BackupOutcome, BackupSubject } from './backup-outcome';
 import { BackupsRepository, BackupTrigger } from './backups.repository';
@@ -38,7 +38,7 @@ export class BackupRunner {
     const id = randomUUID();
     const begun = await this.tx.run(async (m) => {
       const service = await this.states.lockById(m, serviceId);
-      if (!service?.powerState) return 'not a VPS';
+      if (!isVps(service)) return 'not a VPS';
       if (service.status !== 'active') return `the service is ${service.status}`;
       if (!isSettled(service.powerState)) return `the machine is ${service.powerState}`;
       // A rebuild or restore changes the disk under the copy: the backup waits for the next run.

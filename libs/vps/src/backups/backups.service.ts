@@ -3,8 +3,7 @@ import { EntityManager } from 'typeorm';
 import { ActivityLog, AppConfig, PageQuery, Paginated, paginated, Principal, Problem, TransactionRunner } from '@app/core';
 import { InstanceActionResponse } from '../dto/instance-action.response';
 import { InstanceActionsService } from '../instance-actions.service';
-import { VpsOwnership } from '../vps-ownership';
-import { VpsState, VpsStates } from '../vps-states';
+import { isVps, notAVps, VpsState, VpsStates } from '../vps-states';
 import { nextBackupSlot } from './backup-slot';
 import { BackupResponse } from './dto/backup.response';
 import { BackupSettingsResponse } from './dto/backup-settings.response';
@@ -85,7 +84,7 @@ export class BackupsService {
 
   private requireVps(service: VpsState | null): VpsState {
     if (!service) throw Problem.notFound('Service');
-    if (!service.powerState) throw VpsOwnership.noInstance();
+    if (!isVps(service)) throw notAVps();
     return service;
   }
 

@@ -7,8 +7,7 @@ import { RescueActionResponse } from '../dto/rescue-action.response';
 import { InstanceActionJob } from '../instance-action.job';
 import { ActionRow } from '../instance-actions.repository';
 import { PowerStateSync } from '../power-state-sync';
-import { VpsOwnership } from '../vps-ownership';
-import { VpsState, VpsStates } from '../vps-states';
+import { isVps, notAVps, VpsState, VpsStates } from '../vps-states';
 import type { InstanceAccessEvent, InstanceActionFinishedEvent } from '../vps.events';
 import { LockedVps, RescueStart } from './rescue-start';
 import { VpsRescuesRepository } from './vps-rescues.repository';
@@ -57,8 +56,8 @@ export class RescueService {
     const action = await this.tx
       .run(async (m, publish) => {
         const vps = await this.states.lockById(m, serviceId);
-        const rescue = vps?.powerState ? await this.rescues.find(m, serviceId) : null;
-        if (!vps?.powerState || !rescue || new Date(rescue.ends_at).getTime() > Date.now()) return null;
+        const rescue = isVps(vps) ? await this.rescues.find(m, serviceId) : null;
+        if (!isVps(vps) || !rescue || new Date(rescue.ends_at).getTime() > Date.now()) return null;
         const ended = await this.end(m, null, { ...vps, powerState: vps.powerState }, publish).catch((err: unknown) => {
           if (err instanceof Problem) return null; // busy or not active: the next round looks again
           throw err;
@@ -100,7 +99,7 @@ export class RescueService {
       .run(async (m, publish) => {
         const service: VpsState | null = await this.states.lockFor(m, accountId, serviceId);
         if (!service) throw Problem.notFound('Service');
-        if (!service.powerState) throw VpsOwnership.noInstance();
+        if (!isVps(service)) throw notAVps();
         const result = await work(m, { ...service, powerState: service.powerState }, publish);
         await this.actionJob.enqueue(m, 'action' in result ? result.action.id : result.id);
         return result;
