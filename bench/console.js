@@ -193,7 +193,7 @@ async function measure(stream, close, password, seconds, vncResponse) {
  * path reads the target from console_sessions with the bench's ENCRYPTION_KEY.
  */
 async function consoleScenario({ port, proxyPort, proxyPid, apiKey, accountId, dbUrl, encryptionKey, apiMain, seconds, rounds, log }) {
-  const { vncResponse } = require(path.resolve(path.dirname(apiMain), '../../../libs/vps/src/rfb/vnc-auth.js'));
+  const { vncResponse } = require(path.resolve(path.dirname(apiMain), '../../../libs/vps/src/compute/simulated-vnc/vnc-auth.js'));
   const db = new Client({ connectionString: dbUrl });
   await db.connect();
   try {

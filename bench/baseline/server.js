@@ -262,7 +262,7 @@ function start() {
     send(res, 200, { data, page: page.page, pageSize: page.pageSize, total, totalPages: Math.ceil(total / page.pageSize) });
   }
 
-  // libs/vps/src/kind/instance-part.ts, key for key
+  // libs/vps/src/service-kind/instance-part.ts, key for key
   function instanceBody(i) {
     if (!i) return null;
     const rescue = !!i.rescue && !i.terminated;

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { ObjectStorageModule } from '@app/object-storage';
 import { ComputeProvider, ComputeProviderError, VpsModule } from '@app/vps';
 import { MachineReconciler } from '../../libs/vps/src/reconcile/machine-reconciler';
-import { PowerStateSync } from '../../libs/vps/src/power-state-sync';
+import { PowerStateSync } from '../../libs/vps/src/power-state/power-state-sync';
 import { ProvisioningResumeJob } from '../../libs/vps/src/provisioning/provisioning-resume.job';
 import { ServiceProvisioner } from '../../libs/services/src/service-provisioner';
 import { ServiceStatusService } from '../../libs/services/src/service-status.service';

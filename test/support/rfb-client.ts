@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import WebSocket, { createWebSocketStream } from 'ws';
-import { vncResponse } from '../../libs/vps/src/rfb/vnc-auth';
-import { SocketReader } from '../../libs/vps/src/rfb/socket-reader';
+import { vncResponse } from '../../libs/vps/src/compute/simulated-vnc/vnc-auth';
+import { SocketReader } from '../../libs/vps/src/compute/simulated-vnc/socket-reader';
 
 export interface RfbScreen {
   name: string;

@@ -8,7 +8,7 @@ import request from 'supertest';
 import { DeploymentIdentity } from '../../libs/vps/src/compute/deployment-identity';
 import { DEPLOYMENT_NS } from '../../libs/vps/src/compute/libvirt/domain-xml';
 import { MachineReconciler } from '../../libs/vps/src/reconcile/machine-reconciler';
-import { PowerStateSync } from '../../libs/vps/src/power-state-sync';
+import { PowerStateSync } from '../../libs/vps/src/power-state/power-state-sync';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { notificationsOf } from '../factories/notifications';
 import { buildTinyGuest, libvirtTestsEnabled, TinyGuest } from '../support/libvirt';

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '@app/core';
 import { ServicesModule } from '@app/services';
-import { ObjectStorageKind } from './kind/object-storage.kind';
+import { ObjectStorageKind } from './service-kind/object-storage.kind';
 import { ObjectStorageController } from './object-storage.controller';
 import { ObjectStorageCredentialsRepository } from './object-storage-credentials.repository';
 import { ObjectStorageDemoSeeder } from './object-storage.demo';

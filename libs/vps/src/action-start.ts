@@ -5,7 +5,7 @@ import { CreateSnapshotRequest } from './dto/create-snapshot.request';
 import { RebuildInstanceRequest } from './dto/rebuild-instance.request';
 import { InstanceActionHandlers } from './instance-action-handlers';
 import { ActionRow, InstanceActionsRepository, RestoreParams } from './instance-actions.repository';
-import { planAction } from './power-state-machine';
+import { planAction } from './power-state/power-state-machine';
 import { VpsInstancesRepository } from './vps-instances.repository';
 import { VpsRescuesRepository } from './rescue/vps-rescues.repository';
 import type { VpsState } from './vps-states';

@@ -6,4 +6,4 @@ export * from './vps-gauges';
 export * from './vps-states';
 export * from './migrations';
 export * from './compute/compute-provider';
-export * from './kind/vps-provision-spec';
+export * from './service-kind/vps-provision-spec';

@@ -4,7 +4,7 @@ import { ServiceOwnership } from '@app/services';
 import { ActionNote, ComputeProvider, instanceRef, TaskStatus } from './compute/compute-provider';
 import { AfterCommit, InstanceActionHandlers } from './instance-action-handlers';
 import { InstanceActionsRepository, PendingAction } from './instance-actions.repository';
-import { isTransitional, targetOf } from './power-state-machine';
+import { isTransitional, targetOf } from './power-state/power-state-machine';
 import { VpsInstancesRepository } from './vps-instances.repository';
 import type { InstanceActionFinishedEvent } from './vps.events';
 

@@ -3,7 +3,7 @@ import { AppConfig, isUniqueViolation, Principal, Problem, TransactionRunner } f
 import { ActionInput, ActionStart } from './action-start';
 import { InstanceActionResponse } from './dto/instance-action.response';
 import { InstanceActionJob } from './instance-action.job';
-import { PowerStateSync } from './power-state-sync';
+import { PowerStateSync } from './power-state/power-state-sync';
 import { notAVps, VpsStates } from './vps-states';
 import type { ActionType } from './vps.types';
 

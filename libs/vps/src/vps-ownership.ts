@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Problem } from '@app/core';
 import type { ServiceStatus } from '@app/services';
 import { InstanceRef, instanceRef } from './compute/compute-provider';
-import { PowerStateSync } from './power-state-sync';
+import { PowerStateSync } from './power-state/power-state-sync';
 import { isVps, notAVps, VpsStates } from './vps-states';
 import type { PowerState } from './vps.types';
 

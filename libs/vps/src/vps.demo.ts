@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig, DemoContext, DemoSeeder } from '@app/core';
 import { ServiceProvisioner } from '@app/services';
 import { InstanceActionsRepository } from './instance-actions.repository';
-import { VpsProvisionSpec } from './kind/vps-provision-spec';
+import { VpsProvisionSpec } from './service-kind/vps-provision-spec';
 
 const DAY = 86_400_000;
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY);

@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { LeaseStore, takeLease, TransactionRunner } from '@app/core';
 import { ComputeProvider, DiskExport, instanceRef } from '../compute/compute-provider';
 import { InstanceActionsRepository } from '../instance-actions.repository';
-import { isSettled } from '../power-state-machine';
+import { isSettled } from '../power-state/power-state-machine';
 import { isVps, VpsStates } from '../vps-states';
 import { backupKey, BackupStore } from './backup-store';
 import { BackupOutcome, BackupSubject } from './backup-outcome';

@@ -5,7 +5,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/core';
 import { ComputeProvider, ComputeProviderError, ConsoleTarget, DiskExport, InstanceRef, TaskStatus } from './compute-provider';
 import { simulatedDisk } from './simulated-disk';
-import { SimulatedVncServers } from './simulated-vnc-servers';
+import { SimulatedVncServers } from './simulated-vnc/simulated-vnc-servers';
 import { SimulatorTasksRepository } from './simulator-tasks.repository';
 import type { ActionType, PowerState } from '../vps.types';
 

@@ -5,7 +5,7 @@ import { ActivityLog, AppConfig, Principal, Problem } from '@app/core';
 import { AccountSshKeys } from '@app/ssh-keys';
 import { ImagesRepository } from '../images/images.repository';
 import { ActionRow, InstanceActionsRepository } from '../instance-actions.repository';
-import { planAction } from '../power-state-machine';
+import { planAction } from '../power-state/power-state-machine';
 import { sha512Crypt } from '../root-password/password-hash';
 import { rootPassword } from '../root-password/root-password';
 import { VpsInstancesRepository } from '../vps-instances.repository';

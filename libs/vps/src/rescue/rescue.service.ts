@@ -6,7 +6,7 @@ import { InstanceActionResponse } from '../dto/instance-action.response';
 import { RescueActionResponse } from '../dto/rescue-action.response';
 import { InstanceActionJob } from '../instance-action.job';
 import { ActionRow } from '../instance-actions.repository';
-import { PowerStateSync } from '../power-state-sync';
+import { PowerStateSync } from '../power-state/power-state-sync';
 import { isVps, notAVps, VpsState, VpsStates } from '../vps-states';
 import type { InstanceAccessEvent, InstanceActionFinishedEvent } from '../vps.events';
 import { LockedVps, RescueStart } from './rescue-start';

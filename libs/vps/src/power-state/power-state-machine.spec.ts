@@ -1,5 +1,5 @@
 import type { ServiceStatus } from '@app/services';
-import { ActionType, PowerState } from './vps.types';
+import { ActionType, PowerState } from '../vps.types';
 import { isTransitional, planAction, targetOf } from './power-state-machine';
 
 const idle = (powerState: PowerState, serviceStatus: ServiceStatus = 'active') => ({ serviceStatus, powerState, actionRunning: false });

@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { JobQueue } from '@app/core';
-import { ComputeProvider } from './compute/compute-provider';
+import { ComputeProvider } from '../compute/compute-provider';
 import { PowerStateSync } from './power-state-sync';
 
 /** Machines stopped (or started) outside the API show their real state at the latest after this. */

@@ -1,6 +1,6 @@
 import type { ProblemCode } from '@app/core';
 import type { ServiceStatus } from '@app/services';
-import type { ActionType, PowerState } from './vps.types';
+import type { ActionType, PowerState } from '../vps.types';
 
 export interface InstanceSnapshot {
   serviceStatus: ServiceStatus;

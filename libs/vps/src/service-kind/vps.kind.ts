@@ -6,7 +6,7 @@ import { NewServiceBatch, ServiceKind, ServiceKinds, ServiceParts, ServiceRespon
 import type { MachineRecord } from '../compute/compute-provider';
 import { GuestPlan, GuestSetup } from '../guest-setup';
 import { MachinePlan, MachineProvisioning } from '../machine-provisioning';
-import { PowerStateSync } from '../power-state-sync';
+import { PowerStateSync } from '../power-state/power-state-sync';
 import { VpsInstancesRepository } from '../vps-instances.repository';
 import { PowerState, publicPowerState, VPS_REGIONS } from '../vps.types';
 import { instancePart } from './instance-part';

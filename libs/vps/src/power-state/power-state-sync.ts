@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Actor, ActivityLog, TransactionRunner } from '@app/core';
-import { ComputeProvider, instanceRef } from './compute/compute-provider';
+import { ComputeProvider, instanceRef } from '../compute/compute-provider';
 import { isSettled, isTransitional } from './power-state-machine';
-import { ObservedChange, VpsInstancesRepository } from './vps-instances.repository';
-import { VpsState, VpsStates } from './vps-states';
-import type { PowerState } from './vps.types';
+import { ObservedChange, VpsInstancesRepository } from '../vps-instances.repository';
+import { VpsState, VpsStates } from '../vps-states';
+import type { PowerState } from '../vps.types';
 
 const SYSTEM_ACTOR: Actor = { type: 'system', id: null, name: null };
 

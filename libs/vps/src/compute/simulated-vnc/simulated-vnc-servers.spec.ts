@@ -1,8 +1,8 @@
 import { connect, Socket } from 'node:net';
-import { rawPixels, SERVER_PIXEL_FORMAT } from '../rfb/pixel-format';
-import { SocketReader } from '../rfb/socket-reader';
-import { stillScreen } from '../rfb/still-screen';
-import { vncResponse } from '../rfb/vnc-auth';
+import { rawPixels, SERVER_PIXEL_FORMAT } from './pixel-format';
+import { SocketReader } from './socket-reader';
+import { stillScreen } from './still-screen';
+import { vncResponse } from './vnc-auth';
 import { SimulatedVncServers } from './simulated-vnc-servers';
 
 /** Logs in with `password` (RFB 3.8, VNC authentication) and reads one full frame: the desktop name and its pixels. */

@@ -1,8 +1,8 @@
 import { createServer, Server, Socket } from 'node:net';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { serveRfbSession } from '../rfb/rfb-session';
-import { Screen, stillScreen } from '../rfb/still-screen';
-import { vncResponseMatches } from '../rfb/vnc-auth';
+import { serveRfbSession } from './rfb-session';
+import { Screen, stillScreen } from './still-screen';
+import { vncResponseMatches } from './vnc-auth';
 
 /** How long a console password opens the screen, as libvirt's passwdValidTo does for real guests. */
 const PASSWORD_VALID_MS = 60_000;
