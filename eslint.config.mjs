@@ -11,7 +11,7 @@ const DATA_INFRASTRUCTURE = [
   'libs/core/src/idempotency/idempotency.store.ts',
   'libs/core/src/pagination/page-of-rows.ts',
   'apps/api/src/cli.ts',
-  'apps/api/src/metrics/metrics.service.ts',
+  'apps/api/src/operator-metrics/operator-metrics.ts',
 ];
 const THROUGH_HELPERS =
   "Raw statements go through runSql/sqlRows/sqlFirst/sqlCount from @app/core (libs/core/src/database/statement.ts): TypeORM's query() answers UPDATE and DELETE with [rows, count].";

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { MetricsEndpoint } from '../../apps/api/src/metrics/metrics-endpoint';
+import { OperatorMetricsEndpoint } from '../../apps/api/src/operator-metrics/operator-metrics-endpoint';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -65,7 +65,7 @@ describe('Platform: errors, headers, health', () => {
 
   it('exposes Prometheus metrics that include the request just made', async () => {
     await request(t.http).get('/api/auth/me').set('Authorization', account.keyBearer).expect(200);
-    const res = await request(`http://127.0.0.1:${t.app.get(MetricsEndpoint).port}`)
+    const res = await request(`http://127.0.0.1:${t.app.get(OperatorMetricsEndpoint).port}`)
       .get('/metrics')
       .expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);

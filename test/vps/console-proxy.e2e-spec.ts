@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { MetricsEndpoint } from '../../apps/api/src/metrics/metrics-endpoint';
+import { OperatorMetricsEndpoint } from '../../apps/api/src/operator-metrics/operator-metrics-endpoint';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createService } from '../factories/services';
 import { ended, openConsoleSocket, viewScreen } from '../support/rfb-client';
@@ -67,7 +67,7 @@ describe('Console proxy (/console WebSocket)', () => {
 
     // Metrics are served on their own port only.
     const metrics = (
-      await request(`http://127.0.0.1:${t.app.get(MetricsEndpoint).port}`)
+      await request(`http://127.0.0.1:${t.app.get(OperatorMetricsEndpoint).port}`)
         .get('/metrics')
         .expect(200)
     ).text;

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { sqlRows } from '@app/core';
-import { MetricsEndpoint } from '../../apps/api/src/metrics/metrics-endpoint';
+import { OperatorMetricsEndpoint } from '../../apps/api/src/operator-metrics/operator-metrics-endpoint';
 import { VpsMoveJob } from '../../libs/vps/src/hosts/vps-move.job';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { notificationsOf } from '../factories/notifications';
@@ -61,7 +61,7 @@ describe('Hosts: drain and durable moves (issue 40)', () => {
   };
   const metrics = async () =>
     (
-      await request(`http://127.0.0.1:${t.app.get(MetricsEndpoint).port}`)
+      await request(`http://127.0.0.1:${t.app.get(OperatorMetricsEndpoint).port}`)
         .get('/metrics')
         .expect(200)
     ).text;

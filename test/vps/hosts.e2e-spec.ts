@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { sqlRows } from '@app/core';
-import { MetricsEndpoint } from '../../apps/api/src/metrics/metrics-endpoint';
+import { OperatorMetricsEndpoint } from '../../apps/api/src/operator-metrics/operator-metrics-endpoint';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { hostAddArgs, invalidHostUri } from '../support/hosts';
 import { runCliIn } from '../support/run-cli-in-app';
@@ -105,7 +105,7 @@ describe('Hosts: operator commands and placement (issue 40)', () => {
     }
     // The same on /metrics (its own port), per host and summed per region.
     const metrics = (
-      await request(`http://127.0.0.1:${t.app.get(MetricsEndpoint).port}`)
+      await request(`http://127.0.0.1:${t.app.get(OperatorMetricsEndpoint).port}`)
         .get('/metrics')
         .expect(200)
     ).text;

@@ -10,8 +10,8 @@ import { DemoDataService } from './demo/demo-data.service';
 import { HealthController } from './health/health.controller';
 import { ProblemPagesController } from './problems/problem-pages.controller';
 import { JobWorkers } from './jobs/job-workers';
-import { MetricsEndpoint } from './metrics/metrics-endpoint';
-import { MetricsService } from './metrics/metrics.service';
+import { OperatorMetricsEndpoint } from './operator-metrics/operator-metrics-endpoint';
+import { OperatorMetrics } from './operator-metrics/operator-metrics';
 import { allMigrations } from './migrations';
 
 @Module({})
@@ -32,8 +32,8 @@ export class AppModule {
       controllers: [HealthController, ProblemPagesController],
       providers: [
         DemoDataService,
-        MetricsService,
-        MetricsEndpoint,
+        OperatorMetrics,
+        OperatorMetricsEndpoint,
         JobWorkers,
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },

@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { AppConfig, AuthFailureLimiter, jsonBodyGuard, Problem, rejectManyJsonValues, requestId } from '@app/core';
 import { ClientRelay, OpenApiDocumentSource } from '@app/mcp';
-import { MetricsService } from '../metrics/metrics.service';
+import { OperatorMetrics } from '../operator-metrics/operator-metrics';
 import { buildOpenApiDocument, serveDocs } from './openapi';
 import { requestLogging } from './request-logging';
 
@@ -50,7 +50,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
   // The MCP endpoint's loopback calls carry their client's address: set before anything reads req.ip.
   app.use(app.get(ClientRelay).middleware);
   app.use(requestId);
-  app.use(app.get(MetricsService).middleware);
+  app.use(app.get(OperatorMetrics).middleware);
   if (logging) app.use(requestLogging(logging.logger, { oneLine: logging.oneLineRequests }));
   app.use(securityHeaders);
   app.use(app.get(AuthFailureLimiter).middleware);

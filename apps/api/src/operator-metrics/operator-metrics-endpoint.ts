@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppConfig } from '@app/core';
-import { MetricsService } from './metrics.service';
+import { OperatorMetrics } from './operator-metrics';
 
 /**
  * Prometheus scrapes `GET /metrics` on a port of its own (METRICS_PORT), never on the public API
@@ -10,13 +10,13 @@ import { MetricsService } from './metrics.service';
  * Unset, there is no metrics endpoint at all.
  */
 @Injectable()
-export class MetricsEndpoint implements OnApplicationBootstrap, OnApplicationShutdown {
+export class OperatorMetricsEndpoint implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Metrics');
   private server: Server | null = null;
 
   constructor(
     private readonly config: AppConfig,
-    private readonly metrics: MetricsService,
+    private readonly metrics: OperatorMetrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {

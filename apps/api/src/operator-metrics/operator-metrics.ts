@@ -13,7 +13,7 @@ interface PoolLike {
 
 /** Prometheus metrics: requests by route and status, latency histograms, the pool, the process. */
 @Injectable()
-export class MetricsService {
+export class OperatorMetrics {
   readonly registry = new Registry();
   private readonly requests = new Counter({
     name: 'http_requests_total',
