@@ -6,10 +6,9 @@ import { libvirtCompute } from '../support/hosts';
 import { removeDomain, libvirtTestsEnabled } from '../support/libvirt';
 import { NoVncPage, openInNoVnc, serveNoVncPage } from '../support/novnc-page';
 import { openConsoleSocket, RfbResult, viewScreen } from '../support/rfb-client';
-import { runCli } from '../support/run-cli';
+import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
 
-// The operator CLI provisions the guest, so this runs on PostgreSQL, like the other libvirt tests.
 const enabled = libvirtTestsEnabled();
 const compute = libvirtCompute();
 
@@ -24,7 +23,7 @@ const compute = libvirtCompute();
     // The page's origin is allowed to open consoles, as a dashboard's would be.
     t = await startTestApp({ ...compute, CORS_ORIGINS: new URL(novnc.url).origin });
     owner = await createAccount(t);
-    const res = await runCli(['service:provision', '--email', owner.email, '--type', 'vps', '--product', 'vps-xs'], compute);
+    const res = await runCliIn(t.app, ['service:provision', '--email', owner.email, '--type', 'vps', '--product', 'vps-xs']);
     expect(res.code).toBe(0);
     vps = { id: res.lines[0].id, domain: `svc-${res.lines[0].id}` };
   }, 120_000);
