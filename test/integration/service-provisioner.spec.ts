@@ -3,7 +3,7 @@ import { ObjectStorageModule } from '@app/object-storage';
 import { ComputeProvider, ComputeProviderError, VpsModule } from '@app/vps';
 import { ServiceProvisioner } from '../../libs/services/src/service-provisioner';
 import { ServicesService } from '../../libs/services/src/services.service';
-import { VpsStates } from '../../libs/vps/src/vps-states';
+import { VpsStates } from '../../libs/vps/src/instances/vps-states';
 import { startTestModule, TestModule } from '../support/test-module';
 import { FakeCompute } from './fake-compute';
 

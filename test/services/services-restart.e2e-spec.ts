@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import request from 'supertest';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createService } from '../factories/services';
-import { InstanceActionJob } from '../../libs/vps/src/instance-action.job';
+import { InstanceActionJob } from '../../libs/vps/src/actions/instance-action.job';
 import { freshDataDir } from '../support/test-database';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';

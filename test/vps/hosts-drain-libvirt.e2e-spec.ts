@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_DOMAIN_TEMPLATE } from '../../libs/vps/src/compute/libvirt/domain-xml';
 import { sqlRows } from '@app/core';
-import { VpsMoveJob } from '../../libs/vps/src/hosts/vps-move.job';
+import { VpsMoveJob } from '../../libs/vps/src/fleet/vps-move.job';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
 import { addTestImage, BOOT_MS, makeKeyPair, sshAsRoot, untilSshUp } from '../support/guest';

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { sqlRows } from '@app/core';
 import { OperatorMetricsEndpoint } from '../../apps/api/src/operator-metrics/operator-metrics-endpoint';
-import { VpsMoveJob } from '../../libs/vps/src/hosts/vps-move.job';
+import { VpsMoveJob } from '../../libs/vps/src/fleet/vps-move.job';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { notificationsOf } from '../factories/notifications';
 import { hostAddArgs, invalidHostUri } from '../support/hosts';

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { BackupRunner } from '../../libs/vps/src/backups/backup-runner';
-import { HostHealthJob } from '../../libs/vps/src/hosts/host-health.job';
+import { HostHealthJob } from '../../libs/vps/src/fleet/host-health.job';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { buildTinyGuest, libvirtTestsEnabled, TinyGuest } from '../support/libvirt';
 import { ownLibvirtdCompute } from '../support/hosts';

@@ -1,9 +1,9 @@
 import { sqlRows } from '@app/core';
 import { BackupRunner } from '../../libs/vps/src/backups/backup-runner';
 import { BackupStore, backupKey } from '../../libs/vps/src/backups/backup-store';
-import { EvacuationStart } from '../../libs/vps/src/hosts/evacuation-start';
+import { EvacuationStart } from '../../libs/vps/src/fleet/evacuation-start';
 import { HostsRepository } from '../../libs/vps/src/hosts/hosts.repository';
-import { HostHealthJob } from '../../libs/vps/src/hosts/host-health.job';
+import { HostHealthJob } from '../../libs/vps/src/fleet/host-health.job';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createImage } from '../factories/images';
 import { notificationsOf } from '../factories/notifications';

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import request from 'supertest';
-import { HostHealthJob } from '../../libs/vps/src/hosts/host-health.job';
+import { HostHealthJob } from '../../libs/vps/src/fleet/host-health.job';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { buildTinyGuest, libvirtTestsEnabled, TinyGuest } from '../support/libvirt';
 import { hostAddArgs, ownLibvirtdCompute } from '../support/hosts';

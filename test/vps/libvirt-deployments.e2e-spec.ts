@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { MachineReconciler } from '../../libs/vps/src/reconcile/machine-reconciler';
+import { MachineReconciler } from '../../libs/vps/src/instances/reconcile/machine-reconciler';
 import { buildTinyGuest, libvirtTestsEnabled, TinyGuest } from '../support/libvirt';
 import { ownLibvirtdCompute } from '../support/hosts';
 import { emptyOwnLibvirtd, virshOn } from '../support/own-hosts';

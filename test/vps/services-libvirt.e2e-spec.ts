@@ -4,7 +4,7 @@ import { createServer, Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { PowerStateSync } from '../../libs/vps/src/power-state/power-state-sync';
+import { PowerStateSync } from '../../libs/vps/src/instances/power-state/power-state-sync';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createService } from '../factories/services';
 import { waitFor } from '../factories/notifications';

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { BackupRunner } from '../../libs/vps/src/backups/backup-runner';
-import { ImageStore } from '../../libs/vps/src/images/image-store';
+import { ImageStore } from '../../libs/vps/src/compute/image-store';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createImage } from '../factories/images';
 import { createService } from '../factories/services';

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { NetworkAllocator } from '../../libs/vps/src/network/network-allocator';
+import { NetworkAllocator } from '../../libs/vps/src/instances/network/network-allocator';
 import { TransactionRunner } from '@app/core';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';

@@ -14,16 +14,16 @@ import {
   UuidParam,
 } from '@app/core';
 import { ConsoleIssuer } from './console/console-issuer';
-import { ConsoleSessionResponse } from './dto/console-session.response';
-import { CreateSnapshotRequest } from './dto/create-snapshot.request';
-import { InstanceActionResponse } from './dto/instance-action.response';
-import { RebuildInstanceRequest } from './dto/rebuild-instance.request';
-import { RootPasswordResponse } from './dto/root-password.response';
-import { RootPasswordService } from './root-password/root-password.service';
-import { InstanceActionHistory } from './instance-action-history';
-import { InstanceActionsService } from './instance-actions.service';
-import { RescueActionResponse } from './dto/rescue-action.response';
-import { RescueInstanceRequest } from './dto/rescue-instance.request';
+import { ConsoleSessionResponse } from './console/dto/console-session.response';
+import { CreateSnapshotRequest } from './backups/dto/create-snapshot.request';
+import { InstanceActionResponse } from './actions/dto/instance-action.response';
+import { RebuildInstanceRequest } from './actions/dto/rebuild-instance.request';
+import { RootPasswordResponse } from './rescue/dto/root-password.response';
+import { RootPasswordService } from './rescue/root-password/root-password.service';
+import { InstanceActionHistory } from './actions/instance-action-history';
+import { InstanceActionsService } from './actions/instance-actions.service';
+import { RescueActionResponse } from './rescue/dto/rescue-action.response';
+import { RescueInstanceRequest } from './rescue/dto/rescue-instance.request';
 import { RescueService } from './rescue/rescue.service';
 
 const PaginatedInstanceActions = PaginatedResponse(InstanceActionResponse, 'PaginatedInstanceActions');

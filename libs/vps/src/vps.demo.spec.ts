@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '@app/core';
 import type { ServiceProvisioner } from '@app/services';
-import type { InstanceActionsRepository } from './instance-actions.repository';
+import type { InstanceActionsRepository } from './actions/instance-actions.repository';
 import { VpsDemoSeeder } from './vps.demo';
 
 describe('VpsDemoSeeder', () => {

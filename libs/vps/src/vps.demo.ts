@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig, DemoContext, DemoSeeder } from '@app/core';
 import { ServiceProvisioner } from '@app/services';
-import { InstanceActionsRepository } from './instance-actions.repository';
+import { InstanceActionsRepository } from './actions/instance-actions.repository';
 import { VpsProvisionSpec } from './service-kind/vps-provision-spec';
 
 const DAY = 86_400_000;

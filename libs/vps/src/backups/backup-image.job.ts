@@ -5,8 +5,8 @@ import { pipeline } from 'node:stream/promises';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AppConfig, JobQueue, TransactionRunner } from '@app/core';
-import { ImageStore } from '../images/image-store';
-import { SnapshotImages } from '../images/snapshot-images';
+import { ImageStore } from '../compute/image-store';
+import { SnapshotImages } from './snapshots/snapshot-images';
 import { BackupStore } from './backup-store';
 
 const BACKUP_IMAGE_JOB = 'vps-backup-image';

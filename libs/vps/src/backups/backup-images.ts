@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ActivityLog, AppConfig, Principal, TransactionRunner } from '@app/core';
 import { ImageResponse } from '../images/dto/image.response';
-import { SnapshotImages } from '../images/snapshot-images';
-import { VpsInstancesRepository } from '../vps-instances.repository';
+import { SnapshotImages } from './snapshots/snapshot-images';
+import { VpsInstancesRepository } from '../instances/vps-instances.repository';
 import { BackupImageJob } from './backup-image.job';
 import { BackupsService } from './backups.service';
 

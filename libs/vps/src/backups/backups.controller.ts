@@ -2,9 +2,9 @@ import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/commo
 import { ApiAcceptedResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiProblems, CurrentPrincipal, Idempotent, PageQuery, Paginated, PaginatedResponse, Principal, UuidParam } from '@app/core';
-import { InstanceActionResponse } from '../dto/instance-action.response';
+import { InstanceActionResponse } from '../actions/dto/instance-action.response';
 import { ImageResponse } from '../images/dto/image.response';
-import { InstanceActionsService } from '../instance-actions.service';
+import { InstanceActionsService } from '../actions/instance-actions.service';
 import { BackupImages } from './backup-images';
 import { BackupsService } from './backups.service';
 import { BackupImageRequest } from './dto/backup-image.request';

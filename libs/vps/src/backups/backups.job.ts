@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { JobQueue, TransactionRunner } from '@app/core';
-import { VpsStates } from '../vps-states';
+import { VpsStates } from '../instances/vps-states';
 import { BackupCleanup } from './backup-cleanup';
 import { BackupOutcome } from './backup-outcome';
 import { BACKUP_LEASE_SECONDS, BackupRunner } from './backup-runner';

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ActivityLog, AppConfig, PageQuery, Paginated, paginated, Principal, Problem, TransactionRunner } from '@app/core';
-import { InstanceActionResponse } from '../dto/instance-action.response';
-import { InstanceActionsService } from '../instance-actions.service';
-import { isVps, notAVps, VpsState, VpsStates } from '../vps-states';
+import { InstanceActionResponse } from '../actions/dto/instance-action.response';
+import { InstanceActionsService } from '../actions/instance-actions.service';
+import { isVps, notAVps, VpsState, VpsStates } from '../instances/vps-states';
 import { nextBackupSlot } from './backup-slot';
 import { BackupResponse } from './dto/backup.response';
 import { BackupSettingsResponse } from './dto/backup-settings.response';

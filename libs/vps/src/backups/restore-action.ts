@@ -1,8 +1,9 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ComputeProvider, ComputeProviderError, InstanceRef } from '../compute/compute-provider';
-import { ActionRecord, ActionRequest, InstanceActionHandler, InstanceActionHandlers } from '../instance-action-handlers';
-import type { PendingAction } from '../instance-actions.repository';
+import type { ActionRecord, ActionRequest, InstanceActionHandler } from '../actions/action-handler';
+import { InstanceActionHandlers } from '../actions/instance-action-handlers';
+import type { PendingAction, RestoreParams } from '../actions/instance-actions.repository';
 import { BackupStore } from './backup-store';
 import { RestoredMachines } from './restored-machines';
 
@@ -24,9 +25,10 @@ export class RestoreAction implements InstanceActionHandler, OnModuleInit {
 
   /** What the restore makes again if the hypervisor lost the machine, recorded with it. */
   async reserve(m: EntityManager, { accountId, service, input }: ActionRequest): Promise<ActionRecord | null> {
-    if (!input || !('restore' in input)) return null;
+    const restore = input?.restore as RestoreParams['restore'] | undefined;
+    if (!restore) return null;
     const machine = await this.restoredMachines.plan(m, { id: service.id, accountId, name: service.name });
-    return { params: { restore: { ...input.restore, machine } }, details: { backupId: input.restore.backupId } };
+    return { params: { restore: { ...restore, machine } }, details: { backupId: restore.backupId } };
   }
 
   begin(action: PendingAction, ref: InstanceRef): Promise<string> {

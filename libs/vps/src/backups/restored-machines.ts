@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AccountSshKeys } from '@app/ssh-keys';
 import type { RestoredMachine } from '../compute/compute-provider';
-import { hostnameOf } from '../guest-setup';
-import { InstanceActionsRepository } from '../instance-actions.repository';
-import { VpsProvisioningRepository } from '../provisioning/vps-provisioning.repository';
-import { VpsInstancesRepository } from '../vps-instances.repository';
+import { hostnameOf } from '../instances/guest-setup';
+import { InstanceActionsRepository } from '../actions/instance-actions.repository';
+import { VpsProvisioningRepository } from '../instances/provisioning/vps-provisioning.repository';
+import { VpsInstancesRepository } from '../instances/vps-instances.repository';
 
 /**
  * What a restore makes again if the hypervisor lost it, recorded with the restore (in its

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ActivityLog, AppConfig, Principal, Problem, SecretBox, TransactionRunner } from '@app/core';
-import { VpsOwnership } from '../vps-ownership';
+import { VpsOwnership } from '../instances/vps-ownership';
 import { computeProblem } from '../compute/compute-problem';
 import { ComputeProvider } from '../compute/compute-provider';
-import { ConsoleSessionResponse } from '../dto/console-session.response';
+import { ConsoleSessionResponse } from './dto/console-session.response';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
 import { CONSOLE_SESSION_TTL_MS, consoleLimitReached, consoleUrlBase, hashToken } from './console.service';
 

@@ -1,6 +1,6 @@
 import { Problem } from '@app/core';
-import { HostAddCommand } from './cli/host-add.command';
-import type { HostsService } from './hosts.service';
+import { HostAddCommand } from '../fleet/cli/host-add.command';
+import type { HostsService } from '../fleet/hosts.service';
 import { libvirtUriProblem } from './libvirt-uri';
 
 describe('libvirtUriProblem (a host:add URI)', () => {

@@ -1,7 +1,9 @@
+import type { ImageFormat } from '../compute/image-store';
+
+export type { ImageFormat };
 /** `creating`: a snapshot whose action has not ended; `uploading`: a system image on its way to the hypervisors. */
 export const IMAGE_STATUSES = ['creating', 'uploading', 'available', 'deleting'] as const;
 export type ImageStatus = (typeof IMAGE_STATUSES)[number];
-export type ImageFormat = 'qcow2' | 'raw';
 /** `system`: the operator's, for every account; `snapshot`: one account's, made from a VPS. */
 export const IMAGE_TYPES = ['system', 'snapshot'] as const;
 export type ImageType = (typeof IMAGE_TYPES)[number];

@@ -14,7 +14,7 @@ import {
 import { computeProblem } from '../compute/compute-problem';
 import { ImageResponse } from './dto/image.response';
 import { inspectImageFile } from './image-file';
-import { ImageStore } from './image-store';
+import { ImageStore } from '../compute/image-store';
 import type { ImageRow } from './image.types';
 import { ImagesRepository } from './images.repository';
 

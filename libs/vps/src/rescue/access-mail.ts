@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { unlinkable } from '@app/core';
-import { ServiceMail } from '../service-mail';
+import { ServiceMail } from '../instances/service-mail';
 import type { InstanceAccessEvent } from '../vps.events';
 
 type Named<N extends InstanceAccessEvent['name']> = Extract<InstanceAccessEvent, { name: N }>;

@@ -1,21 +1,34 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ComputeProvider, InstanceRef } from '../compute/compute-provider';
-import { InstanceActionHandler, InstanceActionHandlers } from '../instance-action-handlers';
-import type { PendingAction } from '../instance-actions.repository';
+import type { ActionRefusal, InstanceActionHandler } from '../actions/action-handler';
+import { InstanceActionHandlers } from '../actions/instance-action-handlers';
+import type { PendingAction } from '../actions/instance-actions.repository';
+import { VpsRescuesRepository } from './vps-rescues.repository';
 
 // RescueStart records a rescue's boot and an unrescue's network with the action; one without them
 // (none is written so) goes to the hypervisor as a plain power operation, as it always did.
 
-/** A rescue boots the rescue system recorded with the action, the VPS's disk attached. */
+/**
+ * In rescue, a rebuild or snapshot would take the rescue system's disk for the VPS's own, and a
+ * restore would boot the rescue system, not what it put back; power actions stay in rescue.
+ */
+export function refusedInRescue(rescues: VpsRescuesRepository): ActionRefusal {
+  return async (m, serviceId, type, handler) =>
+    handler.refusedInRescue && (await rescues.find(m, serviceId)) ? `The instance is in rescue mode; unrescue it before a ${type}.` : null;
+}
+
+/** A rescue boots the rescue system recorded with the action, the VPS's disk attached; the rescue refuses what cannot run in it. */
 @Injectable()
 export class RescueAction implements InstanceActionHandler, OnModuleInit {
   constructor(
     private readonly handlers: InstanceActionHandlers,
     private readonly compute: ComputeProvider,
+    private readonly rescues: VpsRescuesRepository,
   ) {}
 
   onModuleInit(): void {
     this.handlers.register('rescue', this);
+    this.handlers.refuseWhen(refusedInRescue(this.rescues));
   }
 
   begin(action: PendingAction, ref: InstanceRef): Promise<string> {

@@ -4,12 +4,12 @@ import { EntityManager } from 'typeorm';
 import { ActivityLog, AppConfig, Principal, Problem } from '@app/core';
 import { AccountSshKeys } from '@app/ssh-keys';
 import { ImagesRepository } from '../images/images.repository';
-import { ActionRow, InstanceActionsRepository } from '../instance-actions.repository';
-import { planAction } from '../power-state/power-state-machine';
-import { sha512Crypt } from '../root-password/password-hash';
-import { rootPassword } from '../root-password/root-password';
-import { VpsInstancesRepository } from '../vps-instances.repository';
-import type { VpsState } from '../vps-states';
+import { ActionRow, InstanceActionsRepository } from '../actions/instance-actions.repository';
+import { planAction } from '../instances/power-state/power-state-machine';
+import { sha512Crypt } from './root-password/password-hash';
+import { rootPassword } from './root-password/root-password';
+import { VpsInstancesRepository } from '../instances/vps-instances.repository';
+import type { VpsState } from '../instances/vps-states';
 import type { PowerState } from '../vps.types';
 import { RescueRow, VpsRescuesRepository } from './vps-rescues.repository';
 

@@ -1,6 +1,6 @@
 import type { InstanceSummaryResponse } from '@app/services';
 import { publicPowerState } from '../vps.types';
-import type { InstanceRow } from '../vps-instances.repository';
+import type { InstanceRow } from '../instances/vps-instances.repository';
 
 /**
  * A VPS's `instance` in the service response. A terminated one shows no address: its address or

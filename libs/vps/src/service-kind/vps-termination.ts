@@ -4,8 +4,8 @@ import { computeProblem } from '../compute/compute-problem';
 import { BackupRetirement } from '../backups/backup-retirement';
 import { ComputeProvider, instanceRef } from '../compute/compute-provider';
 import { HostPlacement } from '../hosts/host-placement';
-import { NetworkAllocator } from '../network/network-allocator';
-import { VpsInstancesRepository } from '../vps-instances.repository';
+import { NetworkAllocator } from '../instances/network/network-allocator';
+import { VpsInstancesRepository } from '../instances/vps-instances.repository';
 
 /**
  * A terminated VPS, in the status change's transaction: its machine and disks deleted, its address

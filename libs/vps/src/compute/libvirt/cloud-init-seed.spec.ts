@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hostnameOf } from '../../guest-setup';
-import { macAddressOf } from '../../network/network-allocator';
+import { hostnameOf } from '../../instances/guest-setup';
+import { macAddressOf } from '../../instances/network/network-allocator';
 import { seedFiles } from './cloud-init-seed';
 
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPmfroQ5X/hvzDUHLkJAwYtggu3T3Ai3LLFsaRrwWH6Z demo@laptop';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { AppConfig } from '@app/core';
 import type { InstanceRef } from '../compute-provider';
 import type { DeploymentIdentity } from '../deployment-identity';
-import { EvacuatedMachine, MachineEvacuator } from '../../hosts/machine-evacuator';
+import { EvacuatedMachine, MachineEvacuator } from '../machine-evacuator';
 import { seedFiles } from './cloud-init-seed';
 import { DeploymentMarks } from './deployment-marks';
 import { uploadStream } from './disk-exports';

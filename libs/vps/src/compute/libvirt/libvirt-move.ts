@@ -5,7 +5,7 @@ import { AppConfig } from '@app/core';
 import { ComputeProviderError, InstanceRef } from '../compute-provider';
 import type { DeploymentIdentity } from '../deployment-identity';
 import type { HostTarget } from '../../hosts/host.entity';
-import { MachinePlace, MachineMover, MoveTarget } from '../../hosts/machine-mover';
+import { MachinePlace, MachineMover, MoveTarget } from '../machine-mover';
 import { DeploymentMarks } from './deployment-marks';
 import { powerStateOf } from './domain-state';
 import { HostDirectory, LibvirtConnections } from './libvirt-connections';

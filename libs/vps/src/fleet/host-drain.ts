@@ -1,0 +1,56 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Problem } from '@app/core';
+import { HostsRepository } from '../hosts/hosts.repository';
+import { VpsMoves } from './vps-moves';
+import { VpsMovesRepository } from './vps-moves.repository';
+
+/** One VPS of a drain: `moved`, or why it stays (`no_capacity`, `invalid_state`, ...). */
+export interface DrainLine {
+  id: string;
+  from: string;
+  to: string | null;
+  outcome: string;
+  error?: string;
+}
+
+/**
+ * `host:drain`: the host goes to `maintenance` (it takes no new VPS), then every VPS
+ * placed on it moves, one at a time, to the best other enabled host of its region; a running one
+ * is stopped, moved and started again, its customer told before and after. A VPS with no room
+ * elsewhere, or that cannot move now, stays and is reported. Run again, it goes on: moves still
+ * running are waited for, VPSes still there are moved.
+ */
+@Injectable()
+export class HostDrain {
+  private readonly logger = new Logger('Hosts');
+
+  constructor(
+    private readonly hosts: HostsRepository,
+    private readonly moves: VpsMoves,
+    private readonly records: VpsMovesRepository,
+  ) {}
+
+  async drain(name: string): Promise<DrainLine[]> {
+    const host = await this.hosts.byName(name);
+    if (!host) throw Problem.notFound('Host');
+    if (host.state === 'unreachable')
+      throw Problem.conflict(
+        'invalid_state',
+        `Host ${name} is unreachable: its VPSes cannot be moved off it (host:evacuate restores them elsewhere).`,
+      );
+    if (host.state !== 'maintenance') await this.hosts.setState(name, 'maintenance');
+    const lines: DrainLine[] = [];
+    for (const id of await this.records.onHost(host.id)) {
+      try {
+        const moved = await this.moves.moveAway(id);
+        lines.push({ id, from: moved.from, to: moved.to, outcome: 'moved' });
+      } catch (err) {
+        if (!(err instanceof Problem)) throw err;
+        lines.push({ id, from: name, to: null, outcome: err.code, error: err.detail });
+      }
+    }
+    const left = lines.filter((line) => line.outcome !== 'moved').length;
+    this.logger.log(`Host ${name} drained: ${lines.length - left} VPS(es) moved, ${left} left on it`);
+    return lines;
+  }
+}

@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { BackupCounters } from '../backups/backup-counters';
+import { ConsoleConnections } from '../console/console-connections';
+import { HostsRepository } from '../hosts/hosts.repository';
+import { HostListing, listingOf } from './hosts.service';
+import { VpsMovesRepository } from './vps-moves.repository';
+import { MachineReconciler } from '../instances/reconcile/machine-reconciler';
+
+/** What the API's /metrics reads of this area: this process's consoles and reconciliation passes, and the hosts' capacity (the database's). */
+@Injectable()
+export class VpsGauges {
+  constructor(
+    private readonly consoles: ConsoleConnections,
+    private readonly reconciler: MachineReconciler,
+    private readonly backupCounters: BackupCounters,
+    private readonly hostRows: HostsRepository,
+    private readonly moveRows: VpsMovesRepository,
+  ) {}
+
+  /** Backups this process made and failed, and the bytes it stored. */
+  get backups(): Readonly<BackupCounters> {
+    return this.backupCounters;
+  }
+
+  /** Every host with its capacity used and free. */
+  async hosts(): Promise<HostListing[]> {
+    return (await this.hostRows.list()).map(listingOf);
+  }
+
+  /** Moves of VPSes between hosts that ended, by outcome (every replica reports the database's). */
+  moves(): ReturnType<VpsMovesRepository['counts']> {
+    return this.moveRows.counts();
+  }
+
+  get console(): { open: number; bytesToClient: number; bytesFromClient: number } {
+    const { openCount: open, bytesToClient, bytesFromClient } = this.consoles;
+    return { open, bytesToClient, bytesFromClient };
+  }
+
+  /** Orphans seen by the last pass; orphans removed and machines missing since start. */
+  get reconciliation(): Readonly<MachineReconciler['counts']> {
+    return this.reconciler.counts;
+  }
+}

@@ -1,0 +1,269 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { isoText, runSql, sqlFirst, sqlRows } from '@app/core';
+import type { GuestNetwork } from '../compute/compute-provider';
+import type { HostTarget } from '../hosts/host.entity';
+import { HOST_OF_INSTANCE } from '../hosts/hosts.repository';
+import type { PowerState } from '../vps.types';
+
+export interface NewInstances {
+  serviceIds: string[];
+  region: string;
+  powerStates: PowerState[];
+  providerRefs: (string | null)[];
+  ipv4: (string | null)[];
+  ipv6: (string | null)[];
+  sshHosts: (string | null)[];
+  sshPorts: (number | null)[];
+  networks: (GuestNetwork | null)[];
+  /** Where placement put each VPS; null: the region's configured hypervisor. */
+  hostIds: (string | null)[];
+  imageId: string | null;
+  diskGb: number | null;
+}
+
+/** What a rebuild or a snapshot needs of a VPS besides its service row. */
+export interface GuestFacts {
+  diskGb: number | null;
+  network: GuestNetwork | null;
+  imageId: string | null;
+}
+
+/** A settled VPS of a live service, as the reconciler compares it with its machine. */
+export interface SettledInstance {
+  id: string;
+  region: string;
+  providerRef: string | null;
+  host: HostTarget | null;
+  powerState: PowerState;
+}
+
+/** Which machine a VPS has, as its sub-resources decide on it. */
+export interface MachineState {
+  powerState: PowerState;
+  region: string | null;
+  providerRef: string | null;
+  host: HostTarget | null;
+}
+
+/** What the service response shows of a VPS (its `instance`). */
+export interface InstanceRow {
+  id: string;
+  powerState: PowerState;
+  region: string | null;
+  ipv4: string | null;
+  ipv6: string | null;
+  sshHost: string | null;
+  sshPort: number | null;
+  /** The service is terminated: its address is no longer its own. */
+  terminated?: boolean;
+  /** When the next daily backup is due; null: backups are not enabled. */
+  backupsNextRunAt?: string | null;
+  /** False while its host is unreachable; absent: true. */
+  hostReachable?: boolean;
+  /** Booted from the rescue system. */
+  rescue?: boolean;
+}
+
+export interface ObservedChange {
+  id: string;
+  recorded: PowerState;
+  real: PowerState;
+}
+
+/** All SQL on vps_instances: the API's record of each VPS's machine. */
+@Injectable()
+export class VpsInstancesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async insertMany(manager: EntityManager, rows: NewInstances): Promise<void> {
+    await runSql(
+      manager,
+      `INSERT INTO vps_instances (service_id, power_state, region, ipv4, ipv6, provider_ref, ssh_host, ssh_port, network, image_id, disk_gb, host_id)
+       SELECT id, state, $2, v4, v6, ref, host, port, net::jsonb, $10, $11, host_id
+         FROM unnest($1::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::text[], $12::uuid[])
+           AS r(id, v4, v6, state, ref, host, port, net, host_id)`,
+      [
+        rows.serviceIds,
+        rows.region,
+        rows.ipv4,
+        rows.ipv6,
+        rows.powerStates,
+        rows.providerRefs,
+        rows.sshHosts,
+        rows.sshPorts,
+        rows.networks.map((n) => (n ? JSON.stringify(n) : null)),
+        rows.imageId,
+        rows.diskGb,
+        rows.hostIds,
+      ],
+    );
+  }
+
+  /** Read after the service row is locked, in a statement of its own (ServicesRepository.lockForAccount says why). */
+  machineOf(serviceId: string, manager?: EntityManager): Promise<MachineState | null> {
+    return sqlFirst<MachineState>(
+      manager ?? this.dataSource,
+      `SELECT power_state AS "powerState", region, provider_ref AS "providerRef", ${HOST_OF_INSTANCE} FROM vps_instances i WHERE service_id = $1`,
+      [serviceId],
+    );
+  }
+
+  /** The list's and the one-service response's part of these VPSes, in one statement. */
+  summaries(serviceIds: string[], manager?: EntityManager): Promise<InstanceRow[]> {
+    return sqlRows<InstanceRow>(
+      manager ?? this.dataSource,
+      `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
+              s.status = 'terminated' AS terminated, ${isoText('b.next_run_at')} AS "backupsNextRunAt",
+              coalesce((SELECT h.state <> 'unreachable' FROM hosts h WHERE h.id = i.host_id), true) AS "hostReachable",
+              EXISTS (SELECT 1 FROM vps_rescues r WHERE r.service_id = i.service_id) AS rescue
+         FROM vps_instances i JOIN services s ON s.id = i.service_id LEFT JOIN vps_backup_schedules b ON b.service_id = i.service_id
+        WHERE i.service_id = ANY($1::uuid[])`,
+      [serviceIds],
+    );
+  }
+
+  async guestOf(manager: EntityManager, serviceId: string): Promise<GuestFacts> {
+    const row = await sqlFirst<{ disk_gb: number | null; network: GuestNetwork | null; image_id: string | null }>(
+      manager,
+      `SELECT disk_gb, network, image_id FROM vps_instances WHERE service_id = $1`,
+      [serviceId],
+    );
+    return { diskGb: row?.disk_gb ?? null, network: row?.network ?? null, imageId: row?.image_id ?? null };
+  }
+
+  async setImage(manager: EntityManager, serviceId: string, imageId: string): Promise<void> {
+    await runSql(manager, `UPDATE vps_instances SET image_id = $2, updated_at = now() WHERE service_id = $1`, [serviceId, imageId]);
+  }
+
+  async setPowerState(manager: EntityManager, serviceId: string, powerState: PowerState): Promise<void> {
+    await runSql(manager, `UPDATE vps_instances SET power_state = $2, updated_at = now() WHERE service_id = $1`, [serviceId, powerState]);
+  }
+
+  /** The SSH port forwarded on the VPS's new host (a moved VPS whose port was taken there). */
+  async setSshPort(manager: EntityManager, serviceId: string, port: number): Promise<void> {
+    await runSql(
+      manager,
+      `UPDATE vps_instances SET ssh_port = $2, network = CASE WHEN network IS NULL THEN NULL ELSE jsonb_set(network, '{sshPort}', to_jsonb($2::int)) END,
+              updated_at = now() WHERE service_id = $1`,
+      [serviceId, port],
+    );
+  }
+
+  /** The machine provisioning made (or null: the provider keeps none) and the state it left it in. */
+  async setMachine(manager: EntityManager, serviceId: string, providerRef: string | null, powerState: PowerState): Promise<void> {
+    await runSql(manager, `UPDATE vps_instances SET provider_ref = $2, power_state = $3, updated_at = now() WHERE service_id = $1`, [
+      serviceId,
+      providerRef,
+      powerState,
+    ]);
+  }
+
+  /** A terminated VPS: stopped, and a provisioning still under way ends (its job then removes what it made). */
+  async retire(manager: EntityManager, serviceId: string): Promise<void> {
+    await runSql(manager, `UPDATE vps_instances SET power_state = 'stopped', updated_at = now() WHERE service_id = $1`, [serviceId]);
+    await runSql(
+      manager,
+      `UPDATE vps_provisioning SET status = 'failed', last_error = 'terminated', lease_until = NULL, finished_at = now(), updated_at = now()
+        WHERE service_id = $1 AND status = 'running'`,
+      [serviceId],
+    );
+  }
+
+  /** Whether a service that is not terminated already has this machine. */
+  async machineTaken(manager: EntityManager, providerRef: string): Promise<boolean> {
+    const taken = await sqlRows(
+      manager,
+      `SELECT 1 FROM vps_instances i JOIN services s ON s.id = i.service_id WHERE i.provider_ref = $1 AND s.status <> 'terminated'`,
+      [providerRef],
+    );
+    return taken.length > 0;
+  }
+
+  /**
+   * Of these hypervisor names (`svc-<service id>...`), the ones a live VPS owns: its service is not
+   * terminated and its provisioning did not fail, or the name is a live VPS's adopted machine.
+   */
+  async liveMachineNames(names: string[]): Promise<Set<string>> {
+    const rows = await sqlRows<{ name: string }>(
+      this.dataSource,
+      `SELECT n.name
+         FROM unnest($1::text[]) AS n(name)
+        WHERE EXISTS (
+                SELECT 1 FROM services s LEFT JOIN vps_provisioning p ON p.service_id = s.id
+                 WHERE s.id = substring(n.name FROM '^svc-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})')::uuid
+                   AND s.status <> 'terminated' AND (p.status IS NULL OR p.status <> 'failed'))
+           OR EXISTS (
+                SELECT 1 FROM vps_instances i JOIN services s ON s.id = i.service_id
+                 WHERE i.provider_ref = n.name AND s.status <> 'terminated')`,
+      [names],
+    );
+    return new Set(rows.map((row) => row.name));
+  }
+
+  /**
+   * Of these hypervisor names, the ones this database made or adopted, whatever became of the
+   * service since: the service in the name is one of its own (service ids are random, so another
+   * deployment's never are), or the name is one of its VPSes' machines.
+   */
+  async ownMachineNames(names: string[]): Promise<Set<string>> {
+    const rows = await sqlRows<{ name: string }>(
+      this.dataSource,
+      `SELECT n.name
+         FROM unnest($1::text[]) AS n(name)
+        WHERE EXISTS (
+                SELECT 1 FROM services s
+                 WHERE s.id = substring(n.name FROM '^svc-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})')::uuid)
+           OR EXISTS (SELECT 1 FROM vps_instances i WHERE i.provider_ref = n.name)`,
+      [names],
+    );
+    return new Set(rows.map((row) => row.name));
+  }
+
+  /** A settled VPS whose machine is gone shows `error` (unless an action or another writer got there first). */
+  async markMissing(manager: EntityManager, serviceId: string): Promise<boolean> {
+    const marked = await sqlRows(
+      manager,
+      `WITH marked AS (
+         UPDATE vps_instances i SET power_state = 'error', updated_at = now()
+          WHERE i.service_id = $1 AND i.power_state IN ('running', 'stopped')
+            AND NOT EXISTS (SELECT 1 FROM instance_actions a WHERE a.service_id = i.service_id AND a.status = 'running')
+          RETURNING i.service_id
+       ) SELECT service_id FROM marked`,
+      [serviceId],
+    );
+    return marked.length > 0;
+  }
+
+  /** Unscoped, for the reconciler: every VPS of a live service in a settled power state. */
+  settled(): Promise<SettledInstance[]> {
+    return sqlRows<SettledInstance>(
+      this.dataSource,
+      `SELECT i.service_id AS id, i.region, i.provider_ref AS "providerRef", i.power_state AS "powerState", ${HOST_OF_INSTANCE}
+         FROM vps_instances i JOIN services s ON s.id = i.service_id
+        WHERE s.status NOT IN ('cancelled', 'terminated') AND i.power_state IN ('running', 'stopped')`,
+    );
+  }
+
+  /**
+   * Records the hypervisor's states where the recorded one is still what was compared, nothing
+   * recorded a state after `askedAt` and no action runs; returns the VPSes that changed.
+   */
+  async applyObserved(
+    manager: EntityManager,
+    changes: ObservedChange[],
+    askedAt: Date,
+  ): Promise<(ObservedChange & { accountId: string })[]> {
+    return sqlRows<ObservedChange & { accountId: string }>(
+      manager,
+      `WITH changed AS (
+         UPDATE vps_instances i SET power_state = r.real, updated_at = now()
+           FROM unnest($1::uuid[], $2::text[], $3::text[]) AS r(id, recorded, real)
+          WHERE i.service_id = r.id AND i.power_state = r.recorded AND i.updated_at < $4
+            AND NOT EXISTS (SELECT 1 FROM instance_actions a WHERE a.service_id = r.id AND a.status = 'running')
+          RETURNING i.service_id, r.recorded, r.real
+       ) SELECT c.service_id AS id, c.recorded, c.real, s.account_id AS "accountId" FROM changed c JOIN services s ON s.id = c.service_id`,
+      [changes.map((c) => c.id), changes.map((c) => c.recorded), changes.map((c) => c.real), askedAt],
+    );
+  }
+}
