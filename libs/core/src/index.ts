@@ -49,6 +49,7 @@ export * from './validation/validate-input';
 export * from './validation/uuid-param';
 export * from './validation/plain-text';
 export * from './validation/nested';
+export * from './validation/trim';
 export * from './openapi/api-errors.decorator';
 export * from './openapi/problem-responses';
 export * from './openapi/api-nullable-ref.decorator';

@@ -1,11 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsISO8601, IsOptional, IsString, Length } from 'class-validator';
-import { ALL_SCOPES, Scope } from '@app/core';
+import { ALL_SCOPES, Scope, Trim } from '@app/core';
 
 export class CreateApiKeyRequest {
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'terraform', description: 'A name to recognise the key by.' })
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @Trim()
   @IsString()
   @Length(1, 100)
   name: string;

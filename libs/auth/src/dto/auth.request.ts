@@ -1,11 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsEmail, IsString, Length, MaxLength, MinLength } from 'class-validator';
-import { IsSingleLineText } from '@app/core';
+import { IsSingleLineText, Trim, TrimLower } from '@app/core';
 
-export const trimLower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
-export const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
 /** The rule of a password being set; the reset page (pages/) checks the same bounds. */
 export const PASSWORD_MIN_LENGTH = 10;
@@ -28,7 +25,7 @@ export function NewPassword(): PropertyDecorator {
 
 export class LoginRequest {
   @ApiProperty({ example: 'ada@example.com', description: 'Email address of the account.' })
-  @Transform(trimLower)
+  @TrimLower()
   @IsEmail({}, { message: 'email must be an email address' })
   @MaxLength(254)
   email: string;
@@ -41,7 +38,7 @@ export class LoginRequest {
 
 export class RegisterRequest {
   @ApiProperty({ example: 'ada@example.com', description: 'Email address; used to log in.' })
-  @Transform(trimLower)
+  @TrimLower()
   @IsEmail({}, { message: 'email must be an email address' })
   @MaxLength(254)
   email: string;
@@ -53,7 +50,7 @@ export class RegisterRequest {
   password: string;
 
   @ApiProperty({ example: 'Ada Lovelace', minLength: 1, maxLength: 100, description: 'Display name: one line, no control characters.' })
-  @Transform(trim)
+  @Trim()
   @IsString()
   @Length(1, 100)
   @IsSingleLineText()

@@ -1,12 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsString, Length, MaxLength } from 'class-validator';
+import { Trim } from '@app/core';
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
 export class CreateSshKeyRequest {
   @ApiProperty({ minLength: 1, maxLength: 64, example: 'laptop', description: 'A name to recognise the key by.' })
-  @Transform(trim)
+  @Trim()
   @IsString()
   @Length(1, 64)
   name: string;
@@ -23,7 +22,7 @@ export class CreateSshKeyRequest {
 
 export class UpdateSshKeyRequest {
   @ApiProperty({ minLength: 1, maxLength: 64, example: 'work laptop', description: 'The new name.' })
-  @Transform(trim)
+  @Trim()
   @IsString()
   @Length(1, 64)
   name: string;

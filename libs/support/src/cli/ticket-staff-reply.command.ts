@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PickType } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsOptional, IsString, IsUUID, Length } from 'class-validator';
-import { CliArgs, CliCommand, requireArg, validateInput } from '@app/core';
+import { CliArgs, CliCommand, requireArg, Trim, validateInput } from '@app/core';
 import { ReplyRequest } from '../tickets/dto/ticket.request';
 import { TicketsService } from '../tickets/tickets.service';
 
@@ -12,7 +11,7 @@ class StaffReplyInput extends PickType(ReplyRequest, ['message']) {
   ticket: string;
 
   @IsOptional()
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @Trim()
   @IsString()
   @Length(1, 100)
   name?: string;

@@ -1,18 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsBoolean, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
-import { activityActionList } from '@app/core';
+import { activityActionList, Trim } from '@app/core';
 import { URL_MAX_LENGTH } from '../delivery/webhook-url';
 
 /** Event types an endpoint may subscribe to: every activity action, or `*` for all (including those added later). */
 export const WEBHOOK_EVENT_NAMES = activityActionList(['*']);
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const EVENTS_DESCRIPTION =
   'Event types to deliver: activity actions such as `ssh_key.create` or `ticket.reply`, or `*` for every type (also those added later).';
 
 export class CreateWebhookRequest {
   @ApiProperty({ maxLength: URL_MAX_LENGTH, example: 'https://hooks.example.com/hosting', description: 'The https URL to POST events to.' })
-  @Transform(trim)
+  @Trim()
   @IsString()
   @MaxLength(URL_MAX_LENGTH)
   url: string;
@@ -41,7 +39,7 @@ export class CreateWebhookRequest {
 export class UpdateWebhookRequest {
   @ApiPropertyOptional({ maxLength: URL_MAX_LENGTH, example: 'https://hooks.example.com/hosting', description: 'A new URL.' })
   @ValidateIf((_o, value) => value !== undefined) // null is not "unchanged": it is refused
-  @Transform(trim)
+  @Trim()
   @IsString()
   @MaxLength(URL_MAX_LENGTH)
   url?: string;

@@ -1,12 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsEmail, IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
-import { IsSingleLineText } from '@app/core';
-import { NewPassword, trim, trimLower } from '../../dto/auth.request';
+import { IsSingleLineText, Trim, TrimLower } from '@app/core';
+import { NewPassword } from '../../dto/auth.request';
 
 export class ForgotPasswordRequest {
   @ApiProperty({ example: 'ada@example.com', description: 'Email address of the account.' })
-  @Transform(trimLower)
+  @TrimLower()
   @IsEmail({}, { message: 'email must be an email address' })
   @MaxLength(254)
   email: string;
@@ -38,7 +37,7 @@ export class UpdateMeRequest {
   })
   // Absent means unchanged; null is not a name.
   @ValidateIf((body: UpdateMeRequest) => body.name !== undefined)
-  @Transform(trim)
+  @Trim()
   @IsString()
   @Length(1, 100)
   @IsSingleLineText()
@@ -49,7 +48,7 @@ export class UpdateMeRequest {
     description: 'New email address: replaces the old one once confirmed through the link mailed to it.',
   })
   @ValidateIf((body: UpdateMeRequest) => body.email !== undefined)
-  @Transform(trimLower)
+  @TrimLower()
   @IsEmail({}, { message: 'email must be an email address' })
   @MaxLength(254)
   email?: string;

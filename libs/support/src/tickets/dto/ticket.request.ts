@@ -1,15 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, IsUUID, Length } from 'class-validator';
-import { PageQuery } from '@app/core';
+import { PageQuery, Trim } from '@app/core';
 import { DEPARTMENTS, MAX_FILES_PER_PRESIGN, PRIORITIES, TICKET_STATUSES } from '../../support.types';
 import type { Department, Priority, TicketStatus } from '../../support.types';
 
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
 export class CreateTicketRequest {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Server unreachable since 10:00', description: 'Short summary.' })
-  @Transform(trim)
+  @Trim()
   @IsString()
   @Length(1, 200)
   subject: string;
