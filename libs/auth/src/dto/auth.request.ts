@@ -3,7 +3,6 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsString, Length, MaxLength, MinLength } from 'class-validator';
 import { IsSingleLineText, Trim, TrimLower } from '@app/core';
 
-
 /** The rule of a password being set; the reset page (pages/) checks the same bounds. */
 export const PASSWORD_MIN_LENGTH = 10;
 export const PASSWORD_MAX_LENGTH = 1024;

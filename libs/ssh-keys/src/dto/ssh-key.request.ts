@@ -2,7 +2,6 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length, MaxLength } from 'class-validator';
 import { Trim } from '@app/core';
 
-
 export class CreateSshKeyRequest {
   @ApiProperty({ minLength: 1, maxLength: 64, example: 'laptop', description: 'A name to recognise the key by.' })
   @Trim()

@@ -4,7 +4,6 @@ import { PageQuery, Trim } from '@app/core';
 import { DEPARTMENTS, MAX_FILES_PER_PRESIGN, PRIORITIES, TICKET_STATUSES } from '../../support.types';
 import type { Department, Priority, TicketStatus } from '../../support.types';
 
-
 export class CreateTicketRequest {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Server unreachable since 10:00', description: 'Short summary.' })
   @Trim()
