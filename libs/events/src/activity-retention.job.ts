@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { AppConfig, JobQueue } from '@app/core';
+import { AppConfig, JobQueue, purgeInBatches } from '@app/core';
 import { ActivityRepository, PURGE_BATCH } from './activity.repository';
 
 /** Hourly, on one replica: entries older than EVENTS_RETENTION_DAYS go, in batches. */
@@ -18,11 +18,6 @@ export class ActivityRetentionJob implements OnModuleInit {
   /** How many entries were deleted. */
   async purge(now = new Date()): Promise<number> {
     const before = new Date(now.getTime() - this.config.eventsRetentionDays * 86_400_000);
-    let total = 0;
-    for (;;) {
-      const deleted = await this.repository.purgeBatch(before);
-      total += deleted;
-      if (deleted < PURGE_BATCH) return total;
-    }
+    return purgeInBatches(() => this.repository.purgeBatch(before), PURGE_BATCH);
   }
 }

@@ -27,3 +27,13 @@ export async function purgeBatchGivingWay(dataSource: DataSource, deleteSql: str
     }
   }
 }
+
+/** A whole purge: `batch` again until one deletes fewer than `batchSize` rows; how many went in all. */
+export async function purgeInBatches(batch: () => Promise<number>, batchSize: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const deleted = await batch();
+    total += deleted;
+    if (deleted < batchSize) return total;
+  }
+}

@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { AppConfig, JobQueue } from '@app/core';
+import { AppConfig, JobQueue, purgeInBatches } from '@app/core';
 import { DeliveriesRepository, PURGE_BATCH } from './deliveries.repository';
 
 /**
@@ -22,11 +22,6 @@ export class DeliveriesRetentionJob implements OnModuleInit {
   /** How many deliveries were deleted. */
   async purge(now = new Date()): Promise<number> {
     const before = new Date(now.getTime() - this.config.eventsRetentionDays * 86_400_000);
-    let total = 0;
-    for (;;) {
-      const deleted = await this.deliveries.purgeBatch(before);
-      total += deleted;
-      if (deleted < PURGE_BATCH) return total;
-    }
+    return purgeInBatches(() => this.deliveries.purgeBatch(before), PURGE_BATCH);
   }
 }
