@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { And, DataSource, EntityManager, IsNull, LessThanOrEqual, MoreThan, Repository } from 'typeorm';
-import { pageOffset, PageQuery, poolQuery, runSql, Scope, sqlRows } from '@app/core';
+import { pageOffset, PageQuery, poolQuery, Scope, sqlRows, touchLastUsed } from '@app/core';
 import { ApiKey } from './api-key.entity';
 
 /** A key as the per-request lookup returns it; `live` is false for a revoked or expired key. */
@@ -83,13 +83,8 @@ export class ApiKeysRepository {
   }
 
   /** Sets last_used_at of these keys, at most once a minute each. */
-  async touch(ids: string[]): Promise<void> {
-    await runSql(
-      this.dataSource,
-      `UPDATE api_keys SET last_used_at = now()
-        WHERE id = ANY($1::uuid[]) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-      [ids],
-    );
+  touch(ids: string[]): Promise<void> {
+    return touchLastUsed(this.dataSource, 'api_keys', ids);
   }
 
   /** In the caller's transaction: revokes every live key of the account and returns them. */

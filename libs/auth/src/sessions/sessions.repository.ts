@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ClientInfo, PageQuery, pageOfRows, poolQuery, RowsPage, runSql, sqlCount, sqlFirst } from '@app/core';
+import { ClientInfo, PageQuery, pageOfRows, poolQuery, RowsPage, runSql, sqlCount, sqlFirst, touchLastUsed } from '@app/core';
 import { RefreshToken } from './refresh-token.entity';
 import { Session } from './session.entity';
 
@@ -92,12 +92,7 @@ export class SessionsRepository {
     return rows[0]?.expires_at ?? null;
   }
 
-  async touch(ids: string[]): Promise<void> {
-    await runSql(
-      this.dataSource,
-      `UPDATE sessions SET last_used_at = now()
-        WHERE id = ANY($1::uuid[]) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-      [ids],
-    );
+  touch(ids: string[]): Promise<void> {
+    return touchLastUsed(this.dataSource, 'sessions', ids);
   }
 }

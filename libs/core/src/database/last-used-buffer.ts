@@ -1,3 +1,5 @@
+import { runSql, SqlExecutor } from './statement';
+
 /**
  * Credentials' last_used_at, written off the request path: a request only adds the id, and the
  * collected ids are written in one statement every few seconds (and once more at shutdown). A
@@ -30,4 +32,14 @@ export class LastUsedBuffer {
     clearInterval(this.timer);
     await this.flush();
   }
+}
+
+/** The buffer's write for a table of credentials: `last_used_at` of these rows, to the minute (a row used again within it is not written). */
+export async function touchLastUsed(on: SqlExecutor, table: string, ids: string[]): Promise<void> {
+  await runSql(
+    on,
+    `UPDATE ${table} SET last_used_at = now()
+      WHERE id = ANY($1::uuid[]) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+    [ids],
+  );
 }
