@@ -2,3 +2,4 @@ export * from './accounts.module';
 export * from './accounts.service';
 export type { AccountView } from './account.view';
 export * from './migrations';
+export * from './cli/account-by-email';

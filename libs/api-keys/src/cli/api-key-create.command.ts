@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AccountsService } from '@app/accounts';
-import { CliArgs, CliCommand, CliUsageError, requireArg, staffActor, validateInput } from '@app/core';
+import { accountByEmail, AccountsService } from '@app/accounts';
+import { CliArgs, CliCommand, requireArg, staffActor, validateInput } from '@app/core';
 import { ApiKeysService } from '../api-keys.service';
 import { CreateApiKeyRequest } from '../dto/create-api-key.request';
 
@@ -24,8 +24,7 @@ export class ApiKeyCreateCommand extends CliCommand {
       ...(typeof args.scopes === 'string' ? { scopes: args.scopes.split(',').map((s) => s.trim()) } : {}),
       ...(typeof args['expires-at'] === 'string' ? { expiresAt: args['expires-at'] } : {}),
     });
-    const account = await this.accounts.findByEmail(email);
-    if (!account) throw new CliUsageError(`No account with email ${email}`);
+    const account = await accountByEmail(this.accounts, email);
     return [await this.apiKeys.createFromRequest(account.id, input, undefined, staffActor())];
   }
 }

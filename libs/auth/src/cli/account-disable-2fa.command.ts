@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AccountsService } from '@app/accounts';
-import { CliArgs, CliCommand, CliUsageError, requireArg, staffActor } from '@app/core';
+import { accountByEmail, AccountsService } from '@app/accounts';
+import { CliArgs, CliCommand, requireArg, staffActor } from '@app/core';
 import { MfaService } from '../mfa/mfa.service';
 
 /** Recovery for an owner locked out by a second factor they do not hold (docs/security.md, "An owner locked out by a second factor"). */
@@ -19,8 +19,7 @@ export class AccountDisable2faCommand extends CliCommand {
 
   async run(args: CliArgs): Promise<unknown[]> {
     const email = requireArg(args, 'email');
-    const account = await this.accounts.findByEmail(email);
-    if (!account) throw new CliUsageError(`No account with email ${email}`);
+    const account = await accountByEmail(this.accounts, email);
     const disabled = await this.mfa.disableByOperator(account.id, staffActor());
     return [{ id: account.id, email: account.email, twoFactor: 'off', changed: disabled, sessionsEnded: disabled }];
   }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Injectable } from '@nestjs/common';
-import { AccountsService } from '@app/accounts';
+import { accountByEmail, AccountsService } from '@app/accounts';
 import { CliArgs, CliCommand, CliUsageError, requireArg, staffActor, validateInput } from '@app/core';
 import { CreateSshKeyRequest } from '../dto/ssh-key.request';
 import { SshKeysService } from '../ssh-keys.service';
@@ -27,8 +27,7 @@ export class SshKeyAddCommand extends CliCommand {
     });
     if (/PRIVATE KEY/.test(text)) throw new CliUsageError(`${path} is a private key: give the public one (${path}.pub)`);
     const input = await validateInput(CreateSshKeyRequest, { name: requireArg(args, 'name'), publicKey: text.trim() });
-    const account = await this.accounts.findByEmail(email);
-    if (!account) throw new CliUsageError(`No account with email ${email}`);
+    const account = await accountByEmail(this.accounts, email);
     return [await this.keys.createFor(account.id, input, { actor: staffActor() })];
   }
 }
