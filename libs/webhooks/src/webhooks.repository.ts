@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PageQuery, pageOfRows, RowsPage, runSql, sqlFirst, sqlRows } from '@app/core';
+import { countRows, PageQuery, pageOfRows, RowsPage, runSql, sqlFirst, sqlRows } from '@app/core';
 
 /** A webhook_endpoints row as the driver returns it. */
 export interface EndpointRow {
@@ -54,11 +54,8 @@ export interface EndpointChanges {
 export class WebhooksRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async countForAccount(manager: EntityManager, accountId: string): Promise<number> {
-    const row = await sqlFirst<{ total: number }>(manager, `SELECT count(*)::int AS total FROM webhook_endpoints WHERE account_id = $1`, [
-      accountId,
-    ]);
-    return Number(row!.total);
+  countForAccount(manager: EntityManager, accountId: string): Promise<number> {
+    return countRows(manager, 'webhook_endpoints', 'account_id = $1', [accountId]);
   }
 
   async insert(manager: EntityManager, e: NewEndpoint): Promise<EndpointRow> {

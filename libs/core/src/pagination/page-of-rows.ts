@@ -1,4 +1,4 @@
-import { SqlExecutor, sqlRows } from '../database/statement';
+import { SqlExecutor, sqlFirst, sqlRows } from '../database/statement';
 import { pageOffset, PageQuery } from './page.query';
 
 export interface RowsPage<T> {
@@ -21,6 +21,14 @@ export interface RowsPageSource {
   totalSql?: string;
 }
 
+const countSql = (table: string, where: string) => `SELECT count(*)::int AS total FROM ${table} WHERE ${where}`;
+
+/** How many rows of `table` match `where` (parameters `$1..$n` in `params`): a list's total, a quota's count. */
+export async function countRows(on: SqlExecutor, table: string, where: string, params: unknown[]): Promise<number> {
+  const row = await sqlFirst<{ total: number }>(on, countSql(table, where), params);
+  return Number(row!.total);
+}
+
 /** The page's statement: a deferred join (ids from the list's index, then only those rows). */
 export function pageOfRowsSql(source: RowsPageSource): { page: string; total: string } {
   const { table, columns, where, params, orderBy = 'created_at DESC, id DESC', totalSql } = source;
@@ -30,7 +38,7 @@ export function pageOfRowsSql(source: RowsPageSource): { page: string; total: st
     // The inner SELECT reads only the list's index (an index-only scan where the index covers
     // `where` and `orderBy`), so a deep OFFSET skips index entries, not rows.
     page: `SELECT ${columns} FROM ${table} JOIN (SELECT id AS page_id FROM ${table} WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}) page ON page.page_id = ${table}.id ORDER BY ${orderBy}`,
-    total: totalSql ?? `SELECT count(*)::int AS total FROM ${table} WHERE ${where}`,
+    total: totalSql ?? countSql(table, where),
   };
 }
 

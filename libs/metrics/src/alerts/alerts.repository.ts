@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PageQuery, pageOfRows, RowsPage, runSql, sqlFirst, sqlRows } from '@app/core';
+import { countRows, PageQuery, pageOfRows, RowsPage, runSql, sqlFirst, sqlRows } from '@app/core';
 import type { AlertState, AlertType } from './alert-rules';
 
 /** A metric_alerts row as the driver returns it. */
@@ -30,11 +30,8 @@ export interface NewAlert {
 export class AlertsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async countForService(manager: EntityManager, serviceId: string): Promise<number> {
-    const row = await sqlFirst<{ total: number }>(manager, `SELECT count(*)::int AS total FROM metric_alerts WHERE service_id = $1`, [
-      serviceId,
-    ]);
-    return Number(row!.total);
+  countForService(manager: EntityManager, serviceId: string): Promise<number> {
+    return countRows(manager, 'metric_alerts', 'service_id = $1', [serviceId]);
   }
 
   async insert(manager: EntityManager, a: NewAlert): Promise<AlertRow> {
