@@ -1,8 +1,22 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, IsUUID, Length } from 'class-validator';
 import { PageQuery, Trim } from '@app/core';
 import { DEPARTMENTS, MAX_FILES_PER_PRESIGN, PRIORITIES, TICKET_STATUSES } from '../../support.types';
 import type { Department, Priority, TicketStatus } from '../../support.types';
+
+/** A message's uploaded attachments (ids from presign), optional: the rule and its document in one place. */
+function AttachmentIds(description: string): PropertyDecorator {
+  // Applied bottom up, as stacked decorators are: with stopAtFirstError the order picks the message.
+  return applyDecorators(
+    IsUUID('all', { each: true }),
+    ArrayUnique(),
+    ArrayMaxSize(MAX_FILES_PER_PRESIGN),
+    IsArray(),
+    IsOptional(),
+    ApiPropertyOptional({ uniqueItems: true, maxItems: MAX_FILES_PER_PRESIGN, description, type: [String], format: 'uuid' }),
+  );
+}
 
 export class CreateTicketRequest {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Server unreachable since 10:00', description: 'Short summary.' })
@@ -36,17 +50,7 @@ export class CreateTicketRequest {
   @IsUUID('all')
   serviceId?: string;
 
-  @ApiPropertyOptional({
-    type: [String],
-    format: 'uuid',
-    maxItems: 5,
-    description: 'Uploaded attachments (from presign) to add to the message.',
-  })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_FILES_PER_PRESIGN)
-  @ArrayUnique()
-  @IsUUID('all', { each: true })
+  @AttachmentIds('Uploaded attachments (from presign) to add to the message.')
   attachmentIds?: string[];
 }
 
@@ -56,12 +60,7 @@ export class ReplyRequest {
   @Length(1, 64000)
   message: string;
 
-  @ApiPropertyOptional({ type: [String], format: 'uuid', maxItems: 5, description: 'Uploaded attachments to add.' })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_FILES_PER_PRESIGN)
-  @ArrayUnique()
-  @IsUUID('all', { each: true })
+  @AttachmentIds('Uploaded attachments to add.')
   attachmentIds?: string[];
 }
 
