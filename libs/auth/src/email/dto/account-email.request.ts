@@ -1,20 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
-import { IsSingleLineText, Trim, TrimLower } from '@app/core';
-import { NewPassword } from '../../dto/auth.request';
+import { IsOptional, IsString, Length, ValidateIf } from 'class-validator';
+import { IsSingleLineText, Trim } from '@app/core';
+import { CurrentPassword, EmailAddress, IssuedToken, NewPassword } from '../../dto/auth.request';
 
 export class ForgotPasswordRequest {
   @ApiProperty({ example: 'ada@example.com', description: 'Email address of the account.' })
-  @TrimLower()
-  @IsEmail({}, { message: 'email must be an email address' })
-  @MaxLength(254)
+  @EmailAddress()
   email: string;
 }
 
 export class ResetPasswordRequest {
   @ApiProperty({ example: 'hpr_Z3Vlc3MgYWdhaW4uLi4', description: 'The token from the reset link.' })
-  @IsString()
-  @Length(1, 200)
+  @IssuedToken()
   token: string;
 
   @NewPassword()
@@ -23,8 +20,7 @@ export class ResetPasswordRequest {
 
 export class VerifyEmailRequest {
   @ApiProperty({ example: 'hev_Z3Vlc3MgYWdhaW4uLi4', description: 'The token from the verification link.' })
-  @IsString()
-  @Length(1, 200)
+  @IssuedToken()
   token: string;
 }
 
@@ -48,14 +44,11 @@ export class UpdateMeRequest {
     description: 'New email address: replaces the old one once confirmed through the link mailed to it.',
   })
   @ValidateIf((body: UpdateMeRequest) => body.email !== undefined)
-  @TrimLower()
-  @IsEmail({}, { message: 'email must be an email address' })
-  @MaxLength(254)
+  @EmailAddress()
   email?: string;
 
   @ApiPropertyOptional({ description: 'The current password; required to change the email.', example: 'correct horse battery staple' })
   @IsOptional()
-  @IsString()
-  @Length(1, 1024)
+  @CurrentPassword()
   currentPassword?: string;
 }
