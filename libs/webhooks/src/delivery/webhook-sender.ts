@@ -85,7 +85,7 @@ export class WebhookSender implements BeforeApplicationShutdown {
       const { allowHttp, allowPrivate } = this.config.webhooks;
       if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowHttp)) throw new Refused(`scheme ${url.protocol} is not allowed`);
       const target = await abortable(this.resolve(url.hostname.replace(/^\[|\]$/g, ''), allowPrivate), controller.signal);
-      const answer = await this.post(url, target, headers, body, controller.signal);
+      const answer = await this.post({ url, target, headers, body, signal: controller.signal });
       const { status, excerpt } = answer;
       if (status >= 200 && status < 300) return result('succeeded', null, answer);
       if (status >= 300 && status < 400) return result('http_error', `HTTP ${status}: redirects are not followed`, answer);
@@ -121,28 +121,16 @@ export class WebhookSender implements BeforeApplicationShutdown {
    * A kept connection the endpoint closed just as it was reused fails before any answer: that
    * attempt goes again at once on a new connection (webhooks are at-least-once, with one id).
    */
-  private async post(
-    url: URL,
-    target: { address: string; family: number },
-    headers: Record<string, string>,
-    body: string,
-    signal: AbortSignal,
-  ): Promise<Answer> {
+  private async post(request: Outgoing): Promise<Answer> {
     try {
-      return await this.postOnce(url, target, headers, body, signal);
+      return await this.postOnce(request);
     } catch (err) {
-      if (!(err instanceof StaleConnection) || signal.aborted) throw err instanceof StaleConnection ? err.original : err;
-      return this.postOnce(url, target, headers, body, signal);
+      if (!(err instanceof StaleConnection) || request.signal.aborted) throw err instanceof StaleConnection ? err.original : err;
+      return this.postOnce(request);
     }
   }
 
-  private postOnce(
-    url: URL,
-    target: { address: string; family: number },
-    headers: Record<string, string>,
-    body: string,
-    signal: AbortSignal,
-  ): Promise<Answer> {
+  private postOnce({ url, target, headers, body, signal }: Outgoing): Promise<Answer> {
     const pinned: LookupFunction = (_host, options, callback) => {
       if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [target]);
       else callback(null, target.address, target.family);
@@ -193,6 +181,15 @@ export class WebhookSender implements BeforeApplicationShutdown {
       req.end(body);
     });
   }
+}
+
+/** One attempt's request, to the address resolved (and checked) once. */
+interface Outgoing {
+  url: URL;
+  target: { address: string; family: number };
+  headers: Record<string, string>;
+  body: string;
+  signal: AbortSignal;
 }
 
 interface Answer {
