@@ -15,6 +15,13 @@ const STATUS_SEVERITY: Record<string, NewNotification['severity']> = {
   terminated: 'critical',
   cancelled: 'warning',
 };
+/** The route of each kind of resource a notification can be about. */
+const ROUTES = {
+  ticket: '/api/support/tickets',
+  service: '/api/services',
+  api_key: '/api/auth/api-keys',
+  webhook: '/api/webhooks',
+} as const;
 const TITLE_MAX = 200; // the column's length; names inside titles come from other areas
 
 /** What the customer is told about each domain event; null when the event is not news to them. */
@@ -22,6 +29,11 @@ export function notificationFor(event: DomainEvent): NewNotification | null {
   const notification = describe(event);
   if (notification && notification.title.length > TITLE_MAX) notification.title = `${notification.title.slice(0, TITLE_MAX - 1)}…`;
   return notification;
+}
+
+/** What a notification points to: the resource (`entity`) and its route, or a route below it (`link`). */
+function about(type: keyof typeof ROUTES, id: string, below = ''): Pick<NewNotification, 'link' | 'entity'> {
+  return { link: `${ROUTES[type]}/${id}${below}`, entity: { type, id } };
 }
 
 function describe(event: DomainEvent): NewNotification | null {
@@ -36,8 +48,7 @@ function describe(event: DomainEvent): NewNotification | null {
         severity: 'info',
         title: `Support replied to ${p.reference}`,
         body: `There is a new answer on your ticket "${p.subject}".`,
-        link: `/api/support/tickets/${p.ticketId}`,
-        entity: { type: 'ticket', id: p.ticketId },
+        ...about('ticket', p.ticketId),
       };
     }
     case 'ticket.closed': {
@@ -48,8 +59,7 @@ function describe(event: DomainEvent): NewNotification | null {
         severity: 'info',
         title: `Ticket ${p.reference} closed`,
         body: `Your ticket "${p.subject}" was closed.`,
-        link: `/api/support/tickets/${p.ticketId}`,
-        entity: { type: 'ticket', id: p.ticketId },
+        ...about('ticket', p.ticketId),
       };
     }
     case 'instance.action_succeeded':
@@ -64,8 +74,7 @@ function describe(event: DomainEvent): NewNotification | null {
         body: ok
           ? `The ${p.type} action on ${p.serviceName} finished successfully.`
           : `The ${p.type} action on ${p.serviceName} failed: ${p.error?.message ?? 'unknown error'}.`,
-        link: `/api/services/${p.serviceId}/instance/actions/${p.actionId}`,
-        entity: { type: 'service', id: p.serviceId },
+        ...about('service', p.serviceId, `/instance/actions/${p.actionId}`),
       };
     }
     case 'instance.fault': {
@@ -77,8 +86,7 @@ function describe(event: DomainEvent): NewNotification | null {
         severity: 'critical',
         title: missing ? `${p.serviceName}: the machine is missing` : `${p.serviceName} could not be set up`,
         body: `${p.message} Open a support ticket for this service to have it looked at.`,
-        link: `/api/services/${p.serviceId}`,
-        entity: { type: 'service', id: p.serviceId },
+        ...about('service', p.serviceId),
       };
     }
     case 'instance.backup_failed': {
@@ -89,8 +97,7 @@ function describe(event: DomainEvent): NewNotification | null {
         severity: 'warning',
         title: `${p.serviceName}: backup failed`,
         body: `Today's backup of ${p.serviceName} failed: ${p.error.message} Your earlier backups are kept; the next one is tried at its usual time.`,
-        link: `/api/services/${p.serviceId}/instance/backups`,
-        entity: { type: 'service', id: p.serviceId },
+        ...about('service', p.serviceId, '/instance/backups'),
       };
     }
     case 'instance.alert_fired':
@@ -106,8 +113,7 @@ function describe(event: DomainEvent): NewNotification | null {
         body: fired
           ? `The ${p.type} of ${p.serviceName} has been above ${limit} for ${p.forMinutes} minutes (now ${p.value}).`
           : `The ${p.type} of ${p.serviceName} is no longer above ${limit}.`,
-        link: `/api/services/${p.serviceId}/instance/metrics`,
-        entity: { type: 'service', id: p.serviceId },
+        ...about('service', p.serviceId, '/instance/metrics'),
       };
     }
     case 'instance.rescue_started': {
@@ -118,8 +124,7 @@ function describe(event: DomainEvent): NewNotification | null {
         severity: 'warning',
         title: `${p.serviceName} is booting into rescue mode`,
         body: `${p.serviceName} is booting the rescue system with its own disk as /dev/vdb. The rescue ends by itself at ${p.endsAt}. If this was not you, unrescue it and change your password.`,
-        link: `/api/services/${p.serviceId}/instance/actions/${p.actionId}`,
-        entity: { type: 'service', id: p.serviceId },
+        ...about('service', p.serviceId, `/instance/actions/${p.actionId}`),
       };
     }
     case 'instance.rescue_ended': {
@@ -133,8 +138,7 @@ function describe(event: DomainEvent): NewNotification | null {
           p.reason === 'expired'
             ? `The rescue of ${p.serviceName} ran out of time: it is booting its own disk again.`
             : `${p.serviceName} is booting its own disk again.`,
-        link: `/api/services/${p.serviceId}/instance/actions/${p.actionId}`,
-        entity: { type: 'service', id: p.serviceId },
+        ...about('service', p.serviceId, `/instance/actions/${p.actionId}`),
       };
     }
     case 'instance.evacuated': {
@@ -150,8 +154,7 @@ function describe(event: DomainEvent): NewNotification | null {
         body: restored
           ? `The host of ${p.serviceName} stopped answering. ${p.serviceName} was restored on another host from its backup of ${p.backupAt}; anything written after that backup is lost.`
           : `The host of ${p.serviceName} stopped answering and it had no backup: it was rebuilt on another host from image ${p.image}; the data on its disk is lost.`,
-        link: `/api/services/${p.serviceId}`,
-        entity: { type: 'service', id: p.serviceId },
+        ...about('service', p.serviceId),
       };
     }
     case 'instance.password_reset': {
@@ -162,8 +165,7 @@ function describe(event: DomainEvent): NewNotification | null {
         severity: 'warning',
         title: `Root password of ${p.serviceName} reset`,
         body: `A new root password was set in ${p.serviceName}. If this was not you, reset it again and change your password.`,
-        link: `/api/services/${p.serviceId}`,
-        entity: { type: 'service', id: p.serviceId },
+        ...about('service', p.serviceId),
       };
     }
     case 'instance.move_started': {
@@ -174,8 +176,7 @@ function describe(event: DomainEvent): NewNotification | null {
         severity: 'warning',
         title: `${p.serviceName} is moving to another host`,
         body: `${p.serviceName} is being shut down for maintenance of its host, moved with its disk to another host and started again there. Its address and data stay the same.`,
-        link: `/api/services/${p.serviceId}`,
-        entity: { type: 'service', id: p.serviceId },
+        ...about('service', p.serviceId),
       };
     }
     case 'instance.move_finished': {
@@ -189,8 +190,7 @@ function describe(event: DomainEvent): NewNotification | null {
         body: running
           ? `${p.serviceName} was moved to another host and started again.`
           : `${p.serviceName} could not be started again after the maintenance of its host: it is stopped. Start it, or open a support ticket if it does not start.`,
-        link: `/api/services/${p.serviceId}`,
-        entity: { type: 'service', id: p.serviceId },
+        ...about('service', p.serviceId),
       };
     }
     case 'service.status_changed': {
@@ -201,8 +201,7 @@ function describe(event: DomainEvent): NewNotification | null {
         severity: STATUS_SEVERITY[p.to] ?? 'info',
         title: `${p.serviceName} is now ${p.to}`,
         body: `The status of ${p.serviceName} changed from ${p.from} to ${p.to}${p.reason ? `: ${p.reason}` : ''}.`,
-        link: `/api/services/${p.serviceId}`,
-        entity: { type: 'service', id: p.serviceId },
+        ...about('service', p.serviceId),
       };
     }
     case 'object_storage.credentials_rotated': {
@@ -213,8 +212,7 @@ function describe(event: DomainEvent): NewNotification | null {
         severity: 'warning',
         title: `New S3 key for ${p.serviceName}`,
         body: `The S3 key of ${p.serviceName} was replaced by ${p.accessKeyId}; the previous key no longer works. If this was not you, rotate it again and change your password.`,
-        link: `/api/services/${p.serviceId}/object-storage/credentials`,
-        entity: { type: 'service', id: p.serviceId },
+        ...about('service', p.serviceId, '/object-storage/credentials'),
       };
     }
     case 'object_storage.quota_warning': {
@@ -228,8 +226,7 @@ function describe(event: DomainEvent): NewNotification | null {
         body: full
           ? `${p.serviceName} has reached its quota (${p.usedBytes} of ${p.quotaBytes} bytes, ${p.objects} of ${p.quotaObjects} objects): writes are refused. Delete data or move to a larger product.`
           : `${p.serviceName} uses ${p.usedBytes} of ${p.quotaBytes} bytes and ${p.objects} of ${p.quotaObjects} objects. Writes will be refused at 100%.`,
-        link: `/api/services/${p.serviceId}`,
-        entity: { type: 'service', id: p.serviceId },
+        ...about('service', p.serviceId),
       };
     }
     case 'api_key.created': {
@@ -240,8 +237,7 @@ function describe(event: DomainEvent): NewNotification | null {
         severity: 'info',
         title: `API key "${p.name}" created`,
         body: `A new API key ${p.prefix}… was created. If this was not you, revoke it and change your password.`,
-        link: `/api/auth/api-keys/${p.apiKeyId}`,
-        entity: { type: 'api_key', id: p.apiKeyId },
+        ...about('api_key', p.apiKeyId),
       };
     }
     case 'api_key.expiring': {
@@ -252,8 +248,7 @@ function describe(event: DomainEvent): NewNotification | null {
         severity: 'warning',
         title: `API key "${p.name}" expires soon`,
         body: `The API key ${p.prefix}… expires at ${p.expiresAt}. Create a new key before then.`,
-        link: `/api/auth/api-keys/${p.apiKeyId}`,
-        entity: { type: 'api_key', id: p.apiKeyId },
+        ...about('api_key', p.apiKeyId),
       };
     }
     case 'webhook.disabled': {
@@ -264,8 +259,7 @@ function describe(event: DomainEvent): NewNotification | null {
         severity: 'warning',
         title: 'A webhook endpoint was disabled',
         body: `Deliveries to ${p.url} have failed since ${p.failingSince}, so the endpoint was disabled. Fix the receiver, then enable it again.`,
-        link: `/api/webhooks/${p.webhookId}`,
-        entity: { type: 'webhook', id: p.webhookId },
+        ...about('webhook', p.webhookId),
       };
     }
     default:
