@@ -1,14 +1,8 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import type { Scope } from '@app/core';
+import { Column, CreateDateColumn, Entity } from 'typeorm';
+import { AccountOwned, type Scope } from '@app/core';
 
 @Entity('api_keys')
-export class ApiKey {
-  @PrimaryGeneratedColumn('uuid')
-  id: string;
-
-  @Column({ name: 'account_id', type: 'uuid' })
-  accountId: string;
-
+export class ApiKey extends AccountOwned {
   @Column({ type: 'varchar', length: 100 })
   name: string;
 

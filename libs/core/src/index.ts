@@ -19,6 +19,7 @@ export * from './database/held-connection';
 export * from './database/sql';
 export * from './database/statement';
 export * from './database/purge-batch';
+export * from './database/account-owned.entity';
 export * from './format/timestamps';
 export * from './errors/problem';
 export * from './errors/problem-codes';

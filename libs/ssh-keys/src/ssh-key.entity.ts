@@ -1,13 +1,8 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity } from 'typeorm';
+import { AccountOwned } from '@app/core';
 
 @Entity('ssh_keys')
-export class SshKey {
-  @PrimaryGeneratedColumn('uuid')
-  id: string;
-
-  @Column({ name: 'account_id', type: 'uuid' })
-  accountId: string;
-
+export class SshKey extends AccountOwned {
   @Column({ type: 'varchar', length: 64 })
   name: string;
 

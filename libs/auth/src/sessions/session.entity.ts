@@ -1,14 +1,9 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity } from 'typeorm';
+import { AccountOwned } from '@app/core';
 
 /** A login: one refresh-token family and the access tokens issued from it. */
 @Entity('sessions')
-export class Session {
-  @PrimaryGeneratedColumn('uuid')
-  id: string;
-
-  @Column({ name: 'account_id', type: 'uuid' })
-  accountId: string;
-
+export class Session extends AccountOwned {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -1,9 +1,8 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import { AccountOwned } from '@app/core';
 
 @Entity('attachments')
-export class Attachment {
-  @PrimaryGeneratedColumn('uuid') id: string;
-  @Column({ name: 'account_id', type: 'uuid' }) accountId: string;
+export class Attachment extends AccountOwned {
   @Column({ name: 'message_id', type: 'uuid', nullable: true }) messageId: string | null;
   @Column({ type: 'varchar', length: 255 }) filename: string;
   @Column({ name: 'content_type', type: 'varchar', length: 100 }) contentType: string;

@@ -1,10 +1,9 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity } from 'typeorm';
+import { AccountOwned } from '@app/core';
 import type { Department, Priority, TicketStatus } from '../support.types';
 
 @Entity('tickets')
-export class Ticket {
-  @PrimaryGeneratedColumn('uuid') id: string;
-  @Column({ name: 'account_id', type: 'uuid' }) accountId: string;
+export class Ticket extends AccountOwned {
   @Column({ type: 'varchar', length: 16, insert: false }) reference: string;
   @Column({ type: 'varchar', length: 200 }) subject: string;
   @Column({ type: 'varchar', length: 20 }) status: TicketStatus;
