@@ -40,6 +40,11 @@ export function EmailAddress(): PropertyDecorator {
   );
 }
 
+/** An account's display name: trimmed, 1 to 100 characters, one line (every account mail carries it). */
+export function DisplayName(): PropertyDecorator {
+  return applyDecorators(IsSingleLineText(), Length(1, 100), IsString(), Trim(), ApiProperty({ minLength: 1, maxLength: 100 }));
+}
+
 /** A token this API handed out (refresh, second-factor, reset and verification links). */
 export function IssuedToken(): PropertyDecorator {
   return applyDecorators(Length(1, 200), IsString(), ApiProperty({ minLength: 1, maxLength: 200 }));
@@ -67,10 +72,7 @@ export class RegisterRequest {
   password: string;
 
   @ApiProperty({ example: 'Ada Lovelace', minLength: 1, maxLength: 100, description: 'Display name: one line, no control characters.' })
-  @Trim()
-  @IsString()
-  @Length(1, 100)
-  @IsSingleLineText()
+  @DisplayName()
   name: string;
 }
 

@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Length, ValidateIf } from 'class-validator';
-import { IsSingleLineText, Trim } from '@app/core';
-import { CurrentPassword, EmailAddress, IssuedToken, NewPassword } from '../../dto/auth.request';
+import { IsOptional, ValidateIf } from 'class-validator';
+import { CurrentPassword, DisplayName, EmailAddress, IssuedToken, NewPassword } from '../../dto/auth.request';
 
 export class ForgotPasswordRequest {
   @ApiProperty({ example: 'ada@example.com', description: 'Email address of the account.' })
@@ -33,10 +32,7 @@ export class UpdateMeRequest {
   })
   // Absent means unchanged; null is not a name.
   @ValidateIf((body: UpdateMeRequest) => body.name !== undefined)
-  @Trim()
-  @IsString()
-  @Length(1, 100)
-  @IsSingleLineText()
+  @DisplayName()
   name?: string;
 
   @ApiPropertyOptional({
