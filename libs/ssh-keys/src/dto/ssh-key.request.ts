@@ -1,12 +1,16 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length, MaxLength } from 'class-validator';
 import { Trim } from '@app/core';
 
+/** A name to recognise a key by: trimmed, 1 to 64 characters (bottom up, as the stacked decorators were applied). */
+function KeyName(): PropertyDecorator {
+  return applyDecorators(Length(1, 64), IsString(), Trim());
+}
+
 export class CreateSshKeyRequest {
   @ApiProperty({ minLength: 1, maxLength: 64, example: 'laptop', description: 'A name to recognise the key by.' })
-  @Trim()
-  @IsString()
-  @Length(1, 64)
+  @KeyName()
   name: string;
 
   @ApiProperty({
@@ -21,8 +25,6 @@ export class CreateSshKeyRequest {
 
 export class UpdateSshKeyRequest {
   @ApiProperty({ minLength: 1, maxLength: 64, example: 'work laptop', description: 'The new name.' })
-  @Trim()
-  @IsString()
-  @Length(1, 64)
+  @KeyName()
   name: string;
 }
