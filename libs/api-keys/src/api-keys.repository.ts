@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { And, DataSource, EntityManager, IsNull, LessThanOrEqual, MoreThan, Repository } from 'typeorm';
-import { pageOffset, PageQuery, poolQuery, Scope, sqlRows, touchLastUsed } from '@app/core';
+import { pageOfEntities, PageQuery, poolQuery, Scope, sqlRows, touchLastUsed } from '@app/core';
 import { ApiKey } from './api-key.entity';
 
 /** A key as the per-request lookup returns it; `live` is false for a revoked or expired key. */
@@ -44,12 +44,7 @@ export class ApiKeysRepository {
 
   /** The account's live keys, newest first, and their total. */
   pageForAccount(accountId: string, query: PageQuery): Promise<[ApiKey[], number]> {
-    return this.keys.findAndCount({
-      where: { accountId, revokedAt: IsNull() },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: Number(pageOffset(query)),
-      take: query.pageSize,
-    });
+    return pageOfEntities(this.keys, { accountId, revokedAt: IsNull() }, query);
   }
 
   findLiveForAccount(accountId: string, id: string): Promise<ApiKey | null> {

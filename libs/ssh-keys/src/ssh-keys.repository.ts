@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, Repository } from 'typeorm';
-import { pageOffset, PageQuery } from '@app/core';
+import { pageOfEntities, PageQuery } from '@app/core';
 import type { ParsedPublicKey } from './public-key-parser';
 import { SshKey } from './ssh-key.entity';
 
@@ -21,12 +21,7 @@ export class SshKeysRepository {
 
   /** The account's keys, newest first, and their total. */
   pageForAccount(accountId: string, query: PageQuery): Promise<[SshKey[], number]> {
-    return this.keys.findAndCount({
-      where: { accountId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: Number(pageOffset(query)),
-      take: query.pageSize,
-    });
+    return pageOfEntities(this.keys, { accountId }, query);
   }
 
   findOneForAccount(accountId: string, id: string): Promise<SshKey | null> {

@@ -1,3 +1,4 @@
+import { FindOptionsOrder, FindOptionsWhere, Repository } from 'typeorm';
 import { SqlExecutor, sqlFirst, sqlRows } from '../database/statement';
 import { pageOffset, PageQuery } from './page.query';
 
@@ -50,4 +51,14 @@ export async function pageOfRows<T>(on: SqlExecutor, source: RowsPageSource, que
     sqlRows<{ total: number }>(on, sql.total, source.params),
   ]);
   return { rows, total: Number(total) };
+}
+
+/** The same for an entity's TypeORM repository: a page of the rows that match `where`, newest first, and how many match. */
+export function pageOfEntities<T extends { id: string; createdAt: Date }>(
+  repository: Repository<T>,
+  where: FindOptionsWhere<T>,
+  query: PageQuery,
+): Promise<[T[], number]> {
+  const order = { createdAt: 'DESC', id: 'DESC' } as FindOptionsOrder<T>;
+  return repository.findAndCount({ where, order, skip: Number(pageOffset(query)), take: query.pageSize });
 }
