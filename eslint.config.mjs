@@ -100,7 +100,11 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         { selector: 'CallExpression[callee.property.name=/^(query|getRepository|createQueryBuilder)$/]', message: ONLY_REPOSITORIES },
-        { selector: 'CallExpression[callee.name=/^(runSql|sqlRows|sqlFirst|sqlCount|poolQuery|pageOfRows)$/]', message: ONLY_REPOSITORIES },
+        {
+          selector:
+            'CallExpression[callee.name=/^(runSql|sqlRows|sqlFirst|sqlCount|poolQuery|pageOfRows|pageOfEntities|countRows|touchLastUsed)$/]',
+          message: ONLY_REPOSITORIES,
+        },
         ONE_WAY_TO_A_TRANSACTION,
         {
           selector: `CallExpression[callee.object.name=/^(m|manager|em)$/][callee.property.name=${ENTITY_MANAGER_CALLS}]`,
