@@ -25,7 +25,7 @@ export class AccountResponse {
       id: account.id,
       email: account.email,
       name: account.name,
-      emailVerifiedAt: account.emailVerifiedAt ? isoTimestamp(account.emailVerifiedAt) : null,
+      emailVerifiedAt: isoTimestamp(account.emailVerifiedAt),
       createdAt: isoTimestamp(account.createdAt),
     };
   }
