@@ -9,7 +9,6 @@ import { HostRemoveCommand } from './cli/host-remove.command';
 import { ServiceMoveCommand } from './cli/service-move.command';
 import { HostSetCommand } from './cli/host-set.command';
 import { HostHealthJob } from './host-health.job';
-import { HostPlacement } from '../hosts/host-placement';
 import { HostSetup, SimulatedHostSetup } from '../compute/host-setup';
 import { HostsRepository } from '../hosts/hosts.repository';
 import { HostsService } from './hosts.service';
@@ -35,11 +34,9 @@ import { StaleMachines } from './stale-machines';
 import { VpsEvacuation } from './vps-evacuation';
 import { VpsEvacuationsRepository } from './vps-evacuations.repository';
 
-/** Many hypervisors per region: the VpsModule's providers for hosts. */
+/** The operator's work on the hypervisors: adding and draining hosts, moving and evacuating VPSes. */
 export const HOSTS_PROVIDERS: Provider[] = [
-  HostsRepository,
   HostsService,
-  HostPlacement,
   HostHealthJob,
   HostAddCommand,
   HostListCommand,

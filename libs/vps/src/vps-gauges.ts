@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { BackupCounters } from '../backups/backup-counters';
-import { ConsoleConnections } from '../console/console-connections';
-import { HostsRepository } from '../hosts/hosts.repository';
-import { HostListing, listingOf } from './hosts.service';
-import { VpsMovesRepository } from './vps-moves.repository';
-import { MachineReconciler } from '../instances/reconcile/machine-reconciler';
+import { BackupCounters } from './backups/backup-counters';
+import { ConsoleConnections } from './console/console-connections';
+import { HostsRepository } from './hosts/hosts.repository';
+import { HostListing, listingOf } from './fleet/hosts.service';
+import { VpsMovesRepository } from './fleet/vps-moves.repository';
+import { MachineReconciler } from './instances/reconcile/machine-reconciler';
 
 /** What the API's /metrics reads of this area: this process's consoles and reconciliation passes, and the hosts' capacity (the database's). */
 @Injectable()
