@@ -4,12 +4,14 @@ import { ActionsModule } from './actions/actions.module';
 import { BackupsController } from './backups/backups.controller';
 import { BackupsModule } from './backups/backups.module';
 import { ComputeModule } from './compute/compute.module';
+import { ConsoleController } from './console/console.controller';
 import { ConsoleModule } from './console/console.module';
 import { FleetModule } from './fleet/fleet.module';
 import { HostsModule } from './hosts/hosts.module';
 import { ImageCatalogueModule } from './images/image-catalogue.module';
 import { InstanceController } from './instance.controller';
 import { InstancesModule } from './instances/instances.module';
+import { RescueController } from './rescue/rescue.controller';
 import { RescueModule } from './rescue/rescue.module';
 import { VpsKind } from './service-kind/vps.kind';
 import { VpsTermination } from './service-kind/vps-termination';
@@ -33,8 +35,8 @@ import { VpsGauges } from './vps-gauges';
     ConsoleModule,
     FleetModule,
   ],
-  // Backups' routes follow the instance's: Nest registers routes, and the OpenAPI document lists paths, in this order.
-  controllers: [InstanceController, BackupsController],
+  // Nest registers routes, and the OpenAPI document lists paths, in this order.
+  controllers: [InstanceController, ConsoleController, RescueController, BackupsController],
   providers: [VpsKind, VpsTermination, VpsDemoSeeder, VpsGauges],
   exports: [VpsGauges, InstancesModule, ImageCatalogueModule],
 })
