@@ -5,9 +5,12 @@ import { HostsRepository } from '../hosts/hosts.repository';
 import { ComputeProvider } from './compute-provider';
 import { DeploymentIdentity } from './deployment-identity';
 import { DeploymentIdentityRepository } from './deployment-identity.repository';
+import { HostSetup, SimulatedHostSetup } from './host-setup';
 import { ImageStore, SimulatedImageStore } from './image-store';
 import { LibvirtComputeProvider } from './libvirt/libvirt-compute.provider';
+import { LibvirtHostSetup } from './libvirt/libvirt-host-setup';
 import { LibvirtImageStore } from './libvirt/libvirt-image-store';
+import { LibvirtParts } from './libvirt/libvirt-parts';
 import { SimulatedComputeProvider } from './simulated-compute.provider';
 import { SimulatedVncServers } from './simulated-vnc/simulated-vnc-servers';
 import { SimulatorTasksRepository } from './simulator-tasks.repository';
@@ -24,26 +27,33 @@ import { SimulatorTasksRepository } from './simulator-tasks.repository';
     DeploymentIdentityRepository,
     DeploymentIdentity,
     {
+      // Built once, when COMPUTE_PROVIDER=libvirt: every libvirt adapter stands on it.
+      provide: LibvirtParts,
+      inject: [AppConfig, DeploymentIdentity, HostsRepository],
+      useFactory: (config: AppConfig, identity: DeploymentIdentity, hosts: HostsRepository): LibvirtParts | null =>
+        config.computeProvider === 'libvirt' ? new LibvirtParts(config, identity, hosts) : null,
+    },
+    {
       provide: ComputeProvider,
-      inject: [AppConfig, SimulatorTasksRepository, SimulatedVncServers, DeploymentIdentity, HostsRepository],
+      inject: [LibvirtParts, AppConfig, SimulatorTasksRepository, SimulatedVncServers],
       useFactory: (
+        libvirt: LibvirtParts | null,
         config: AppConfig,
         tasks: SimulatorTasksRepository,
         displays: SimulatedVncServers,
-        identity: DeploymentIdentity,
-        hosts: HostsRepository,
-      ) =>
-        config.computeProvider === 'libvirt'
-          ? new LibvirtComputeProvider(config, identity, hosts)
-          : new SimulatedComputeProvider(tasks, config, displays),
+      ): ComputeProvider => (libvirt ? new LibvirtComputeProvider(libvirt) : new SimulatedComputeProvider(tasks, config, displays)),
     },
     {
       provide: ImageStore,
-      inject: [AppConfig, HostsRepository],
-      useFactory: (config: AppConfig, hosts: HostsRepository): ImageStore =>
-        config.computeProvider === 'libvirt' ? new LibvirtImageStore(config, hosts) : new SimulatedImageStore(),
+      inject: [LibvirtParts],
+      useFactory: (libvirt: LibvirtParts | null): ImageStore => (libvirt ? new LibvirtImageStore(libvirt) : new SimulatedImageStore()),
+    },
+    {
+      provide: HostSetup,
+      inject: [LibvirtParts],
+      useFactory: (libvirt: LibvirtParts | null): HostSetup => (libvirt ? new LibvirtHostSetup(libvirt) : new SimulatedHostSetup()),
     },
   ],
-  exports: [ComputeProvider, ImageStore, DeploymentIdentity],
+  exports: [ComputeProvider, ImageStore, HostSetup, DeploymentIdentity, LibvirtParts],
 })
 export class ComputeModule {}

@@ -1,7 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { AppConfig } from '@app/core';
 import { DeploymentIdentity } from '../compute/deployment-identity';
-import { LibvirtHostSetup } from '../compute/libvirt/libvirt-host-setup';
 import { LibvirtMove } from '../compute/libvirt/libvirt-move';
 import { HostAddCommand } from './cli/host-add.command';
 import { HostListCommand } from './cli/host-list.command';
@@ -9,7 +8,6 @@ import { HostRemoveCommand } from './cli/host-remove.command';
 import { ServiceMoveCommand } from './cli/service-move.command';
 import { HostSetCommand } from './cli/host-set.command';
 import { HostHealthJob } from './host-health.job';
-import { HostSetup, SimulatedHostSetup } from '../compute/host-setup';
 import { HostsRepository } from '../hosts/hosts.repository';
 import { HostsService } from './hosts.service';
 import { MachineMover, SimulatedMachineMover } from '../compute/machine-mover';
@@ -72,11 +70,5 @@ export const HOSTS_PROVIDERS: Provider[] = [
     inject: [AppConfig, DeploymentIdentity],
     useFactory: (config: AppConfig, identity: DeploymentIdentity): MachineEvacuator =>
       config.computeProvider === 'libvirt' ? new LibvirtEvacuation(config, identity) : new SimulatedMachineEvacuator(),
-  },
-  {
-    provide: HostSetup,
-    inject: [AppConfig, HostsRepository],
-    useFactory: (config: AppConfig, hosts: HostsRepository): HostSetup =>
-      config.computeProvider === 'libvirt' ? new LibvirtHostSetup(config, hosts) : new SimulatedHostSetup(),
   },
 ];
