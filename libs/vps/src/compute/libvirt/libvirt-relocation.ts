@@ -1,33 +1,45 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppConfig } from '@app/core';
 import { ComputeProviderError, InstanceRef } from '../compute-provider';
 import type { DeploymentIdentity } from '../deployment-identity';
 import type { HostTarget } from '../../hosts/host.entity';
-import { MachinePlace, MachineMover, MoveTarget } from '../machine-mover';
+import { MachinePlace, MachineRelocator, RecreatedMachine, RelocationTarget } from '../machine-relocator';
+import { seedFiles } from './cloud-init-seed';
 import { DeploymentMarks } from './deployment-marks';
+import { uploadStream } from './disk-exports';
 import { powerStateOf } from './domain-state';
+import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, withDeploymentMark } from './domain-xml';
 import { HostDirectory, LibvirtConnections } from './libvirt-connections';
+import { LibvirtInventory } from './libvirt-inventory';
+import { withSeedIso } from './seed-iso';
 import { StoragePool } from './storage-pool';
 import { Virsh } from './virsh';
-import { rootVolumeOf, seedVolumeOf } from './volume-names';
+import { vncPassword } from './vnc-password';
+import { imageVolume, rootVolumeOf, seedVolumeOf } from './volume-names';
 import { withXmlFile } from './xml-file';
 
 const COPY_TIMEOUT_MS = 60 * 60_000;
 const isNotFound = (err: unknown) => err instanceof ComputeProviderError && err.code === 'not_found';
 
 /**
- * A cold move between two libvirt hosts that need not reach each other: the root disk
- * is flattened on the old host (no backing file: the image's path may differ on the new one),
- * downloaded to the API host and uploaded with the seed; the domain's inactive XML (its UUID,
- * deployment mark and VNC password kept) is defined on the new host and looked at; only then is
- * it undefined on the old one and its disks deleted. Never on none: the old one goes last.
+ * A relocation between two libvirt hosts that need not reach each other.
+ * `copy` (cold): the root disk is flattened on the old host (no backing file: the image's path may
+ * differ on the new one), downloaded to the API host and uploaded with the seed; the domain's
+ * inactive XML (its UUID, deployment mark and VNC password kept) is defined on the new host and
+ * looked at; only then is it undefined on the old one and its disks deleted. Never on none.
+ * `recreate` (the old host is dead): the root volume is the backup streamed from the store
+ * (`vol-upload`, as a restore does) or a new overlay on the image (as a rebuild does), the seed is
+ * written, and the domain is defined from the template with this deployment's mark and started if
+ * the VPS ran. What an earlier try left on the new host goes first: a half-written disk is worth nothing.
  */
-export class LibvirtMove extends MachineMover {
+export class LibvirtRelocation extends MachineRelocator {
   private readonly connections: LibvirtConnections;
   private readonly pool: StoragePool;
   private readonly marks: DeploymentMarks;
+  private readonly inventory: LibvirtInventory;
+  private readonly template: string;
   private readonly timeoutMs: number;
 
   constructor(
@@ -41,9 +53,12 @@ export class LibvirtMove extends MachineMover {
     this.connections = new LibvirtConnections(config.libvirt, hosts);
     this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.timeoutMs);
     this.marks = new DeploymentMarks(virsh, identity, this.timeoutMs);
+    this.inventory = new LibvirtInventory(virsh, this.pool, this.marks, this.timeoutMs, this.timeoutMs);
+    const { domainTemplate } = config.libvirt;
+    this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
   }
 
-  async move(instance: InstanceRef, to: MoveTarget): Promise<void> {
+  async copy(instance: InstanceRef, to: RelocationTarget): Promise<void> {
     const from = this.connections.uriOf(instance);
     if (from === to.uri) return;
     const name = nameOf(instance);
@@ -55,16 +70,15 @@ export class LibvirtMove extends MachineMover {
       if ((await this.state(to.uri, name)) === null) {
         const xml = withSshPort(await this.run(from, ['dumpxml', '--inactive', '--security-info', name]), to.sshPort);
         await this.pool.ensure(to.uri);
-        await this.copy(from, to.uri, rootVolumeOf(instance.serviceId), 'qcow2');
-        await this.copy(from, to.uri, seedVolumeOf(instance.serviceId), 'raw');
+        await this.copyVolume(from, to.uri, rootVolumeOf(instance.serviceId), 'qcow2');
+        await this.copyVolume(from, to.uri, seedVolumeOf(instance.serviceId), 'raw');
         await withXmlFile(xml, (file) => this.run(to.uri, ['define', file]));
       }
     }
-    // Looked at on the new host before anything goes from the old one (a resumed move starts here).
+    // Looked at on the new host before anything goes from the old one (a resumed copy starts here).
     if ((await this.state(to.uri, name)) === null) throw new ComputeProviderError('not_found', 'The machine is on neither host.');
     if (onOld !== null) await this.undefine(from, name);
-    await this.pool.remove(from, rootVolumeOf(instance.serviceId));
-    await this.pool.remove(from, seedVolumeOf(instance.serviceId));
+    await this.removeVolumes(from, instance.serviceId);
   }
 
   async locate(instance: InstanceRef, to: HostTarget): Promise<MachinePlace> {
@@ -79,8 +93,50 @@ export class LibvirtMove extends MachineMover {
     const from = this.connections.uriOf(instance);
     if (from === to.uri || (await this.state(from, name)) === null) return;
     if ((await this.state(to.uri, name)) !== null) await this.undefine(to.uri, name);
-    await this.pool.remove(to.uri, rootVolumeOf(instance.serviceId));
-    await this.pool.remove(to.uri, seedVolumeOf(instance.serviceId));
+    await this.removeVolumes(to.uri, instance.serviceId);
+  }
+
+  async recreate(instance: InstanceRef, machine: RecreatedMachine): Promise<void> {
+    const uri = this.connections.uriOf(instance);
+    const name = nameOf(instance);
+    const root = rootVolumeOf(instance.serviceId);
+    const seed = seedVolumeOf(instance.serviceId);
+    // An earlier try's domain (never another deployment's: refused there) and volumes.
+    await this.inventory.remove(uri, 'domain', name);
+    await this.removeVolumes(uri, instance.serviceId);
+    await this.pool.ensure(uri);
+    const { disk } = machine;
+    if (disk.from === 'backup') {
+      const size = `${disk.sizeBytes}b`;
+      await this.run(uri, ['vol-create-as', '--pool', this.pool.name, '--name', root, '--capacity', size, '--format', 'qcow2']);
+      await uploadStream(uri, this.pool.name, root, disk.open);
+      await this.pool.sizes(uri, root); // refreshes the pool: libvirt sees the restored disk's real size
+    } else {
+      await this.pool.createOverlay(uri, root, imageVolume(disk.boot.imageId), disk.boot.imageFormat, disk.boot.diskGb);
+    }
+    const seedOf = disk.from === 'backup' ? disk.seed : disk.boot.seed;
+    await withSeedIso(seedFiles(seedOf, machine.network), (file, size) => this.pool.upload(uri, seed, file, 'raw', size));
+    const xml = renderDomain(this.template, {
+      name,
+      serviceId: instance.serviceId,
+      vcpus: machine.vcpus,
+      memoryMb: machine.memoryMb,
+      vncListen: this.connections.vncListenOf(instance),
+      vncPassword: vncPassword(),
+      pool: this.pool.name,
+      rootVolume: root,
+      seedVolume: seed,
+      macAddress: machine.network?.mac ?? '',
+      network: machine.network,
+    });
+    const marked = withDeploymentMark(xml, await this.marks.ours());
+    await withXmlFile(marked, (file) => this.run(uri, ['define', file]));
+    if (machine.powerOn) await this.run(uri, ['start', name]);
+  }
+
+  private async removeVolumes(uri: string, serviceId: string): Promise<void> {
+    await this.pool.remove(uri, rootVolumeOf(serviceId));
+    await this.pool.remove(uri, seedVolumeOf(serviceId));
   }
 
   private async undefine(uri: string, name: string): Promise<void> {
@@ -94,7 +150,7 @@ export class LibvirtMove extends MachineMover {
   }
 
   /** A volume of the old host's pool, copied afresh (a copy an earlier try left on the new host may be partial). */
-  private async copy(from: string, to: string, volume: string, format: 'qcow2' | 'raw'): Promise<void> {
+  private async copyVolume(from: string, to: string, volume: string, format: 'qcow2' | 'raw'): Promise<void> {
     if (!(await this.pool.exists(from, volume))) return;
     await this.pool.remove(to, volume);
     const flat = `${volume}.move`;
@@ -113,6 +169,7 @@ export class LibvirtMove extends MachineMover {
     }
   }
 
+  /** `not_found` is expected (a domain looked for), not logged as a failure. */
   private run(uri: string, args: string[]): Promise<string> {
     return this.virsh.run(uri, args, { timeoutMs: this.timeoutMs, expected: ['not_found'] });
   }
