@@ -7,10 +7,12 @@ import { DeploymentIdentity } from './deployment-identity';
 import { DeploymentIdentityRepository } from './deployment-identity.repository';
 import { HostSetup, SimulatedHostSetup } from './host-setup';
 import { ImageStore, SimulatedImageStore } from './image-store';
+import { MachineRelocator, SimulatedMachineRelocator } from './machine-relocator';
 import { LibvirtComputeProvider } from './libvirt/libvirt-compute.provider';
 import { LibvirtHostSetup } from './libvirt/libvirt-host-setup';
 import { LibvirtImageStore } from './libvirt/libvirt-image-store';
 import { LibvirtParts } from './libvirt/libvirt-parts';
+import { LibvirtRelocation } from './libvirt/libvirt-relocation';
 import { SimulatedComputeProvider } from './simulated-compute.provider';
 import { SimulatedVncServers } from './simulated-vnc/simulated-vnc-servers';
 import { SimulatorTasksRepository } from './simulator-tasks.repository';
@@ -49,11 +51,17 @@ import { SimulatorTasksRepository } from './simulator-tasks.repository';
       useFactory: (libvirt: LibvirtParts | null): ImageStore => (libvirt ? new LibvirtImageStore(libvirt) : new SimulatedImageStore()),
     },
     {
+      provide: MachineRelocator,
+      inject: [LibvirtParts],
+      useFactory: (libvirt: LibvirtParts | null): MachineRelocator =>
+        libvirt ? new LibvirtRelocation(libvirt) : new SimulatedMachineRelocator(),
+    },
+    {
       provide: HostSetup,
       inject: [LibvirtParts],
       useFactory: (libvirt: LibvirtParts | null): HostSetup => (libvirt ? new LibvirtHostSetup(libvirt) : new SimulatedHostSetup()),
     },
   ],
-  exports: [ComputeProvider, ImageStore, HostSetup, DeploymentIdentity, LibvirtParts],
+  exports: [ComputeProvider, ImageStore, HostSetup, MachineRelocator, DeploymentIdentity],
 })
 export class ComputeModule {}

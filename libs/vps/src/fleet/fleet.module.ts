@@ -7,12 +7,12 @@ import { HostsModule } from '../hosts/hosts.module';
 import { ImageCatalogueModule } from '../images/image-catalogue.module';
 import { InstancesModule } from '../instances/instances.module';
 import { HOSTS_PROVIDERS } from './hosts.providers';
-import { VpsMovesRepository } from './vps-moves.repository';
+import { VpsRelocationsRepository } from './relocation/vps-relocations.repository';
 
 /** The operator's hosts: `host:*` and `service:move`, health checks, moves and evacuations. */
 @Module({
   imports: [SshKeysModule, ComputeModule, HostsModule, ImageCatalogueModule, InstancesModule, ActionsModule, BackupsModule],
   providers: HOSTS_PROVIDERS,
-  exports: [VpsMovesRepository],
+  exports: [VpsRelocationsRepository],
 })
 export class FleetModule {}

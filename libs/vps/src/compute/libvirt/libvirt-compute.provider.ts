@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { AppConfig } from '@app/core';
@@ -18,7 +17,7 @@ import {
   DiskExport,
 } from '../compute-provider';
 import { DeploymentMarks } from './deployment-marks';
-import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, templateProblems, withDeploymentMark } from './domain-xml';
+import { renderDomain, withDeploymentMark } from './domain-xml';
 import { rootVolumeOf, seedVolumeOf } from './volume-names';
 import { StoragePool } from './storage-pool';
 import { lookBeforeRetry } from './look-before-retry';
@@ -82,10 +81,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     this.exports = new DiskExports(this.domains, this.pool, this.snapshots, this.marks, this.changeTimeoutMs, config.libvirt.diskTransfer);
     // Reconciliation holds its job lock (a database connection) while it lists: reads stay short.
     this.inventories = new LibvirtInventory(virsh, this.pool, this.marks, READ_TIMEOUT_MS, this.changeTimeoutMs);
-    const { domainTemplate } = config.libvirt;
-    this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
-    const problems = templateProblems(this.template);
-    if (problems.length) throw new Error(`LIBVIRT_DOMAIN_TEMPLATE (${domainTemplate}) is not usable: ${problems.join('; ')}`);
+    this.template = parts.template;
     this.rescues = new LibvirtRescue(config, this.domains, this.pool, this.marks, this.template, this.changeTimeoutMs);
     const define: DefineDomain = (instance, domain) => this.define(instance, { ...domain, withDisks: true });
     this.restores = new LibvirtRestore(this.domains, this.pool, this.marks, define, this.changeTimeoutMs);

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { AppConfig } from '@app/core';
 import type { DeploymentIdentity } from '../deployment-identity';
 import { DeploymentMarks } from './deployment-marks';
+import { DEFAULT_DOMAIN_TEMPLATE, templateProblems } from './domain-xml';
 import { HostDirectory, LibvirtConnections } from './libvirt-connections';
 import { LibvirtDomains } from './libvirt-domains';
 import { StoragePool } from './storage-pool';
@@ -17,6 +19,8 @@ export class LibvirtParts {
   readonly domains: LibvirtDomains;
   readonly pool: StoragePool;
   readonly marks: DeploymentMarks;
+  /** The domain template (LIBVIRT_DOMAIN_TEMPLATE, or the built-in one), checked once. */
+  readonly template: string;
 
   constructor(
     readonly config: AppConfig,
@@ -29,5 +33,9 @@ export class LibvirtParts {
     this.domains = new LibvirtDomains(this.connections, virsh, this.changeTimeoutMs);
     this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.changeTimeoutMs);
     this.marks = new DeploymentMarks(virsh, identity, this.changeTimeoutMs);
+    const { domainTemplate } = config.libvirt;
+    this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
+    const problems = templateProblems(this.template);
+    if (problems.length) throw new Error(`LIBVIRT_DOMAIN_TEMPLATE (${domainTemplate}) is not usable: ${problems.join('; ')}`);
   }
 }
