@@ -5,7 +5,7 @@ import { RATE_LIMIT_BUCKET, REQUIRED_SCOPE } from '@app/core';
 import { ComputeProvider } from '@app/vps';
 import { ConsoleConnections } from '../../libs/vps/src/console/console-connections';
 import { ConsoleService } from '../../libs/vps/src/console/console.service';
-import { InstanceController } from '../../libs/vps/src/instance.controller';
+import { ConsoleController } from '../../libs/vps/src/console/console.controller';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createService } from '../factories/services';
 import { sharedTestApp, TestApp } from '../support/test-app';
@@ -349,8 +349,8 @@ describe('Services: VPS instance actions and console', () => {
     });
 
     it('counts against the tighter console rate-limit bucket', () => {
-      expect(Reflect.getMetadata(RATE_LIMIT_BUCKET, InstanceController.prototype.console)).toBe('console');
-      expect(Reflect.getMetadata(REQUIRED_SCOPE, InstanceController.prototype.console)).toBe('write');
+      expect(Reflect.getMetadata(RATE_LIMIT_BUCKET, ConsoleController.prototype.console)).toBe('console');
+      expect(Reflect.getMetadata(REQUIRED_SCOPE, ConsoleController.prototype.console)).toBe('write');
     });
 
     it('needs the write scope (403 for a read-only key)', async () => {

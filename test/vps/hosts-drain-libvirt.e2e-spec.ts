@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_DOMAIN_TEMPLATE } from '../../libs/vps/src/compute/libvirt/domain-xml';
 import { sqlRows } from '@app/core';
-import { VpsMoveJob } from '../../libs/vps/src/fleet/vps-move.job';
+import { RelocationJob } from '../../libs/vps/src/fleet/relocation/relocation.job';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
 import { addTestImage, BOOT_MS, makeKeyPair, sshAsRoot, untilSshUp } from '../support/guest';
@@ -59,8 +59,8 @@ const REGION = 'eu-west';
     await t!.db.query(`UPDATE vps_instances SET power_state = 'provisioning' WHERE service_id = $1`, [serviceId]);
     const [row] = await sqlRows<{ id: string }>(
       t!.db,
-      `INSERT INTO vps_moves (service_id, from_host_id, from_host, to_host_id, to_host, vcpus, memory_mb, disk_gb, attempts, lease_until, last_error)
-       SELECT a.service_id, f.id, f.name, n.id, n.name, a.vcpus, a.memory_mb, a.disk_gb, $3, now() - interval '1 second', 'the process died'
+      `INSERT INTO vps_relocations (service_id, source, from_host_id, from_host, to_host_id, to_host, vcpus, memory_mb, disk_gb, attempts, lease_until, last_error)
+       SELECT a.service_id, 'copy', f.id, f.name, n.id, n.name, a.vcpus, a.memory_mb, a.disk_gb, $3, now() - interval '1 second', 'the process died'
          FROM host_allocations a JOIN hosts f ON f.id = a.host_id JOIN hosts n ON n.name = $2 WHERE a.service_id = $1
        RETURNING id`,
       [serviceId, to, attempts],
@@ -68,7 +68,7 @@ const REGION = 'eu-west';
     return row.id;
   }
   const statusOf = async (moveId: string) =>
-    (await sqlRows<{ status: string }>(t!.db, `SELECT status FROM vps_moves WHERE id = $1`, [moveId]))[0].status;
+    (await sqlRows<{ status: string }>(t!.db, `SELECT status FROM vps_relocations WHERE id = $1`, [moveId]))[0].status;
   const memoryUsed = async (name: string) =>
     ((await cli('host:list')).lines.find((line) => line.name === name)!.memoryMb as { used: number }).used;
 
@@ -186,7 +186,7 @@ const REGION = 'eu-west';
       const moveId = await deadMove(second, 'drain-b', 2);
       const used = await memoryUsed('drain-b');
 
-      await t!.app.get(VpsMoveJob).runToEnd(moveId);
+      await t!.app.get(RelocationJob).runToEnd(moveId);
       expect(await statusOf(moveId)).toBe('rolled_back');
       expect(await domainsOf(daemons.a, '--all')).toEqual([name]);
       expect(await domainsOf(daemons.b, '--all')).toEqual([`svc-${id}`]);
@@ -204,7 +204,7 @@ const REGION = 'eu-west';
     async () => {
       const name = `svc-${second}`;
       const moveId = await deadMove(second!, 'drain-b', 0);
-      await t!.app.get(VpsMoveJob).runToEnd(moveId);
+      await t!.app.get(RelocationJob).runToEnd(moveId);
       expect(await statusOf(moveId)).toBe('succeeded');
       expect(await domainsOf(daemons.a, '--all')).toEqual([]);
       expect(await domainsOf(daemons.b, '--all')).toEqual([name, `svc-${id}`].sort());

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { sqlRows } from '@app/core';
 import { OperatorMetricsEndpoint } from '../../apps/api/src/operator-metrics/operator-metrics-endpoint';
-import { VpsMoveJob } from '../../libs/vps/src/fleet/vps-move.job';
+import { RelocationJob } from '../../libs/vps/src/fleet/relocation/relocation.job';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { notificationsOf } from '../factories/notifications';
 import { hostAddArgs, invalidHostUri } from '../support/hosts';
@@ -76,7 +76,7 @@ describe('Hosts: drain and durable moves (issue 40)', () => {
   const moveOf = (id: string) =>
     sqlRows<{ status: string; from_host: string; to_host: string; was_running: boolean; attempts: number; last_error: string | null }>(
       t.db,
-      `SELECT status, from_host, to_host, was_running, attempts, last_error FROM vps_moves WHERE service_id = $1 ORDER BY created_at`,
+      `SELECT status, from_host, to_host, was_running, attempts, last_error FROM vps_relocations WHERE service_id = $1 ORDER BY created_at`,
       [id],
     );
 
@@ -90,8 +90,8 @@ describe('Hosts: drain and durable moves (issue 40)', () => {
     await t.db.query(`UPDATE vps_instances SET power_state = 'provisioning' WHERE service_id = $1`, [id]);
     const [row] = await sqlRows<{ id: string }>(
       t.db,
-      `INSERT INTO vps_moves (service_id, from_host_id, from_host, to_host_id, to_host, vcpus, memory_mb, disk_gb, attempts, lease_until, last_error)
-       SELECT a.service_id, f.id, f.name, n.id, n.name, a.vcpus, a.memory_mb, a.disk_gb, $3, now() - interval '1 second', 'the process died'
+      `INSERT INTO vps_relocations (service_id, source, from_host_id, from_host, to_host_id, to_host, vcpus, memory_mb, disk_gb, attempts, lease_until, last_error)
+       SELECT a.service_id, 'copy', f.id, f.name, n.id, n.name, a.vcpus, a.memory_mb, a.disk_gb, $3, now() - interval '1 second', 'the process died'
          FROM host_allocations a JOIN hosts f ON f.id = a.host_id JOIN hosts n ON n.name = $2 WHERE a.service_id = $1
        RETURNING id`,
       [id, to, attempts],
@@ -179,7 +179,7 @@ describe('Hosts: drain and durable moves (issue 40)', () => {
     const id = made[0];
     expect(await hostOf(id)).toBe('drain-a');
     const moveId = await deadMove(id, 'drain-b', 1);
-    expect(await t.app.get(VpsMoveJob).resume()).toContain(moveId);
+    expect(await t.app.get(RelocationJob).resume()).toContain(moveId);
     await waitForOrFail(
       async () => (await moveOf(id)).at(-1)?.status,
       (status) => status === 'succeeded',
@@ -196,7 +196,7 @@ describe('Hosts: drain and durable moves (issue 40)', () => {
     const id = made[0];
     const moveId = await deadMove(id, 'drain-a', 2);
     expect(await listed('drain-a')).toMatchObject({ memoryMb: { used: 2048 } });
-    expect(await t.app.get(VpsMoveJob).resume()).toContain(moveId);
+    expect(await t.app.get(RelocationJob).resume()).toContain(moveId);
     const ended = await waitForOrFail(
       async () => (await moveOf(id)).at(-1),
       (move) => move?.status !== 'running',

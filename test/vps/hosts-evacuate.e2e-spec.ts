@@ -1,7 +1,8 @@
 import { sqlRows } from '@app/core';
 import { BackupRunner } from '../../libs/vps/src/backups/backup-runner';
 import { BackupStore, backupKey } from '../../libs/vps/src/backups/backup-store';
-import { EvacuationStart } from '../../libs/vps/src/fleet/evacuation-start';
+import { RelocationJob } from '../../libs/vps/src/fleet/relocation/relocation.job';
+import { RelocationStart } from '../../libs/vps/src/fleet/relocation/relocation-start';
 import { HostsRepository } from '../../libs/vps/src/hosts/hosts.repository';
 import { HostHealthJob } from '../../libs/vps/src/fleet/host-health.job';
 import { createAccount, TestAccount } from '../factories/accounts';
@@ -154,15 +155,16 @@ describe('host:evacuate (issue 40, simulator)', () => {
     const health = t.app.get(HostHealthJob);
     await health.check();
     expect(await listed('ev-a')).toMatchObject({ state: 'enabled' });
-    const rows = await sqlRows<{ status: string; removed: boolean }>(
+    const rows = await sqlRows<{ source: string; removed: boolean }>(
       t.db,
-      `SELECT status, stale_removed_at IS NOT NULL AS removed FROM vps_evacuations WHERE service_id = ANY($1::uuid[]) ORDER BY status`,
+      `SELECT source, stale_removed_at IS NOT NULL AS removed FROM vps_relocations
+        WHERE service_id = ANY($1::uuid[]) AND status = 'succeeded' ORDER BY source`,
       [[vps.backedUp, vps.plain, vps.big]],
     );
     expect(rows).toEqual([
-      { status: 'rebuilt', removed: true },
-      { status: 'rebuilt', removed: true },
-      { status: 'restored', removed: true },
+      { source: 'backup', removed: true },
+      { source: 'image', removed: true },
+      { source: 'image', removed: true },
     ]);
   });
 
@@ -200,10 +202,12 @@ describe('host:evacuate (issue 40, simulator)', () => {
     await t.db.query(`UPDATE hosts SET state = 'unreachable', state_before_unreachable = 'enabled' WHERE name = $1`, [from]);
     const used = async () => Object.fromEntries((await cli('host:list')).lines.map((h) => [h.name, (h.vcpus as { used: number }).used]));
     const start = await used();
-    // What a run that died after its first transaction leaves: the room held, the plan recorded, the VPS starting.
-    const claim = await t.app.get(EvacuationStart).claim(vps.resumed, (await t.app.get(HostsRepository).byName(from))!);
-    expect(claim.kind).toBe('claimed');
-    const to = (claim as { to: { name: string } }).to.name;
+    // What a run that died after its first transaction leaves: the room held, the plan recorded, the VPS starting (its job not queued here).
+    const notQueued = jest.spyOn(t.app.get(RelocationJob), 'enqueue').mockResolvedValue();
+    const begun = await t.app.get(RelocationStart).recreate(vps.resumed, (await t.app.get(HostsRepository).byName(from))!);
+    notQueued.mockRestore();
+    expect(begun).not.toBeNull();
+    const to = begun!.to;
     expect((await t.get(`/api/services/${vps.resumed}`, owner.bearer).expect(200)).body.instance.powerState).toBe('starting');
     const run = await cli('host:evacuate', '--name', from);
     expect(run.stderr).toBe('');

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@app/core';
 import { LocalBackupStore } from '../../libs/vps/src/backups/local-backup-store';
+import { LibvirtParts } from '../../libs/vps/src/compute/libvirt/libvirt-parts';
 import { LibvirtComputeProvider } from '../../libs/vps/src/compute/libvirt/libvirt-compute.provider';
 import { libvirtCompute } from '../support/hosts';
 import { libvirtTestsEnabled, removeDomain, removeVolume, virsh } from '../support/libvirt';
@@ -39,9 +40,9 @@ const POOL = 'default';
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'backup-disk-'));
     const provider = (env: Record<string, string>) =>
-      new LibvirtComputeProvider(loadConfig(testEnv({ DATA_DIR: dir, ...libvirtCompute(env) })), {
-        id: () => Promise.resolve('backup-disk-test'),
-      });
+      new LibvirtComputeProvider(
+        new LibvirtParts(loadConfig(testEnv({ DATA_DIR: dir, ...libvirtCompute(env) })), { id: () => Promise.resolve('backup-disk-test') }),
+      );
     compute = provider({});
     streamed = provider({ LIBVIRT_DISK_TRANSFER: 'stream' });
     store = new LocalBackupStore(join(dir, 'backups'));

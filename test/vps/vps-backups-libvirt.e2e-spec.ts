@@ -1,20 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import request from 'supertest';
 import { BackupRunner } from '../../libs/vps/src/backups/backup-runner';
 import { DEPLOYMENT_NS } from '../../libs/vps/src/compute/libvirt/domain-xml';
-import { createAccount, TestAccount } from '../factories/accounts';
-import { uploadSshKey } from '../factories/images';
 import { cephTestsEnabled, rgwEnv } from '../support/ceph';
-import { addTestImage, BOOT_MS, makeKeyPair, removeGuest, sshAsRoot, untilAgentAnswers, untilSshUp } from '../support/guest';
+import { BOOT_MS, untilAgentAnswers } from '../support/guest';
+import { GuestSuite } from '../support/guest-suite';
 import { guestCompute } from '../support/hosts';
 import { libvirtTestsEnabled, removeDomain, virsh } from '../support/libvirt';
-import { runCliIn } from '../support/run-cli-in-app';
-import { startTestApp, TestApp } from '../support/test-app';
-import { waitFor } from '../support/wait-for';
 
 /**
  * A backup of a running VPS on the local qemu:///system to the one-node Ceph RGW, with
@@ -30,109 +23,80 @@ const compute = guestCompute('26000-26999');
 const bucket = `vps-backups-${randomUUID().slice(0, 8)}`;
 
 (enabled ? describe : describe.skip)('Backups of a running VPS to Ceph RGW, restored (libvirt, real cloud image)', () => {
-  let t: TestApp;
-  let owner: TestAccount;
-  let dir: string;
-  let imageSlug: string;
-  let vps: { id: string; instance: { ssh: { host: string; port: number } } };
+  const g = new GuestSuite('backup');
   let s3: S3Client;
   let backupId: string;
   let hostKey: string;
-  const key = () => join(dir, 'key');
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'backup-keys-'));
-    makeKeyPair(key(), 'backup-test');
     const rgw = rgwEnv();
     const store = { accessKeyId: rgw.RGW_ADMIN_ACCESS_KEY, secretAccessKey: rgw.RGW_ADMIN_SECRET_KEY };
     s3 = new S3Client({ endpoint: rgw.RGW_ADMIN_URL, region: 'us-east-1', forcePathStyle: true, credentials: store });
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-    t = await startTestApp({
+    await g.start({
       ...compute,
       BACKUP_S3_ENDPOINT: rgw.RGW_ADMIN_URL,
       BACKUP_S3_BUCKET: bucket,
       BACKUP_S3_ACCESS_KEY_ID: store.accessKeyId,
       BACKUP_S3_SECRET_ACCESS_KEY: store.secretAccessKey,
     });
-    owner = await createAccount(t);
-    await uploadSshKey(t, owner.bearer, readFileSync(`${key()}.pub`, 'utf8'));
-    imageSlug = `debian-12-backup-${randomUUID().slice(0, 8)}`;
-    const added = await addTestImage(t.app, imageSlug);
-    expect(added.lines[0]).toMatchObject({ slug: imageSlug, status: 'available' });
   }, BOOT_MS);
 
   afterAll(async () => {
-    if (vps) await removeGuest(t.app, vps.id);
+    await g.removeVps();
     if (s3) {
       const { Contents = [] } = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
       for (const object of Contents) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: object.Key }));
       await s3.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => undefined);
       s3.destroy();
     }
-    if (imageSlug) await runCliIn(t.app, ['image:remove', '--slug', imageSlug]);
-    await t?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await g.stop();
   });
-
-  /** Tried at most once a second until it runs (the guest boots; cloud-init may restart sshd once). */
-  const sshWhenUp = (command: string) => untilSshUp(() => sshAsRoot(vps.instance.ssh, key(), command));
-
-  const settle = (actionId: string) =>
-    waitFor(
-      async () => (await t.get(`/api/services/${vps.id}/instance/actions/${actionId}`, owner.bearer).expect(200)).body,
-      (action) => action.status !== 'running',
-      BOOT_MS,
-    );
 
   it(
     'backs the running VPS up live to the gateway, filesystem-consistent; the hypervisor keeps no copy',
     async () => {
-      const res = await runCliIn(
-        t.app,
-        ['service:provision', '--email', owner.email, '--type', 'vps', '--product', 'vps-xs'].concat(['--image', imageSlug]),
-      );
-      expect(res.stderr).toBe('');
-      [vps] = res.lines;
-      expect((await sshWhenUp('echo before > /root/first && sync && cat /root/first')).stdout).toBe('before');
-      hostKey = (await sshWhenUp('cat /etc/ssh/ssh_host_ed25519_key.pub')).stdout;
-      await untilAgentAnswers(`svc-${vps.id}`);
-      const made = (await t.app.get(BackupRunner).run(vps.id, 'operator')) as { backupId: string; status: string; error?: string };
+      await g.provision();
+      expect((await g.sshWhenUp('echo before > /root/first && sync && cat /root/first')).stdout).toBe('before');
+      hostKey = (await g.sshWhenUp('cat /etc/ssh/ssh_host_ed25519_key.pub')).stdout;
+      await untilAgentAnswers(`svc-${g.vps.id}`);
+      const made = (await g.t.app.get(BackupRunner).run(g.vps.id, 'operator')) as { backupId: string; status: string; error?: string };
       expect(made).toMatchObject({ status: 'available' });
       backupId = made.backupId;
-      const [backup] = (await t.get(`/api/services/${vps.id}/instance/backups`, owner.bearer).expect(200)).body.data;
+      const [backup] = (await g.t.get(`/api/services/${g.vps.id}/instance/backups`, g.owner.bearer).expect(200)).body.data;
       expect(backup).toMatchObject({ id: backupId, status: 'available', consistency: 'filesystem' });
-      const { Contents = [] } = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `vps/${vps.id}/` }));
-      expect(Contents.map((o) => [o.Key, o.Size])).toEqual([[`vps/${vps.id}/${backupId}.qcow2`, backup.sizeBytes]]);
+      const { Contents = [] } = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `vps/${g.vps.id}/` }));
+      expect(Contents.map((o) => [o.Key, o.Size])).toEqual([[`vps/${g.vps.id}/${backupId}.qcow2`, backup.sizeBytes]]);
       expect(await virsh('vol-list', '--pool', POOL)).not.toContain(`img-${backupId}`);
-      expect((await sshWhenUp('echo after > /root/second && sync && cat /root/second')).stdout).toBe('after');
+      expect((await g.sshWhenUp('echo after > /root/second && sync && cat /root/second')).stdout).toBe('after');
     },
     BOOT_MS * 3,
   );
 
   const restore = async () => {
-    const res = await request(t.http)
-      .post(`/api/services/${vps.id}/instance/backups/${backupId}/restore`)
-      .set('Authorization', owner.bearer)
+    const res = await request(g.t.http)
+      .post(`/api/services/${g.vps.id}/instance/backups/${backupId}/restore`)
+      .set('Authorization', g.owner.bearer)
       .expect(202);
-    expect(await settle(res.body.id)).toMatchObject({ type: 'restore', status: 'succeeded', error: null });
+    expect(await g.settle(res.body.id)).toMatchObject({ type: 'restore', status: 'succeeded', error: null });
   };
   const deleteVolumes = async () => {
-    for (const volume of [`svc-${vps.id}-root.qcow2`, `svc-${vps.id}-seed.iso`]) await virsh('vol-delete', '--pool', POOL, volume);
-    expect(await virsh('vol-list', '--pool', POOL)).not.toContain(`svc-${vps.id}-`);
+    for (const volume of [`svc-${g.vps.id}-root.qcow2`, `svc-${g.vps.id}-seed.iso`]) await virsh('vol-delete', '--pool', POOL, volume);
+    expect(await virsh('vol-list', '--pool', POOL)).not.toContain(`svc-${g.vps.id}-`);
   };
 
   it(
     "restores it after the VPS's disk and seed volumes were deleted by hand: the file written before is there, the one written after is not",
     async () => {
-      await virsh('destroy', `svc-${vps.id}`);
+      await virsh('destroy', `svc-${g.vps.id}`);
       await deleteVolumes();
       await restore();
-      const after = await sshWhenUp('cat /root/first; test -e /root/second && echo second-there || echo second-gone');
+      const after = await g.sshWhenUp('cat /root/first; test -e /root/second && echo second-there || echo second-gone');
       expect(after.stdout.split('\n')).toEqual(['before', 'second-gone']);
-      expect(await virsh('vol-dumpxml', '--pool', POOL, `svc-${vps.id}-root.qcow2`)).not.toContain('<backingStore>');
+      expect(await virsh('vol-dumpxml', '--pool', POOL, `svc-${g.vps.id}-root.qcow2`)).not.toContain('<backingStore>');
       // The seed made again carries the install's instance-id: cloud-init did not run its first boot again (new host keys).
-      expect(await virsh('vol-list', '--pool', POOL)).toContain(`svc-${vps.id}-seed.iso`);
-      expect((await sshWhenUp('cat /etc/ssh/ssh_host_ed25519_key.pub')).stdout).toBe(hostKey);
+      expect(await virsh('vol-list', '--pool', POOL)).toContain(`svc-${g.vps.id}-seed.iso`);
+      expect((await g.sshWhenUp('cat /etc/ssh/ssh_host_ed25519_key.pub')).stdout).toBe(hostKey);
     },
     BOOT_MS * 3,
   );
@@ -140,13 +104,13 @@ const bucket = `vps-backups-${randomUUID().slice(0, 8)}`;
   it(
     'restores it after its domain was undefined as well: defined again, marked as this deployment’s, and booted',
     async () => {
-      await removeDomain(`svc-${vps.id}`);
+      await removeDomain(`svc-${g.vps.id}`);
       await deleteVolumes();
       await restore();
-      expect(await virsh('domstate', `svc-${vps.id}`)).toBe('running');
-      expect(await virsh('dumpxml', `svc-${vps.id}`)).toContain(DEPLOYMENT_NS);
-      expect((await sshWhenUp('cat /root/first')).stdout).toBe('before');
-      expect((await sshWhenUp('cat /etc/ssh/ssh_host_ed25519_key.pub')).stdout).toBe(hostKey);
+      expect(await virsh('domstate', `svc-${g.vps.id}`)).toBe('running');
+      expect(await virsh('dumpxml', `svc-${g.vps.id}`)).toContain(DEPLOYMENT_NS);
+      expect((await g.sshWhenUp('cat /root/first')).stdout).toBe('before');
+      expect((await g.sshWhenUp('cat /etc/ssh/ssh_host_ed25519_key.pub')).stdout).toBe(hostKey);
     },
     BOOT_MS * 3,
   );

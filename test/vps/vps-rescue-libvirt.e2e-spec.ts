@@ -1,15 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
-import { createAccount, TestAccount } from '../factories/accounts';
-import { uploadSshKey } from '../factories/images';
-import { BOOT_MS, makeKeyPair, removeGuest, rescueTestImageFile, sshAsRoot, testImageFile, untilSshUp } from '../support/guest';
+import { BOOT_MS, rescueTestImageFile, testImageFile, untilSshUp } from '../support/guest';
+import { GuestSuite } from '../support/guest-suite';
 import { guestCompute } from '../support/hosts';
 import { libvirtTestsEnabled, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
-import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor, waitForOrFail } from '../support/wait-for';
 
 /**
@@ -35,42 +30,29 @@ const diskOf = (xml: string, dev: string): string | undefined =>
   [...xml.matchAll(/<disk [\s\S]*?<\/disk>/g)].map((m) => m[0]).find((disk) => disk.includes(`<target dev='${dev}'`));
 
 (enabled ? describe : describe.skip)('Rescue mode (libvirt, real cloud image)', () => {
-  let t: TestApp;
-  let owner: TestAccount;
-  let dir: string;
-  const slugs: string[] = [];
-  let vps: { id: string; instance: { ssh: { host: string; port: number } } };
-  const key = () => join(dir, 'key');
+  const g = new GuestSuite('r');
   const volumes = (id: string) => [`svc-${id}-root.qcow2`, `svc-${id}-seed.iso`, `svc-${id}-rescue.qcow2`, `svc-${id}-rescue-seed.iso`];
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rescue-keys-'));
-    makeKeyPair(key(), 'rescue-test');
-    t = await startTestApp(compute);
-    owner = await createAccount(t);
-    await uploadSshKey(t, owner.bearer, readFileSync(`${key()}.pub`, 'utf8'));
-    const file = testImageFile();
-    const rescueFile = rescueTestImageFile(file);
-    const suffix = randomUUID().slice(0, 8);
-    for (const [slug, path, flags] of [
-      [`debian-12-r-${suffix}`, file, []],
-      [`rescue-${suffix}`, rescueFile, ['--rescue']],
-    ] as const) {
-      const added = await runCliIn(t.app, ['image:add', '--slug', slug, '--name', slug, '--file', path, ...flags]);
-      expect(added.lines[0]).toMatchObject({ slug, status: 'available' });
-      slugs.push(slug);
-    }
+    await g.start(compute);
+    const slug = `rescue-${randomUUID().slice(0, 8)}`;
+    const added = await runCliIn(g.t.app, [
+      'image:add',
+      '--slug',
+      slug,
+      '--name',
+      slug,
+      '--file',
+      rescueTestImageFile(testImageFile()),
+      '--rescue',
+    ]);
+    expect(added.lines[0]).toMatchObject({ slug, status: 'available' });
+    g.slugs.push(slug);
   }, BOOT_MS);
 
-  afterAll(async () => {
-    if (vps) await removeGuest(t.app, vps.id, volumes(vps.id));
-    for (const slug of slugs) await runCliIn(t.app, ['image:remove', '--slug', slug]).catch(() => undefined);
-    await t?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => g.stop(volumes));
 
-  /** `input` goes to the remote command's stdin. */
-  const ssh = (command: string, input = '') => sshAsRoot(vps.instance.ssh, key(), command, input);
+  const ssh = (command: string, input = '') => g.ssh(command, input);
 
   /** The command's answer once ssh gets in (the guest booting, cloud-init restarting sshd once). */
   const sshWhenUp = (command: string, input = '') =>
@@ -80,39 +62,27 @@ const diskOf = (xml: string, dev: string): string | undefined =>
       (res) => res.code !== 255,
     );
 
-  const post = (path: string) => request(t.http).post(`/api/services/${vps.id}/instance/${path}`).set('Authorization', owner.bearer);
+  const post = (path: string) => request(g.t.http).post(`/api/services/${g.vps.id}/instance/${path}`).set('Authorization', g.owner.bearer);
   const finished = (actionId: string) =>
     waitFor(
-      async () => (await t.get(`/api/services/${vps.id}/instance/actions/${actionId}`, owner.bearer).expect(200)).body,
+      async () => (await g.t.get(`/api/services/${g.vps.id}/instance/actions/${actionId}`, g.owner.bearer).expect(200)).body,
       (action) => action.status !== 'running',
       BOOT_MS,
     );
-  const instance = async () => (await t.get(`/api/services/${vps.id}`, owner.bearer).expect(200)).body.instance;
+  const instance = async () => (await g.t.get(`/api/services/${g.vps.id}`, g.owner.bearer).expect(200)).body.instance;
 
   it(
     'repairs a VPS whose sshd refuses every key: rescue, fix the disk at /dev/vdb1, unrescue; the data is still there',
     async () => {
-      const res = await runCliIn(t.app, [
-        'service:provision',
-        '--email',
-        owner.email,
-        '--type',
-        'vps',
-        '--product',
-        'vps-xs',
-        '--image',
-        slugs[0],
-      ]);
-      expect(res.stderr).toBe('');
-      [vps] = res.lines;
+      await g.provision();
       const hostname = (await sshWhenUp('cloud-init status --wait > /dev/null; hostname')).stdout;
       expect(hostname).not.toBe('rescue');
       const token = randomUUID();
-      expect((await ssh(`echo ${token} > /root/keep.txt && sync`)).code).toBe(0);
+      expect((await g.ssh(`echo ${token} > /root/keep.txt && sync`)).code).toBe(0);
       // The customer's mistake: sshd looks for keys where there are none.
-      expect((await ssh(`echo 'AuthorizedKeysFile /nonexistent' >> /etc/ssh/sshd_config && systemctl restart ssh`)).code).toBe(0);
+      expect((await g.ssh(`echo 'AuthorizedKeysFile /nonexistent' >> /etc/ssh/sshd_config && systemctl restart ssh`)).code).toBe(0);
       const locked = await waitForOrFail(
-        () => ssh('true'),
+        () => g.ssh('true'),
         (r) => r.code === 255,
         60_000,
         (r) => `sshd still takes the key: ${r.code}`,
@@ -125,18 +95,18 @@ const diskOf = (xml: string, dev: string): string | undefined =>
       expect(password).toMatch(/^[A-HJ-NP-Za-km-z2-9]{20}$/);
       expect(await finished(rescue.body.id)).toMatchObject({ type: 'rescue', status: 'succeeded', error: null });
       expect(await instance()).toMatchObject({ powerState: 'running', rescue: true });
-      const xml = await virsh('dumpxml', `svc-${vps.id}`);
-      expect(diskOf(xml, 'vda')).toContain(`volume='svc-${vps.id}-rescue.qcow2'`);
-      expect(diskOf(xml, 'vdb')).toContain(`volume='svc-${vps.id}-root.qcow2'`);
-      expect(diskOf(xml, 'hdc')).toContain(`volume='svc-${vps.id}-rescue-seed.iso'`);
+      const xml = await virsh('dumpxml', `svc-${g.vps.id}`);
+      expect(diskOf(xml, 'vda')).toContain(`volume='svc-${g.vps.id}-rescue.qcow2'`);
+      expect(diskOf(xml, 'vdb')).toContain(`volume='svc-${g.vps.id}-root.qcow2'`);
+      expect(diskOf(xml, 'hdc')).toContain(`volume='svc-${g.vps.id}-rescue-seed.iso'`);
 
       // The rescue system, on the VPS's own address and port, with the account's key.
       expect((await sshWhenUp('cloud-init status --wait > /dev/null; hostname')).stdout).toBe('rescue');
-      expect((await ssh('findmnt -n -o SOURCE /')).stdout).toBe('/dev/vda1');
-      expect((await ssh('findmnt -n /dev/vdb1 || echo unmounted')).stdout).toBe('unmounted');
+      expect((await g.ssh('findmnt -n -o SOURCE /')).stdout).toBe('/dev/vda1');
+      expect((await g.ssh('findmnt -n /dev/vdb1 || echo unmounted')).stdout).toBe('unmounted');
       // root's password there is the one the 202 showed (only its hash reached the hypervisor).
-      expect((await ssh(CHECK_ROOT_PASSWORD, `${password}\n`)).stdout).toBe('match');
-      const repair = await ssh(
+      expect((await g.ssh(CHECK_ROOT_PASSWORD, `${password}\n`)).stdout).toBe('match');
+      const repair = await g.ssh(
         'mount /dev/vdb1 /mnt && cat /mnt/root/keep.txt && sed -i "/^AuthorizedKeysFile \\/nonexistent$/d" /mnt/etc/ssh/sshd_config && umount /mnt',
       );
       expect({ code: repair.code, stdout: repair.stdout, stderr: repair.stderr }).toEqual({ code: 0, stdout: token, stderr: '' });
@@ -144,13 +114,13 @@ const diskOf = (xml: string, dev: string): string | undefined =>
       const unrescue = await post('unrescue').expect(202);
       expect(await finished(unrescue.body.id)).toMatchObject({ type: 'unrescue', status: 'succeeded', error: null });
       await waitFor(instance, (i) => i.rescue === false, 30_000);
-      const back = await virsh('dumpxml', `svc-${vps.id}`);
+      const back = await virsh('dumpxml', `svc-${g.vps.id}`);
       expect(back).not.toContain('rescue');
-      expect(diskOf(back, 'vda')).toContain(`volume='svc-${vps.id}-root.qcow2'`);
+      expect(diskOf(back, 'vda')).toContain(`volume='svc-${g.vps.id}-root.qcow2'`);
       expect(diskOf(back, 'vdb')).toBeUndefined();
       const left = await virsh('vol-list', '--pool', POOL);
-      expect(left).toContain(`svc-${vps.id}-root.qcow2`);
-      expect(left).not.toContain(`svc-${vps.id}-rescue`);
+      expect(left).toContain(`svc-${g.vps.id}-root.qcow2`);
+      expect(left).not.toContain(`svc-${g.vps.id}-rescue`);
 
       // The VPS itself again, repaired: the key works and the file written before the rescue is there.
       const repaired = await sshWhenUp('hostname; cat /root/keep.txt');

@@ -1,17 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
-import { createAccount, TestAccount } from '../factories/accounts';
-import { uploadSshKey } from '../factories/images';
-import { addTestImage, agentPing, BOOT_MS, makeKeyPair, removeGuest, sshAsRoot, untilAgentAnswers, untilSshUp } from '../support/guest';
+import { agentPing, BOOT_MS, untilAgentAnswers } from '../support/guest';
+import { GuestSuite } from '../support/guest-suite';
 import { guestCompute } from '../support/hosts';
 import { libvirtTestsEnabled } from '../support/libvirt';
-import { runCliIn } from '../support/run-cli-in-app';
-import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor, waitForOrFail } from '../support/wait-for';
 
 /**
@@ -31,44 +24,25 @@ const CHECK_ROOT_PASSWORD =
   'while (<$f>) { my @x = split /:/; print(crypt($pw, $x[1]) eq $x[1] ? "match" : "differ") if $x[0] eq "root" }\'';
 
 (enabled ? describe : describe.skip)('Root password reset (libvirt, real cloud image, QEMU guest agent)', () => {
-  let t: TestApp;
-  let owner: TestAccount;
-  let dir: string;
-  let imageSlug: string;
-  let vps: { id: string; instance: { ssh: { host: string; port: number } } };
+  const g = new GuestSuite('pw');
   const logLines: string[] = [];
   const passwords: string[] = [];
-  const key = () => join(dir, 'key');
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'password-keys-'));
-    makeKeyPair(key(), 'password-test');
+  beforeAll(() => {
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
         logLines.push(chunk.toString());
         done();
       },
     });
-    t = await startTestApp({ ...compute, LOG_LEVEL: 'trace' }, { logger: pino({ level: 'trace' }, sink) });
-    owner = await createAccount(t);
-    await uploadSshKey(t, owner.bearer, readFileSync(`${key()}.pub`, 'utf8'));
-    imageSlug = `debian-12-pw-${randomUUID().slice(0, 8)}`;
-    const added = await addTestImage(t.app, imageSlug);
-    expect(added.lines[0]).toMatchObject({ slug: imageSlug, status: 'available' });
+    return g.start({ ...compute, LOG_LEVEL: 'trace' }, { logger: pino({ level: 'trace' }, sink) });
   }, BOOT_MS);
 
-  afterAll(async () => {
-    if (vps) await removeGuest(t.app, vps.id);
-    if (imageSlug) await runCliIn(t.app, ['image:remove', '--slug', imageSlug]);
-    await t?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => g.stop());
 
-  /** `input` goes to the remote command's stdin. */
-  const ssh = (command: string, input = '') => sshAsRoot(vps.instance.ssh, key(), command, input);
-  const sshWhenUp = (command: string) => untilSshUp(() => ssh(command));
+  const ssh = (command: string, input = '') => g.ssh(command, input);
 
-  const reset = () => request(t.http).post(`/api/services/${vps.id}/instance/reset-password`).set('Authorization', owner.bearer);
+  const reset = () => request(g.t.http).post(`/api/services/${g.vps.id}/instance/reset-password`).set('Authorization', g.owner.bearer);
   /** The command's answer, tried again while ssh itself fails (255: cloud-init restarts sshd once late in the first boot). */
   const sshRun = (command: string, input = '') =>
     waitForOrFail(
@@ -87,14 +61,9 @@ const CHECK_ROOT_PASSWORD =
   it(
     "sets the password in the guest: root's /etc/shadow entry holds it, a second reset replaces it",
     async () => {
-      const res = await runCliIn(
-        t.app,
-        ['service:provision', '--email', owner.email, '--type', 'vps', '--product', 'vps-xs'].concat(['--image', imageSlug]),
-      );
-      expect(res.stderr).toBe('');
-      [vps] = res.lines;
-      await sshWhenUp('cloud-init status --wait > /dev/null || true');
-      await untilAgentAnswers(`svc-${vps.id}`);
+      await g.provision();
+      await g.sshWhenUp('cloud-init status --wait > /dev/null || true');
+      await untilAgentAnswers(`svc-${g.vps.id}`);
       const before = await rootHash();
 
       const first = await reset().expect(200);
@@ -123,7 +92,7 @@ const CHECK_ROOT_PASSWORD =
       expect((await sshRun('systemctl stop qemu-guest-agent')).code).toBe(0);
       // libvirt sees the agent's port close: its ping fails from then on.
       await waitForOrFail(
-        () => agentPing(`svc-${vps.id}`),
+        () => agentPing(`svc-${g.vps.id}`),
         (answer) => !answer.includes('"return"'),
         60_000,
         (answer) => `the agent still answers: ${answer}`,
@@ -138,9 +107,9 @@ const CHECK_ROOT_PASSWORD =
   it(
     'answers 409 invalid_state for a stopped VPS',
     async () => {
-      const stop = await request(t.http).post(`/api/services/${vps.id}/instance/stop`).set('Authorization', owner.bearer).expect(202);
+      const stop = await request(g.t.http).post(`/api/services/${g.vps.id}/instance/stop`).set('Authorization', g.owner.bearer).expect(202);
       const done = await waitFor(
-        async () => (await t.get(`/api/services/${vps.id}/instance/actions/${stop.body.id}`, owner.bearer).expect(200)).body,
+        async () => (await g.t.get(`/api/services/${g.vps.id}/instance/actions/${stop.body.id}`, g.owner.bearer).expect(200)).body,
         (action) => action.status !== 'running',
         BOOT_MS,
       );
@@ -155,7 +124,7 @@ const CHECK_ROOT_PASSWORD =
     const log = logLines.join('');
     // The log did record the virsh failure of the agent-less reset.
     expect(log).toMatch(/virsh set-user-password failed/);
-    const activity = JSON.stringify(await t.db.query('SELECT * FROM activity_events WHERE account_id = $1', [owner.id]));
+    const activity = JSON.stringify(await g.t.db.query('SELECT * FROM activity_events WHERE account_id = $1', [g.owner.id]));
     expect(activity).toContain('instance.password_reset');
     for (const password of passwords) {
       expect({ where: 'log', found: log.includes(password) }).toEqual({ where: 'log', found: false });

@@ -2,7 +2,7 @@ export * from './vps.module';
 export * from './images.module';
 export * from './vps.events';
 export * from './vps.types';
-export * from './fleet/vps-gauges';
+export * from './vps-gauges';
 export * from './instances/vps-states';
 export * from './migrations';
 export * from './compute/compute-provider';

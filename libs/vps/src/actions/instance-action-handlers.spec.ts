@@ -6,6 +6,15 @@ import { InstanceActionHandlers } from './instance-action-handlers';
 import { VpsModule } from '../vps.module';
 import { ACTION_TYPES } from '../vps.types';
 
+/** The providers of a module and of every module it imports. */
+function providersOf(module: Type, seen = new Set<Type>()): Provider[] {
+  if (seen.has(module)) return [];
+  seen.add(module);
+  const imports = (Reflect.getMetadata(MODULE_METADATA.IMPORTS, module) ?? []) as Type[];
+  const own = (Reflect.getMetadata(MODULE_METADATA.PROVIDERS, module) ?? []) as Provider[];
+  return [...own, ...imports.flatMap((imported) => providersOf(imported, seen))];
+}
+
 const handler: InstanceActionHandler = { begin: () => Promise.resolve('task') };
 
 describe('InstanceActionHandlers', () => {
@@ -23,8 +32,8 @@ describe('InstanceActionHandlers', () => {
     expect(() => handlers.onApplicationBootstrap()).toThrow('Instance actions without a handler: rescue, unrescue');
   });
 
-  it("has VpsModule's handlers register every action type the API and the database allow (ACTION_TYPES)", async () => {
-    const providers = Reflect.getMetadata(MODULE_METADATA.PROVIDERS, VpsModule) as Provider[];
+  it("has the VPS area's handlers, in whichever of its modules, register every action type the API and the database allow (ACTION_TYPES)", async () => {
+    const providers = providersOf(VpsModule);
     // The handlers are the providers that register themselves; their other dependencies are stubs.
     const registering = providers.filter(
       (p): p is Type =>

@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { ApiProblems, CurrentPrincipal, Idempotent, PageQuery, Paginated, PaginatedResponse, Principal, UuidParam } from '@app/core';
 import { InstanceActionResponse } from '../actions/dto/instance-action.response';
 import { ImageResponse } from '../images/dto/image.response';
+import { acceptedAction } from '../actions/accepted-action';
 import { InstanceActionsService } from '../actions/instance-actions.service';
 import { BackupImages } from './backup-images';
 import { BackupsService } from './backups.service';
@@ -82,9 +83,7 @@ export class BackupsController {
     @UuidParam('backupId') backupId: string,
     @Res({ passthrough: true }) res: Response,
   ): Promise<InstanceActionResponse> {
-    const action = await this.backups.restore(principal, id, backupId);
-    res.setHeader('Location', this.actions.locationOf(action));
-    return action;
+    return acceptedAction(res, this.actions, this.backups.restore(principal, id, backupId));
   }
 
   @Post(':backupId/image')

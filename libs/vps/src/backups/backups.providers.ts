@@ -15,8 +15,6 @@ import { BackupRunCommand } from './cli/backup-run.command';
 import { RestoreAction } from './restore-action';
 import { RestoredMachines } from './restored-machines';
 
-export { BackupsController } from './backups.controller';
-
 /** Everything of the backups sub-area, registered by VpsModule. */
 export const BACKUP_PROVIDERS: Provider[] = [
   backupStoreProvider,

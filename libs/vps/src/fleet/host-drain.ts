@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Problem } from '@app/core';
 import { HostsRepository } from '../hosts/hosts.repository';
-import { VpsMoves } from './vps-moves';
-import { VpsMovesRepository } from './vps-moves.repository';
+import { RelocationError, RelocationRefused } from './relocation/relocation-error';
+import { VpsRelocations } from './relocation/vps-relocations';
+import { VpsRelocationsRepository } from './relocation/vps-relocations.repository';
 
 /** One VPS of a drain: `moved`, or why it stays (`no_capacity`, `invalid_state`, ...). */
 export interface DrainLine {
@@ -26,27 +26,27 @@ export class HostDrain {
 
   constructor(
     private readonly hosts: HostsRepository,
-    private readonly moves: VpsMoves,
-    private readonly records: VpsMovesRepository,
+    private readonly relocations: VpsRelocations,
+    private readonly records: VpsRelocationsRepository,
   ) {}
 
   async drain(name: string): Promise<DrainLine[]> {
     const host = await this.hosts.byName(name);
-    if (!host) throw Problem.notFound('Host');
+    if (!host) throw RelocationRefused.notFound('Host');
     if (host.state === 'unreachable')
-      throw Problem.conflict(
+      throw new RelocationRefused(
         'invalid_state',
         `Host ${name} is unreachable: its VPSes cannot be moved off it (host:evacuate restores them elsewhere).`,
       );
     if (host.state !== 'maintenance') await this.hosts.setState(name, 'maintenance');
     const lines: DrainLine[] = [];
-    for (const id of await this.records.onHost(host.id)) {
+    for (const id of await this.records.placedOn(host.id)) {
       try {
-        const moved = await this.moves.moveAway(id);
+        const moved = await this.relocations.moveAway(id);
         lines.push({ id, from: moved.from, to: moved.to, outcome: 'moved' });
       } catch (err) {
-        if (!(err instanceof Problem)) throw err;
-        lines.push({ id, from: name, to: null, outcome: err.code, error: err.detail });
+        if (!(err instanceof RelocationError)) throw err;
+        lines.push({ id, from: name, to: null, outcome: err.code, error: err.message });
       }
     }
     const left = lines.filter((line) => line.outcome !== 'moved').length;

@@ -1,85 +1,47 @@
 import type { Provider } from '@nestjs/common';
-import { AppConfig } from '@app/core';
-import { DeploymentIdentity } from '../compute/deployment-identity';
-import { LibvirtHostSetup } from '../compute/libvirt/libvirt-host-setup';
-import { LibvirtMove } from '../compute/libvirt/libvirt-move';
 import { HostAddCommand } from './cli/host-add.command';
 import { HostListCommand } from './cli/host-list.command';
 import { HostRemoveCommand } from './cli/host-remove.command';
 import { ServiceMoveCommand } from './cli/service-move.command';
 import { HostSetCommand } from './cli/host-set.command';
 import { HostHealthJob } from './host-health.job';
-import { HostPlacement } from '../hosts/host-placement';
-import { HostSetup, SimulatedHostSetup } from '../compute/host-setup';
-import { HostsRepository } from '../hosts/hosts.repository';
 import { HostsService } from './hosts.service';
-import { MachineMover, SimulatedMachineMover } from '../compute/machine-mover';
-import { VpsMoves } from './vps-moves';
 import { HostDrainCommand } from './cli/host-drain.command';
 import { HostDrain } from './host-drain';
-import { MoveMail } from './move-mail';
-import { MoveNetwork } from './move-network';
-import { MoveOutcome } from './move-outcome';
-import { MoveStart } from './move-start';
-import { VpsMoveJob } from './vps-move.job';
-import { VpsMovesRepository } from './vps-moves.repository';
-import { LibvirtEvacuation } from '../compute/libvirt/libvirt-evacuation';
 import { HostEvacuateCommand } from './cli/host-evacuate.command';
-import { EvacuatedDisks } from './evacuated-disks';
-import { EvacuationEnd } from './evacuation-end';
-import { EvacuationMail } from './evacuation-mail';
-import { EvacuationStart } from './evacuation-start';
-import { EvacuationTarget } from './evacuation-target';
-import { MachineEvacuator, SimulatedMachineEvacuator } from '../compute/machine-evacuator';
+import { HostEvacuation } from './host-evacuation';
 import { StaleMachines } from './stale-machines';
-import { VpsEvacuation } from './vps-evacuation';
-import { VpsEvacuationsRepository } from './vps-evacuations.repository';
+import { RelocatedVpsRepository } from './relocation/relocated-vps.repository';
+import { RelocationDisk } from './relocation/relocation-disk';
+import { RelocationMail } from './relocation/relocation-mail';
+import { RelocationNetwork } from './relocation/relocation-network';
+import { RelocationOutcome } from './relocation/relocation-outcome';
+import { RelocationStart } from './relocation/relocation-start';
+import { RelocationJob } from './relocation/relocation.job';
+import { VpsRelocations } from './relocation/vps-relocations';
+import { VpsRelocationsRepository } from './relocation/vps-relocations.repository';
 
-/** Many hypervisors per region: the VpsModule's providers for hosts. */
+/** The operator's work on the hypervisors: adding and draining hosts, moving and evacuating VPSes. */
 export const HOSTS_PROVIDERS: Provider[] = [
-  HostsRepository,
   HostsService,
-  HostPlacement,
   HostHealthJob,
   HostAddCommand,
   HostListCommand,
   HostSetCommand,
   HostRemoveCommand,
-  VpsMoves,
+  VpsRelocationsRepository,
+  RelocatedVpsRepository,
+  RelocationNetwork,
+  RelocationDisk,
+  RelocationStart,
+  RelocationOutcome,
+  RelocationJob,
+  RelocationMail,
+  VpsRelocations,
   ServiceMoveCommand,
-  VpsMovesRepository,
-  MoveNetwork,
-  MoveOutcome,
-  MoveStart,
-  VpsMoveJob,
-  MoveMail,
   HostDrain,
   HostDrainCommand,
-  {
-    provide: MachineMover,
-    inject: [AppConfig, HostsRepository, DeploymentIdentity],
-    useFactory: (config: AppConfig, hosts: HostsRepository, identity: DeploymentIdentity): MachineMover =>
-      config.computeProvider === 'libvirt' ? new LibvirtMove(config, hosts, identity) : new SimulatedMachineMover(),
-  },
-  VpsEvacuationsRepository,
-  EvacuationTarget,
-  EvacuatedDisks,
-  EvacuationStart,
-  EvacuationEnd,
-  VpsEvacuation,
-  StaleMachines,
-  EvacuationMail,
+  HostEvacuation,
   HostEvacuateCommand,
-  {
-    provide: MachineEvacuator,
-    inject: [AppConfig, DeploymentIdentity],
-    useFactory: (config: AppConfig, identity: DeploymentIdentity): MachineEvacuator =>
-      config.computeProvider === 'libvirt' ? new LibvirtEvacuation(config, identity) : new SimulatedMachineEvacuator(),
-  },
-  {
-    provide: HostSetup,
-    inject: [AppConfig, HostsRepository],
-    useFactory: (config: AppConfig, hosts: HostsRepository): HostSetup =>
-      config.computeProvider === 'libvirt' ? new LibvirtHostSetup(config, hosts) : new SimulatedHostSetup(),
-  },
+  StaleMachines,
 ];

@@ -13,6 +13,7 @@ import { VpsEvacuations1764000003550 } from './1764000003550-vps-evacuations';
 import { VpsBackupOrphans1764000003600 } from './1764000003600-vps-backup-orphans';
 import { RescuePasswordHash1764000003700 } from './1764000003700-rescue-password-hash';
 import { ImageDeleting1764000003800 } from './1764000003800-image-deleting';
+import { VpsRelocations1764000003900 } from './1764000003900-vps-relocations';
 
 /** The VPS tables made after services' first migration (vps_instances, instance_actions and console_sessions are made there). */
 export const vpsMigrations = [
@@ -31,4 +32,5 @@ export const vpsMigrations = [
   VpsBackupOrphans1764000003600,
   RescuePasswordHash1764000003700,
   ImageDeleting1764000003800,
+  VpsRelocations1764000003900,
 ];

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { AppConfig } from '@app/core';
@@ -17,9 +16,8 @@ import {
   TaskStatus,
   DiskExport,
 } from '../compute-provider';
-import type { DeploymentIdentity } from '../deployment-identity';
 import { DeploymentMarks } from './deployment-marks';
-import { DEFAULT_DOMAIN_TEMPLATE, renderDomain, templateProblems, withDeploymentMark } from './domain-xml';
+import { renderDomain, withDeploymentMark } from './domain-xml';
 import { rootVolumeOf, seedVolumeOf } from './volume-names';
 import { StoragePool } from './storage-pool';
 import { lookBeforeRetry } from './look-before-retry';
@@ -31,7 +29,7 @@ import { decodeSnapshotTask, DiskSnapshots, encodeSnapshotTask, isSnapshotTask }
 import { DiskExports } from './disk-exports';
 import { Virsh } from './virsh';
 import { LibvirtDomains } from './libvirt-domains';
-import { HostDirectory, LibvirtConnections } from './libvirt-connections';
+import type { LibvirtParts } from './libvirt-parts';
 import { openVncConsole } from './vnc-console';
 import { vncPassword } from './vnc-password';
 import { withXmlFile } from './xml-file';
@@ -66,26 +64,24 @@ export class LibvirtComputeProvider extends ComputeProvider {
   private readonly restores: LibvirtRestore;
   private readonly powerTasks: LibvirtPowerTasks;
 
-  constructor(
-    private readonly config: AppConfig,
-    identity: Pick<DeploymentIdentity, 'id'>,
-    hosts?: HostDirectory,
-    private readonly virsh = new Virsh(config.libvirt.keepaliveSeconds),
-  ) {
+  private readonly config: AppConfig;
+  private readonly virsh: Virsh;
+
+  constructor(parts: LibvirtParts) {
     super();
-    this.changeTimeoutMs = config.libvirt.commandTimeoutSeconds * 1000;
-    this.domains = new LibvirtDomains(new LibvirtConnections(config.libvirt, hosts), virsh, this.changeTimeoutMs);
-    this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.changeTimeoutMs);
-    this.marks = new DeploymentMarks(virsh, identity, this.changeTimeoutMs);
+    const { config, virsh } = parts;
+    this.config = config;
+    this.virsh = virsh;
+    this.changeTimeoutMs = parts.changeTimeoutMs;
+    this.domains = parts.domains;
+    this.pool = parts.pool;
+    this.marks = parts.marks;
     this.snapshots = new DiskSnapshots(this.domains, this.pool);
     this.powerTasks = new LibvirtPowerTasks(this.domains, config.computeStopTimeoutSeconds, this.changeTimeoutMs, READ_TIMEOUT_MS);
     this.exports = new DiskExports(this.domains, this.pool, this.snapshots, this.marks, this.changeTimeoutMs, config.libvirt.diskTransfer);
     // Reconciliation holds its job lock (a database connection) while it lists: reads stay short.
     this.inventories = new LibvirtInventory(virsh, this.pool, this.marks, READ_TIMEOUT_MS, this.changeTimeoutMs);
-    const { domainTemplate } = config.libvirt;
-    this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
-    const problems = templateProblems(this.template);
-    if (problems.length) throw new Error(`LIBVIRT_DOMAIN_TEMPLATE (${domainTemplate}) is not usable: ${problems.join('; ')}`);
+    this.template = parts.template;
     this.rescues = new LibvirtRescue(config, this.domains, this.pool, this.marks, this.template, this.changeTimeoutMs);
     const define: DefineDomain = (instance, domain) => this.define(instance, { ...domain, withDisks: true });
     this.restores = new LibvirtRestore(this.domains, this.pool, this.marks, define, this.changeTimeoutMs);

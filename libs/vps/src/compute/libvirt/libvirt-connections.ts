@@ -36,8 +36,8 @@ export class LibvirtConnections {
     return [...new Set([this.libvirt.uri, ...Object.values(this.libvirt.regionUris)])];
   }
 
-  /** Every hypervisor: the configuration's and the hosts table's. */
-  async all(): Promise<string[]> {
-    return [...new Set([...this.configured(), ...(await this.hosts.uris())])];
+  /** Every hypervisor: the configuration's and the hosts table's (those in `states`, when given). */
+  async all(states?: readonly HostState[]): Promise<string[]> {
+    return [...new Set([...this.configured(), ...(await this.hosts.uris(states))])];
   }
 }

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { AppConfig } from '@app/core';
 import { HostSetup } from '../host-setup';
 import type { ImageFormat } from '../image-store';
-import { HostDirectory, LibvirtConnections } from './libvirt-connections';
+import type { LibvirtConnections } from './libvirt-connections';
+import type { LibvirtParts } from './libvirt-parts';
 import { StoragePool } from './storage-pool';
 import { Virsh } from './virsh';
 import { imageVolume } from './volume-names';
@@ -23,15 +23,11 @@ export class LibvirtHostSetup extends HostSetup {
   private readonly logger = new Logger('HostSetup');
   private readonly pool: StoragePool;
   private readonly connections: LibvirtConnections;
+  private readonly virsh: Virsh;
 
-  constructor(
-    config: AppConfig,
-    hosts: HostDirectory,
-    private readonly virsh = new Virsh(config.libvirt.keepaliveSeconds),
-  ) {
+  constructor(parts: Pick<LibvirtParts, 'pool' | 'connections' | 'virsh'>) {
     super();
-    this.pool = new StoragePool(virsh, config.libvirt.storagePool, config.libvirt.commandTimeoutSeconds * 1000);
-    this.connections = new LibvirtConnections(config.libvirt, hosts);
+    ({ pool: this.pool, connections: this.connections, virsh: this.virsh } = parts);
   }
 
   async check(uri: string): Promise<void> {

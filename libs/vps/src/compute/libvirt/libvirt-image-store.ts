@@ -1,28 +1,25 @@
-import { AppConfig } from '@app/core';
 import { ImageStore } from '../image-store';
 import type { ImageFormat } from '../image-store';
-import { StoragePool } from './storage-pool';
+import type { LibvirtParts } from './libvirt-parts';
 import { imageVolume } from './volume-names';
-import { Virsh } from './virsh';
-import { HostDirectory, LibvirtConnections } from './libvirt-connections';
 
 /** Images as volumes `img-<image id>` in LIBVIRT_STORAGE_POOL of every hypervisor: the configuration's and every enabled host's. */
 export class LibvirtImageStore extends ImageStore {
-  private readonly pool: StoragePool;
-  private readonly connections: LibvirtConnections;
-
-  constructor(config: AppConfig, hosts: HostDirectory, virsh = new Virsh(config.libvirt.keepaliveSeconds)) {
+  constructor(private readonly libvirt: Pick<LibvirtParts, 'connections' | 'pool'>) {
     super();
-    this.connections = new LibvirtConnections(config.libvirt, { uris: () => hosts.uris(['enabled']) });
-    this.pool = new StoragePool(virsh, config.libvirt.storagePool, config.libvirt.commandTimeoutSeconds * 1000);
+  }
+
+  private hypervisors(): Promise<string[]> {
+    return this.libvirt.connections.all(['enabled']);
   }
 
   async upload(imageId: string, file: string, facts: { format: ImageFormat; sizeBytes: number }): Promise<void> {
     // upload starts from an empty volume itself.
-    for (const uri of await this.connections.all()) await this.pool.upload(uri, imageVolume(imageId), file, facts.format, facts.sizeBytes);
+    for (const uri of await this.hypervisors())
+      await this.libvirt.pool.upload(uri, imageVolume(imageId), file, facts.format, facts.sizeBytes);
   }
 
   async remove(imageId: string): Promise<void> {
-    for (const uri of await this.connections.all()) await this.pool.remove(uri, imageVolume(imageId));
+    for (const uri of await this.hypervisors()) await this.libvirt.pool.remove(uri, imageVolume(imageId));
   }
 }

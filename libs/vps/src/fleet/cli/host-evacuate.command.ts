@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CliArgs, CliCommand, CliPartialFailure, Problem, requireArg } from '@app/core';
-import { VpsEvacuation } from '../vps-evacuation';
+import { HostEvacuation } from '../host-evacuation';
+import { problemOf } from './relocation-problem';
 
 /** The operator's host:evacuate: every VPS of a dead host made again elsewhere; exits 1 when one of them failed. */
 @Injectable()
@@ -10,12 +11,13 @@ export class HostEvacuateCommand extends CliCommand {
   readonly options = ['name'];
   override readonly flags = ['force'];
 
-  constructor(private readonly evacuation: VpsEvacuation) {
+  constructor(private readonly evacuation: HostEvacuation) {
     super();
   }
 
   async run(args: CliArgs): Promise<unknown[]> {
-    const lines = await this.evacuation.evacuate(requireArg(args, 'name'), args.force === true);
+    const name = requireArg(args, 'name');
+    const lines = await this.evacuation.evacuate(name, args.force === true).catch((err: unknown) => Promise.reject(problemOf(err)));
     const failed = lines.filter((line) => line.outcome === 'failed').length;
     if (failed)
       throw new CliPartialFailure(

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CliArgs, CliCommand, CliUsageError, requireArg } from '@app/core';
-import { VpsMoves } from '../vps-moves';
+import { VpsRelocations } from '../relocation/vps-relocations';
+import { problemOf } from './relocation-problem';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -15,13 +16,14 @@ export class ServiceMoveCommand extends CliCommand {
   readonly options = ['id', 'to'];
   override readonly flags = ['stop'];
 
-  constructor(private readonly moves: VpsMoves) {
+  constructor(private readonly relocations: VpsRelocations) {
     super();
   }
 
   async run(args: CliArgs): Promise<unknown[]> {
     const id = requireArg(args, 'id').toLowerCase();
     if (!UUID.test(id)) throw new CliUsageError('--id must be a service id (a UUID)');
-    return [await this.moves.move(id, requireArg(args, 'to'), args.stop === true)];
+    const to = requireArg(args, 'to');
+    return [await this.relocations.move(id, to, args.stop === true).catch((err: unknown) => Promise.reject(problemOf(err)))];
   }
 }

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { BackupCounters } from '../backups/backup-counters';
-import { ConsoleConnections } from '../console/console-connections';
-import { HostsRepository } from '../hosts/hosts.repository';
-import { HostListing, listingOf } from './hosts.service';
-import { VpsMovesRepository } from './vps-moves.repository';
-import { MachineReconciler } from '../instances/reconcile/machine-reconciler';
+import { BackupCounters } from './backups/backup-counters';
+import { ConsoleConnections } from './console/console-connections';
+import { HostsRepository } from './hosts/hosts.repository';
+import { HostListing, listingOf } from './fleet/hosts.service';
+import { VpsRelocationsRepository } from './fleet/relocation/vps-relocations.repository';
+import { MachineReconciler } from './instances/reconcile/machine-reconciler';
 
 /** What the API's /metrics reads of this area: this process's consoles and reconciliation passes, and the hosts' capacity (the database's). */
 @Injectable()
@@ -14,7 +14,7 @@ export class VpsGauges {
     private readonly reconciler: MachineReconciler,
     private readonly backupCounters: BackupCounters,
     private readonly hostRows: HostsRepository,
-    private readonly moveRows: VpsMovesRepository,
+    private readonly relocationRows: VpsRelocationsRepository,
   ) {}
 
   /** Backups this process made and failed, and the bytes it stored. */
@@ -27,9 +27,9 @@ export class VpsGauges {
     return (await this.hostRows.list()).map(listingOf);
   }
 
-  /** Moves of VPSes between hosts that ended, by outcome (every replica reports the database's). */
-  moves(): ReturnType<VpsMovesRepository['counts']> {
-    return this.moveRows.counts();
+  /** Moves of VPSes between hosts (relocations that copy the disk) that ended, by outcome (every replica reports the database's). */
+  moves(): ReturnType<VpsRelocationsRepository['moveCounts']> {
+    return this.relocationRows.moveCounts();
   }
 
   get console(): { open: number; bytesToClient: number; bytesFromClient: number } {

@@ -2,22 +2,22 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { Problem } from '@app/core';
 import { AccountSshKeys } from '@app/ssh-keys';
-import { bootOf, GuestSetup, hostnameOf } from '../instances/guest-setup';
-import { InstanceActionsRepository } from '../actions/instance-actions.repository';
-import type { GuestFacts } from '../instances/vps-instances.repository';
-import { EvacuationFailure } from '../compute/machine-evacuator';
-import { PlannedDisk, VpsEvacuationsRepository } from './vps-evacuations.repository';
+import { bootOf, GuestSetup, hostnameOf } from '../../instances/guest-setup';
+import { InstanceActionsRepository } from '../../actions/instance-actions.repository';
+import type { GuestFacts } from '../../instances/vps-instances.repository';
+import { RelocationRefused } from './relocation-error';
+import { PlannedDisk, RelocatedVpsRepository } from './relocated-vps.repository';
 
 /**
- * What an evacuated VPS's new root disk is made from: its latest available backup, with
- * a seed of the instance-id its disk was installed with (cloud-init does not run its first boot
- * again); else its image, as a rebuild would (all of the account's SSH keys, a new instance-id), and
+ * What the new root disk of a VPS made again elsewhere (an evacuation) is made from: its
+ * latest available backup, with a seed of the instance-id its disk was installed with (cloud-init
+ * does not run its first boot again); else its image, as a rebuild would (all of the account's SSH keys, a new instance-id), and
  * the customer's data is lost. A VPS with neither cannot be evacuated (`no_image`).
  */
 @Injectable()
-export class EvacuatedDisks {
+export class RelocationDisk {
   constructor(
-    private readonly evacuations: VpsEvacuationsRepository,
+    private readonly vps: RelocatedVpsRepository,
     private readonly actions: InstanceActionsRepository,
     private readonly guests: GuestSetup,
     private readonly keys: AccountSshKeys,
@@ -25,17 +25,17 @@ export class EvacuatedDisks {
 
   async plan(m: EntityManager, vps: { id: string; accountId: string; name: string }, facts: GuestFacts): Promise<PlannedDisk> {
     const hostname = hostnameOf(vps.name, vps.id);
-    const backup = await this.evacuations.latestBackup(m, vps.id);
+    const backup = await this.vps.latestBackup(m, vps.id);
     if (backup) {
       const sshKeys = (await this.keys.keysFor(m, vps.accountId, 'all')).map((key) => key.publicKey);
       return { from: 'backup', backup, seed: { instanceId: await this.actions.lastInstanceId(m, vps.id), hostname, sshKeys } };
     }
     if (!facts.imageId || !facts.diskGb)
-      throw new EvacuationFailure('no_image', 'The VPS has no backup and no image on record to rebuild it from.');
+      throw new RelocationRefused('no_image', 'The VPS has no backup and no image on record to rebuild it from.');
     const plan = await this.guests
       .plan(m, vps.accountId, { image: facts.imageId, diskGb: facts.diskGb, sshKeyIds: 'all' })
       .catch((err: Problem) =>
-        Promise.reject(new EvacuationFailure('no_image', `The VPS has no backup, and its image cannot be used: ${err.detail}`)),
+        Promise.reject(new RelocationRefused('no_image', `The VPS has no backup, and its image cannot be used: ${err.detail}`)),
       );
     return { from: 'image', boot: bootOf(plan, `iid-evacuated-${Date.now()}`, hostname), imageName: plan.image.name };
   }

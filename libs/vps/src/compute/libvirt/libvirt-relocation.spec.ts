@@ -1,4 +1,4 @@
-import { withSshPort } from './libvirt-move';
+import { withSshPort } from './libvirt-relocation';
 
 describe('withSshPort (a moved domain forwards the port leased on its new host)', () => {
   const xml = `<domain><qemu:commandline><qemu:arg value='-netdev'/><qemu:arg value='user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:22005-:22'/></qemu:commandline></domain>`;

@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { AppConfig } from '@app/core';
+import type { DeploymentIdentity } from '../deployment-identity';
+import { DeploymentMarks } from './deployment-marks';
+import { DEFAULT_DOMAIN_TEMPLATE, templateProblems } from './domain-xml';
+import { HostDirectory, LibvirtConnections } from './libvirt-connections';
+import { LibvirtDomains } from './libvirt-domains';
+import { StoragePool } from './storage-pool';
+import { Virsh } from './virsh';
+
+/**
+ * What every libvirt adapter stands on, built once by ComputeModule: one virsh (its keepalive),
+ * the connections (which hypervisor serves a VPS; every host's URI), the domains on them, the
+ * storage pool, and the marks that say which deployment made a domain.
+ */
+export class LibvirtParts {
+  readonly changeTimeoutMs: number;
+  readonly connections: LibvirtConnections;
+  readonly domains: LibvirtDomains;
+  readonly pool: StoragePool;
+  readonly marks: DeploymentMarks;
+  /** The domain template (LIBVIRT_DOMAIN_TEMPLATE, or the built-in one), checked once. */
+  readonly template: string;
+
+  constructor(
+    readonly config: AppConfig,
+    identity: Pick<DeploymentIdentity, 'id'>,
+    hosts?: HostDirectory,
+    readonly virsh = new Virsh(config.libvirt.keepaliveSeconds),
+  ) {
+    this.changeTimeoutMs = config.libvirt.commandTimeoutSeconds * 1000;
+    this.connections = new LibvirtConnections(config.libvirt, hosts);
+    this.domains = new LibvirtDomains(this.connections, virsh, this.changeTimeoutMs);
+    this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.changeTimeoutMs);
+    this.marks = new DeploymentMarks(virsh, identity, this.changeTimeoutMs);
+    const { domainTemplate } = config.libvirt;
+    this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
+    const problems = templateProblems(this.template);
+    if (problems.length) throw new Error(`LIBVIRT_DOMAIN_TEMPLATE (${domainTemplate}) is not usable: ${problems.join('; ')}`);
+  }
+}

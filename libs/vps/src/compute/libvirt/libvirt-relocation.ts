@@ -1,0 +1,176 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ComputeProviderError, InstanceRef } from '../compute-provider';
+import type { HostTarget } from '../../hosts/host.entity';
+import { MachinePlace, MachineRelocator, RecreatedMachine, RelocationTarget } from '../machine-relocator';
+import { seedFiles } from './cloud-init-seed';
+import type { DeploymentMarks } from './deployment-marks';
+import { uploadStream } from './disk-exports';
+import { powerStateOf } from './domain-state';
+import { renderDomain, withDeploymentMark } from './domain-xml';
+import type { LibvirtConnections } from './libvirt-connections';
+import { LibvirtInventory } from './libvirt-inventory';
+import type { LibvirtParts } from './libvirt-parts';
+import { withSeedIso } from './seed-iso';
+import type { StoragePool } from './storage-pool';
+import type { Virsh } from './virsh';
+import { vncPassword } from './vnc-password';
+import { imageVolume, rootVolumeOf, seedVolumeOf } from './volume-names';
+import { withXmlFile } from './xml-file';
+
+const COPY_TIMEOUT_MS = 60 * 60_000;
+const isNotFound = (err: unknown) => err instanceof ComputeProviderError && err.code === 'not_found';
+
+/**
+ * A relocation between two libvirt hosts that need not reach each other.
+ * `copy` (cold): the root disk is flattened on the old host (no backing file: the image's path may
+ * differ on the new one), downloaded to the API host and uploaded with the seed; the domain's
+ * inactive XML (its UUID, deployment mark and VNC password kept) is defined on the new host and
+ * looked at; only then is it undefined on the old one and its disks deleted. Never on none.
+ * `recreate` (the old host is dead): the root volume is the backup streamed from the store
+ * (`vol-upload`, as a restore does) or a new overlay on the image (as a rebuild does), the seed is
+ * written, and the domain is defined from the template with this deployment's mark and started if
+ * the VPS ran. What an earlier try left on the new host goes first: a half-written disk is worth nothing.
+ */
+export class LibvirtRelocation extends MachineRelocator {
+  private readonly connections: LibvirtConnections;
+  private readonly pool: StoragePool;
+  private readonly marks: DeploymentMarks;
+  private readonly inventory: LibvirtInventory;
+  private readonly template: string;
+  private readonly timeoutMs: number;
+  private readonly virsh: Virsh;
+
+  constructor(parts: LibvirtParts) {
+    super();
+    ({ virsh: this.virsh, connections: this.connections, pool: this.pool, marks: this.marks, template: this.template } = parts);
+    this.timeoutMs = parts.changeTimeoutMs;
+    this.inventory = new LibvirtInventory(this.virsh, this.pool, this.marks, this.timeoutMs, this.timeoutMs);
+  }
+
+  async copy(instance: InstanceRef, to: RelocationTarget): Promise<void> {
+    const from = this.connections.uriOf(instance);
+    if (from === to.uri) return;
+    const name = nameOf(instance);
+    const onOld = await this.state(from, name);
+    if (onOld !== null) {
+      await this.marks.refuseForeign(from, name);
+      if (powerStateOf(onOld) !== 'stopped') throw new ComputeProviderError('invalid_state', 'The machine is not stopped.');
+      // Not defined on the new host yet: a volume there is an earlier try's, maybe cut short, so it is copied again.
+      if ((await this.state(to.uri, name)) === null) {
+        const xml = withSshPort(await this.run(from, ['dumpxml', '--inactive', '--security-info', name]), to.sshPort);
+        await this.pool.ensure(to.uri);
+        await this.copyVolume(from, to.uri, rootVolumeOf(instance.serviceId), 'qcow2');
+        await this.copyVolume(from, to.uri, seedVolumeOf(instance.serviceId), 'raw');
+        await withXmlFile(xml, (file) => this.run(to.uri, ['define', file]));
+      }
+    }
+    // Looked at on the new host before anything goes from the old one (a resumed copy starts here).
+    if ((await this.state(to.uri, name)) === null) throw new ComputeProviderError('not_found', 'The machine is on neither host.');
+    if (onOld !== null) await this.undefine(from, name);
+    await this.removeVolumes(from, instance.serviceId);
+  }
+
+  async locate(instance: InstanceRef, to: HostTarget): Promise<MachinePlace> {
+    const name = nameOf(instance);
+    const from = this.connections.uriOf(instance);
+    return { onOld: (await this.state(from, name)) !== null, onNew: from !== to.uri && (await this.state(to.uri, name)) !== null };
+  }
+
+  /** Only while the old host answers that it has the machine: the copy on the new host is never the last one. */
+  async discard(instance: InstanceRef, to: HostTarget): Promise<void> {
+    const name = nameOf(instance);
+    const from = this.connections.uriOf(instance);
+    if (from === to.uri || (await this.state(from, name)) === null) return;
+    if ((await this.state(to.uri, name)) !== null) await this.undefine(to.uri, name);
+    await this.removeVolumes(to.uri, instance.serviceId);
+  }
+
+  async recreate(instance: InstanceRef, machine: RecreatedMachine): Promise<void> {
+    const uri = this.connections.uriOf(instance);
+    const name = nameOf(instance);
+    const root = rootVolumeOf(instance.serviceId);
+    const seed = seedVolumeOf(instance.serviceId);
+    // An earlier try's domain (never another deployment's: refused there) and volumes.
+    await this.inventory.remove(uri, 'domain', name);
+    await this.removeVolumes(uri, instance.serviceId);
+    await this.pool.ensure(uri);
+    const { disk } = machine;
+    if (disk.from === 'backup') {
+      const size = `${disk.sizeBytes}b`;
+      await this.run(uri, ['vol-create-as', '--pool', this.pool.name, '--name', root, '--capacity', size, '--format', 'qcow2']);
+      await uploadStream(uri, this.pool.name, root, disk.open);
+      await this.pool.sizes(uri, root); // refreshes the pool: libvirt sees the restored disk's real size
+    } else {
+      await this.pool.createOverlay(uri, root, imageVolume(disk.boot.imageId), disk.boot.imageFormat, disk.boot.diskGb);
+    }
+    const seedOf = disk.from === 'backup' ? disk.seed : disk.boot.seed;
+    await withSeedIso(seedFiles(seedOf, machine.network), (file, size) => this.pool.upload(uri, seed, file, 'raw', size));
+    const xml = renderDomain(this.template, {
+      name,
+      serviceId: instance.serviceId,
+      vcpus: machine.vcpus,
+      memoryMb: machine.memoryMb,
+      vncListen: this.connections.vncListenOf(instance),
+      vncPassword: vncPassword(),
+      pool: this.pool.name,
+      rootVolume: root,
+      seedVolume: seed,
+      macAddress: machine.network?.mac ?? '',
+      network: machine.network,
+    });
+    const marked = withDeploymentMark(xml, await this.marks.ours());
+    await withXmlFile(marked, (file) => this.run(uri, ['define', file]));
+    if (machine.powerOn) await this.run(uri, ['start', name]);
+  }
+
+  private async removeVolumes(uri: string, serviceId: string): Promise<void> {
+    await this.pool.remove(uri, rootVolumeOf(serviceId));
+    await this.pool.remove(uri, seedVolumeOf(serviceId));
+  }
+
+  private async undefine(uri: string, name: string): Promise<void> {
+    await this.run(uri, ['undefine', name, '--managed-save', '--snapshots-metadata']).catch((err: unknown) =>
+      isNotFound(err) ? '' : Promise.reject(err),
+    );
+  }
+
+  private async state(uri: string, name: string): Promise<string | null> {
+    return this.run(uri, ['domstate', name]).catch((err: unknown) => (isNotFound(err) ? null : Promise.reject(err)));
+  }
+
+  /** A volume of the old host's pool, copied afresh (a copy an earlier try left on the new host may be partial). */
+  private async copyVolume(from: string, to: string, volume: string, format: 'qcow2' | 'raw'): Promise<void> {
+    if (!(await this.pool.exists(from, volume))) return;
+    await this.pool.remove(to, volume);
+    const flat = `${volume}.move`;
+    const dir = mkdtempSync(join(tmpdir(), 'vps-move-'));
+    try {
+      const source = format === 'qcow2' ? flat : volume;
+      if (format === 'qcow2') await this.pool.copyFlat(from, volume, flat);
+      const file = join(dir, volume);
+      await this.virsh.run(from, ['vol-download', '--pool', this.pool.name, '--vol', source, '--file', file], {
+        timeoutMs: COPY_TIMEOUT_MS,
+      });
+      await this.pool.upload(to, volume, file, format, statSync(file).size);
+    } finally {
+      if (format === 'qcow2') await this.pool.remove(from, flat);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** `not_found` is expected (a domain looked for), not logged as a failure. */
+  private run(uri: string, args: string[]): Promise<string> {
+    return this.virsh.run(uri, args, { timeoutMs: this.timeoutMs, expected: ['not_found'] });
+  }
+}
+
+function nameOf(instance: InstanceRef): string {
+  return instance.providerRef ?? `svc-${instance.serviceId}`;
+}
+
+/** The domain's forwarded SSH port set to the one leased on the new host (user networking), when it has one. */
+export function withSshPort(xml: string, port: number | null | undefined): string {
+  return port ? xml.replace(/(hostfwd=tcp:[^:'"]*:)\d+(-:22)/, `$1${port}$2`) : xml;
+}

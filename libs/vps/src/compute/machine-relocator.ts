@@ -1,0 +1,64 @@
+import type { Readable } from 'node:stream';
+import type { GuestBoot, GuestNetwork, GuestSeed, InstanceRef } from './compute-provider';
+import type { HostTarget } from '../hosts/host.entity';
+
+/** The new host, and the SSH port forwarded there when it differs from the old host's (user networking). */
+export type RelocationTarget = HostTarget & { sshPort?: number | null };
+
+/** Where a VPS's machine is, as both hosts answer (a host that cannot answer throws). */
+export interface MachinePlace {
+  onOld: boolean;
+  onNew: boolean;
+}
+
+/** Where a machine made again gets its root disk: the VPS's latest backup, or its image (the customer's data is lost). */
+export type RecreatedDisk =
+  { from: 'backup'; open: () => Promise<Readable>; sizeBytes: number; seed: GuestSeed } | { from: 'image'; boot: GuestBoot };
+
+/** What a VPS's machine is made again with on its new host. */
+export interface RecreatedMachine {
+  vcpus: number;
+  memoryMb: number;
+  network: GuestNetwork | null;
+  powerOn: boolean;
+  disk: RecreatedDisk;
+}
+
+/**
+ * Puts a VPS's machine on another host (a relocation), in one of two ways. `copy`: a
+ * stopped machine's disks copied to the new host's pool, the domain defined there and looked at,
+ * and only then undefined and its disks deleted on the old one; each step looks before it acts, so
+ * a copy cut short is run again to its end. `recreate`: the machine made again on the new host
+ * without asking the old one (it is dead), from a backup or the image; each try starts from nothing
+ * there. The simulator's machines are rows only (it reads a backup through, so one the store cannot give fails).
+ */
+export abstract class MachineRelocator {
+  abstract copy(instance: InstanceRef, to: RelocationTarget): Promise<void>;
+  /** Where the machine is now (a rolled-back copy decides by it). */
+  abstract locate(instance: InstanceRef, to: HostTarget): Promise<MachinePlace>;
+  /** Removes the copy on the new host of a machine the old host verifiably still has (a rolled-back copy). */
+  abstract discard(instance: InstanceRef, to: HostTarget): Promise<void>;
+  /** `instance.host` is the new host. */
+  abstract recreate(instance: InstanceRef, machine: RecreatedMachine): Promise<void>;
+}
+
+export class SimulatedMachineRelocator extends MachineRelocator {
+  copy(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** A simulated machine moves with its record: until the record is settled it is where the record says. */
+  locate(): Promise<MachinePlace> {
+    return Promise.resolve({ onOld: true, onNew: false });
+  }
+
+  discard(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  async recreate(_instance: InstanceRef, machine: RecreatedMachine): Promise<void> {
+    if (machine.disk.from !== 'backup') return;
+    const stream = await machine.disk.open();
+    for await (const _chunk of stream as AsyncIterable<Buffer>) void _chunk;
+  }
+}

@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAccount, TestAccount } from '../factories/accounts';
+import { uploadSshKey } from '../factories/images';
+import { addTestImage, BOOT_MS, makeKeyPair, removeGuest, sshAsRoot, SshResult, untilSshUp } from './guest';
+import { runCliIn } from './run-cli-in-app';
+import type { AppLogging } from '../../apps/api/src/http/configure-app';
+import { startTestApp, TestApp } from './test-app';
+import { waitFor } from './wait-for';
+
+export interface Guest {
+  id: string;
+  instance: { ssh: { host: string; port: number } };
+}
+
+/**
+ * What a real-guest suite stands on: the app on a libvirt environment, an account whose SSH key
+ * gets into its VPSes, the test image added under a slug of the suite's own, the VPS it provisions;
+ * and, at the end, all of it removed again, the guest's volumes too.
+ */
+export class GuestSuite {
+  t!: TestApp;
+  owner!: TestAccount;
+  readonly slugs: string[] = [];
+  private dir = '';
+  private provisioned?: Guest;
+
+  constructor(private readonly name: string) {}
+
+  get key(): string {
+    return join(this.dir, 'key');
+  }
+
+  /** The VPS the suite provisioned. */
+  get vps(): Guest {
+    if (!this.provisioned) throw new Error('No VPS provisioned yet');
+    return this.provisioned;
+  }
+
+  get imageSlug(): string {
+    return this.slugs[0];
+  }
+
+  async start(env: Record<string, string | undefined>, logging?: AppLogging): Promise<void> {
+    this.dir = mkdtempSync(join(tmpdir(), `${this.name}-keys-`));
+    makeKeyPair(this.key, `${this.name}-test`);
+    this.t = await startTestApp(env, logging);
+    this.owner = await createAccount(this.t);
+    await uploadSshKey(this.t, this.owner.bearer, readFileSync(`${this.key}.pub`, 'utf8'));
+    const slug = `debian-12-${this.name}-${randomUUID().slice(0, 8)}`;
+    const added = await addTestImage(this.t.app, slug);
+    expect(added.lines[0]).toMatchObject({ slug, status: 'available' });
+    this.slugs.push(slug);
+  }
+
+  /** A VPS of the operator's service:provision for the suite's account, from `image`. */
+  async provision(image = this.imageSlug): Promise<Guest> {
+    const res = await runCliIn(this.t.app, [
+      'service:provision',
+      '--email',
+      this.owner.email,
+      '--type',
+      'vps',
+      '--product',
+      'vps-xs',
+      '--image',
+      image,
+    ]);
+    expect(res.stderr).toBe('');
+    [this.provisioned] = res.lines as Guest[];
+    return this.vps;
+  }
+
+  /** `command` as root in the VPS; `input` goes to its stdin. */
+  ssh(command: string, input?: string): Promise<SshResult> {
+    return sshAsRoot(this.vps.instance.ssh, this.key, command, input);
+  }
+
+  /** Tried at most once a second until it runs (the guest boots; cloud-init may restart sshd once). */
+  sshWhenUp(command: string): Promise<SshResult> {
+    return untilSshUp(() => this.ssh(command));
+  }
+
+  /** The action once it is no longer running. */
+  settle(actionId: string) {
+    return waitFor(
+      async () => (await this.t.get(`/api/services/${this.vps.id}/instance/actions/${actionId}`, this.owner.bearer).expect(200)).body,
+      (action) => action.status !== 'running',
+      BOOT_MS,
+    );
+  }
+
+  /** Terminates the VPS and removes what is left of it on the hypervisor (`volumes`, its disk and seed by default). */
+  async removeVps(volumes?: (id: string) => string[]): Promise<void> {
+    if (this.provisioned) await removeGuest(this.t.app, this.provisioned.id, volumes?.(this.provisioned.id));
+    this.provisioned = undefined;
+  }
+
+  async stop(volumes?: (id: string) => string[]): Promise<void> {
+    await this.removeVps(volumes);
+    for (const slug of this.slugs) await runCliIn(this.t.app, ['image:remove', '--slug', slug]).catch(() => undefined);
+    await this.t?.close();
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
