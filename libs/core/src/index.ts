@@ -1,4 +1,5 @@
 export * from './config/app-config';
+export * from './config/vps-settings';
 export * from './config/load-config';
 export * from './config/config.module';
 export { ipv4ToNumber, numberToIpv4 } from './config/network-config';
