@@ -24,6 +24,7 @@ export * from './format/timestamps';
 export * from './errors/problem';
 export * from './errors/problem-codes';
 export * from './errors/problem.filter';
+export * from './errors/domain-problems';
 export * from './errors/database-errors';
 export * from './events/domain-event';
 export * from './activity/activity-log';
