@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { INestApplicationContext } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { CliCommand, CliPartialFailure, CliUsageError, ConfigError, DataDirLockedError, Problem } from '@app/core';
+import { asProblem, CliCommand, CliPartialFailure, CliUsageError, ConfigError, DataDirLockedError } from '@app/core';
 
 export const MIGRATION_RUN = 'migration:run';
 
@@ -66,9 +66,10 @@ export async function runCommand(commands: CliCommand[], argv: string[], output:
 export function failureOf(err: unknown): { code: number; message: string } | null {
   if (err instanceof CliUsageError) return { code: 64, message: err.message };
   if (err instanceof ConfigError || err instanceof DataDirLockedError) return { code: 75, message: err.message };
-  if (err instanceof Problem) {
-    const fields = err.errors ? ` (${err.errors.map((e) => `${e.field} ${e.message}`).join('; ')})` : '';
-    return { code: 65, message: `${err.code}: ${err.detail}${fields}` };
+  const problem = asProblem(err);
+  if (problem) {
+    const fields = problem.errors ? ` (${problem.errors.map((e) => `${e.field} ${e.message}`).join('; ')})` : '';
+    return { code: 65, message: `${problem.code}: ${problem.detail}${fields}` };
   }
   // parseArgs's errors (by code: a TypeError of another realm under Jest is no instanceof TypeError here).
   const parseError = err as { code?: unknown; message?: string } | null;

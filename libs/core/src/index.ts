@@ -1,4 +1,5 @@
 export * from './config/app-config';
+export * from './config/vps-settings';
 export * from './config/load-config';
 export * from './config/config.module';
 export { ipv4ToNumber, numberToIpv4 } from './config/network-config';
@@ -24,6 +25,7 @@ export * from './format/timestamps';
 export * from './errors/problem';
 export * from './errors/problem-codes';
 export * from './errors/problem.filter';
+export * from './errors/domain-problems';
 export * from './errors/database-errors';
 export * from './events/domain-event';
 export * from './activity/activity-log';

@@ -1,3 +1,4 @@
+import './metrics.problems';
 export * from './metrics.module';
 export * from './metrics.events';
 export * from './migrations';

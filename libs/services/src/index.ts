@@ -4,6 +4,7 @@ export * from './migrations';
 export * from './service-ownership';
 export * from './service.types';
 export * from './dto/service.response';
+export type { ServicePart, ServiceParts, ShownPart } from './dto/service-parts';
 export * from './kinds/provision-spec';
 export * from './kinds/service-kind';
 export * from './kinds/service-kinds';

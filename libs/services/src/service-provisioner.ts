@@ -7,7 +7,7 @@ import { nextDueDate } from './billing';
 import { ServiceResponse } from './dto/service.response';
 import { ProvisionSpec, ProvisionSpecError } from './kinds/provision-spec';
 import { NewServiceBatch } from './kinds/service-kind';
-import { ServiceKinds } from './kinds/service-kinds';
+import { ServiceKinds, shown } from './kinds/service-kinds';
 import { InsertedService, ServicesRepository } from './services.repository';
 
 export type { ProvisionSpec } from './kinds/provision-spec';
@@ -85,7 +85,7 @@ export class ServiceProvisioner {
         nextDueDate: due,
         createdAt: spec.createdAt ?? null,
       });
-      const parts = await kind.provision(manager, batch, prepared);
+      const parts = shown(kind, await kind.provision(manager, batch, prepared));
       if (spec.actor) {
         for (const [i, id] of ids.entries()) {
           await this.activity.record(manager, {

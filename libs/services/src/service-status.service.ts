@@ -66,7 +66,7 @@ export class ServiceStatusService {
         });
       }
       const row = (await this.services.findOneIn(m, service.accountId, serviceId))!;
-      return ServiceResponse.fromRow(row, (await kind.summaries([serviceId], m)).get(serviceId));
+      return ServiceResponse.fromRow(row, (await this.kinds.partsOf([row], m)).get(serviceId));
     });
   }
 }

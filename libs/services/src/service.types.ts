@@ -7,10 +7,6 @@ export const SERVICE_TYPES: readonly ServiceType[] = ['vps', 'object_storage'];
 export const SERVICE_STATUSES = ['pending', 'active', 'suspended', 'cancelled', 'terminated'] as const;
 export type ServiceStatus = (typeof SERVICE_STATUSES)[number];
 
-/** A VPS's power state as customers see it (DESIGN.md's four); the VPS area maps its recorded states onto them. */
-export const PUBLIC_POWER_STATES = ['running', 'stopped', 'starting', 'stopping'] as const;
-export type PublicPowerState = (typeof PUBLIC_POWER_STATES)[number];
-
 /** A services row as its response shows it; what its kind adds comes from the kind (ServiceKind.summaries). */
 export interface ServiceRow {
   id: string;

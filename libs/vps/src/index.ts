@@ -1,3 +1,4 @@
+import './vps.problems';
 export * from './vps.module';
 export * from './images.module';
 export * from './vps.events';

@@ -1,8 +1,10 @@
-import type { PublicPowerState } from '@app/services';
-
 /** What the database records: `provisioning`: its machine is being made; `error`: provisioning failed for good, or the machine vanished. */
 export const POWER_STATES = ['running', 'stopped', 'starting', 'stopping', 'provisioning', 'error'] as const;
 export type PowerState = (typeof POWER_STATES)[number];
+
+/** A VPS's power state as customers see it (DESIGN.md's four). */
+export const PUBLIC_POWER_STATES = ['running', 'stopped', 'starting', 'stopping'] as const;
+export type PublicPowerState = (typeof PUBLIC_POWER_STATES)[number];
 
 /** What customers see: a machine being made is `starting`, one that could not be made or vanished is `stopped`. */
 export function publicPowerState(state: PowerState): PublicPowerState {

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import type { BackupConfig } from './app-config';
+import type { BackupConfig } from './vps-settings';
 import type { EnvReader } from './env-reader';
 
 /**

@@ -1,4 +1,4 @@
-import type { HostsConfig } from './app-config';
+import type { HostsConfig } from './vps-settings';
 import type { EnvReader } from './env-reader';
 
 /** PLACEMENT_POLICY and HOST_UNREACHABLE_GRACE_SECONDS: a region has many hypervisors. */

@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
-import { AppConfig, LibvirtConfig } from './app-config';
+import { AppConfig } from './app-config';
 import { EnvReader } from './env-reader';
-import { backupConfig } from './backup-config';
-import { hostsConfig } from './hosts-config';
 import { metricsConfig } from './metrics-config';
-import { rescueConfig } from './rescue-config';
-import { networkConfig } from './network-config';
 import { objectStorageConfig } from './object-storage-config';
+import { vpsConfig } from './vps-config';
 
 type Env = Record<string, string | undefined>;
 
@@ -17,61 +14,6 @@ export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
-}
-
-const LIBVIRT_URI = /^[a-z][a-z0-9+]*:\/\/[^\s,]*$/;
-
-function libvirtConfig(env: EnvReader): LibvirtConfig {
-  const uri = env.string('LIBVIRT_URI', 'qemu:///system')!;
-  if (!LIBVIRT_URI.test(uri)) env.problems.push(`LIBVIRT_URI must be a libvirt connection URI such as qemu:///system (got "${uri}")`);
-  const regionUris: Record<string, string> = {};
-  for (const entry of (env.string('LIBVIRT_REGION_URIS', '') ?? '')
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean)) {
-    const [region, regionUri] = [entry.slice(0, entry.indexOf('=')).trim(), entry.slice(entry.indexOf('=') + 1).trim()];
-    if (!entry.includes('=') || !/^[a-z0-9-]{1,32}$/.test(region) || !LIBVIRT_URI.test(regionUri)) {
-      env.problems.push(
-        `LIBVIRT_REGION_URIS must be region=uri pairs separated by commas, e.g. eu-central=qemu+ssh://root@kvm1/system (got "${entry}")`,
-      );
-    } else regionUris[region] = regionUri;
-  }
-  const vncListen = env.string('LIBVIRT_VNC_LISTEN', '127.0.0.1')!;
-  if (isIP(vncListen) === 0) env.problems.push(`LIBVIRT_VNC_LISTEN must be an IP address (got "${vncListen}")`);
-  const domainTemplate = env.string('LIBVIRT_DOMAIN_TEMPLATE');
-  if (domainTemplate !== undefined) {
-    try {
-      accessSync(domainTemplate, constants.R_OK);
-    } catch {
-      env.problems.push(`LIBVIRT_DOMAIN_TEMPLATE must name a readable file (got "${domainTemplate}")`);
-    }
-  }
-  const storagePool = env.string('LIBVIRT_STORAGE_POOL', 'default')!;
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(storagePool)) {
-    env.problems.push(`LIBVIRT_STORAGE_POOL must be a storage pool name (letters, digits, _ . -) (got "${storagePool}")`);
-  }
-  // Defaults outlast a 60 s stall of libvirtd (seen when it re-probes QEMU), so a step that is
-  // making progress is not abandoned half-done.
-  const keepaliveSeconds = env.int('LIBVIRT_KEEPALIVE_SECONDS', 90, 2, 3600);
-  const diskTransfer = env.oneOf('LIBVIRT_DISK_TRANSFER', ['auto', 'stream'] as const, 'auto');
-  const commandTimeoutSeconds = env.int('LIBVIRT_COMMAND_TIMEOUT_SECONDS', 120, 5, 3600);
-  const orphanGraceSeconds = env.int('LIBVIRT_ORPHAN_GRACE_SECONDS', 3600, 0, 30 * 86_400);
-  const deploymentId = env.string('LIBVIRT_DEPLOYMENT_ID');
-  if (deploymentId !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(deploymentId)) {
-    env.problems.push(`LIBVIRT_DEPLOYMENT_ID must be 1 to 64 letters, digits, _ . - (got "${deploymentId}")`);
-  }
-  return {
-    uri,
-    regionUris,
-    vncListen,
-    domainTemplate: domainTemplate && resolve(domainTemplate),
-    storagePool,
-    keepaliveSeconds,
-    diskTransfer,
-    commandTimeoutSeconds,
-    orphanGraceSeconds,
-    deploymentId,
-  };
 }
 
 const PROXY_KEYWORDS = ['loopback', 'linklocal', 'uniquelocal'];
@@ -192,21 +134,9 @@ export function loadConfig(source: Env = process.env): AppConfig {
       .filter(Boolean),
     dbPoolSize: env.int('DB_POOL_SIZE', 10, 1, 200),
     dbStatementTimeoutMs: env.int('DB_STATEMENT_TIMEOUT_MS', 5000, 0),
-    computeTransitionDelayMs: env.int('COMPUTE_TRANSITION_DELAY_MS', 2000, 0),
-    simulatorDiskBytes: env.int('COMPUTE_SIMULATOR_DISK_KIB', 256, 16, 4 * 1024 * 1024) * 1024,
-    consoleMaxPerAccount: env.int('CONSOLE_MAX_PER_ACCOUNT', 5, 1, 1000),
-    consoleMaxSeconds: env.int('CONSOLE_MAX_SECONDS', 14_400, 1, 7 * 24 * 3600),
-    computeProvider: env.oneOf('COMPUTE_PROVIDER', ['simulator', 'libvirt'] as const, 'simulator'),
-    computeStopTimeoutSeconds: env.int('COMPUTE_STOP_TIMEOUT_SECONDS', 60, 1, 3600),
-    computeRetryAttempts: env.int('COMPUTE_RETRY_ATTEMPTS', 6, 1, 20),
-    snapshotsPerAccount: env.int('SNAPSHOTS_PER_ACCOUNT', 10, 0, 10_000),
-    backups: backupConfig(env, dataDir),
-    libvirt: libvirtConfig(env),
-    network: networkConfig(env),
+    ...vpsConfig(env, dataDir),
     objectStorage: objectStorageConfig(env),
     metrics: metricsConfig(env),
-    hosts: hostsConfig(env),
-    rescue: rescueConfig(env),
     notificationsHeartbeatMs: env.int('NOTIFICATIONS_HEARTBEAT_MS', 15_000, 10),
     notificationStreams: {
       perAccount: env.int('NOTIFICATIONS_MAX_STREAMS_PER_ACCOUNT', 5, 1, 1000),
@@ -250,9 +180,6 @@ export function loadConfig(source: Env = process.env): AppConfig {
   }
   if (config.httpHeadersTimeoutMs <= config.httpKeepAliveTimeoutMs) {
     env.problems.push('HTTP_HEADERS_TIMEOUT_MS must be greater than HTTP_KEEP_ALIVE_TIMEOUT_MS');
-  }
-  if (config.computeProvider === 'libvirt' && config.network.mode === 'bridge' && !config.network.ipv4Pools.length) {
-    env.problems.push('NETWORK_IPV4_POOL is required with NETWORK_MODE=bridge: the addresses handed to VPSes');
   }
   if (config.metricsPort !== undefined && config.metricsPort !== 0 && config.metricsPort === port) {
     env.problems.push('METRICS_PORT must differ from PORT: metrics stay off the public port');

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { Ipv4Pool, Ipv6Pool, NetworkConfig } from './app-config';
+import type { Ipv4Pool, Ipv6Pool, NetworkConfig } from './vps-settings';
 import type { EnvReader } from './env-reader';
 
 export const ipv4ToNumber = (address: string): number => address.split('.').reduce((n, part) => n * 256 + Number(part), 0);

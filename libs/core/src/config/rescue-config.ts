@@ -1,4 +1,4 @@
-import type { RescueConfig } from './app-config';
+import type { RescueConfig } from './vps-settings';
 import type { EnvReader } from './env-reader';
 
 const SLUG = /^[a-z0-9][a-z0-9.-]{0,63}$/;

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { FieldError, Problem, PROBLEM_TITLES, ProblemCode, problemTypeUri } from './problem';
 import { isDatabaseUnavailable, isInvalidInputFromDatabase } from './database-errors';
+import { asProblem } from './domain-problems';
 import { MAX_JSON_NODES } from '../http/json-body-guard';
 
 interface ProblemBody {
@@ -65,7 +66,8 @@ export class ProblemFilter implements ExceptionFilter {
 
   /** Public for filters that answer in another format (the account pages): one mapping, one log. */
   toProblem(exception: unknown, req: Request): Problem {
-    if (exception instanceof Problem) return exception;
+    const problem = asProblem(exception);
+    if (problem) return problem;
     const parserError = exception as { type?: string; status?: number };
     if (parserError && typeof parserError.type === 'string' && BODY_PARSER_ERRORS[parserError.type]) {
       const [status, code, detail] = BODY_PARSER_ERRORS[parserError.type];

@@ -1,4 +1,3 @@
-import { Problem } from '@app/core';
 import type { MetricsRange, MetricType } from '../metrics-range';
 
 /** The VPS whose series are read: its service id (the hypervisor's domain is `svc-<id>`) and its region. */
@@ -16,9 +15,9 @@ export type MetricsSeries = Record<string, [number, number][]>;
  * left out of the answer.
  */
 export abstract class MetricsSource {
+  /** Throws MetricsUnavailable when the metrics system has no answer. */
   abstract read(target: MetricsTarget, types: MetricType[], range: MetricsRange): Promise<MetricsSeries>;
-
-  static unavailable(detail: string): Problem {
-    return new Problem(503, 'metrics_unavailable', detail, undefined, { 'Retry-After': '5' });
-  }
 }
+
+/** No metrics system for the VPS's region, or none that answered in time (the API's 503 `metrics_unavailable`, metrics.problems.ts). */
+export class MetricsUnavailable extends Error {}

@@ -1,6 +1,8 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Problem } from '@app/core';
+import { asProblem, Problem } from '@app/core';
+import '../metrics.problems';
+import { MetricsUnavailable } from './metrics-source';
 import { PrometheusMetricsSource } from './prometheus-metrics.source';
 
 const id = '0f8b6c3e-5a1d-4c2e-9b7a-1d2e3f4a5b6c';
@@ -35,8 +37,9 @@ async function refusal(promise: Promise<unknown>): Promise<Problem> {
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(Problem);
-  return err as Problem;
+  // The adapter throws its own error; the edge answers it as this problem.
+  expect(err).toBeInstanceOf(MetricsUnavailable);
+  return asProblem(err)!;
 }
 
 describe('Prometheus adapter', () => {

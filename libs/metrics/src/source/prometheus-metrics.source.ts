@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { MetricsConfig } from '@app/core';
 import type { MetricsRange, MetricType } from '../metrics-range';
-import { MetricsSeries, MetricsSource, MetricsTarget } from './metrics-source';
+import { MetricsSeries, MetricsSource, MetricsTarget, MetricsUnavailable } from './metrics-source';
 import { postForm } from './prometheus-http';
 import { PrometheusMatrixEntry, seriesFromMatrix } from './prometheus-series';
 import { metricsQuery } from './promql';
@@ -25,7 +25,7 @@ export class PrometheusMetricsSource extends MetricsSource {
 
   async read(target: MetricsTarget, types: MetricType[], range: MetricsRange): Promise<MetricsSeries> {
     const base = this.config.regionUrls[target.region] ?? this.config.prometheusUrl;
-    if (!base) throw MetricsSource.unavailable("No metrics system is configured for this VPS's region.");
+    if (!base) throw new MetricsUnavailable("No metrics system is configured for this VPS's region.");
     const form = new URLSearchParams({
       query: metricsQuery(target.serviceId, types, range.step),
       start: String(range.start),
@@ -41,7 +41,7 @@ export class PrometheusMetricsSource extends MetricsSource {
       }
     } catch (err) {
       this.logger.warn(`query_range at ${base} failed: ${(err as Error).message}`);
-      throw MetricsSource.unavailable(`The metrics system did not answer within ${this.config.timeoutMs} ms. Retry shortly.`);
+      throw new MetricsUnavailable(`The metrics system did not answer within ${this.config.timeoutMs} ms. Retry shortly.`);
     }
     return seriesFromMatrix(answer.data?.result ?? []);
   }

@@ -1,14 +1,16 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { ObjectStorageSpecs } from '@app/products';
-import { NewServiceBatch, ServiceKind, ServiceKinds, ServiceParts, ServiceResponse, ServiceStatus } from '@app/services';
+import { NewServiceBatch, ServiceKind, ServiceKinds, ServiceResponse, ServiceStatus } from '@app/services';
 import { ObjectStorageLifecycle, quotaOf } from '../object-storage-lifecycle';
 import { ObjectStorageUsersRepository, StorageSummaryRow } from '../object-storage-users.repository';
+import { OBJECT_STORAGE_PART, ObjectStorageSummaryResponse } from './dto/object-storage-summary.response';
 
 /** Object storage as a kind of service: its gateway user (made and changed by ObjectStorageSync), and the `objectStorage` of its response. */
 @Injectable()
-export class ObjectStorageKind extends ServiceKind implements OnModuleInit {
+export class ObjectStorageKind extends ServiceKind<unknown, ObjectStorageSummaryResponse> implements OnModuleInit {
   readonly type = 'object_storage';
+  readonly part = OBJECT_STORAGE_PART;
 
   constructor(
     private readonly kinds: ServiceKinds,
@@ -23,11 +25,17 @@ export class ObjectStorageKind extends ServiceKind implements OnModuleInit {
   }
 
   /** Nothing stored yet; `pending` until the gateway has the user (always `active` on the simulator). */
-  async provision(manager: EntityManager, { ids, product }: NewServiceBatch): Promise<Map<string, ServiceParts>> {
+  async provision(manager: EntityManager, { ids, product }: NewServiceBatch): Promise<Map<string, ObjectStorageSummaryResponse>> {
     const state = await this.lifecycle.provisioned(manager, ids, product);
     const { quotaBytes, quotaObjects } = quotaOf(product.specs as ObjectStorageSpecs);
-    const part = (): ServiceParts => ({
-      objectStorage: { state, usedBytes: null, objects: null, buckets: null, quotaBytes, quotaObjects, usageUpdatedAt: null },
+    const part = (): ObjectStorageSummaryResponse => ({
+      state,
+      usedBytes: null,
+      objects: null,
+      buckets: null,
+      quotaBytes,
+      quotaObjects,
+      usageUpdatedAt: null,
     });
     return new Map(ids.map((id) => [id, part()]));
   }
@@ -46,13 +54,13 @@ export class ObjectStorageKind extends ServiceKind implements OnModuleInit {
     if (service.objectStorage) service.objectStorage.state = (await this.lifecycle.settle([service.id])).get(service.id)!;
   }
 
-  async summaries(serviceIds: string[], manager?: EntityManager): Promise<Map<string, ServiceParts>> {
+  async summaries(serviceIds: string[], manager?: EntityManager): Promise<Map<string, ObjectStorageSummaryResponse>> {
     const rows = await this.users.summaries(serviceIds, manager);
-    return new Map(rows.map((row) => [row.id, { objectStorage: storagePart(row) }]));
+    return new Map(rows.map((row) => [row.id, storagePart(row)]));
   }
 }
 
-function storagePart(row: StorageSummaryRow): NonNullable<ServiceParts['objectStorage']> {
+function storagePart(row: StorageSummaryRow): ObjectStorageSummaryResponse {
   return {
     state: row.state,
     usedBytes: row.usedBytes ?? null,

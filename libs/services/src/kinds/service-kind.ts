@@ -1,6 +1,7 @@
 import { EntityManager } from 'typeorm';
 import type { CatalogProduct } from '@app/products';
-import type { ServiceParts, ServiceResponse } from '../dto/service.response';
+import type { ServiceResponse } from '../dto/service.response';
+import type { ServicePart } from '../dto/service-parts';
 import type { ServiceState } from '../services.repository';
 import type { ServiceStatus, ServiceType } from '../service.types';
 import type { ProvisionSpec } from './provision-spec';
@@ -21,8 +22,11 @@ export interface NewServiceBatch {
  * (billing status, ownership, the list) and asks the kind for everything else, so it never tests a
  * service's type (docs/adding-a-module.md, "Adding a service kind").
  */
-export abstract class ServiceKind<Prepared = unknown> {
+export abstract class ServiceKind<Prepared = unknown, Part extends object = object> {
   abstract readonly type: ServiceType;
+
+  /** Its part of the service response (declareServicePart beside its summary class, e.g. a VPS's `instance`). */
+  abstract readonly part: ServicePart;
 
   /** The ProvisionSpec options this kind reads (a VPS's `region`, `image`...); the provisioner refuses another kind's. */
   readonly options: readonly string[] = [];
@@ -36,7 +40,7 @@ export abstract class ServiceKind<Prepared = unknown> {
   }
 
   /** Inside the provisioner's transaction, after the batch's services rows: the kind's own rows, and what each new service shows. */
-  abstract provision(manager: EntityManager, batch: NewServiceBatch, prepared: Prepared | undefined): Promise<Map<string, ServiceParts>>;
+  abstract provision(manager: EntityManager, batch: NewServiceBatch, prepared: Prepared | undefined): Promise<Map<string, Part>>;
 
   /** After COMMIT of a provisioning: waits for what the spec asked (a VPS's machine, the gateway's user) and updates what the services show. */
   provisioned(_services: ServiceResponse[], _spec: ProvisionSpec): Promise<void> {
@@ -64,5 +68,5 @@ export abstract class ServiceKind<Prepared = unknown> {
   }
 
   /** What the list and the one-service response show of these services (one statement for all); a service without its part is left out. */
-  abstract summaries(serviceIds: string[], manager?: EntityManager): Promise<Map<string, ServiceParts>>;
+  abstract summaries(serviceIds: string[], manager?: EntityManager): Promise<Map<string, Part>>;
 }

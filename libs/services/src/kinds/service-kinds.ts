@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { ServiceType } from '../service.types';
 import { COMMON_SPEC_KEYS, ProvisionSpec, ProvisionSpecError } from './provision-spec';
-import type { ServiceParts } from '../dto/service.response';
+import type { ShownPart } from '../dto/service-parts';
 import { ServiceKind } from './service-kind';
 
 /**
@@ -41,17 +41,22 @@ export class ServiceKinds {
   }
 
   /** What each kind shows of these services: one statement per kind present, side by side unless in the caller's transaction. */
-  async partsOf(services: { id: string; type: ServiceType }[], manager?: EntityManager): Promise<Map<string, ServiceParts>> {
+  async partsOf(services: { id: string; type: ServiceType }[], manager?: EntityManager): Promise<Map<string, ShownPart>> {
     const idsByType = new Map<ServiceType, string[]>();
     for (const { id, type } of services) {
       const ids = idsByType.get(type);
       if (ids) ids.push(id);
       else idsByType.set(type, [id]);
     }
-    const read = ([type, ids]: [ServiceType, string[]]) => this.of(type).summaries(ids, manager);
-    const parts: Map<string, ServiceParts>[] = [];
+    const read = async ([type, ids]: [ServiceType, string[]]) => shown(this.of(type), await this.of(type).summaries(ids, manager));
+    const parts: Map<string, ShownPart>[] = [];
     if (manager) for (const entry of idsByType) parts.push(await read(entry));
     else parts.push(...(await Promise.all([...idsByType].map(read))));
     return new Map(parts.flatMap((byId) => [...byId]));
   }
+}
+
+/** A kind's parts as the responses show them, under its key. */
+export function shown(kind: ServiceKind, parts: Map<string, object>): Map<string, ShownPart> {
+  return new Map([...parts].map(([id, value]) => [id, { key: kind.part.key, value }]));
 }

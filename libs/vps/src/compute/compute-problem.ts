@@ -1,10 +1,7 @@
-import { Problem } from '@app/core';
-import { ComputeProviderError } from './compute-provider';
+import { asProblem } from '@app/core';
+import '../vps.problems';
 
-/** A provider's refusal as the API (or the operator's command line) reports it; other errors pass through. */
-export function computeProblem(err: unknown, notFound = 'The machine does not exist on the hypervisor.'): unknown {
-  if (!(err instanceof ComputeProviderError)) return err;
-  if (err.retryable) return new Problem(503, 'hypervisor_unavailable', 'The hypervisor cannot be reached; try again shortly.');
-  if (err.code === 'not_found') return Problem.conflict('invalid_state', notFound);
-  return Problem.conflict('invalid_state', err.message);
+/** For fleet/hosts.service.ts until its rewrite: the edge maps a ComputeProviderError itself (vps.problems.ts). */
+export function computeProblem(err: unknown): unknown {
+  return asProblem(err) ?? err;
 }

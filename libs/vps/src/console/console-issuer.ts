@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ActivityLog, AppConfig, Principal, Problem, SecretBox, TransactionRunner } from '@app/core';
 import { VpsOwnership } from '../instances/vps-ownership';
-import { computeProblem } from '../compute/compute-problem';
 import { ComputeProvider } from '../compute/compute-provider';
 import { ConsoleSessionResponse } from './dto/console-session.response';
 import { ConsoleSessionsRepository } from './console-sessions.repository';
@@ -30,8 +29,8 @@ export class ConsoleIssuer {
       throw Problem.conflict('invalid_state', `The instance is ${vps.powerState}; a console needs it running.`);
     if ((await this.sessions.countOpen(accountId)) >= this.config.consoleMaxPerAccount)
       throw consoleLimitReached(this.config.consoleMaxPerAccount);
-    // The adapter's refusal (no console, hypervisor down) becomes the HTTP problem here, at the edge.
-    const target = await this.compute.openConsole(vps.ref).catch((err: unknown) => Promise.reject(computeProblem(err)));
+    // The adapter's refusal (no console, hypervisor down) becomes the problem at the edge (vps.problems.ts).
+    const target = await this.compute.openConsole(vps.ref);
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + CONSOLE_SESSION_TTL_MS);
     await this.tx.run(async (m) => {

@@ -11,7 +11,6 @@ import {
   Problem,
   TransactionRunner,
 } from '@app/core';
-import { computeProblem } from '../compute/compute-problem';
 import { ImageResponse } from './dto/image.response';
 import { inspectImageFile } from './image-file';
 import { ImageStore } from '../compute/image-store';
@@ -87,7 +86,7 @@ export class ImagesService {
       await this.images.markDeleting(m, id);
       return snapshot;
     });
-    await this.store.remove(id).catch((err: unknown) => Promise.reject(computeProblem(err)));
+    await this.store.remove(id);
     await this.tx.run(async (m) => {
       await this.images.markDeleted(m, id);
       await this.activity.record(m, {
@@ -150,7 +149,7 @@ export class ImagesService {
     } catch (err) {
       await this.store.remove(row.id).catch(() => undefined);
       await this.images.deleteRow(row.id);
-      throw computeProblem(err);
+      throw err;
     }
     this.logger.log(`Image ${row.slug} (${facts.format}, ${facts.sizeBytes} bytes) is available`);
     return ImageResponse.fromRow((await this.images.setStatus(row.id, 'available'))!);
@@ -162,7 +161,7 @@ export class ImagesService {
     if (!row) throw Problem.notFound('Image');
     const users = await this.images.usedBy(row.id);
     if (users) throw Problem.conflict('invalid_state', `Image ${slug} backs the disks of ${users} VPSes; rebuild or terminate them first.`);
-    await this.store.remove(row.id).catch((err: unknown) => Promise.reject(computeProblem(err)));
+    await this.store.remove(row.id);
     return ImageResponse.fromRow((await this.images.setStatus(row.id, 'deleted'))!);
   }
 }

@@ -1,4 +1,4 @@
-import type { InstanceSummaryResponse } from '@app/services';
+import type { InstanceSummaryResponse } from './dto/instance-summary.response';
 import { publicPowerState } from '../vps.types';
 import type { InstanceRow } from '../instances/vps-instances.repository';
 

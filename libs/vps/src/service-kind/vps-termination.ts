@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { computeProblem } from '../compute/compute-problem';
 import { BackupRetirement } from '../backups/backup-retirement';
 import { ComputeProvider, instanceRef } from '../compute/compute-provider';
 import { HostPlacement } from '../hosts/host-placement';
@@ -25,7 +24,7 @@ export class VpsTermination {
     const machine = await this.instances.machineOf(serviceId, manager);
     // The machine goes first: if the hypervisor refuses, the service keeps its status.
     const ref = instanceRef(serviceId, machine ?? { providerRef: null, region: null });
-    await this.compute.destroyMachine(ref).catch((err: unknown) => Promise.reject(computeProblem(err)));
+    await this.compute.destroyMachine(ref);
     await this.instances.retire(manager, serviceId);
     await this.network.release(manager, serviceId);
     await this.backups.retire(manager, serviceId);

@@ -2,13 +2,14 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Problem } from '@app/core';
 import type { VpsSpecs } from '@app/products';
-import { NewServiceBatch, ServiceKind, ServiceKinds, ServiceParts, ServiceResponse, ServiceState } from '@app/services';
+import { NewServiceBatch, ServiceKind, ServiceKinds, ServiceResponse, ServiceState } from '@app/services';
 import type { MachineRecord } from '../compute/compute-provider';
 import { GuestPlan, GuestSetup } from '../instances/guest-setup';
 import { MachinePlan, MachineProvisioning } from '../instances/provisioning/machine-provisioning';
 import { PowerStateSync } from '../instances/power-state/power-state-sync';
 import { VpsInstancesRepository } from '../instances/vps-instances.repository';
 import { PowerState, publicPowerState, VPS_REGIONS } from '../vps.types';
+import { INSTANCE_PART, InstanceSummaryResponse } from './dto/instance-summary.response';
 import { instancePart } from './instance-part';
 import { checkVpsSpec, sshKeysOf, VPS_SPEC_OPTIONS, VpsProvisionSpec } from './vps-provision-spec';
 import { VpsTermination } from './vps-termination';
@@ -24,8 +25,9 @@ interface VpsBatchPlan {
 
 /** A VPS as a kind of service: its instance row, its machine (made by a durable job), and the `instance` of its response. */
 @Injectable()
-export class VpsKind extends ServiceKind<VpsBatchPlan> implements OnModuleInit {
+export class VpsKind extends ServiceKind<VpsBatchPlan, InstanceSummaryResponse> implements OnModuleInit {
   readonly type = 'vps';
+  readonly part = INSTANCE_PART;
   override readonly options = VPS_SPEC_OPTIONS;
 
   constructor(
@@ -72,12 +74,12 @@ export class VpsKind extends ServiceKind<VpsBatchPlan> implements OnModuleInit {
     manager: EntityManager,
     { ids, names, status }: NewServiceBatch,
     plan: VpsBatchPlan | undefined,
-  ): Promise<Map<string, ServiceParts>> {
+  ): Promise<Map<string, InstanceSummaryResponse>> {
     const { region, powerState, diskGb, guest, machine, adopted } = plan!;
     const defaults = { region, powerState, imageId: guest?.image.id ?? null, diskGb };
     const { summaries } = await this.machines.record(manager, ids, names, defaults, machine, adopted);
     const terminated = status === 'terminated';
-    return new Map([...summaries].map(([id, summary]) => [id, { instance: instancePart({ ...summary, terminated }) }]));
+    return new Map([...summaries].map(([id, summary]) => [id, instancePart({ ...summary, terminated })]));
   }
 
   /** With `wait` (the default), the machines queued are made here; a machine that could not be made is a 409. */
@@ -108,8 +110,8 @@ export class VpsKind extends ServiceKind<VpsBatchPlan> implements OnModuleInit {
     return this.sync.refreshForAccount(accountId, serviceId);
   }
 
-  async summaries(serviceIds: string[], manager?: EntityManager): Promise<Map<string, ServiceParts>> {
+  async summaries(serviceIds: string[], manager?: EntityManager): Promise<Map<string, InstanceSummaryResponse>> {
     const rows = await this.instances.summaries(serviceIds, manager);
-    return new Map(rows.map((row) => [row.id, { instance: instancePart(row) }]));
+    return new Map(rows.map((row) => [row.id, instancePart(row)]));
   }
 }

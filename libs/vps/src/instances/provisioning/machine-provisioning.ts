@@ -3,8 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Problem } from '@app/core';
 import type { VpsSpecs } from '@app/products';
-import { computeProblem } from '../../compute/compute-problem';
-import { ComputeProvider, GuestNetwork, MachineRecord, MachineSpec } from '../../compute/compute-provider';
+import { ComputeProvider, ComputeProviderError, GuestNetwork, MachineRecord, MachineSpec } from '../../compute/compute-provider';
 import { bootOf, GuestPlan, hostnameOf } from '../guest-setup';
 import { HostPlacement } from '../../hosts/host-placement';
 import { NetworkAllocator } from '../network/network-allocator';
@@ -66,7 +65,8 @@ export class MachineProvisioning {
     try {
       record = await this.compute.adoptMachine({ serviceId, providerRef: null, region: plan.region }, plan.providerRef);
     } catch (err) {
-      throw computeProblem(err, `No machine ${plan.providerRef} on the hypervisor.`);
+      if (!(err instanceof ComputeProviderError) || err.code !== 'not_found' || err.retryable) throw err;
+      throw new ComputeProviderError('no_machine', `No machine ${plan.providerRef} on the hypervisor.`);
     }
     if (record && (await this.instances.machineTaken(manager, record.providerRef)))
       throw Problem.conflict('invalid_state', `Machine ${record.providerRef} already belongs to a service.`);

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { ActivityLog, domainEvent, Principal, Problem, TransactionRunner } from '@app/core';
-import { computeProblem } from '../../compute/compute-problem';
 import { ComputeProvider, ComputeProviderError } from '../../compute/compute-provider';
 import { RootPasswordResponse } from '../dto/root-password.response';
 import { VpsRescuesRepository } from '../vps-rescues.repository';
@@ -62,5 +61,5 @@ function passwordProblem(err: unknown): unknown {
   }
   if (err.code === 'not_running')
     return Problem.conflict('invalid_state', 'The instance is not running; a password is set in the running guest.');
-  return computeProblem(err);
+  return err;
 }

@@ -1,0 +1,85 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiNullableRef } from '@app/core';
+import { declareServicePart } from '@app/services';
+import { PUBLIC_POWER_STATES, PublicPowerState } from '../../vps.types';
+
+export class SshEndpointResponse {
+  @ApiProperty({
+    example: '203.0.113.17',
+    description: 'Host to connect to: the public address, or the forwarded address in user networking.',
+  })
+  host: string;
+  @ApiProperty({ example: 22, description: 'TCP port of the SSH server (22, or the forwarded port).' })
+  port: number;
+}
+
+export class InstanceBackupsResponse {
+  @ApiProperty({ example: true, description: 'Daily backups are enabled (POST .../instance/backups/enable).' })
+  enabled: boolean;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'When the next daily backup is due.' })
+  nextRunAt: string | null;
+}
+
+export class InstanceSummaryResponse {
+  @ApiProperty({
+    enum: PUBLIC_POWER_STATES,
+    example: 'running',
+    description:
+      'Power state of the virtual machine. `starting` also while its machine is being made (power actions answer 409 `action_in_progress`). A machine that could not be made, or that vanished from its hypervisor, shows `stopped`, power actions answer 409 `invalid_state`, and an `instance_fault` notification says which.',
+  })
+  powerState: PublicPowerState;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: '203.0.113.17',
+    description: 'Primary public IPv4 address; null once the service is terminated.',
+  })
+  ipv4: string | null;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: '2001:db8:4f2a:10::1',
+    description: 'Primary public IPv6 address; null once the service is terminated.',
+  })
+  ipv6: string | null;
+  @ApiProperty({ example: 'eu-central', description: 'Region the instance runs in.' })
+  region: string;
+  @ApiNullableRef(SshEndpointResponse, {
+    description:
+      'Where to reach the SSH server: `ssh -p <port> root@<host>` with one of the keys the machine was built with; null if unknown, and once the service is terminated (the port or address goes back to the pool).',
+  })
+  ssh: SshEndpointResponse | null;
+  @ApiProperty({
+    type: InstanceBackupsResponse,
+    required: false,
+    description: 'Present while daily backups are enabled; absent when they are not. GET .../instance/backups lists them.',
+  })
+  backups?: InstanceBackupsResponse;
+  @ApiPropertyOptional({
+    type: Boolean,
+    example: false,
+    description:
+      'Present, and false, while the hypervisor host of this VPS does not answer: `powerState` is then the last one known, and power actions answer 503 `hypervisor_unavailable`. Absent while the host answers.',
+  })
+  hostReachable?: boolean;
+  @ApiProperty({
+    example: false,
+    description:
+      'True while the VPS is booted from the rescue system (POST .../instance/rescue), its own disk attached as the second disk (/dev/vdb); POST .../instance/unrescue, or the end of RESCUE_HOURS, boots its own disk again.',
+  })
+  rescue: boolean;
+}
+
+/** A VPS's part of the service response. */
+export const INSTANCE_PART = declareServicePart({
+  type: 'vps',
+  key: 'instance',
+  response: InstanceSummaryResponse,
+  description: 'The virtual machine of a VPS; null for other types.',
+});
+
+declare module '@app/services' {
+  interface ServiceParts {
+    instance: InstanceSummaryResponse;
+  }
+}
