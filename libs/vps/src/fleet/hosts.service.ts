@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { isUniqueViolation, Problem } from '@app/core';
-import { computeProblem } from '../compute/compute-problem';
 import { ImagesRepository } from '../images/images.repository';
 import type { HostRow, HostState, NewHost } from '../hosts/host.entity';
 import { HostSetup } from '../compute/host-setup';
@@ -32,10 +31,9 @@ export class HostsService {
 
   async add(host: NewHost): Promise<HostListing & { imagesCopied: number }> {
     if (await this.hosts.byName(host.name)) throw Problem.conflict('invalid_state', `A host named ${host.name} exists already.`);
-    await this.setup.check(host.uri).catch((err: unknown) => Promise.reject(computeProblem(err)));
-    const copied = await this.setup
-      .prepare(host.uri, await this.images.disks())
-      .catch((err: unknown) => Promise.reject(computeProblem(err)));
+    // The hypervisor's refusals (ComputeProviderError) reach the command line, which prints their problem (vps.problems.ts).
+    await this.setup.check(host.uri);
+    const copied = await this.setup.prepare(host.uri, await this.images.disks());
     let row: HostRow;
     try {
       row = await this.hosts.insert(host);
