@@ -10,6 +10,8 @@ export interface SseClient {
   events: SseEvent[];
   raw: () => string;
   next(event: string, timeoutMs?: number): Promise<SseEvent>;
+  /** The next `event` whose data `matches` (a stream may repeat an unchanged count, as after LISTEN reconnects). */
+  nextWhere(event: string, matches: (data: any) => boolean, timeoutMs?: number): Promise<SseEvent>;
   close(): void;
   response: IncomingMessage;
 }
@@ -46,13 +48,16 @@ export function openSse(server: { address(): AddressInfo | string | null }, path
           response: res,
           close: () => req.destroy(),
           next(event, timeoutMs = 5000) {
+            return client.nextWhere(event, () => true, timeoutMs);
+          },
+          nextWhere(event, matches, timeoutMs = 5000) {
             return new Promise((resolveNext, rejectNext) => {
               const timer = setTimeout(
-                () => rejectNext(new Error(`no "${event}" event within ${timeoutMs} ms; got ${JSON.stringify(events)}`)),
+                () => rejectNext(new Error(`no matching "${event}" event within ${timeoutMs} ms; got ${JSON.stringify(events)}`)),
                 timeoutMs,
               );
               const check = () => {
-                const index = events.findIndex((e, i) => i >= seen && e.event === event);
+                const index = events.findIndex((e, i) => i >= seen && e.event === event && matches(e.data));
                 if (index >= 0) {
                   seen = index + 1;
                   clearTimeout(timer);
