@@ -24,6 +24,21 @@ import { VpsInstancesRepository } from './vps-instances.repository';
 import { VpsOwnership } from './vps-ownership';
 import { VpsStates } from './vps-states';
 
+/** What the rooms above read and write of a VPS's machine. */
+const SHARED = [
+  VpsInstancesRepository,
+  VpsStates,
+  VpsOwnership,
+  ServiceMail,
+  GuestSetup,
+  NetworkAllocator,
+  NetworkLeasesRepository,
+  PowerStateSync,
+  MachineProvisioning,
+  VpsProvisioningRepository,
+  MachineReconciler,
+];
+
 /**
  * A VPS's machine as the account sees it: its record and power state, how it is provisioned,
  * its addresses, and the reconciliation that keeps the record and the hypervisor agreeing.
@@ -31,37 +46,15 @@ import { VpsStates } from './vps-states';
 @Module({
   imports: [ServicesModule, SshKeysModule, AccountsModule, ComputeModule, HostsModule, ImageCatalogueModule],
   providers: [
-    VpsInstancesRepository,
-    VpsStates,
-    VpsOwnership,
-    ServiceMail,
-    GuestSetup,
-    NetworkAllocator,
-    NetworkLeasesRepository,
-    PowerStateSync,
+    ...SHARED,
     PowerStateReconcileJob,
-    MachineProvisioning,
-    VpsProvisioningRepository,
     VpsProvisioningJob,
     ProvisioningOutcome,
     ProvisioningResumeJob,
     HypervisorOrphansRepository,
     OrphanClaims,
     MissingMachines,
-    MachineReconciler,
   ],
-  exports: [
-    VpsInstancesRepository,
-    VpsStates,
-    VpsOwnership,
-    ServiceMail,
-    GuestSetup,
-    NetworkAllocator,
-    NetworkLeasesRepository,
-    PowerStateSync,
-    MachineProvisioning,
-    VpsProvisioningRepository,
-    MachineReconciler,
-  ],
+  exports: SHARED,
 })
 export class InstancesModule {}
