@@ -231,7 +231,7 @@ const compute = guestCompute('23000-23999');
         bridge: 'br0',
         mac: expect.stringMatching(/^52:54:00:/),
         ipv4: { prefix: 29, gateway: '192.0.2.1' },
-        ipv6: { address: expect.stringMatching(/^2001:db8:77:0::[0-9a-f]+$/), prefix: 64, gateway: '2001:db8:77:0::1' },
+        ipv6: { address: expect.stringMatching(/^2001:db8:77::[1-9a-f][0-9a-f]*$/), prefix: 64, gateway: '2001:db8:77::1' },
         dns: ['192.0.2.53'],
       });
       const v6 = leases.map((lease) => (lease.mode === 'bridge' ? lease.ipv6?.address : null));

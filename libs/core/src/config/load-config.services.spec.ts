@@ -75,13 +75,13 @@ describe('loadConfig: compute, networks and object storage', () => {
       NETWORK_MODE: 'bridge',
       NETWORK_IPV4_POOL: '203.0.113.7/24, 198.51.100.0/25@198.51.100.126',
       NETWORK_IPV6_POOL: '2001:0db8:0010::/64',
-      NETWORK_DNS: '192.0.2.53,2001:db8::53',
+      NETWORK_DNS: '192.0.2.53,2001:DB8:0:0::0053',
     });
     expect(network.ipv4Pools).toEqual([
       { cidr: '203.0.113.0/24', prefix: 24, gateway: '203.0.113.1', first: 3405803777, last: 3405804030 },
       { cidr: '198.51.100.0/25', prefix: 25, gateway: '198.51.100.126', first: 3325256705, last: 3325256830 },
     ]);
-    expect(network.ipv6Pool).toEqual({ cidr: '2001:db8:10:0::/64', prefix64: '2001:db8:10:0', gateway: '2001:db8:10:0::1' });
+    expect(network.ipv6Pool).toEqual({ cidr: '2001:db8:10::/64', prefix64: '2001:db8:10:0', gateway: '2001:db8:10::1' });
     expect(network.dns).toEqual(['192.0.2.53', '2001:db8::53']);
     const found = problems({
       DATA_DIR: dataDir(),

@@ -27,7 +27,16 @@ function ipv6Pool(entry: string): Ipv6Pool | null {
   if (bits !== '64' || isIP(address) !== 6 || (gatewayPart && isIP(gatewayPart) !== 6)) return null;
   const groups = expandIpv6(address).slice(0, 4);
   const prefix64 = groups.map((g) => g.replace(/^0+(?=.)/, '')).join(':');
-  return { cidr: `${prefix64}::/64`, prefix64, gateway: gatewayPart ?? `${prefix64}::1` };
+  return { cidr: `${canonicalIpv6(`${prefix64}::`)}/64`, prefix64, gateway: canonicalIpv6(gatewayPart ?? `${prefix64}::1`) };
+}
+
+/**
+ * An IPv6 address in its one text form (RFC 5952: lower case, no leading zeros, the longest run
+ * of two or more zero groups as `::`), as the WHATWG URL parser writes a host: `2001:db8:0:0::1`
+ * and `2001:DB8::0001` are both `2001:db8::1`.
+ */
+export function canonicalIpv6(address: string): string {
+  return new URL(`http://[${address}]/`).hostname.slice(1, -1);
 }
 
 function expandIpv6(address: string): string[] {
@@ -57,8 +66,9 @@ export function networkConfig(env: EnvReader): NetworkConfig {
   const v6 = env.string('NETWORK_IPV6_POOL');
   const ipv6 = v6 === undefined ? undefined : ipv6Pool(v6);
   if (ipv6 === null) env.problems.push(`NETWORK_IPV6_POOL must be one IPv6 /64, optionally @gateway (got "${v6}")`);
-  const dns = split(env.string('NETWORK_DNS', ''));
-  for (const server of dns) if (!isIP(server)) env.problems.push(`NETWORK_DNS must be IP addresses, comma-separated (got "${server}")`);
+  const servers = split(env.string('NETWORK_DNS', ''));
+  for (const server of servers) if (!isIP(server)) env.problems.push(`NETWORK_DNS must be IP addresses, comma-separated (got "${server}")`);
+  const dns = servers.map((server) => (isIP(server) === 6 ? canonicalIpv6(server) : server));
   const bridge = env.string('NETWORK_BRIDGE', 'br0')!;
   if (!/^[A-Za-z0-9_.-]{1,15}$/.test(bridge)) env.problems.push(`NETWORK_BRIDGE must be an interface name (got "${bridge}")`);
   return { mode, sshListen, sshPorts, bridge, ipv4Pools, ipv6Pool: ipv6 ?? undefined, dns };

@@ -14,6 +14,7 @@ import { VpsBackupOrphans1764000003600 } from './1764000003600-vps-backup-orphan
 import { RescuePasswordHash1764000003700 } from './1764000003700-rescue-password-hash';
 import { ImageDeleting1764000003800 } from './1764000003800-image-deleting';
 import { VpsRelocations1764000003900 } from './1764000003900-vps-relocations';
+import { CanonicalIpv61764000004000 } from './1764000004000-canonical-ipv6';
 
 /** The VPS tables made after services' first migration (vps_instances, instance_actions and console_sessions are made there). */
 export const vpsMigrations = [
@@ -33,4 +34,5 @@ export const vpsMigrations = [
   RescuePasswordHash1764000003700,
   ImageDeleting1764000003800,
   VpsRelocations1764000003900,
+  CanonicalIpv61764000004000,
 ];

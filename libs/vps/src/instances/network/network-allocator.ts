@@ -53,7 +53,8 @@ export class NetworkAllocator {
           address: await this.take(
             manager,
             serviceId,
-            { scope: 'ipv6', valueOf: `'${v6.prefix64}::' || to_hex(v)`, from: 0x100, to: 0xffff, skip: [] },
+            // host() of an inet is the address's canonical text (RFC 5952), the form it is shown and leased in.
+            { scope: 'ipv6', valueOf: `host(('${v6.prefix64}::' || to_hex(v))::inet)`, from: 0x100, to: 0xffff, skip: [] },
             'NETWORK_IPV6_POOL',
           ),
           prefix: 64,
