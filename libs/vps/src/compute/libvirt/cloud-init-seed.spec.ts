@@ -128,6 +128,25 @@ describe('cloud-init NoCloud seed', () => {
     }
   });
 
+  (existsSync(CLOUD_INIT) || process.env.CI ? it : it.skip)('runs as cloud-init runs bootcmd: its shell script of the quoted list', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bootcmd-'));
+    try {
+      const file = join(dir, 'resolv.conf');
+      writeFileSync(file, 'nameserver 10.0.2.3\n');
+      const [argv] = cloudInitRead(seedFiles({ instanceId: 'i', hostname: 'h', sshKeys: [] }, BRIDGE)['user-data']).bootcmd!;
+      // cloud-init-per's "already ran for this instance" is cloud-init's; the command it runs is the rest.
+      const command = argv
+        .slice(3)
+        .map((arg) => arg.replace('f=/etc/resolv.conf resolved=/run/systemd/resolve', `f=${file} resolved=${dir}/none`));
+      const shellify = 'import json, sys; from cloudinit.util import shellify; sys.stdout.write(shellify(json.load(sys.stdin)))';
+      const script = execFileSync('/usr/bin/python3', ['-c', shellify], { input: JSON.stringify([command]), encoding: 'utf8' });
+      execFileSync('/bin/sh', ['-c', script], { env: { PATH: '/usr/bin:/bin' } });
+      expect(readFileSync(file, 'utf8')).toBe('# From the cloud-init seed (NETWORK_DNS)\nnameserver 192.0.2.53\nnameserver 2001:db8::53\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   (existsSync(CLOUD_INIT) || process.env.CI ? it : it.skip)('passes cloud-init schema --config-file, with keys and without', () => {
     for (const sshKeys of [[KEY], []]) {
       const { 'user-data': userData } = seedFiles({ instanceId: 'i', hostname: 'h', sshKeys }, null);
