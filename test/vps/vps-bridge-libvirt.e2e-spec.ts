@@ -138,7 +138,7 @@ interface BridgedInstance {
     'serves a web page from the guest to the namespace over IPv4 and over IPv6',
     async () => {
       await guest(`mkdir -p /srv/www && echo ${page} > /srv/www/index.html`);
-      await guest('systemd-run --unit=issue-52-web python3 -m http.server 80 --bind :: --directory /srv/www');
+      await guest('systemd-run --quiet --unit=issue-52-web python3 -m http.server 80 --bind :: --directory /srv/www');
       expect((await curl(`http://${instance.ipv4}/`)).stdout).toBe(page);
       expect((await curl(`http://[${instance.ipv6}]/`)).stdout).toBe(page);
     },
