@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BOOT_MS } from '../support/guest';
+import { agentPing, BOOT_MS } from '../support/guest';
 import { GuestSuite } from '../support/guest-suite';
 import { libvirtCompute } from '../support/hosts';
 import { IsolatedSegment } from '../support/isolated-segment';
@@ -47,6 +47,12 @@ while time.time() < deadline:
         sys.exit(0)
 sys.exit(1)
 `;
+
+/** The guest's interfaces and addresses as qemu-guest-agent reports them, or why not. */
+async function agentInterfaces(domain: string): Promise<string> {
+  if (!(await agentPing(domain)).includes('"return"')) return 'no answer from qemu-guest-agent';
+  return virsh('qemu-agent-command', domain, '{"execute":"guest-network-get-interfaces"}').catch((err: Error) => err.message);
+}
 
 interface BridgedInstance {
   ipv4: string;
@@ -114,7 +120,11 @@ interface BridgedInstance {
       expect(await virsh('dumpxml', `svc-${vps.id}`)).toContain(`<source bridge='${segment!.bridge}'/>`);
 
       // cloud-init restarts sshd late in the first boot: wait for it before relying on SSH.
-      await g.sshWhenUp('cloud-init status --wait > /dev/null || true');
+      await g.sshWhenUp('cloud-init status --wait > /dev/null || true').catch(async (err: Error) => {
+        // What the guest itself holds, when it answers at all: a guest that booted without its addresses, or one still booting.
+        const seen = await agentInterfaces(`svc-${vps.id}`);
+        throw new Error(`${err.message}; the guest agent sees: ${seen}`);
+      });
       expect(await guest('whoami')).toBe('root');
     },
     BOOT_MS * 2,
