@@ -24,6 +24,8 @@ export class GuestSuite {
   t!: TestApp;
   owner!: TestAccount;
   readonly slugs: string[] = [];
+  /** A prefix ssh runs under: `ip netns exec <ns>` for a guest on an isolated segment (isolated-segment.ts). */
+  sshVia: string[] = [];
   private dir = '';
   private provisioned?: Guest;
 
@@ -75,7 +77,7 @@ export class GuestSuite {
 
   /** `command` as root in the VPS; `input` goes to its stdin. */
   ssh(command: string, input?: string): Promise<SshResult> {
-    return sshAsRoot(this.vps.instance.ssh, this.key, command, input);
+    return sshAsRoot(this.vps.instance.ssh, this.key, command, input, this.sshVia);
   }
 
   /** Tried at most once a second until it runs (the guest boots; cloud-init may restart sshd once). */

@@ -60,12 +60,22 @@ export interface SshResult {
   stderr: string;
 }
 
-/** `command` as root at `to` with `key`: no prompt, no host key kept, 10 s to connect, 30 s in all. `input`, if given, is its stdin. */
-export function sshAsRoot(to: { host: string; port: number }, key: string, command: string, input?: string): Promise<SshResult> {
+/**
+ * `command` as root at `to` with `key`: no prompt, no host key kept, 10 s to connect, 30 s in all.
+ * `input`, if given, is its stdin; `via` a command prefix ssh runs under (`ip netns exec <ns>`).
+ */
+export function sshAsRoot(
+  to: { host: string; port: number },
+  key: string,
+  command: string,
+  input?: string,
+  via: string[] = [],
+): Promise<SshResult> {
   const args = ['-i', key, '-p', String(to.port), '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null'];
   args.push('-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', '-o', 'LogLevel=ERROR', `root@${to.host}`, command);
+  const [file, ...before] = [...via, 'ssh'];
   return new Promise((resolve) => {
-    const child = execFile('ssh', args, { timeout: 30_000 }, (err, stdout, stderr) =>
+    const child = execFile(file, [...before, ...args], { timeout: 30_000 }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout: stdout.trim(), stderr: stderr.trim() }),
     );
     if (input === undefined) return;
