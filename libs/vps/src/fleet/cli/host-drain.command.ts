@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CliArgs, CliCommand, CliPartialFailure, Problem, requireArg } from '@app/core';
 import { HostDrain } from '../host-drain';
-import { problemOf } from './relocation-problem';
 
 /** The operator's host:drain: maintenance, then every VPS moved to another host of the region. */
 @Injectable()
@@ -16,7 +15,7 @@ export class HostDrainCommand extends CliCommand {
 
   async run(args: CliArgs): Promise<unknown[]> {
     const name = requireArg(args, 'name');
-    const lines = await this.drains.drain(name).catch((err: unknown) => Promise.reject(problemOf(err)));
+    const lines = await this.drains.drain(name);
     const left = lines.filter((line) => line.outcome !== 'moved').length;
     if (!left) return lines;
     throw new CliPartialFailure(

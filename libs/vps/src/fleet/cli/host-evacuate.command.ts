@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CliArgs, CliCommand, CliPartialFailure, Problem, requireArg } from '@app/core';
 import { HostEvacuation } from '../host-evacuation';
-import { problemOf } from './relocation-problem';
 
 /** The operator's host:evacuate: every VPS of a dead host made again elsewhere; exits 1 when one of them failed. */
 @Injectable()
@@ -17,7 +16,7 @@ export class HostEvacuateCommand extends CliCommand {
 
   async run(args: CliArgs): Promise<unknown[]> {
     const name = requireArg(args, 'name');
-    const lines = await this.evacuation.evacuate(name, args.force === true).catch((err: unknown) => Promise.reject(problemOf(err)));
+    const lines = await this.evacuation.evacuate(name, args.force === true);
     const failed = lines.filter((line) => line.outcome === 'failed').length;
     if (failed)
       throw new CliPartialFailure(

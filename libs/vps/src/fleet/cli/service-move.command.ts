@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CliArgs, CliCommand, CliUsageError, requireArg } from '@app/core';
 import { VpsRelocations } from '../relocation/vps-relocations';
-import { problemOf } from './relocation-problem';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -24,6 +23,6 @@ export class ServiceMoveCommand extends CliCommand {
     const id = requireArg(args, 'id').toLowerCase();
     if (!UUID.test(id)) throw new CliUsageError('--id must be a service id (a UUID)');
     const to = requireArg(args, 'to');
-    return [await this.relocations.move(id, to, args.stop === true).catch((err: unknown) => Promise.reject(problemOf(err)))];
+    return [await this.relocations.move(id, to, args.stop === true)];
   }
 }
