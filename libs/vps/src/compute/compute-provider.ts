@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { HostTarget } from '../hosts/host.entity';
 import type { ActionType, PowerState, SnapshotConsistency } from '../vps.types';
+import type { GuestFirewall } from './guest-firewalls';
 
 /** Which machine: our service id, and the hypervisor's own id when provisioning recorded one. */
 export interface InstanceRef {
@@ -165,6 +166,15 @@ export abstract class ComputeProvider {
    * command): reads then ask the hypervisor instead of trusting the last recorded state.
    */
   readonly observesExternalChanges: boolean = false;
+
+  /**
+   * Makes the hypervisor enforce exactly these firewalls on the VPS's public interface, live when it
+   * runs and kept for its next start (an empty list: everything passes). Idempotent; the default
+   * (the simulator, and machines without a bridge) has nothing to enforce.
+   */
+  applyFirewalls(_instance: InstanceRef, _network: GuestNetwork | null, _firewalls: GuestFirewall[]): Promise<void> {
+    return Promise.resolve();
+  }
 
   /** Creates the machine of a new VPS; null when the provider has nothing to create (the simulator). */
   createMachine(_instance: InstanceRef, _spec: MachineSpec): Promise<MachineRecord | null> {

@@ -5,6 +5,7 @@ import { HostsRepository } from '../hosts/hosts.repository';
 import { ComputeProvider } from './compute-provider';
 import { DeploymentIdentity } from './deployment-identity';
 import { DeploymentIdentityRepository } from './deployment-identity.repository';
+import { GuestFirewalls } from './guest-firewalls';
 import { HostSetup, SimulatedHostSetup } from './host-setup';
 import { ImageStore, SimulatedImageStore } from './image-store';
 import { MachineRelocator, SimulatedMachineRelocator } from './machine-relocator';
@@ -28,12 +29,13 @@ import { SimulatorTasksRepository } from './simulator-tasks.repository';
     SimulatedVncServers,
     DeploymentIdentityRepository,
     DeploymentIdentity,
+    GuestFirewalls,
     {
       // Built once, when COMPUTE_PROVIDER=libvirt: every libvirt adapter stands on it.
       provide: LibvirtParts,
-      inject: [AppConfig, DeploymentIdentity, HostsRepository],
-      useFactory: (config: AppConfig, identity: DeploymentIdentity, hosts: HostsRepository): LibvirtParts | null =>
-        config.computeProvider === 'libvirt' ? new LibvirtParts(config, identity, hosts) : null,
+      inject: [AppConfig, DeploymentIdentity, HostsRepository, GuestFirewalls],
+      useFactory: (config: AppConfig, identity: DeploymentIdentity, hosts: HostsRepository, firewalls: GuestFirewalls): LibvirtParts | null =>
+        config.computeProvider === 'libvirt' ? new LibvirtParts(config, identity, hosts, firewalls) : null,
     },
     {
       provide: ComputeProvider,
@@ -62,6 +64,6 @@ import { SimulatorTasksRepository } from './simulator-tasks.repository';
       useFactory: (libvirt: LibvirtParts | null): HostSetup => (libvirt ? new LibvirtHostSetup(libvirt) : new SimulatedHostSetup()),
     },
   ],
-  exports: [ComputeProvider, ImageStore, HostSetup, MachineRelocator, DeploymentIdentity],
+  exports: [ComputeProvider, ImageStore, HostSetup, MachineRelocator, DeploymentIdentity, GuestFirewalls],
 })
 export class ComputeModule {}

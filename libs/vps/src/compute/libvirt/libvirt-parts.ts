@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { AppConfig } from '@app/core';
 import type { DeploymentIdentity } from '../deployment-identity';
+import { GuestFirewalls } from '../guest-firewalls';
 import { DeploymentMarks } from './deployment-marks';
 import { DEFAULT_DOMAIN_TEMPLATE, templateProblems } from './domain-xml';
 import { HostDirectory, LibvirtConnections } from './libvirt-connections';
@@ -26,6 +27,8 @@ export class LibvirtParts {
     readonly config: AppConfig,
     identity: Pick<DeploymentIdentity, 'id'>,
     hosts?: HostDirectory,
+    /** The firewalls of each VPS, defined as filters on a host before its machine is (docs/decisions/firewalls.md). */
+    readonly firewalls = new GuestFirewalls(),
     readonly virsh = new Virsh(config.libvirt.keepaliveSeconds),
   ) {
     this.changeTimeoutMs = config.libvirt.commandTimeoutSeconds * 1000;
