@@ -7,6 +7,8 @@ export type { Problem, ProblemCode, CallResult } from './errors';
 export { pages, listAll } from './pagination';
 export type { PaginatedPath, Page, ListItem, ListQuery, ListArgs } from './pagination';
 export { waitForAction, ActionTimeoutError } from './actions';
+export { waitForFirewall, FirewallTimeoutError, unenforcedAttachments } from './firewalls';
+export type { Firewall, FirewallRule, FirewallAttachment, FirewallWaitOptions } from './firewalls';
 export { instanceMetrics, metricUnit, createInstanceAlert, deleteInstanceAlert } from './metrics';
 export type {
   InstanceMetrics,
