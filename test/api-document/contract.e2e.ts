@@ -59,6 +59,7 @@ describe('Contract check of recorded responses', () => {
       region: 'eu-central',
       ssh: { host: '203.0.113.17', port: 22 },
       rescue: false,
+      firewalls: [],
     },
   };
   const service = (body: unknown) => recorded(200, body, '/api/services/{id}');

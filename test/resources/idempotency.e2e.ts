@@ -108,11 +108,14 @@ describe('Idempotency-Key', () => {
         .map((op) => op.operationId)
         .sort(),
     ).toEqual([
+      // Idempotent by their nature: applying a firewall twice, or removing what is not applied, changes nothing.
+      'applyFirewall',
       'changePassword',
       'createApiKey',
       'disableTwoFactor',
       'enableTwoFactor',
       'logout',
+      'removeFirewall',
       // Like API key creation: a replay would have to keep the new secret (a root password, a key) in the idempotency table;
       // a rescue's answer holds the rescue system's root password.
       'rescueInstance',

@@ -63,6 +63,7 @@ describe('Services', () => {
           region: 'eu-central',
           ssh: { host: res.body.data[2].instance.ipv4, port: 22 },
           rescue: false,
+          firewalls: [],
         },
         objectStorage: null,
       });

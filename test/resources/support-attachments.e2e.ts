@@ -72,7 +72,7 @@ describe('Ticket attachments (local storage)', () => {
   it.each([1.5, 'abc', 0])('names the rule a size of %j breaks (issue 42)', async (size) => {
     const res = await presignRaw({ files: [{ filename: 'a.txt', contentType: 'text/plain', size }] });
     expect(res.status).toBe(400);
-    expect(res.body.detail).toBe('size must be a whole number from 1 to 10485760 (10 MiB)');
+    expect(res.body.detail).toBe('files[0].size must be a whole number from 1 to 10485760 (10 MiB)');
   });
 
   it('accepts exactly 10 MiB and 5 files, and strips path parts and control characters from names', async () => {

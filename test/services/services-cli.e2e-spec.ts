@@ -203,7 +203,7 @@ describe('Services: operator commands', () => {
 
     const res = await runCliIn(t.app, ['service:set-status', '--id', vps.id, '--status', 'terminated']);
     expect(res.code).toBe(0);
-    const gone = { powerState: 'stopped', ipv4: null, ipv6: null, region: vps.instance!.region, ssh: null, rescue: false };
+    const gone = { powerState: 'stopped', ipv4: null, ipv6: null, region: vps.instance!.region, ssh: null, rescue: false, firewalls: [] };
     expect(res.lines[0]).toMatchObject({ status: 'terminated', instance: gone });
     expect((await t.get(`/api/services/${vps.id}`, owner.bearer).expect(200)).body.instance).toEqual(gone);
     const list = await t.get('/api/services?status=terminated', owner.bearer).expect(200);
