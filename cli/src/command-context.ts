@@ -29,3 +29,6 @@ export function parsePositiveInt(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new Error('must be a positive whole number');
   return Number(value);
 }
+
+/** A repeatable option's values, in order: `.option('--rule <rule>', '...', collect)`. */
+export const collect = (value: string, previous: string[] = []) => [...previous, value];

@@ -4,7 +4,7 @@ import { NotFoundError, UsageError } from './errors';
 type Service = Schemas['ServiceResponse'];
 type ServiceType = Service['type'];
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const KIND: Record<ServiceType | 'any', string> = { vps: 'VPS', object_storage: 'object storage service', any: 'service' };
 
 /**
@@ -16,6 +16,13 @@ export async function resolveServiceId(api: HostingClient, reference: string, ty
   if (UUID.test(reference)) return reference;
   const services = await listAll(api, '/api/services', type ? { type } : {});
   return pickByName(services, reference, type);
+}
+
+/** The ids of several services named on one command line, the account's services listed once at most. */
+export async function resolveServiceIds(api: HostingClient, references: string[], type?: ServiceType): Promise<string[]> {
+  if (references.every((reference) => UUID.test(reference))) return references;
+  const services = await listAll(api, '/api/services', type ? { type } : {});
+  return references.map((reference) => (UUID.test(reference) ? reference : pickByName(services, reference, type)));
 }
 
 export function pickByName(services: Pick<Service, 'id' | 'name' | 'type' | 'status'>[], name: string, type?: ServiceType): string {
