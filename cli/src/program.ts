@@ -2,6 +2,7 @@ import { Command, HelpContext, Option } from 'commander';
 import { authCommand } from './commands/auth';
 import { completionCommand } from './commands/completion';
 import { contextCommand } from './commands/context';
+import { firewallCommand } from './commands/firewall';
 import { mcpCommand } from './commands/mcp';
 import { notificationsCommand } from './commands/notifications';
 import { servicesCommand } from './commands/services';
@@ -46,6 +47,7 @@ not be reached, 2 usage error.
     contextCommand(),
     servicesCommand(),
     vpsCommand(),
+    firewallCommand(),
     storageCommand(),
     sshKeysCommand(),
     ticketsCommand(),

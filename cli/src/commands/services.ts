@@ -33,6 +33,7 @@ function serviceFields(type: Service['type'], product?: Product): Column<Service
     { header: 'IPv4', value: (s) => s.instance?.ipv4 },
     { header: 'IPv6', value: (s) => s.instance?.ipv6 },
     { header: 'SSH', value: sshCommand },
+    { header: 'Firewalls', value: (s) => s.instance?.firewalls.map((f) => `${f.name} (${f.status})`).join(', ') },
     { header: 'Region', value: (s) => s.instance?.region },
     { header: 'Product', value: (s) => (product ? `${product.slug} (${product.name})` : s.productId) },
     { header: 'Price', value: (s) => `${s.price} ${s.currency}` },
@@ -40,7 +41,7 @@ function serviceFields(type: Service['type'], product?: Product): Column<Service
     { header: 'Next due', value: (s) => s.nextDueDate },
     { header: 'Created', value: (s) => s.createdAt },
   ];
-  return type === 'vps' ? fields : fields.filter((field) => field.header !== 'SSH');
+  return type === 'vps' ? fields : fields.filter((field) => field.header !== 'SSH' && field.header !== 'Firewalls');
 }
 
 /** The product's slug and name for a person to read; its id when the catalogue cannot say. */
