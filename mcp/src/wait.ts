@@ -1,12 +1,18 @@
-import { type InstanceAction, waitForAction } from '@hosting-account/sdk';
+import { type Firewall, type InstanceAction, waitForAction, waitForFirewall } from '@hosting-account/sdk';
 import type { ToolContext } from './tool';
 
 /**
- * Waits for a VPS action to finish, telling the client how it goes with `notifications/progress`
- * when the call carried a progress token (one each poll: the action has no percentage, so progress
- * counts up and the message says how long it has run). Cancelling the call stops the wait, not the action.
+ * Runs a wait, telling the client how it goes with `notifications/progress` when the call carried
+ * a progress token (one each poll: there is no percentage, so progress counts up and the message
+ * says how long it has been `state`). Cancelling the call stops the wait, not what it waits for.
  */
-export async function waitWithProgress(action: InstanceAction, timeoutSeconds: number, { api, extra, pollMs }: ToolContext) {
+async function reporting<T>(
+  label: string,
+  state: string,
+  wait: () => Promise<T>,
+  outcome: (done: T) => string,
+  { extra, pollMs }: ToolContext,
+): Promise<T> {
   const token = extra._meta?.progressToken;
   const started = Date.now();
   let progress = 0;
@@ -16,18 +22,41 @@ export async function waitWithProgress(action: InstanceAction, timeoutSeconds: n
       : extra
           .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message } })
           .catch(() => undefined);
-  const label = `${action.type} of ${action.serviceId}`;
-  await report(`${label}: running`);
-  const ticker = setInterval(() => void report(`${label}: running for ${Math.round((Date.now() - started) / 1000)} s`), pollMs);
+  await report(`${label}: ${state}`);
+  const ticker = setInterval(() => void report(`${label}: ${state} for ${Math.round((Date.now() - started) / 1000)} s`), pollMs);
   try {
-    const done: InstanceAction = await waitForAction(api, action.serviceId, action.id, {
-      timeoutMs: timeoutSeconds * 1000,
-      intervalMs: pollMs,
-      signal: extra.signal,
-    });
-    await report(`${label}: ${done.status}`);
+    const done = await wait();
+    await report(`${label}: ${outcome(done)}`);
     return done;
   } finally {
     clearInterval(ticker);
   }
+}
+
+/** Waits for a VPS action to finish, with progress notifications. */
+export function waitWithProgress(action: InstanceAction, timeoutSeconds: number, context: ToolContext): Promise<InstanceAction> {
+  const wait = () =>
+    waitForAction(context.api, action.serviceId, action.id, {
+      timeoutMs: timeoutSeconds * 1000,
+      intervalMs: context.pollMs,
+      signal: context.extra.signal,
+    });
+  return reporting(`${action.type} of ${action.serviceId}`, 'running', wait, (done) => done.status, context);
+}
+
+/** Waits until a firewall's rules are enforced on every VPS it is applied to (or on `serviceIds`), with progress notifications. */
+export function waitForFirewallWithProgress(
+  firewall: Firewall,
+  serviceIds: string[] | undefined,
+  timeoutSeconds: number,
+  context: ToolContext,
+): Promise<Firewall> {
+  const wait = () =>
+    waitForFirewall(context.api, firewall.id, {
+      serviceIds,
+      timeoutMs: timeoutSeconds * 1000,
+      intervalMs: context.pollMs,
+      signal: context.extra.signal,
+    });
+  return reporting(`firewall ${firewall.id}`, 'pending', wait, () => 'applied', context);
 }
