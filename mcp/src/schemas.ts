@@ -28,7 +28,22 @@ export const service = z.looseObject({
   type: z.string().describe('vps or object_storage'),
   status: z.string().describe('pending, active, suspended, cancelled or terminated'),
   instance: z
-    .looseObject({ powerState: z.string(), ipv4: z.string().nullable(), ipv6: z.string().nullable(), region: z.string() })
+    .looseObject({
+      powerState: z.string(),
+      ipv4: z.string().nullable(),
+      ipv6: z.string().nullable(),
+      region: z.string(),
+      firewalls: z
+        .array(
+          z.looseObject({
+            id: z.string(),
+            name: text('The name the customer gave it'),
+            status: z.string().describe('pending, applied or failed'),
+          }),
+        )
+        .optional()
+        .describe('Cloud firewalls applied (firewall_get); none: every packet passes'),
+    })
     .nullable()
     .describe('The VPS instance; null for other services'),
   createdAt: timestamp,
@@ -69,6 +84,25 @@ export const sshKey = z.looseObject({
   fingerprint: z.string(),
   type: z.string(),
   createdAt: timestamp,
+});
+
+export const firewallRule = z.looseObject({
+  direction: z.enum(['in', 'out']),
+  protocol: z.enum(['tcp', 'udp', 'icmp']),
+  port: z.string().optional().describe('A port or range (8000-8100); absent: every port (always for icmp)'),
+  addresses: z.array(z.string()).describe('IPv4 and IPv6 CIDRs of the other side'),
+  description: text('What the customer wrote about the rule').optional(),
+});
+
+export const firewall = z.looseObject({
+  id: z.string(),
+  name: text('The name the customer gave it'),
+  rules: z.array(firewallRule),
+  appliedTo: z
+    .array(z.looseObject({ serviceId: z.string(), status: z.string().describe('pending, applied (enforced) or failed (retried)') }))
+    .describe('The VPSes it is applied to'),
+  createdAt: timestamp,
+  updatedAt: timestamp,
 });
 
 export const ticket = z.looseObject({

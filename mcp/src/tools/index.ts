@@ -1,8 +1,15 @@
 import type { HostingTool } from '../tool';
 import { ACCOUNT_TOOLS } from './account';
+import { FIREWALL_TOOLS } from './firewalls';
 import { SERVICE_TOOLS } from './services';
 import { SUPPORT_TOOLS } from './support';
 import { VPS_ACCESS_TOOLS } from './vps-access';
 
 /** Every tool of the server, in the order clients list them. */
-export const MCP_TOOLS: readonly HostingTool[] = [...SERVICE_TOOLS, ...VPS_ACCESS_TOOLS, ...SUPPORT_TOOLS, ...ACCOUNT_TOOLS];
+export const MCP_TOOLS: readonly HostingTool[] = [
+  ...SERVICE_TOOLS,
+  ...VPS_ACCESS_TOOLS,
+  ...FIREWALL_TOOLS,
+  ...SUPPORT_TOOLS,
+  ...ACCOUNT_TOOLS,
+];
