@@ -31,8 +31,8 @@ async function fieldErrorsOf(type: new () => object, body: object): Promise<stri
 describe('nested validation', () => {
   it('validates each item of a list as its class', async () => {
     expect(await fieldErrorsOf(WithList, { items: [{ name: 'a' }, { name: 'b' }] })).toBe('valid');
-    expect(await fieldErrorsOf(WithList, { items: [{ name: 'a' }, { name: 1 }] })).toEqual(['items.1.name']);
-    expect(await fieldErrorsOf(WithList, { items: [{ name: 'a', extra: 1 }] })).toEqual(['items.0.extra']);
+    expect(await fieldErrorsOf(WithList, { items: [{ name: 'a' }, { name: 1 }] })).toEqual(['items[1].name']);
+    expect(await fieldErrorsOf(WithList, { items: [{ name: 'a', extra: 1 }] })).toEqual(['items[0].extra']);
   });
 
   it.each([[[[]]], [[[[]]]], [[[{ name: 'a' }]]], [[null]], [[1]], [['x']], [{}], [{ 0: { name: 'a' } }], ['x'], [null]])(
