@@ -124,7 +124,7 @@ describe('hostctl firewall', () => {
 
   it('lists firewalls as a table and as JSON, and answers an unknown name with exit 1', async () => {
     const table = (await ok(['firewall', 'list'])).stdout.split('\n');
-    expect(table[0]).toMatch(/^ID\s+NAME\s+RULES\s+VPSES\s+STATUS\s+CREATED$/);
+    expect(table[0]).toMatch(/^ID\s+NAME\s+RULES\s+APPLIED TO\s+STATUS\s+CREATED$/);
     expect(table.some((line) => /^\S+\s+web\s+4\s+0\s+-\s+\S+$/.test(line))).toBe(true);
     expect((await ok(['firewall', 'list', '-o', 'json'])).json.map((f: { name: string }) => f.name)).toEqual(['db', 'web']);
 
@@ -144,6 +144,8 @@ describe('hostctl firewall', () => {
     expect(shown).toMatch(new RegExp(`^web-02\\s+${web2}\\s+applied$`, 'm'));
     expect((await ok(['services', 'get', 'web-01'])).stdout).toMatch(/^Firewalls:\s+web \(applied\)$/m);
     expect((await ok(['firewall', 'list'])).stdout).toMatch(/\s+web\s+4\s+2\s+applied\s+/);
+    const coloured = await runHostctl(['firewall', 'list'], { home, tty: true, env: { HOSTCTL_URL: url, HOSTCTL_TOKEN: account.apiKey } });
+    expect(coloured.stdout).toContain('\u001b[32mapplied\u001b[39m');
 
     const json = (await ok(['firewall', 'apply', 'db', 'web-01', 'web-01', '-o', 'json'])).json;
     expect(json).toMatchObject({ name: 'db', appliedTo: [{ serviceId: web1, status: expect.stringMatching(/^(pending|applied)$/) }] });

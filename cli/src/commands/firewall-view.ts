@@ -16,7 +16,7 @@ export const FIREWALL_COLUMNS: Column<Firewall>[] = [
   { header: 'ID', value: (f) => f.id },
   { header: 'NAME', value: (f) => f.name },
   { header: 'RULES', value: (f) => f.rules.length },
-  { header: 'VPSES', value: (f) => f.appliedTo.length },
+  { header: 'APPLIED TO', value: (f) => f.appliedTo.length },
   { header: 'STATUS', value: enforcement, status: true },
   { header: 'CREATED', value: (f) => f.createdAt },
 ];
