@@ -28,6 +28,7 @@ export class GuestSuite {
   sshVia: string[] = [];
   private dir = '';
   private provisioned?: Guest;
+  private readonly others: Guest[] = [];
 
   constructor(private readonly name: string) {}
 
@@ -59,6 +60,23 @@ export class GuestSuite {
 
   /** A VPS of the operator's service:provision for the suite's account, from `image`. */
   async provision(image = this.imageSlug): Promise<Guest> {
+    [this.provisioned] = await this.provisionVps(image);
+    return this.vps;
+  }
+
+  /** One more VPS of the account beside the suite's own, removed with it. */
+  async provisionAnother(image = this.imageSlug): Promise<Guest> {
+    const [another] = await this.provisionVps(image);
+    this.others.push(another);
+    return another;
+  }
+
+  /** `command` as root in another VPS of the suite, tried until its SSH answers. */
+  sshInto(guest: Guest, command: string): Promise<SshResult> {
+    return untilSshUp(() => sshAsRoot(guest.instance.ssh, this.key, command, undefined, this.sshVia));
+  }
+
+  private async provisionVps(image: string): Promise<Guest[]> {
     const res = await runCliIn(this.t.app, [
       'service:provision',
       '--email',
@@ -71,8 +89,7 @@ export class GuestSuite {
       image,
     ]);
     expect(res.stderr).toBe('');
-    [this.provisioned] = res.lines as Guest[];
-    return this.vps;
+    return res.lines as Guest[];
   }
 
   /** `command` as root in the VPS; `input` goes to its stdin. */
@@ -102,6 +119,7 @@ export class GuestSuite {
 
   async stop(volumes?: (id: string) => string[]): Promise<void> {
     await this.removeVps(volumes);
+    for (const other of this.others.splice(0)) await removeGuest(this.t.app, other.id, volumes?.(other.id)).catch(() => undefined);
     for (const slug of this.slugs) await runCliIn(this.t.app, ['image:remove', '--slug', slug]).catch(() => undefined);
     await this.t?.close();
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
