@@ -72,8 +72,9 @@ import { volumeBackendFor } from './volumes/volume-backend-for';
     },
     {
       provide: HostSetup,
-      inject: [LibvirtParts],
-      useFactory: (libvirt: LibvirtParts | null): HostSetup => (libvirt ? new LibvirtHostSetup(libvirt) : new SimulatedHostSetup()),
+      inject: [LibvirtParts, VolumeBackend],
+      useFactory: (libvirt: LibvirtParts | null, volumes: VolumeBackend): HostSetup =>
+        libvirt ? new LibvirtHostSetup(libvirt, volumes) : new SimulatedHostSetup(),
     },
   ],
   exports: [ComputeProvider, ImageStore, HostSetup, MachineRelocator, DeploymentIdentity, GuestFirewalls, VolumeBackend],

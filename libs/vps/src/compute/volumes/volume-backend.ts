@@ -57,6 +57,10 @@ export abstract class VolumeBackend {
   /** What the machine's `<disk>` points at. */
   abstract diskSource(volume: VolumeRef): VolumeSource;
 
-  /** Makes a hypervisor ready to open volumes (the cephx key as a libvirt secret, the local pool); idempotent, for host:add. */
+  /**
+   * Makes a hypervisor ready to open volumes (the cephx key as a libvirt secret, the local pool).
+   * host:add runs it; run it again before attaching on a hypervisor of the configuration, or after a
+   * key rotation (it replaces what is there).
+   */
   abstract prepareHost(uri: string): Promise<void>;
 }
