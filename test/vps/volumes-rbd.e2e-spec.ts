@@ -8,14 +8,17 @@ import { CephCli } from '../../libs/vps/src/compute/volumes/ceph-cli';
 import { MARK_KEY, RbdVolumeBackend } from '../../libs/vps/src/compute/volumes/rbd-volume-backend';
 import { GIB } from '../../libs/vps/src/compute/volumes/volume-backend';
 import { cephMonHost, cephTestsEnabled, cephTool } from '../support/ceph';
-import { testEnv } from '../support/test-env';
+import { TEST_DATABASE_URL, testEnv } from '../support/test-env';
+
+/** No database in it: CI runs it in the PostgreSQL pass only (the PGlite pass would repeat it as it is). */
+const enabled = cephTestsEnabled() && (TEST_DATABASE_URL !== undefined || !process.env.CI);
 
 /**
  * The rbd volume backend against the one-node cluster of scripts/ensure-ceph.sh (cephx off): a
  * pool of the suite's own, which the backend makes, and images of two deployments in it. The pool
  * is deleted at the end, images and all.
  */
-(cephTestsEnabled() ? describe : describe.skip)('Volumes as RBD images (Ceph)', () => {
+(enabled ? describe : describe.skip)('Volumes as RBD images (Ceph)', () => {
   const pool = `volumes-test-${randomUUID().slice(0, 8)}`;
   const ref = (volumeId = randomUUID()) => ({ volumeId, region: 'eu-central' });
   let dir: string;
