@@ -105,3 +105,21 @@ export function startGateway(): Promise<void> {
     ),
   );
 }
+
+/** The monitor of scripts/ensure-ceph.sh's cluster (`mon host = v1:127.0.0.1:6789` in its ceph.conf), as CEPH_MON_HOST takes it. */
+export function cephMonHost(): string {
+  const conf = readFileSync(join(CEPH_DIR, 'ceph.conf'), 'utf8');
+  const host = /^\s*mon[ _]host\s*=\s*(?:v[12]:)?(\S+)/m.exec(conf)?.[1];
+  if (!host) throw new Error(`No mon host in ${CEPH_DIR}/ceph.conf`);
+  return host;
+}
+
+/** `ceph` or `rbd` as an operator on this machine runs them, with the cluster's own ceph.conf (cephx is off there). */
+export function cephTool(tool: 'ceph' | 'rbd', ...args: string[]): Promise<string> {
+  const conf = join(CEPH_DIR, 'ceph.conf');
+  return new Promise((resolve, reject) =>
+    execFile(tool, ['-c', conf, ...args], { timeout: 60_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${tool} ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout),
+    ),
+  );
+}

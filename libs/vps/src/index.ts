@@ -7,4 +7,6 @@ export * from './vps-gauges';
 export * from './instances/vps-states';
 export * from './migrations';
 export * from './compute/compute-provider';
+export * from './compute/volumes/volume-backend';
+export * from './compute/volumes/volume-names';
 export * from './service-kind/vps-provision-spec';

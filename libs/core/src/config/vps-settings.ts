@@ -17,6 +17,7 @@ export interface VpsSettings {
   network: NetworkConfig;
   hosts: HostsConfig;
   rescue: RescueConfig;
+  volumes: VolumesConfig;
 }
 
 export type ComputeProviderKind = 'simulator' | 'libvirt';
@@ -111,4 +112,24 @@ export interface RescueConfig {
   image?: string;
   /** RESCUE_HOURS (default 24): a rescue ends by itself (the VPS boots its own disk again) this long after it began. */
   hours: number;
+}
+
+/** A Ceph monitor as CEPH_MON_HOST names it. */
+export interface CephMonitor {
+  host: string;
+  port: number;
+}
+
+/** Volumes (block storage that outlives a VPS): where their bytes live, and the Ceph cluster of the rbd backend. */
+export interface VolumesConfig {
+  /** VOLUME_BACKEND: `local` (a raw volume in the hypervisor's LIBVIRT_STORAGE_POOL) or `rbd` (an image in VOLUMES_RBD_POOL). */
+  backend: 'local' | 'rbd';
+  /** CEPH_MON_HOST; required with rbd. */
+  cephMonitors: CephMonitor[];
+  /** CEPH_CLIENT_NAME without `client.` (the API and QEMU both connect as it). */
+  cephClientName: string;
+  /** CEPH_CLIENT_KEY, the cephx key; undefined: the cluster runs without authentication. */
+  cephClientKey?: string;
+  /** VOLUMES_RBD_POOL: made (and `rbd pool init`) when missing and the client may. */
+  rbdPool: string;
 }

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { HostTarget } from '../hosts/host.entity';
 import type { ActionType, PowerState, SnapshotConsistency } from '../vps.types';
 import type { GuestFirewall } from './guest-firewalls';
+import type { VolumeSource } from './volumes/volume-backend';
 
 /** Which machine: our service id, and the hypervisor's own id when provisioning recorded one. */
 export interface InstanceRef {
@@ -261,6 +262,25 @@ export abstract class ComputeProvider {
   /** Ends a rescue: the machine boots its own disk and seed again, and the rescue disk and seed are removed. A task handle. */
   unrescueMachine(instance: InstanceRef, _network: GuestNetwork | null, idempotencyKey: string): Promise<string> {
     return this.powerAction(instance, 'unrescue', idempotencyKey);
+  }
+
+  /**
+   * Attaches a volume (VolumeBackend.diskSource gives `source`): hot-plugged when the machine runs,
+   * and kept in its definition for every later start and rebuild. The guest finds it at
+   * volumeDevicePath(volumeId). Idempotent; the default (the simulator) keeps nothing.
+   */
+  attachVolume(_instance: InstanceRef, _volumeId: string, _source: VolumeSource): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Detaches a volume, live when the machine runs (`detach_refused` when the guest keeps it); one not attached is fine. */
+  detachVolume(_instance: InstanceRef, _volumeId: string): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Tells a running machine that an attached volume grew to `sizeBytes` (after VolumeBackend.resize), so the guest sees it now. */
+  resizeVolume(_instance: InstanceRef, _volumeId: string, _sizeBytes: number): Promise<void> {
+    return Promise.resolve();
   }
 
   /** Powers off and deletes the machine of a terminated VPS, with its root disk and seed; another deployment's machine stays. */

@@ -17,10 +17,13 @@ import { LibvirtRelocation } from './libvirt/libvirt-relocation';
 import { SimulatedComputeProvider } from './simulated-compute.provider';
 import { SimulatedVncServers } from './simulated-vnc/simulated-vnc-servers';
 import { SimulatorTasksRepository } from './simulator-tasks.repository';
+import { VolumeBackend } from './volumes/volume-backend';
+import { volumeBackendFor } from './volumes/volume-backend-for';
 
 /**
  * The hypervisors behind ports: the simulator by default, real KVM/QEMU hosts with
- * COMPUTE_PROVIDER=libvirt. Other rooms inject the ports, never an adapter.
+ * COMPUTE_PROVIDER=libvirt; and where volumes keep their bytes (VOLUME_BACKEND). Other rooms
+ * inject the ports, never an adapter.
  */
 @Module({
   imports: [HostsModule],
@@ -63,11 +66,17 @@ import { SimulatorTasksRepository } from './simulator-tasks.repository';
         libvirt ? new LibvirtRelocation(libvirt) : new SimulatedMachineRelocator(),
     },
     {
+      provide: VolumeBackend,
+      inject: [LibvirtParts, AppConfig, DeploymentIdentity],
+      useFactory: volumeBackendFor,
+    },
+    {
       provide: HostSetup,
-      inject: [LibvirtParts],
-      useFactory: (libvirt: LibvirtParts | null): HostSetup => (libvirt ? new LibvirtHostSetup(libvirt) : new SimulatedHostSetup()),
+      inject: [LibvirtParts, VolumeBackend],
+      useFactory: (libvirt: LibvirtParts | null, volumes: VolumeBackend): HostSetup =>
+        libvirt ? new LibvirtHostSetup(libvirt, volumes) : new SimulatedHostSetup(),
     },
   ],
-  exports: [ComputeProvider, ImageStore, HostSetup, MachineRelocator, DeploymentIdentity, GuestFirewalls],
+  exports: [ComputeProvider, ImageStore, HostSetup, MachineRelocator, DeploymentIdentity, GuestFirewalls, VolumeBackend],
 })
 export class ComputeModule {}

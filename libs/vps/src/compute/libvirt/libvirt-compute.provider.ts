@@ -37,6 +37,9 @@ import { setGuestRootPassword } from './guest-password';
 import { LibvirtRescue } from './rescue-domain';
 import { DefineDomain, LibvirtRestore } from './libvirt-restore';
 import type { ActionType, PowerState } from '../../vps.types';
+import type { VolumeSource } from '../volumes/volume-backend';
+import { LibvirtVolumeAttachments } from './volume-attachments';
+import { withVolumeDisks } from './volume-disks';
 
 /** Reads never keep a request waiting longer than this on the hypervisor. */
 const READ_TIMEOUT_MS = 2_000;
@@ -63,6 +66,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
   private readonly rescues: LibvirtRescue;
   private readonly restores: LibvirtRestore;
   private readonly powerTasks: LibvirtPowerTasks;
+  private readonly volumes: LibvirtVolumeAttachments;
 
   private readonly config: AppConfig;
   private readonly virsh: Virsh;
@@ -85,6 +89,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     this.rescues = new LibvirtRescue(config, this.domains, this.pool, this.marks, this.template, this.changeTimeoutMs);
     const define: DefineDomain = (instance, domain) => this.define(instance, { ...domain, withDisks: true });
     this.restores = new LibvirtRestore(this.domains, this.pool, this.marks, define, this.changeTimeoutMs);
+    this.volumes = new LibvirtVolumeAttachments(this.domains, this.marks, this.changeTimeoutMs);
   }
 
   /** Power actions and their tasks: power-task.ts; snapshots' tasks: disk-snapshots.ts. */
@@ -240,6 +245,17 @@ export class LibvirtComputeProvider extends ComputeProvider {
     return this.rescues.unrescue(instance, network);
   }
 
+  /** Volumes: volume-attachments.ts. */
+  override attachVolume(instance: InstanceRef, volumeId: string, source: VolumeSource): Promise<void> {
+    return this.volumes.attach(instance, volumeId, source);
+  }
+  override detachVolume(instance: InstanceRef, volumeId: string): Promise<void> {
+    return this.volumes.detach(instance, volumeId);
+  }
+  override resizeVolume(instance: InstanceRef, volumeId: string, sizeBytes: number): Promise<void> {
+    return this.volumes.resize(instance, volumeId, sizeBytes);
+  }
+
   override async adoptMachine(instance: InstanceRef, providerRef: string): Promise<MachineRecord> {
     const domain = await this.domains.info({ ...instance, providerRef }, this.changeTimeoutMs);
     await this.marks.refuseForeign(this.domains.uriOf(instance), domain.name);
@@ -288,8 +304,11 @@ export class LibvirtComputeProvider extends ComputeProvider {
       macAddress: d.network?.mac ?? '',
       network: d.network,
     });
-    // Defining an existing domain again needs its UUID (libvirt would otherwise refuse the name).
-    if (d.uuid) xml = xml.replace(/<\/name>/, `</name>\n  <uuid>${d.uuid}</uuid>`);
+    // Defining an existing domain again needs its UUID (libvirt would otherwise refuse the name), and keeps its volumes.
+    if (d.uuid) {
+      xml = withVolumeDisks(xml, await this.domains.run(instance, ['dumpxml', '--inactive', d.name]));
+      xml = xml.replace(/<\/name>/, `</name>\n  <uuid>${d.uuid}</uuid>`);
+    }
     xml = withDeploymentMark(xml, await this.marks.ours());
     await withXmlFile(xml, (file) => this.domains.run(instance, ['define', file]));
   }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { HostSetup } from '../host-setup';
 import type { ImageFormat } from '../image-store';
+import type { VolumeBackend } from '../volumes/volume-backend';
 import type { LibvirtConnections } from './libvirt-connections';
 import type { LibvirtParts } from './libvirt-parts';
 import { StoragePool } from './storage-pool';
@@ -15,8 +16,9 @@ const ANSWER_TIMEOUT_MS = 10_000;
 const COPY_TIMEOUT_MS = 60 * 60_000;
 
 /**
- * A new host's hypervisor, with virsh: it answers, LIBVIRT_STORAGE_POOL is made there,
- * and each image volume it lacks is copied from a hypervisor that has it (downloaded to the API
+ * A new host's hypervisor, with virsh: it answers, LIBVIRT_STORAGE_POOL is made there, it can
+ * open volumes (VolumeBackend.prepareHost: with cephx, the key as a libvirt secret), and each image
+ * volume it lacks is copied from a hypervisor that has it (downloaded to the API
  * host, uploaded to the new one: hosts need not reach each other).
  */
 export class LibvirtHostSetup extends HostSetup {
@@ -25,7 +27,10 @@ export class LibvirtHostSetup extends HostSetup {
   private readonly connections: LibvirtConnections;
   private readonly virsh: Virsh;
 
-  constructor(parts: Pick<LibvirtParts, 'pool' | 'connections' | 'virsh'>) {
+  constructor(
+    parts: Pick<LibvirtParts, 'pool' | 'connections' | 'virsh'>,
+    private readonly volumes?: Pick<VolumeBackend, 'prepareHost'>,
+  ) {
     super();
     ({ pool: this.pool, connections: this.connections, virsh: this.virsh } = parts);
   }
@@ -43,6 +48,7 @@ export class LibvirtHostSetup extends HostSetup {
 
   async prepare(uri: string, images: { id: string; format: ImageFormat }[]): Promise<number> {
     await this.pool.ensure(uri);
+    await this.volumes?.prepareHost(uri);
     const sources = (await this.connections.all()).filter((other) => other !== uri);
     let copied = 0;
     for (const image of images) {

@@ -65,8 +65,8 @@ describe('LibvirtRescue', () => {
     host: { id: 'h1', name: 'kvm2', uri: 'qemu+ssh://root@kvm2/system', vncListen: '10.0.0.5', state: 'enabled' },
   };
 
-  /** The XML of every `virsh define`, read from its file while it exists. */
-  function rescues() {
+  /** The XML of every `virsh define`, read from its file while it exists; `previous`, the persistent definition before. */
+  function rescues(previous = '') {
     const defined: string[] = [];
     const domains = {
       connections: new LibvirtConnections(config.libvirt),
@@ -84,7 +84,7 @@ describe('LibvirtRescue', () => {
       startOnce: () => Promise.resolve(),
       run: async (_ref: InstanceRef, args: string[]) => {
         if (args[0] === 'define') defined.push(await readFile(args[1], 'utf8'));
-        return '';
+        return args[0] === 'dumpxml' ? previous : '';
       },
     } as unknown as LibvirtDomains;
     const pool = {
@@ -113,6 +113,15 @@ describe('LibvirtRescue', () => {
       expect(xml).toContain("listen='10.0.0.5'");
       expect(xml).not.toContain("listen='127.0.0.1'");
     }
+  });
+
+  it('keeps the volumes attached to the domain in the rescue and after it', async () => {
+    const volume = `<disk type='volume' device='disk'><source pool='default' volume='vol-1'/><target dev='vdc' bus='virtio'/><serial>vol-1</serial></disk>`;
+    const { defined, rescue } = rescues(`<domain><devices>${volume}</devices></domain>`);
+    const boot = { imageId: 'img-rescue', imageFormat: 'qcow2' as const, diskGb: 2, seed: { instanceId: 'i', hostname: 'r', sshKeys: [] } };
+    await rescue.rescue(instance, boot, values.network);
+    await rescue.unrescue(instance, values.network);
+    for (const xml of defined) expect(xml).toContain(volume);
   });
 
   it('keeps LIBVIRT_VNC_LISTEN for a VPS on a hypervisor of the configuration (no host row)', async () => {

@@ -11,6 +11,7 @@ import { withSeedIso } from './seed-iso';
 import type { StoragePool } from './storage-pool';
 import { imageVolume, rootVolumeOf, seedVolumeOf } from './volume-names';
 import { vncPassword } from './vnc-password';
+import { withVolumeDisks } from './volume-disks';
 import { withXmlFile } from './xml-file';
 
 /** The rescue system's disk (a copy-on-write disk on the rescue image) and seed; `svc-` names, so reconciliation finds leftovers. */
@@ -39,7 +40,7 @@ const xmlText = (value: string): string =>
 
 /**
  * Rescue and unrescue on libvirt, for LibvirtComputeProvider: the domain is powered off, defined
- * again (same UUID, size and network) with the rescue disks or its own, and started. Both end as a
+ * again (same UUID, size, network and volumes) with the rescue disks or its own, and started. Both end as a
  * start does (done once the domain runs). Unrescue removes the rescue disk and seed.
  */
 export class LibvirtRescue {
@@ -101,6 +102,7 @@ export class LibvirtRescue {
       network,
     };
     let xml = rescue ? rescueDomainXml(this.template, values) : renderDomain(this.template, values);
+    xml = withVolumeDisks(xml, await this.domains.run(instance, ['dumpxml', '--inactive', domain.name]));
     xml = xml.replace(/<\/name>/, `</name>\n  <uuid>${domain.uuid}</uuid>`);
     xml = withDeploymentMark(xml, await this.marks.ours());
     const disk = rescue ? rescueVolumeOf(instance.serviceId) : rootVolumeOf(instance.serviceId);

@@ -1,0 +1,65 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
+import { CephCli, cephError } from './ceph-cli';
+
+type ExecError = NodeJS.ErrnoException & { killed?: boolean };
+const exited = (code: number): ExecError => Object.assign(new Error('Command failed'), { code: code as unknown as string });
+
+describe('cephError', () => {
+  it('tells an unreachable cluster (retryable) from a refusal', () => {
+    const silent = cephError(
+      exited(110),
+      "rbd: couldn't connect to the cluster!\nrbd: listing images failed: (110) Connection timed out",
+      'rbd',
+    );
+    expect(silent).toMatchObject({ code: 'volume_backend_unavailable', retryable: true });
+    expect(cephError(Object.assign(exited(1), { killed: true }), '', 'rbd')).toMatchObject({ retryable: true });
+    expect(cephError(Object.assign(new Error('spawn rbd ENOENT'), { code: 'ENOENT' }), '', 'rbd').message).toContain('ceph-common');
+  });
+
+  it('reads the errno rbd states: a missing image or pool, one that exists, one still open, missing caps', () => {
+    expect(cephError(exited(2), 'rbd: error opening image vol-b: (2) No such file or directory', 'rbd')).toMatchObject({
+      code: 'not_found',
+      message: 'The volume does not exist.',
+      retryable: false,
+    });
+    expect(cephError(exited(2), "rbd: error opening pool 'x': (2) No such file or directory", 'rbd').message).toBe(
+      'The RBD pool does not exist.',
+    );
+    expect(cephError(exited(17), 'rbd: create error: (17) File exists', 'rbd').code).toBe('volume_exists');
+    expect(cephError(exited(16), 'rbd: error: image still has watchers', 'rbd').code).toBe('volume_in_use');
+    expect(cephError(exited(13), 'Error EACCES: access denied', 'ceph').code).toBe('volume_backend_refused');
+    expect(cephError(exited(1), '[errno 2] RADOS object not found (error opening pool)', 'ceph').code).toBe('not_found');
+    expect(cephError(exited(22), 'rbd: shrinking an image is only allowed with the --allow-shrink flag', 'rbd').code).toBe(
+      'volume_backend_error',
+    );
+  });
+});
+
+describe('CephCli', () => {
+  it('hands the key over in the environment, never the command line, and keeps it out of log lines', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ceph-cli-'));
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      const rbd = join(dir, 'rbd');
+      // What librados says of a key it cannot decode: the key itself, and here the command line too.
+      writeFileSync(rbd, `#!/bin/sh\necho "args: $*; auth: failed to decode key '\${CEPH_ARGS#--key }'" >&2\nexit 22\n`);
+      chmodSync(rbd, 0o755);
+      const key = 'AQB88AprErxHDBAAVWWxSYlte+vC4yNEpw3slQ==';
+      const cli = new CephCli({ cephMonitors: [{ host: '::1', port: 6789 }], cephClientName: 'hosting', cephClientKey: key }, undefined, {
+        rbd,
+        ceph: rbd,
+      });
+      await expect(cli.rbd(['ls'])).rejects.toMatchObject({ code: 'volume_backend_error' });
+      const line = String(warn.mock.calls[0][0]);
+      expect(line).toContain('--mon-host [::1]:6789 --id hosting');
+      expect(line).toContain("failed to decode key '***'");
+      expect(line).not.toContain(key);
+    } finally {
+      warn.mockRestore();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
