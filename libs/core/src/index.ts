@@ -2,7 +2,7 @@ export * from './config/app-config';
 export * from './config/vps-settings';
 export * from './config/load-config';
 export * from './config/config.module';
-export { ipv4ToNumber, numberToIpv4 } from './config/network-config';
+export { canonicalIpv6, ipv4ToNumber, numberToIpv4 } from './config/network-config';
 export * from './core.module';
 export * from './crypto/secret-box';
 export * from './crypto/url-signer';

@@ -6,6 +6,7 @@ import { BackupsModule } from './backups/backups.module';
 import { ComputeModule } from './compute/compute.module';
 import { ConsoleController } from './console/console.controller';
 import { ConsoleModule } from './console/console.module';
+import { FirewallsModule } from './firewalls/firewalls.module';
 import { FleetModule } from './fleet/fleet.module';
 import { HostsModule } from './hosts/hosts.module';
 import { ImageCatalogueModule } from './images/image-catalogue.module';
@@ -34,6 +35,7 @@ import { VpsGauges } from './vps-gauges';
     RescueModule,
     ConsoleModule,
     FleetModule,
+    FirewallsModule,
   ],
   // Nest registers routes, and the OpenAPI document lists paths, in this order.
   controllers: [InstanceController, ConsoleController, RescueController, BackupsController],

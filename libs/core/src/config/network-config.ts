@@ -71,7 +71,9 @@ export function networkConfig(env: EnvReader): NetworkConfig {
   const dns = servers.map((server) => (isIP(server) === 6 ? canonicalIpv6(server) : server));
   const bridge = env.string('NETWORK_BRIDGE', 'br0')!;
   if (!/^[A-Za-z0-9_.-]{1,15}$/.test(bridge)) env.problems.push(`NETWORK_BRIDGE must be an interface name (got "${bridge}")`);
-  return { mode, sshListen, sshPorts, bridge, ipv4Pools, ipv6Pool: ipv6 ?? undefined, dns };
+  const firewallsPerAccount = env.int('FIREWALLS_PER_ACCOUNT', 50, 1, 10_000);
+  const firewallRulesMax = env.int('FIREWALL_RULES_MAX', 50, 1, 500);
+  return { mode, sshListen, sshPorts, bridge, ipv4Pools, ipv6Pool: ipv6 ?? undefined, dns, firewallsPerAccount, firewallRulesMax };
 }
 
 function split(value: string | undefined): string[] {

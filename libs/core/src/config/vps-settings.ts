@@ -79,6 +79,9 @@ export interface NetworkConfig {
   ipv4Pools: Ipv4Pool[];
   ipv6Pool?: Ipv6Pool;
   dns: string[];
+  /** Cloud firewalls an account may have (FIREWALLS_PER_ACCOUNT) and rules in one (FIREWALL_RULES_MAX). */
+  firewallsPerAccount: number;
+  firewallRulesMax: number;
 }
 
 /** Many hypervisors per region: how a new VPS picks its host, and when a silent one is written off. */

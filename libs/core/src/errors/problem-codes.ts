@@ -173,6 +173,21 @@ export const PROBLEM_CODES: Record<ProblemCode, ProblemCodeInfo> = {
     meaning: 'The hypervisor of this VPS cannot be reached.',
     action: 'Retry in a minute; the service itself is unchanged.',
   },
+  unsupported_network_mode: {
+    statuses: [409],
+    meaning: 'The VPS is reached through a forwarded port (user networking): no firewall can be enforced at its hypervisor.',
+    action: 'Filter inside the guest (nftables, ufw); cloud firewalls apply to VPSes with public addresses (bridge mode).',
+  },
+  firewall_in_use: {
+    statuses: [409],
+    meaning: 'The firewall is still applied to one or more VPSes.',
+    action: 'Remove it from them (POST /api/firewalls/{id}/remove) first; appliedTo lists them.',
+  },
+  duplicate_name: {
+    statuses: [409],
+    meaning: 'The account already has a resource of this kind with this name.',
+    action: 'Choose another name, or change the existing one.',
+  },
   no_capacity: {
     statuses: [409],
     meaning: 'No enabled host of the region has room for the VPS; nothing was made.',

@@ -34,7 +34,10 @@ export type ProblemCode =
   | 'mfa_not_set_up'
   | 'invalid_token'
   | 'already_verified'
-  | 'email_unverified';
+  | 'email_unverified'
+  | 'unsupported_network_mode'
+  | 'firewall_in_use'
+  | 'duplicate_name';
 
 export interface FieldError {
   field: string;

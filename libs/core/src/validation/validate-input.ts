@@ -8,8 +8,11 @@ export const VALIDATION_OPTIONS = { whitelist: true, forbidNonWhitelisted: true,
 /** Nested class-validator errors as `field.path: message` pairs. */
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
-    const field = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).map((message) => ({ field, message }));
+    const field = !parent ? error.property : /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : `${parent}.${error.property}`;
+    // class-validator's messages begin with the property's own name; nested, they name its whole path.
+    const named = (message: string) =>
+      parent && message.startsWith(`${error.property} `) ? `${field}${message.slice(error.property.length)}` : message;
+    const own = Object.values(error.constraints ?? {}).map((message) => ({ field, message: named(message) }));
     return [...own, ...flattenValidationErrors(error.children ?? [], field)];
   });
 }

@@ -34,8 +34,12 @@ import { SimulatorTasksRepository } from './simulator-tasks.repository';
       // Built once, when COMPUTE_PROVIDER=libvirt: every libvirt adapter stands on it.
       provide: LibvirtParts,
       inject: [AppConfig, DeploymentIdentity, HostsRepository, GuestFirewalls],
-      useFactory: (config: AppConfig, identity: DeploymentIdentity, hosts: HostsRepository, firewalls: GuestFirewalls): LibvirtParts | null =>
-        config.computeProvider === 'libvirt' ? new LibvirtParts(config, identity, hosts, firewalls) : null,
+      useFactory: (
+        config: AppConfig,
+        identity: DeploymentIdentity,
+        hosts: HostsRepository,
+        firewalls: GuestFirewalls,
+      ): LibvirtParts | null => (config.computeProvider === 'libvirt' ? new LibvirtParts(config, identity, hosts, firewalls) : null),
     },
     {
       provide: ComputeProvider,

@@ -63,6 +63,8 @@ export interface InstanceRow {
   hostReachable?: boolean;
   /** Booted from the rescue system. */
   rescue?: boolean;
+  /** The cloud firewalls applied, oldest first. */
+  firewalls?: { id: string; name: string; status: 'pending' | 'applied' | 'failed' }[];
 }
 
 export interface ObservedChange {
@@ -116,7 +118,9 @@ export class VpsInstancesRepository {
       `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
               s.status = 'terminated' AS terminated, ${isoText('b.next_run_at')} AS "backupsNextRunAt",
               coalesce((SELECT h.state <> 'unreachable' FROM hosts h WHERE h.id = i.host_id), true) AS "hostReachable",
-              EXISTS (SELECT 1 FROM vps_rescues r WHERE r.service_id = i.service_id) AS rescue
+              EXISTS (SELECT 1 FROM vps_rescues r WHERE r.service_id = i.service_id) AS rescue,
+              coalesce((SELECT json_agg(json_build_object('id', f.id, 'name', f.name, 'status', a.status) ORDER BY a.created_at, f.id)
+                          FROM firewall_attachments a JOIN firewalls f ON f.id = a.firewall_id WHERE a.service_id = i.service_id), '[]') AS firewalls
          FROM vps_instances i JOIN services s ON s.id = i.service_id LEFT JOIN vps_backup_schedules b ON b.service_id = i.service_id
         WHERE i.service_id = ANY($1::uuid[])`,
       [serviceIds],
@@ -130,6 +134,15 @@ export class VpsInstancesRepository {
       [serviceId],
     );
     return { diskGb: row?.disk_gb ?? null, network: row?.network ?? null, imageId: row?.image_id ?? null };
+  }
+
+  async networkOf(serviceId: string): Promise<GuestNetwork | null> {
+    const row = await sqlFirst<{ network: GuestNetwork | null }>(
+      this.dataSource,
+      `SELECT network FROM vps_instances WHERE service_id = $1`,
+      [serviceId],
+    );
+    return row?.network ?? null;
   }
 
   async setImage(manager: EntityManager, serviceId: string, imageId: string): Promise<void> {

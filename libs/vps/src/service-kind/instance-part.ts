@@ -12,7 +12,7 @@ export function instancePart(row: Omit<InstanceRow, 'id'>): InstanceSummaryRespo
   // Shown only while the host does not answer, so a VPS's usual shape is unchanged.
   const unreachable = row.hostReachable === false && !row.terminated ? { hostReachable: false as const } : {};
   const rescue = !!row.rescue && !row.terminated;
-  if (row.terminated) return { powerState, ipv4: null, ipv6: null, region, ssh: null, rescue };
+  if (row.terminated) return { powerState, ipv4: null, ipv6: null, region, ssh: null, rescue, firewalls: [] };
   return {
     powerState,
     rescue,
@@ -20,6 +20,7 @@ export function instancePart(row: Omit<InstanceRow, 'id'>): InstanceSummaryRespo
     ipv6: row.ipv6,
     region,
     ssh: row.sshHost && row.sshPort ? { host: row.sshHost, port: Number(row.sshPort) } : row.ipv4 ? { host: row.ipv4, port: 22 } : null,
+    firewalls: row.firewalls ?? [],
     ...(row.backupsNextRunAt && { backups: { enabled: true, nextRunAt: row.backupsNextRunAt } }),
     ...unreachable,
   };

@@ -2,13 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { BackupRetirement } from '../backups/backup-retirement';
 import { ComputeProvider, instanceRef } from '../compute/compute-provider';
+import { FirewallsService } from '../firewalls/firewalls.service';
 import { HostPlacement } from '../hosts/host-placement';
 import { NetworkAllocator } from '../instances/network/network-allocator';
 import { VpsInstancesRepository } from '../instances/vps-instances.repository';
 
 /**
  * A terminated VPS, in the status change's transaction: its machine and disks deleted, its address
- * or port and its host's capacity given back, its backups deleted after a grace period.
+ * or port and its host's capacity given back, its firewalls removed, its backups deleted after a grace period.
  */
 @Injectable()
 export class VpsTermination {
@@ -18,6 +19,7 @@ export class VpsTermination {
     private readonly network: NetworkAllocator,
     private readonly backups: BackupRetirement,
     private readonly placement: HostPlacement,
+    private readonly firewalls: FirewallsService,
   ) {}
 
   async terminate(manager: EntityManager, serviceId: string): Promise<void> {
@@ -29,5 +31,6 @@ export class VpsTermination {
     await this.network.release(manager, serviceId);
     await this.backups.retire(manager, serviceId);
     await this.placement.release(manager, serviceId);
+    await this.firewalls.detachTerminated(manager, serviceId);
   }
 }

@@ -20,6 +20,19 @@ export class InstanceBackupsResponse {
   nextRunAt: string | null;
 }
 
+export class InstanceFirewallResponse {
+  @ApiProperty({ format: 'uuid', description: 'The firewall (GET /api/firewalls/{id}).' })
+  id: string;
+  @ApiProperty({ example: 'web' })
+  name: string;
+  @ApiProperty({
+    enum: ['pending', 'applied', 'failed'],
+    example: 'applied',
+    description: "`pending` until the hypervisor enforces the firewall's current rules; `failed` while it could not (retried).",
+  })
+  status: 'pending' | 'applied' | 'failed';
+}
+
 export class InstanceSummaryResponse {
   @ApiProperty({
     enum: PUBLIC_POWER_STATES,
@@ -68,6 +81,12 @@ export class InstanceSummaryResponse {
       'True while the VPS is booted from the rescue system (POST .../instance/rescue), its own disk attached as the second disk (/dev/vdb); POST .../instance/unrescue, or the end of RESCUE_HOURS, boots its own disk again.',
   })
   rescue: boolean;
+  @ApiProperty({
+    type: [InstanceFirewallResponse],
+    description:
+      'Cloud firewalls applied (POST /api/firewalls/{id}/apply), oldest first. None: every packet passes; with one or more, inbound traffic no `in` rule allows is dropped.',
+  })
+  firewalls: InstanceFirewallResponse[];
 }
 
 /** A VPS's part of the service response. */
