@@ -30,11 +30,11 @@ export class NetworkFilters {
     await this.define(uri, vpsFilterXml(serviceId, firewalls));
   }
 
-  /** After the VPS's domain is gone from `uri`; a filter that is not there is fine. */
+  /** After the VPS's domain is gone from `uri`. Best effort: a filter left behind filters nothing, so only an unreachable host is an error. */
   async remove(uri: string, serviceId: string): Promise<void> {
     await this.virsh
       .run(uri, ['nwfilter-undefine', vpsFilterName(serviceId)], { timeoutMs: this.timeoutMs, expected: ['not_found'] })
-      .catch((err: unknown) => (err instanceof ComputeProviderError && err.code === 'not_found' ? '' : Promise.reject(err)));
+      .catch((err: unknown) => (err instanceof ComputeProviderError && !err.retryable ? '' : Promise.reject(err)));
   }
 
   private define(uri: string, xml: string): Promise<string> {
