@@ -29,6 +29,12 @@ exec 9>"$CACHE/.lock"
 flock 9
 if [ -f "$image" ]; then echo "$image"; exit 0; fi
 
+# The filesystem is mounted in a mount namespace of the build's own: a namespace another process
+# makes meanwhile (`ip netns exec` of a bridge-mode suite) would copy the mount and keep the
+# filesystem alive past our umount; the image would then carry a journal whose replay at the
+# guest's first mount wipes extlinux's boot sector, and the guest would boot only once.
+if [ -z "${TEST_IMAGE_OWN_MOUNTS:-}" ]; then exec env TEST_IMAGE_OWN_MOUNTS=1 unshare --mount --propagation private bash "$0" "$@"; fi
+
 work=$(mktemp -d /var/tmp/test-image.XXXXXX)
 root="$work/root"
 loop=""
@@ -94,6 +100,10 @@ umount "$root/proc" "$root/sys"
 # Blocks of deleted files (the packages debootstrap unpacked) would be copied into the qcow2.
 fstrim "$root" >&2 || true
 umount "$root"
+if dumpe2fs -h "$loop" 2>/dev/null | grep -q needs_recovery; then
+  echo "build-test-image: the filesystem is still in use after umount (its journal would wipe the boot sector)" >&2
+  exit 1
+fi
 losetup -d "$loop"
 loop=""
 dd if="$MBR" of="$raw" bs=440 count=1 conv=notrunc status=none

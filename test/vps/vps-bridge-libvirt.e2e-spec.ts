@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import request from 'supertest';
 import { agentPing, BOOT_MS } from '../support/guest';
 import { GuestSuite } from '../support/guest-suite';
 import { libvirtCompute } from '../support/hosts';
@@ -54,6 +55,19 @@ async function agentInterfaces(domain: string): Promise<string> {
   return virsh('qemu-agent-command', domain, '{"execute":"guest-network-get-interfaces"}').catch((err: Error) => err.message);
 }
 
+interface Firewall {
+  id: string;
+  appliedTo: { serviceId: string; status: string }[];
+}
+
+/** A rule from anywhere, over IPv4 and IPv6. */
+const fromAnywhere = (protocol: 'tcp' | 'icmp', port?: string) => ({
+  direction: 'in',
+  protocol,
+  ...(port && { port }),
+  addresses: ['0.0.0.0/0', '::/0'],
+});
+
 interface BridgedInstance {
   ipv4: string;
   ipv6: string;
@@ -64,6 +78,7 @@ interface BridgedInstance {
   const g = new GuestSuite('bridge');
   let segment: IsolatedSegment | undefined;
   let instance: BridgedInstance;
+  let firewall: Firewall | undefined;
   const page = `issue-52-${randomUUID()}`;
 
   beforeAll(async () => {
@@ -85,6 +100,8 @@ interface BridgedInstance {
     try {
       await g.stop();
     } finally {
+      // A firewall's filter stays on the host after its last VPS (docs/operations/real-vpses.md).
+      if (firewall) await virsh('nwfilter-undefine', `hosting-fw-${firewall.id}`).catch(() => undefined);
       segment?.remove();
     }
   }, BOOT_MS);
@@ -99,6 +116,10 @@ interface BridgedInstance {
       (res) => `${argv.join(' ')} kept failing: ${res.code} ${res.stderr}`,
     );
   const curl = (url: string) => untilRuns(['curl', '-gsS', '--noproxy', '*', '--max-time', '10', url]);
+  /** curl's exit code once: 28 is its timeout (a dropped packet), 7 a refused connection. */
+  const curlOnce = async (url: string) => (await inSegment(['curl', '-gsS', '--noproxy', '*', '--max-time', '4', url])).code;
+  const pingOnce = async (address: string) => (await inSegment(['ping', '-c', '1', '-W', '3', address])).code;
+  const both = (port: number) => [`http://${instance.ipv4}:${port}/`, `http://[${instance.ipv6}]:${port}/`];
   const guest = async (command: string, input?: string) => {
     const res = await g.ssh(command, input);
     expect({ command, code: res.code, stderr: res.stderr }).toEqual({ command, code: 0, stderr: '' });
@@ -165,4 +186,109 @@ interface BridgedInstance {
     },
     BOOT_MS,
   );
+
+  describe('with cloud firewalls (nwfilter)', () => {
+    const api = (method: 'post' | 'patch' | 'delete', path: string) => request(g.t.http)[method](path).set('Authorization', g.owner.bearer);
+    /** The firewall once every VPS it is applied to enforces its current rules. */
+    const enforced = () =>
+      waitForOrFail(
+        async () => (await g.t.get(`/api/firewalls/${firewall!.id}`, g.owner.bearer).expect(200)).body as Firewall,
+        (f) => f.appliedTo.length > 0 && f.appliedTo.every((a) => a.status === 'applied'),
+        60_000,
+        (f) => `the firewall was never enforced: ${JSON.stringify(f.appliedTo)}`,
+      );
+    const apply = async () => {
+      const res = await api('post', `/api/firewalls/${firewall!.id}/apply`)
+        .send({ serviceIds: [g.vps.id] })
+        .expect(200);
+      expect(res.body.appliedTo).toEqual([{ serviceId: g.vps.id, status: expect.stringMatching(/^(pending|applied)$/) }]);
+      return enforced();
+    };
+    const power = async (action: 'stop' | 'start') => {
+      const accepted = await api('post', `/api/services/${g.vps.id}/instance/${action}`).expect(202);
+      expect(await g.settle(accepted.body.id)).toMatchObject({ status: 'succeeded' });
+    };
+    const webServer = (port: number) =>
+      guest(`systemd-run --quiet --unit=issue-52-web-${port} python3 -m http.server ${port} --bind :: --directory /srv/www`);
+
+    it(
+      'lets everything through without a firewall: the domain references an empty filter of its own',
+      async () => {
+        expect(await virsh('dumpxml', `svc-${g.vps.id}`)).toContain(`<filterref filter='hosting-vps-${g.vps.id}'/>`);
+        expect(await virsh('nwfilter-dumpxml', `hosting-vps-${g.vps.id}`)).not.toContain('<rule');
+        await webServer(8080);
+        for (const url of both(8080)) expect((await curl(url)).stdout).toBe(page);
+      },
+      BOOT_MS,
+    );
+
+    it(
+      'applied, lets through only what its rules allow (tcp 22 and 80, ping) over IPv4 and IPv6; the guest still reaches out',
+      async () => {
+        const rules = [fromAnywhere('tcp', '22'), fromAnywhere('tcp', '80'), fromAnywhere('icmp')];
+        firewall = (await api('post', '/api/firewalls').send({ name: 'web', rules }).expect(201)).body as Firewall;
+        await apply();
+        expect(await virsh('nwfilter-dumpxml', `hosting-vps-${g.vps.id}`)).toContain(`<filterref filter='hosting-fw-${firewall.id}'/>`);
+        for (const url of both(8080)) expect({ url, code: await curlOnce(url) }).toEqual({ url, code: 28 });
+        for (const url of both(80)) expect((await curl(url)).stdout).toBe(page);
+        for (const address of [instance.ipv4, instance.ipv6])
+          expect({ address, code: await pingOnce(address) }).toEqual({ address, code: 0 });
+        expect(await guest('whoami')).toBe('root');
+        // Outbound is open without `out` rules, and neighbour discovery passes once the caches are gone on both sides.
+        await inSegment(['ip', 'neigh', 'flush', 'all']);
+        await guest('ip neigh flush all');
+        for (const address of [GATEWAY4, GATEWAY6])
+          expect(await guest(`python3 - ${address}`, ICMP_ECHO)).toBe(`echo reply from ${address}`);
+        for (const url of both(80)) expect((await curl(url)).stdout).toBe(page);
+      },
+      BOOT_MS,
+    );
+
+    it(
+      'changed, is enforced live: 8080 opens and, its icmp rule gone, ping is dropped',
+      async () => {
+        const rules = [fromAnywhere('tcp', '22'), fromAnywhere('tcp', '80'), fromAnywhere('tcp', '8000-8100')];
+        await api('patch', `/api/firewalls/${firewall!.id}`).send({ rules }).expect(200);
+        await enforced();
+        for (const url of both(8080)) expect((await curl(url)).stdout).toBe(page);
+        for (const address of [instance.ipv4, instance.ipv6])
+          expect({ address, code: await pingOnce(address) }).toEqual({ address, code: 1 });
+      },
+      BOOT_MS,
+    );
+
+    it(
+      'removed, lets everything through again',
+      async () => {
+        const res = await api('post', `/api/firewalls/${firewall!.id}/remove`)
+          .send({ serviceIds: [g.vps.id] })
+          .expect(200);
+        expect(res.body.appliedTo).toEqual([]);
+        for (const address of [instance.ipv4, instance.ipv6]) await untilRuns(['ping', '-c', '1', '-W', '3', address]);
+        expect(await virsh('nwfilter-dumpxml', `hosting-vps-${g.vps.id}`)).not.toContain('<rule');
+      },
+      BOOT_MS,
+    );
+
+    it(
+      'applied again, holds after the VPS is stopped and started through the API, then is deleted',
+      async () => {
+        await apply();
+        await power('stop');
+        await power('start');
+        await g.sshWhenUp('true');
+        await webServer(80);
+        for (const url of both(80)) expect((await curl(url)).stdout).toBe(page);
+        for (const address of [instance.ipv4, instance.ipv6])
+          expect({ address, code: await pingOnce(address) }).toEqual({ address, code: 1 });
+        expect(await virsh('dumpxml', `svc-${g.vps.id}`)).toContain(`<filterref filter='hosting-vps-${g.vps.id}'/>`);
+
+        await api('post', `/api/firewalls/${firewall!.id}/remove`)
+          .send({ serviceIds: [g.vps.id] })
+          .expect(200);
+        await api('delete', `/api/firewalls/${firewall!.id}`).expect(204);
+      },
+      BOOT_MS * 2,
+    );
+  });
 });

@@ -1,4 +1,5 @@
 import type { GuestNetwork } from '../compute-provider';
+import { vpsFilterRef } from './network-filters';
 
 /**
  * The built-in domain: a TCG guest (no /dev/kvm needed) booting from its root disk, with the
@@ -105,7 +106,7 @@ export function renderDomain(template: string, values: DomainValues): string {
     seedVolume: values.seedVolume,
     macAddress: values.macAddress,
     disks: disksXml(values),
-    network: values.network?.mode === 'bridge' ? bridgeXml(values.network.bridge, values.macAddress) : '',
+    network: values.network?.mode === 'bridge' ? bridgeXml(values.network.bridge, values.macAddress, values.serviceId) : '',
     qemuCommandline: values.network?.mode === 'user' ? userNetworkXml(values.network, values.macAddress) : '',
   };
   return template.replace(PLACEHOLDER, (_, key: keyof typeof all) => (ELEMENT_PLACEHOLDERS.has(key) ? all[key] : escapeXml(all[key])));
@@ -134,8 +135,10 @@ function disksXml(values: DomainValues): string {
   ].join('\n    ');
 }
 
-function bridgeXml(bridge: string, mac: string): string {
-  return `<interface type='bridge'><source bridge='${escapeXml(bridge)}'/><mac address='${escapeXml(mac)}'/><model type='virtio'/></interface>`;
+/** The VPS's nwfilter holds its firewalls (network-filters.ts); defined before the domain is. */
+function bridgeXml(bridge: string, mac: string, serviceId: string): string {
+  const source = `<source bridge='${escapeXml(bridge)}'/><mac address='${escapeXml(mac)}'/><model type='virtio'/>`;
+  return `<interface type='bridge'>${source}${vpsFilterRef(serviceId)}</interface>`;
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   TaskStatus,
   DiskExport,
 } from '../compute-provider';
+import type { GuestFirewall } from '../guest-firewalls';
 import { DeploymentMarks } from './deployment-marks';
 import { renderDomain, withDeploymentMark } from './domain-xml';
 import { rootVolumeOf, seedVolumeOf } from './volume-names';
@@ -36,6 +37,8 @@ import { withXmlFile } from './xml-file';
 import { setGuestRootPassword } from './guest-password';
 import { LibvirtRescue } from './rescue-domain';
 import { DefineDomain, LibvirtRestore } from './libvirt-restore';
+import type { NetworkFilters } from './libvirt-network-filters';
+import { filterBridgedInterface } from './filtered-interface';
 import type { ActionType, PowerState } from '../../vps.types';
 import type { VolumeSource } from '../volumes/volume-backend';
 import { LibvirtVolumeAttachments } from './volume-attachments';
@@ -67,6 +70,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
   private readonly restores: LibvirtRestore;
   private readonly powerTasks: LibvirtPowerTasks;
   private readonly volumes: LibvirtVolumeAttachments;
+  private readonly filters: NetworkFilters;
 
   private readonly config: AppConfig;
   private readonly virsh: Virsh;
@@ -80,13 +84,14 @@ export class LibvirtComputeProvider extends ComputeProvider {
     this.domains = parts.domains;
     this.pool = parts.pool;
     this.marks = parts.marks;
+    this.filters = parts.filters;
     this.snapshots = new DiskSnapshots(this.domains, this.pool);
     this.powerTasks = new LibvirtPowerTasks(this.domains, config.computeStopTimeoutSeconds, this.changeTimeoutMs, READ_TIMEOUT_MS);
     this.exports = new DiskExports(this.domains, this.pool, this.snapshots, this.marks, this.changeTimeoutMs, config.libvirt.diskTransfer);
     // Reconciliation holds its job lock (a database connection) while it lists: reads stay short.
     this.inventories = new LibvirtInventory(virsh, this.pool, this.marks, READ_TIMEOUT_MS, this.changeTimeoutMs);
     this.template = parts.template;
-    this.rescues = new LibvirtRescue(config, this.domains, this.pool, this.marks, this.template, this.changeTimeoutMs);
+    this.rescues = new LibvirtRescue(config, this.domains, this.pool, this.marks, this.filters, this.template, this.changeTimeoutMs);
     const define: DefineDomain = (instance, domain) => this.define(instance, { ...domain, withDisks: true });
     this.restores = new LibvirtRestore(this.domains, this.pool, this.marks, define, this.changeTimeoutMs);
     this.volumes = new LibvirtVolumeAttachments(this.domains, this.marks, this.changeTimeoutMs);
@@ -124,6 +129,13 @@ export class LibvirtComputeProvider extends ComputeProvider {
       }
     }
     return states;
+  }
+
+  /** The firewalls as nwfilters (network-filters.ts); QEMU's user networking has no interface libvirt could filter. */
+  override async applyFirewalls(instance: InstanceRef, network: GuestNetwork | null, firewalls: GuestFirewall[]): Promise<void> {
+    if (network?.mode !== 'bridge') return;
+    await this.filters.sync(this.domains.uriOf(instance), instance.serviceId, firewalls);
+    await filterBridgedInterface(this.domains, this.marks, instance);
   }
 
   /** Every domain is reached through a lease: a bridge address or a forwarded SSH port. */
@@ -284,6 +296,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     }
     await this.pool.remove(uri, rootVolumeOf(instance.serviceId));
     await this.pool.remove(uri, seedVolumeOf(instance.serviceId));
+    await this.filters.remove(uri, instance.serviceId);
     this.logger.log(`Domain ${domain?.name ?? this.domains.domainOf(instance)} and its volumes removed`);
   }
 
@@ -310,6 +323,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
       xml = xml.replace(/<\/name>/, `</name>\n  <uuid>${d.uuid}</uuid>`);
     }
     xml = withDeploymentMark(xml, await this.marks.ours());
+    await this.filters.beforeDefine(this.domains.uriOf(instance), instance.serviceId, xml);
     await withXmlFile(xml, (file) => this.domains.run(instance, ['define', file]));
   }
 }

@@ -6,13 +6,14 @@ import { DeploymentMarks } from './deployment-marks';
 import { DEFAULT_DOMAIN_TEMPLATE, templateProblems } from './domain-xml';
 import { HostDirectory, LibvirtConnections } from './libvirt-connections';
 import { LibvirtDomains } from './libvirt-domains';
+import { NetworkFilters } from './libvirt-network-filters';
 import { StoragePool } from './storage-pool';
 import { Virsh } from './virsh';
 
 /**
  * What every libvirt adapter stands on, built once by ComputeModule: one virsh (its keepalive),
  * the connections (which hypervisor serves a VPS; every host's URI), the domains on them, the
- * storage pool, and the marks that say which deployment made a domain.
+ * storage pool, the marks that say which deployment made a domain, and the network filters.
  */
 export class LibvirtParts {
   readonly changeTimeoutMs: number;
@@ -20,6 +21,8 @@ export class LibvirtParts {
   readonly domains: LibvirtDomains;
   readonly pool: StoragePool;
   readonly marks: DeploymentMarks;
+  /** The nwfilters holding the firewalls of bridged VPSes. */
+  readonly filters: NetworkFilters;
   /** The domain template (LIBVIRT_DOMAIN_TEMPLATE, or the built-in one), checked once. */
   readonly template: string;
 
@@ -36,6 +39,7 @@ export class LibvirtParts {
     this.domains = new LibvirtDomains(this.connections, virsh, this.changeTimeoutMs);
     this.pool = new StoragePool(virsh, config.libvirt.storagePool, this.changeTimeoutMs);
     this.marks = new DeploymentMarks(virsh, identity, this.changeTimeoutMs);
+    this.filters = new NetworkFilters(virsh, firewalls, this.changeTimeoutMs);
     const { domainTemplate } = config.libvirt;
     this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
     const problems = templateProblems(this.template);

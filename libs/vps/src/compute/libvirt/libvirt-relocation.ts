@@ -11,7 +11,9 @@ import { powerStateOf } from './domain-state';
 import { renderDomain, withDeploymentMark } from './domain-xml';
 import type { LibvirtConnections } from './libvirt-connections';
 import { LibvirtInventory } from './libvirt-inventory';
+import type { NetworkFilters } from './libvirt-network-filters';
 import type { LibvirtParts } from './libvirt-parts';
+import { withVpsFilter } from './network-filters';
 import { withSeedIso } from './seed-iso';
 import type { StoragePool } from './storage-pool';
 import type { Virsh } from './virsh';
@@ -37,6 +39,7 @@ export class LibvirtRelocation extends MachineRelocator {
   private readonly connections: LibvirtConnections;
   private readonly pool: StoragePool;
   private readonly marks: DeploymentMarks;
+  private readonly filters: NetworkFilters;
   private readonly inventory: LibvirtInventory;
   private readonly template: string;
   private readonly timeoutMs: number;
@@ -45,6 +48,7 @@ export class LibvirtRelocation extends MachineRelocator {
   constructor(parts: LibvirtParts) {
     super();
     ({ virsh: this.virsh, connections: this.connections, pool: this.pool, marks: this.marks, template: this.template } = parts);
+    this.filters = parts.filters;
     this.timeoutMs = parts.changeTimeoutMs;
     this.inventory = new LibvirtInventory(this.virsh, this.pool, this.marks, this.timeoutMs, this.timeoutMs);
   }
@@ -59,10 +63,12 @@ export class LibvirtRelocation extends MachineRelocator {
       if (powerStateOf(onOld) !== 'stopped') throw new ComputeProviderError('invalid_state', 'The machine is not stopped.');
       // Not defined on the new host yet: a volume there is an earlier try's, maybe cut short, so it is copied again.
       if ((await this.state(to.uri, name)) === null) {
-        const xml = withSshPort(await this.run(from, ['dumpxml', '--inactive', '--security-info', name]), to.sshPort);
+        const old = await this.run(from, ['dumpxml', '--inactive', '--security-info', name]);
+        const xml = withVpsFilter(withSshPort(old, to.sshPort), instance.serviceId);
         await this.pool.ensure(to.uri);
         await this.copyVolume(from, to.uri, rootVolumeOf(instance.serviceId), 'qcow2');
         await this.copyVolume(from, to.uri, seedVolumeOf(instance.serviceId), 'raw');
+        await this.filters.beforeDefine(to.uri, instance.serviceId, xml);
         await withXmlFile(xml, (file) => this.run(to.uri, ['define', file]));
       }
     }
@@ -70,6 +76,7 @@ export class LibvirtRelocation extends MachineRelocator {
     if ((await this.state(to.uri, name)) === null) throw new ComputeProviderError('not_found', 'The machine is on neither host.');
     if (onOld !== null) await this.undefine(from, name);
     await this.removeVolumes(from, instance.serviceId);
+    await this.filters.remove(from, instance.serviceId);
   }
 
   async locate(instance: InstanceRef, to: HostTarget): Promise<MachinePlace> {
@@ -85,6 +92,7 @@ export class LibvirtRelocation extends MachineRelocator {
     if (from === to.uri || (await this.state(from, name)) === null) return;
     if ((await this.state(to.uri, name)) !== null) await this.undefine(to.uri, name);
     await this.removeVolumes(to.uri, instance.serviceId);
+    await this.filters.remove(to.uri, instance.serviceId);
   }
 
   async recreate(instance: InstanceRef, machine: RecreatedMachine): Promise<void> {
@@ -121,6 +129,7 @@ export class LibvirtRelocation extends MachineRelocator {
       network: machine.network,
     });
     const marked = withDeploymentMark(xml, await this.marks.ours());
+    await this.filters.beforeDefine(uri, instance.serviceId, marked);
     await withXmlFile(marked, (file) => this.run(uri, ['define', file]));
     if (machine.powerOn) await this.run(uri, ['start', name]);
   }

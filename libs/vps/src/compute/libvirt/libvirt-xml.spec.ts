@@ -64,6 +64,8 @@ describe('libvirt domain XML', () => {
     expect(xml).toContain(`<qemu:arg value='user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:22001-:22'/>`);
     expect(xml).toContain(`<qemu:arg value='virtio-net-pci,netdev=n0,bus=pci.0,addr=0x10,mac=52:54:00:aa:bb:cc'/>`);
     expect(xml).not.toContain('<interface');
+    // QEMU's own user networking: libvirt has no interface to filter.
+    expect(xml).not.toContain('filterref');
 
     const bridged = renderDomain(DEFAULT_DOMAIN_TEMPLATE, {
       name: 'svc-1',
@@ -86,7 +88,8 @@ describe('libvirt domain XML', () => {
       },
     });
     expect(bridged).toContain(
-      `<interface type='bridge'><source bridge='br0'/><mac address='52:54:00:aa:bb:cc'/><model type='virtio'/></interface>`,
+      `<interface type='bridge'><source bridge='br0'/><mac address='52:54:00:aa:bb:cc'/><model type='virtio'/>` +
+        `<filterref filter='hosting-vps-1'/></interface>`,
     );
     expect(bridged).not.toContain('qemu:commandline');
     expect(bridged).not.toContain('<disk');

@@ -6,6 +6,7 @@ import type { DeploymentMarks } from './deployment-marks';
 import { DEFAULT_DOMAIN_TEMPLATE } from './domain-xml';
 import { LibvirtConnections } from './libvirt-connections';
 import type { LibvirtDomains } from './libvirt-domains';
+import type { NetworkFilters } from './libvirt-network-filters';
 import { LibvirtRescue, rescueDomainXml } from './rescue-domain';
 import type { StoragePool } from './storage-pool';
 
@@ -54,6 +55,8 @@ describe('seedFiles of a rescue', () => {
   });
 });
 
+const filterOf = (xml: string) => /<filterref filter='([^']+)'/.exec(xml)?.[1] ?? 'none';
+
 describe('LibvirtRescue', () => {
   const config = {
     libvirt: { uri: 'qemu:///system', regionUris: {}, vncListen: '127.0.0.1', storagePool: 'default' },
@@ -68,6 +71,7 @@ describe('LibvirtRescue', () => {
   /** The XML of every `virsh define`, read from its file while it exists; `previous`, the persistent definition before. */
   function rescues(previous = '') {
     const defined: string[] = [];
+    const steps: string[] = [];
     const domains = {
       connections: new LibvirtConnections(config.libvirt),
       uriOf: (ref: InstanceRef) => ref.host?.uri ?? config.libvirt.uri,
@@ -84,6 +88,7 @@ describe('LibvirtRescue', () => {
       startOnce: () => Promise.resolve(),
       run: async (_ref: InstanceRef, args: string[]) => {
         if (args[0] === 'define') defined.push(await readFile(args[1], 'utf8'));
+        if (args[0] === 'define') steps.push('define');
         return args[0] === 'dumpxml' ? previous : '';
       },
     } as unknown as LibvirtDomains;
@@ -95,7 +100,10 @@ describe('LibvirtRescue', () => {
     const marks = { refuseForeign: () => Promise.resolve(), ours: () => Promise.resolve('deployment-1') } as unknown as DeploymentMarks;
     // No ISO tool needed: the fake pool never reads the seed's file.
     const seedIso = <T>(_files: unknown, use: (path: string, size: number) => Promise<T>) => use('/seed.iso', 1);
-    return { defined, rescue: new LibvirtRescue(config, domains, pool, marks, DEFAULT_DOMAIN_TEMPLATE, 1000, seedIso) };
+    const filters = {
+      beforeDefine: (_uri: string, _serviceId: string, xml: string) => Promise.resolve(steps.push(`filters for ${filterOf(xml)}`)),
+    } as unknown as NetworkFilters;
+    return { defined, steps, rescue: new LibvirtRescue(config, domains, pool, marks, filters, DEFAULT_DOMAIN_TEMPLATE, 1000, seedIso) };
   }
 
   it("defines the rescue and the unrescued domain with the VNC address of the VPS's host, not LIBVIRT_VNC_LISTEN", async () => {
@@ -122,6 +130,13 @@ describe('LibvirtRescue', () => {
     await rescue.rescue(instance, boot, values.network);
     await rescue.unrescue(instance, values.network);
     for (const xml of defined) expect(xml).toContain(volume);
+  });
+
+  it("has the VPS's filter defined on its host before a bridged rescue domain that references it", async () => {
+    const { steps, rescue } = rescues();
+    const bridge = { mode: 'bridge' as const, mac: values.macAddress, bridge: 'br0', dns: [], ipv6: null };
+    await rescue.unrescue(instance, { ...bridge, ipv4: { address: '203.0.113.5', prefix: 24, gateway: '203.0.113.1' } });
+    expect(steps).toEqual([`filters for hosting-vps-${SERVICE}`, 'define']);
   });
 
   it('keeps LIBVIRT_VNC_LISTEN for a VPS on a hypervisor of the configuration (no host row)', async () => {

@@ -5,6 +5,7 @@ import type { DeploymentMarks } from './deployment-marks';
 import { DomainValues, renderDomain, withDeploymentMark } from './domain-xml';
 import type { DomainInfo } from './domain-state';
 import type { LibvirtDomains } from './libvirt-domains';
+import type { NetworkFilters } from './libvirt-network-filters';
 import { lookBeforeRetry } from './look-before-retry';
 import { encodeTask } from './power-task';
 import { withSeedIso } from './seed-iso';
@@ -49,6 +50,7 @@ export class LibvirtRescue {
     private readonly domains: LibvirtDomains,
     private readonly pool: StoragePool,
     private readonly marks: DeploymentMarks,
+    private readonly filters: NetworkFilters,
     private readonly template: string,
     private readonly changeTimeoutMs: number,
     private readonly seedIso = withSeedIso,
@@ -106,6 +108,7 @@ export class LibvirtRescue {
     xml = xml.replace(/<\/name>/, `</name>\n  <uuid>${domain.uuid}</uuid>`);
     xml = withDeploymentMark(xml, await this.marks.ours());
     const disk = rescue ? rescueVolumeOf(instance.serviceId) : rootVolumeOf(instance.serviceId);
+    await this.filters.beforeDefine(this.domains.uriOf(instance), instance.serviceId, xml);
     const wanted = (inactive: string) => inactive.includes(disk) && rescue === inactive.includes(rescueVolumeOf(instance.serviceId));
     await lookBeforeRetry(
       () => withXmlFile(xml, (file) => this.domains.run(instance, ['define', file])),

@@ -75,4 +75,13 @@ describe('Virsh with a secret argument', () => {
     );
     expect(exists).toMatchObject({ code: VOLUME_EXISTS_CODE, retryable: false });
   });
+
+  it('reads a network filter libvirt does not have as not_found, naming the filter, not a machine', () => {
+    const missing = virshError(
+      Object.assign(new Error('x'), { code: '1' }),
+      "error: failed to get nwfilter 'hosting-vps-1'\nerror: Network filter not found: no nwfilter with matching name 'hosting-vps-1'",
+      1000,
+    );
+    expect(missing).toMatchObject({ code: 'not_found', message: 'The network filter does not exist on the hypervisor.' });
+  });
 });

@@ -18,6 +18,7 @@ const DOMAIN_NOT_FOUND = /(domain not found|failed to get domain|no domain with 
 const VOLUME_NOT_FOUND = /(storage volume not found|no storage vol with matching|failed to get vol)/i;
 const AGENT_UNAVAILABLE = /(guest agent is not (responding|connected|configured|available)|agent is not (connected|configured|available))/i;
 const NOT_RUNNING = /domain is not running/i;
+const NWFILTER_NOT_FOUND = /(network filter not found|no nwfilter with matching)/i;
 const POOL_NOT_FOUND = /(storage pool not found|no storage pool with matching|failed to get pool)/i;
 const VOLUME_EXISTS = /storage volume name '[^']*' already in use/i;
 
@@ -103,6 +104,7 @@ export function virshError(err: NodeJS.ErrnoException & { killed?: boolean }, st
   // Say which thing is missing: a missing image volume used to read as a missing machine.
   if (VOLUME_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', missingVolume(quoted(said)));
   if (POOL_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', 'The storage pool does not exist on the hypervisor.');
+  if (NWFILTER_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', 'The network filter does not exist on the hypervisor.');
   if (DOMAIN_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', 'The machine does not exist on the hypervisor.');
   // The hypervisor's own words stay in our logs: they name hosts and paths customers need not see.
   return new ComputeProviderError('hypervisor_error', 'The hypervisor refused the request.');
