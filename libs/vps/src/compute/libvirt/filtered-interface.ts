@@ -9,9 +9,9 @@ import { withXmlFile } from './xml-file';
  * gets it, in its definition and (running) live. A domain not defined yet gets it when it is.
  */
 export async function filterBridgedInterface(domains: LibvirtDomains, marks: DeploymentMarks, instance: InstanceRef): Promise<void> {
-  const domain = await domains.info(instance, LOOK_TIMEOUT_MS).catch((err: unknown) =>
-    err instanceof ComputeProviderError && err.code === 'not_found' ? null : Promise.reject(err),
-  );
+  const domain = await domains
+    .info(instance, LOOK_TIMEOUT_MS)
+    .catch((err: unknown) => (err instanceof ComputeProviderError && err.code === 'not_found' ? null : Promise.reject(err)));
   if (!domain) return;
   const views = domain.id ? (['--config', '--live'] as const) : (['--config'] as const);
   for (const view of views) {

@@ -104,7 +104,9 @@ describe("a domain's bridged interface and the VPS's filter", () => {
 
   it('adds the filter to an interface that has none, for update-device, and leaves one that has a filter alone', () => {
     const device = bridgeInterfaceWithFilter(live, SERVICE);
-    expect(device).toMatch(/^<interface type='bridge'>[\s\S]*<alias name='net0'\/>\n {4}<filterref filter='hosting-vps-[^']+'\/><\/interface>$/);
+    expect(device).toMatch(
+      /^<interface type='bridge'>[\s\S]*<alias name='net0'\/>\n {4}<filterref filter='hosting-vps-[^']+'\/><\/interface>$/,
+    );
     expect(bridgeInterfaceWithFilter(withVpsFilter(live, SERVICE), SERVICE)).toBeNull();
     expect(withVpsFilter(live, SERVICE)).toBe(live.replace(/<\/interface>/, `<filterref filter='hosting-vps-${SERVICE}'/></interface>`));
   });
