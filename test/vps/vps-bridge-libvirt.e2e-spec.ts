@@ -291,4 +291,22 @@ interface BridgedInstance {
       BOOT_MS * 2,
     );
   });
+
+  it(
+    'lets a second VPS of the account reach the first over IPv4 and IPv6 across the bridge',
+    async () => {
+      const second = (await g.provisionAnother()) as unknown as { id: string; instance: BridgedInstance };
+      expect(second.instance.ipv4).not.toBe(instance.ipv4);
+      expect((await g.sshInto(second, 'cloud-init status --wait > /dev/null || true')).code).toBe(0);
+      // The first VPS's web server (port 80, started above) fetched from inside the second.
+      for (const url of [`http://${instance.ipv4}/`, `http://[${instance.ipv6}]/`]) {
+        const fetched = await g.sshInto(
+          second,
+          `python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode().strip())' '${url}'`,
+        );
+        expect({ url, code: fetched.code, page: fetched.stdout.trim() }).toEqual({ url, code: 0, page });
+      }
+    },
+    BOOT_MS * 2,
+  );
 });
