@@ -19,6 +19,7 @@ async function crawl({ base, api, demoKey, sshKey, outbox }) {
   await services(ctx);
   await apiKeys(ctx);
   await sshKeys(ctx);
+  await firewalls(ctx);
   await webhooks(ctx);
   await support(ctx, api);
   await notifications(ctx);
@@ -244,6 +245,26 @@ async function sshKeys({ call, token, sshKey }) {
   await call('patch /api/ssh-keys/{id}', { token, params: { id }, body: { name: 'laptop-2' } });
   await call('delete /api/ssh-keys/{id}', { token, params: { id }, expect: 204 });
   await call('get /api/ssh-keys/{id}', { token, params: { id }, expect: 404 });
+}
+
+/** The demo's web-01 (the simulator: no network, so a firewall applies and is enforced at once). */
+async function firewalls({ call, direct, token }) {
+  const web = (await direct('/api/services?pageSize=100')).data.find((s) => s.name === 'web-01');
+  const rules = [{ direction: 'in', protocol: 'tcp', port: '80', addresses: ['0.0.0.0/0', '::/0'] }];
+  const created = await call('post /api/firewalls', { token, headers: idempotent(), body: { name: 'crawl-web', rules }, expect: 201 });
+  await call('post /api/firewalls', { token, body: { name: 'crawl-web' }, expect: 409 });
+  await call('post /api/firewalls', { token, body: { name: 'bad', rules: [{ ...rules[0], port: '0' }] }, expect: 400 });
+  const id = created.body.id;
+  await call('get /api/firewalls', { token });
+  await call('get /api/firewalls/{id}', { token, params: { id } });
+  await call('patch /api/firewalls/{id}', { token, params: { id }, body: { rules: [...rules, { ...rules[0], port: '443' }] } });
+  await call('post /api/firewalls/{id}/apply', { token, params: { id }, body: { serviceIds: [web.id] } });
+  await call('post /api/firewalls/{id}/apply', { token, params: { id }, body: { serviceIds: [randomUUID()] }, expect: 404 });
+  await call('get /api/services/{id}', { token, params: { id: web.id } });
+  await call('delete /api/firewalls/{id}', { token, params: { id }, expect: 409 });
+  await call('post /api/firewalls/{id}/remove', { token, params: { id }, body: { serviceIds: [web.id] } });
+  await call('delete /api/firewalls/{id}', { token, params: { id }, expect: 204 });
+  await call('get /api/firewalls/{id}', { token, params: { id }, expect: 404 });
 }
 
 async function support({ call, token }, api) {
