@@ -53,6 +53,7 @@ describe('Activity log: every operation records one entry', () => {
   let backupId: string;
   let storageId: string;
   let sshKeyId: string;
+  let firewallId: string;
   let ticketId: string;
   let other: TestAccount;
   const receiver = new WebhookReceiver();
@@ -503,6 +504,47 @@ describe('Activity log: every operation records one entry', () => {
       async () => {
         await auth(api().delete(`/api/services/${serviceId}/instance/alerts/${alertId}`)).expect(204);
         return { action: 'instance.alert_delete', entity: { type: 'service', id: serviceId }, actor: { type: 'account', id: accountId } };
+      },
+    ],
+    [
+      'firewall create',
+      async () => {
+        firewallId = (await auth(api().post('/api/firewalls')).send({ name: 'web' }).expect(201)).body.id;
+        return { action: 'firewall.create', entity: { type: 'firewall', id: firewallId }, actor: account() };
+      },
+    ],
+    [
+      'firewall update (its rules replaced)',
+      async () => {
+        await auth(api().patch(`/api/firewalls/${firewallId}`))
+          .send({ rules: [{ direction: 'in', protocol: 'tcp', port: '80', addresses: ['0.0.0.0/0'] }] })
+          .expect(200);
+        return { action: 'firewall.update', entity: { type: 'firewall', id: firewallId }, actor: account() };
+      },
+    ],
+    [
+      'firewall applied to the VPS',
+      async () => {
+        await auth(api().post(`/api/firewalls/${firewallId}/apply`))
+          .send({ serviceIds: [serviceId] })
+          .expect(200);
+        return { action: 'firewall.apply', entity: { type: 'firewall', id: firewallId }, actor: account() };
+      },
+    ],
+    [
+      'firewall removed from the VPS',
+      async () => {
+        await auth(api().post(`/api/firewalls/${firewallId}/remove`))
+          .send({ serviceIds: [serviceId] })
+          .expect(200);
+        return { action: 'firewall.remove', entity: { type: 'firewall', id: firewallId }, actor: account() };
+      },
+    ],
+    [
+      'firewall delete',
+      async () => {
+        await auth(api().delete(`/api/firewalls/${firewallId}`)).expect(204);
+        return { action: 'firewall.delete', entity: { type: 'firewall', id: firewallId }, actor: account() };
       },
     ],
     [
