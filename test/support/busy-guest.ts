@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { CpioFile, newcArchive, removeDomain, virsh } from './libvirt';
+import { CpioFile, kernelGuestFolder, newcArchive, removeDomain, virsh } from './libvirt';
 
 export interface BusyGuest {
   /** Starts a transient domain of this name (gone once destroyed). */
@@ -28,15 +27,7 @@ const VIRTIO = [
  * scratch qcow2 disk and counts, once a second. Built at test time from the installed packages.
  */
 export function buildBusyGuest(): BusyGuest {
-  const kernel = readdirSync('/boot')
-    .filter((name) => /^vmlinuz-.*-cloud-amd64$/.test(name))
-    .sort()
-    .pop();
-  if (!kernel) throw new Error('No cloud kernel under /boot: apt-get install linux-image-cloud-amd64');
-  const modules = `/lib/modules/${kernel.slice('vmlinuz-'.length)}/kernel/drivers`;
-  const dir = mkdtempSync(join(tmpdir(), 'busy-guest-'));
-  chmodSync(dir, 0o777);
-  copyFileSync(`/boot/${kernel}`, join(dir, 'vmlinuz'));
+  const { dir, modules } = kernelGuestFolder('busy-guest-');
   const names = VIRTIO.map((path) => path.split('/')[1]);
   const init = `#!/bin/busybox sh
 /bin/busybox --install -s /bin

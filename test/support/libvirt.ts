@@ -60,22 +60,29 @@ export interface TinyGuest {
 const READY = 'tiny-guest: waiting for the power button';
 
 /**
- * A Linux guest that obeys ACPI: Debian's cloud kernel and an initramfs of busybox-static plus the
- * kernel's evdev and button modules, whose init powers off when the power button is pressed.
- * Built from the installed packages at test time (about a second).
+ * A folder of its own for a busybox test guest, holding Debian's installed cloud kernel as
+ * `vmlinuz`, and where that kernel's driver modules are.
  */
-export function buildTinyGuest(): TinyGuest {
+export function kernelGuestFolder(prefix: string): { dir: string; modules: string } {
   const kernel = readdirSync('/boot')
     .filter((name) => /^vmlinuz-.*-cloud-amd64$/.test(name))
     .sort()
     .pop();
   if (!kernel) throw new Error('No cloud kernel under /boot: apt-get install linux-image-cloud-amd64');
-  const version = kernel.slice('vmlinuz-'.length);
-  const modules = `/lib/modules/${version}/kernel/drivers`;
-  const dir = mkdtempSync(join(tmpdir(), 'tiny-guest-'));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   // QEMU runs as another user: it must reach the kernel and initrd, and write the console log.
   chmodSync(dir, 0o777);
   copyFileSync(`/boot/${kernel}`, join(dir, 'vmlinuz'));
+  return { dir, modules: `/lib/modules/${kernel.slice('vmlinuz-'.length)}/kernel/drivers` };
+}
+
+/**
+ * A Linux guest that obeys ACPI: Debian's cloud kernel and an initramfs of busybox-static plus the
+ * kernel's evdev and button modules, whose init powers off when the power button is pressed.
+ * Built from the installed packages at test time (about a second).
+ */
+export function buildTinyGuest(): TinyGuest {
+  const { dir, modules } = kernelGuestFolder('tiny-guest-');
   const init = `#!/bin/busybox sh
 /bin/busybox --install -s /bin
 mkdir -p /proc /sys /dev

@@ -1,8 +1,7 @@
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { CpioFile, newcArchive } from './libvirt';
+import { CpioFile, kernelGuestFolder, newcArchive } from './libvirt';
 import { waitForOrFail } from './wait-for';
 
 /** virtio-blk and what it stands on, in the order they load (modules of Debian's cloud kernel). */
@@ -36,15 +35,7 @@ export interface VolumeGuest {
  * system would, in a few seconds of boot.
  */
 export function buildVolumeGuest(): VolumeGuest {
-  const kernel = readdirSync('/boot')
-    .filter((name) => /^vmlinuz-.*-cloud-amd64$/.test(name))
-    .sort()
-    .pop();
-  if (!kernel) throw new Error('No cloud kernel under /boot: apt-get install linux-image-cloud-amd64');
-  const modules = `/lib/modules/${kernel.slice('vmlinuz-'.length)}/kernel/drivers`;
-  const dir = mkdtempSync(join(tmpdir(), 'volume-guest-'));
-  chmodSync(dir, 0o777);
-  copyFileSync(`/boot/${kernel}`, join(dir, 'vmlinuz'));
+  const { dir, modules } = kernelGuestFolder('volume-guest-');
   const init = `#!/bin/busybox sh
 /bin/busybox --install -s /bin
 mkdir -p /proc /sys /dev
