@@ -214,7 +214,9 @@ describe('hostctl firewall', () => {
       const run = await hostctl(['firewall', 'rules', 'add', 'web', '--rule', 'in udp 51820', '--wait', '--timeout', '3']);
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(
-        new RegExp(`^Error: Firewall \\S+ \\(web\\) not enforced after 3000 ms on ${appliedInOrder()[0]} \\((pending|failed, retried)\\), ${appliedInOrder()[1]} `),
+        new RegExp(
+          `^Error: Firewall \\S+ \\(web\\) not enforced after 3000 ms on ${appliedInOrder()[0]} \\((pending|failed, retried)\\), ${appliedInOrder()[1]} `,
+        ),
       );
       expect(run.stderr).toContain('The API goes on trying; "hostctl firewall get web" shows each VPS\'s status.');
       const asJson = await hostctl([
