@@ -5,7 +5,12 @@ type Service = Schemas['ServiceResponse'];
 type ServiceType = Service['type'];
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const KIND: Record<ServiceType | 'any', string> = { vps: 'VPS', object_storage: 'object storage service', any: 'service' };
+const KIND: Record<ServiceType | 'any', string> = {
+  vps: 'VPS',
+  object_storage: 'object storage service',
+  volume: 'volume',
+  any: 'service',
+};
 
 /**
  * The id of the service a command names: an id as it is, or a name that one service of the

@@ -1,4 +1,4 @@
-export const PRODUCT_TYPES = ['vps', 'object_storage'] as const;
+export const PRODUCT_TYPES = ['vps', 'object_storage', 'volume'] as const;
 export type ProductType = (typeof PRODUCT_TYPES)[number];
 
 /** WHMCS's cycles, in the order a price list shows them. */
@@ -30,7 +30,14 @@ export interface ObjectStorageSpecs {
   maxBuckets: number;
 }
 
-export type ProductSpecs = VpsSpecs | ObjectStorageSpecs;
+/** A volume's product prices one GiB: a volume costs that times its size (within these bounds, in GiB). */
+export interface VolumeSpecs {
+  pricePerGb: true;
+  minSizeGb: number;
+  maxSizeGb: number;
+}
+
+export type ProductSpecs = VpsSpecs | ObjectStorageSpecs | VolumeSpecs;
 
 export interface CatalogPrice {
   billingCycle: BillingCycle;

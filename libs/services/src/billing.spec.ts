@@ -1,4 +1,4 @@
-import { addMonths, nextDueDate } from './billing';
+import { addMonths, nextDueDate, priceTimes } from './billing';
 
 describe('billing dates', () => {
   const from = new Date('2026-01-31T10:20:30.000Z');
@@ -37,5 +37,15 @@ describe('billing dates', () => {
     expect(nextDueDate('one_time', 'active', from)).toBeNull();
     expect(nextDueDate('monthly', 'pending', from)).toEqual(from);
     expect(nextDueDate('monthly', 'suspended', from)!.getTime()).toBeLessThan(from.getTime());
+  });
+});
+
+describe('priceTimes', () => {
+  it('multiplies a four-decimal price exactly', () => {
+    expect(priceTimes('0.0440', 100)).toBe('4.4000');
+    expect(priceTimes('0.0001', 10)).toBe('0.0010');
+    expect(priceTimes('3.99', 1)).toBe('3.9900');
+    expect(priceTimes('0.0440', 10240)).toBe('450.5600');
+    expect(priceTimes('12', 3)).toBe('36.0000');
   });
 });

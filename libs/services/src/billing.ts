@@ -38,3 +38,11 @@ export function nextDueDate(cycle: BillingCycle, status: ServiceStatus, createdA
   while (addMonths(createdAt, periods * months) <= now) periods++;
   return addMonths(createdAt, periods * months);
 }
+
+/** A unit price (numeric(12,4) as a decimal string) times a whole quantity, exactly, as the same kind of string. */
+export function priceTimes(unitPrice: string, quantity: number): string {
+  const [whole, fraction = ''] = unitPrice.split('.');
+  const tenThousandths = BigInt(whole + fraction.padEnd(4, '0').slice(0, 4)) * BigInt(quantity);
+  const digits = tenThousandths.toString().padStart(5, '0');
+  return `${digits.slice(0, -4)}.${digits.slice(-4)}`;
+}

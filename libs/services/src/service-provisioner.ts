@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { ActivityLog, Problem, TransactionRunner } from '@app/core';
 import { CatalogProduct, ProductCatalog } from '@app/products';
-import { nextDueDate } from './billing';
+import { nextDueDate, priceTimes } from './billing';
 import { ServiceResponse } from './dto/service.response';
 import { ProvisionSpec, ProvisionSpecError } from './kinds/provision-spec';
 import { NewServiceBatch } from './kinds/service-kind';
@@ -62,6 +62,7 @@ export class ServiceProvisioner {
         `Product ${product.slug} has no ${cycle ?? ''} price; it has ${product.prices.map((p) => p.billingCycle).join(', ')}.`,
       );
     }
+    const servicePrice = priceTimes(price.price, kind.quantity(spec, product));
     const status = spec.status ?? 'active';
     const now = new Date();
     const due = nextDueDate(price.billingCycle, status, spec.createdAt ?? now, now);
@@ -79,7 +80,7 @@ export class ServiceProvisioner {
         productId: product.id,
         type: spec.type,
         status,
-        price: price.price,
+        price: servicePrice,
         currency: price.currency,
         billingCycle: price.billingCycle,
         nextDueDate: due,
@@ -106,7 +107,7 @@ export class ServiceProvisioner {
           name: names[i],
           type: spec.type,
           status,
-          price: price.price,
+          price: servicePrice,
           currency: price.currency,
           billing_cycle: price.billingCycle,
           next_due_date: row.next_due_date,
@@ -116,6 +117,11 @@ export class ServiceProvisioner {
       });
     }
     return out;
+  }
+
+  /** A service's price again after its quantity changed (a volume grown): the unit's price of its product and cycle, times `quantity`. */
+  reprice(manager: EntityManager, serviceId: string, quantity: number): Promise<void> {
+    return this.services.reprice(manager, serviceId, quantity);
   }
 
   private async product(spec: ProvisionSpec, manager: EntityManager): Promise<CatalogProduct> {

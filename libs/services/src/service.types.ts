@@ -1,7 +1,7 @@
 import type { BillingCycle, ProductType } from '@app/products';
 
 export type ServiceType = ProductType;
-export const SERVICE_TYPES: readonly ServiceType[] = ['vps', 'object_storage'];
+export const SERVICE_TYPES: readonly ServiceType[] = ['vps', 'object_storage', 'volume'];
 
 /** Billing lifecycle, as in WHMCS. */
 export const SERVICE_STATUSES = ['pending', 'active', 'suspended', 'cancelled', 'terminated'] as const;

@@ -161,6 +161,17 @@ export class ServicesRepository {
     return { billingCycle: row!.billing_cycle, createdAt: row!.created_at, nextDueDate: row!.next_due_date };
   }
 
+  /** The unit price of the service's product, cycle and currency times `quantity`. Unscoped: the caller holds the row lock. */
+  async reprice(manager: EntityManager, id: string, quantity: number): Promise<void> {
+    await runSql(
+      manager,
+      `UPDATE services s SET price = p.price * $2
+         FROM product_prices p
+        WHERE s.id = $1 AND p.product_id = s.product_id AND p.billing_cycle = s.billing_cycle AND p.currency = s.currency`,
+      [id, quantity],
+    );
+  }
+
   async setStatus(manager: EntityManager, id: string, status: ServiceStatus, nextDueDate: Date | null): Promise<void> {
     await runSql(manager, `UPDATE services SET status = $2, next_due_date = $3, updated_at = now() WHERE id = $1`, [
       id,

@@ -16,6 +16,7 @@ import { RescueController } from './rescue/rescue.controller';
 import { RescueModule } from './rescue/rescue.module';
 import { VpsKind } from './service-kind/vps.kind';
 import { VpsTermination } from './service-kind/vps-termination';
+import { VolumesModule } from './volumes/volumes.module';
 import { VpsDemoSeeder } from './vps.demo';
 import { VpsGauges } from './vps-gauges';
 
@@ -36,6 +37,7 @@ import { VpsGauges } from './vps-gauges';
     ConsoleModule,
     FleetModule,
     FirewallsModule,
+    VolumesModule,
   ],
   // Nest registers routes, and the OpenAPI document lists paths, in this order.
   controllers: [InstanceController, ConsoleController, RescueController, BackupsController],

@@ -11,6 +11,7 @@ describe('loadConfig: volumes', () => {
       cephClientName: 'admin',
       cephClientKey: undefined,
       rbdPool: 'volumes',
+      perVps: 16,
     });
   });
 
@@ -34,6 +35,7 @@ describe('loadConfig: volumes', () => {
       cephClientName: 'hosting',
       cephClientKey: 'AQBfS0ZlAAAAABAAjGbXWsP4eYpX0KQ1xTqxBg==',
       rbdPool: 'vols-eu',
+      perVps: 16,
     });
   });
 

@@ -17,7 +17,7 @@ function monitor(entry: string): CephMonitor | null {
   return { host, port };
 }
 
-/** VOLUME_BACKEND, and for rbd the cluster: CEPH_MON_HOST, CEPH_CLIENT_NAME, CEPH_CLIENT_KEY, VOLUMES_RBD_POOL. */
+/** VOLUME_BACKEND, VOLUMES_PER_VPS, and for rbd the cluster: CEPH_MON_HOST, CEPH_CLIENT_NAME, CEPH_CLIENT_KEY, VOLUMES_RBD_POOL. */
 export function volumesConfig(env: EnvReader): VolumesConfig {
   const backend = env.oneOf('VOLUME_BACKEND', ['local', 'rbd'] as const, 'local');
   const cephMonitors: CephMonitor[] = [];
@@ -43,5 +43,6 @@ export function volumesConfig(env: EnvReader): VolumesConfig {
   }
   const rbdPool = env.string('VOLUMES_RBD_POOL', 'volumes')!;
   if (!NAME.test(rbdPool)) env.problems.push(`VOLUMES_RBD_POOL must be a pool name (letters, digits, _ . -) (got "${rbdPool}")`);
-  return { backend, cephMonitors, cephClientName, cephClientKey, rbdPool };
+  const perVps = env.int('VOLUMES_PER_VPS', 16, 1, 24);
+  return { backend, cephMonitors, cephClientName, cephClientKey, rbdPool, perVps };
 }

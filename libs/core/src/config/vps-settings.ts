@@ -132,4 +132,6 @@ export interface VolumesConfig {
   cephClientKey?: string;
   /** VOLUMES_RBD_POOL: made (and `rbd pool init`) when missing and the client may. */
   rbdPool: string;
+  /** VOLUMES_PER_VPS: volumes one VPS holds at most (16, as Hetzner's; the machine has slots for 24). */
+  perVps: number;
 }

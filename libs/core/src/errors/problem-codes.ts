@@ -188,6 +188,16 @@ export const PROBLEM_CODES: Record<ProblemCode, ProblemCodeInfo> = {
     meaning: 'The account already has a resource of this kind with this name.',
     action: 'Choose another name, or change the existing one.',
   },
+  volume_in_use: {
+    statuses: [409],
+    meaning: 'The volume is attached to a VPS (or being attached or detached): it is on one VPS at a time.',
+    action: 'Detach it first (POST /api/services/{id}/volume/detach) and wait for the action to succeed.',
+  },
+  region_mismatch: {
+    statuses: [409],
+    meaning: 'The volume and the VPS are in different regions; a volume attaches only to a VPS of its own region.',
+    action: "Choose a VPS in the volume's region (volume.region), or a volume in the VPS's region.",
+  },
   no_capacity: {
     statuses: [409],
     meaning: 'No enabled host of the region has room for the VPS; nothing was made.',

@@ -37,7 +37,9 @@ export type ProblemCode =
   | 'email_unverified'
   | 'unsupported_network_mode'
   | 'firewall_in_use'
-  | 'duplicate_name';
+  | 'duplicate_name'
+  | 'volume_in_use'
+  | 'region_mismatch';
 
 export interface FieldError {
   field: string;

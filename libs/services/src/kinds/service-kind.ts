@@ -31,6 +31,11 @@ export abstract class ServiceKind<Prepared = unknown, Part extends object = obje
   /** The ProvisionSpec options this kind reads (a VPS's `region`, `image`...); the provisioner refuses another kind's. */
   readonly options: readonly string[] = [];
 
+  /** How many of the product's unit one service is (a volume's GiB, when its product prices one GiB); its price is the unit's times this. */
+  quantity(_spec: ProvisionSpec, _product: CatalogProduct): number {
+    return 1;
+  }
+
   /** Refuses a spec this kind cannot provision, before anything is read (throws ProvisionSpecError). */
   checkSpec(_spec: ProvisionSpec, _count: number): void {}
 

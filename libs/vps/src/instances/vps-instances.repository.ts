@@ -65,6 +65,8 @@ export interface InstanceRow {
   rescue?: boolean;
   /** The cloud firewalls applied, oldest first. */
   firewalls?: { id: string; name: string; status: 'pending' | 'applied' | 'failed' }[];
+  /** The volumes attached, oldest attachment first. */
+  volumes?: { id: string; name: string; sizeGb: number; state: 'attaching' | 'attached' | 'detaching' | 'resizing' }[];
 }
 
 export interface ObservedChange {
@@ -120,7 +122,9 @@ export class VpsInstancesRepository {
               coalesce((SELECT h.state <> 'unreachable' FROM hosts h WHERE h.id = i.host_id), true) AS "hostReachable",
               EXISTS (SELECT 1 FROM vps_rescues r WHERE r.service_id = i.service_id) AS rescue,
               coalesce((SELECT json_agg(json_build_object('id', f.id, 'name', f.name, 'status', a.status) ORDER BY a.created_at, f.id)
-                          FROM firewall_attachments a JOIN firewalls f ON f.id = a.firewall_id WHERE a.service_id = i.service_id), '[]') AS firewalls
+                          FROM firewall_attachments a JOIN firewalls f ON f.id = a.firewall_id WHERE a.service_id = i.service_id), '[]') AS firewalls,
+              coalesce((SELECT json_agg(json_build_object('id', v.service_id, 'name', vs.name, 'sizeGb', v.size_gb, 'state', v.state) ORDER BY v.updated_at, v.service_id)
+                          FROM volumes v JOIN services vs ON vs.id = v.service_id WHERE v.attached_to = i.service_id), '[]') AS volumes
          FROM vps_instances i JOIN services s ON s.id = i.service_id LEFT JOIN vps_backup_schedules b ON b.service_id = i.service_id
         WHERE i.service_id = ANY($1::uuid[])`,
       [serviceIds],

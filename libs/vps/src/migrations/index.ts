@@ -16,6 +16,7 @@ import { ImageDeleting1764000003800 } from './1764000003800-image-deleting';
 import { VpsRelocations1764000003900 } from './1764000003900-vps-relocations';
 import { CanonicalIpv61764000004000 } from './1764000004000-canonical-ipv6';
 import { Firewalls1764000004100 } from './1764000004100-firewalls';
+import { Volumes1764000004200 } from './1764000004200-volumes';
 
 /** The VPS tables made after services' first migration (vps_instances, instance_actions and console_sessions are made there). */
 export const vpsMigrations = [
@@ -37,4 +38,5 @@ export const vpsMigrations = [
   VpsRelocations1764000003900,
   CanonicalIpv61764000004000,
   Firewalls1764000004100,
+  Volumes1764000004200,
 ];

@@ -1,4 +1,5 @@
 import type { InstanceSummaryResponse } from './dto/instance-summary.response';
+import { volumeDevicePath } from '../compute/volumes/volume-names';
 import { publicPowerState } from '../vps.types';
 import type { InstanceRow } from '../instances/vps-instances.repository';
 
@@ -12,7 +13,7 @@ export function instancePart(row: Omit<InstanceRow, 'id'>): InstanceSummaryRespo
   // Shown only while the host does not answer, so a VPS's usual shape is unchanged.
   const unreachable = row.hostReachable === false && !row.terminated ? { hostReachable: false as const } : {};
   const rescue = !!row.rescue && !row.terminated;
-  if (row.terminated) return { powerState, ipv4: null, ipv6: null, region, ssh: null, rescue, firewalls: [] };
+  if (row.terminated) return { powerState, ipv4: null, ipv6: null, region, ssh: null, rescue, firewalls: [], volumes: [] };
   return {
     powerState,
     rescue,
@@ -21,6 +22,7 @@ export function instancePart(row: Omit<InstanceRow, 'id'>): InstanceSummaryRespo
     region,
     ssh: row.sshHost && row.sshPort ? { host: row.sshHost, port: Number(row.sshPort) } : row.ipv4 ? { host: row.ipv4, port: 22 } : null,
     firewalls: row.firewalls ?? [],
+    volumes: (row.volumes ?? []).map((v) => ({ ...v, device: v.state === 'attaching' ? null : volumeDevicePath(v.id) })),
     ...(row.backupsNextRunAt && { backups: { enabled: true, nextRunAt: row.backupsNextRunAt } }),
     ...unreachable,
   };

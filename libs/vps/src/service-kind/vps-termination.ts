@@ -6,10 +6,11 @@ import { FirewallsService } from '../firewalls/firewalls.service';
 import { HostPlacement } from '../hosts/host-placement';
 import { NetworkAllocator } from '../instances/network/network-allocator';
 import { VpsInstancesRepository } from '../instances/vps-instances.repository';
+import { VolumesRepository } from '../volumes/volumes.repository';
 
 /**
  * A terminated VPS, in the status change's transaction: its machine and disks deleted, its address
- * or port and its host's capacity given back, its firewalls removed, its backups deleted after a grace period.
+ * or port and its host's capacity given back, its firewalls removed, its volumes detached (their data stays), its backups deleted after a grace period.
  */
 @Injectable()
 export class VpsTermination {
@@ -20,6 +21,7 @@ export class VpsTermination {
     private readonly backups: BackupRetirement,
     private readonly placement: HostPlacement,
     private readonly firewalls: FirewallsService,
+    private readonly volumes: VolumesRepository,
   ) {}
 
   async terminate(manager: EntityManager, serviceId: string): Promise<void> {
@@ -32,5 +34,6 @@ export class VpsTermination {
     await this.backups.retire(manager, serviceId);
     await this.placement.release(manager, serviceId);
     await this.firewalls.detachTerminated(manager, serviceId);
+    await this.volumes.detachAllFrom(manager, serviceId);
   }
 }

@@ -33,6 +33,24 @@ export class InstanceFirewallResponse {
   status: 'pending' | 'applied' | 'failed';
 }
 
+export class InstanceVolumeResponse {
+  @ApiProperty({ format: 'uuid', description: 'The volume service (GET /api/services/{id}).' })
+  id: string;
+  @ApiProperty({ example: 'db-data' })
+  name: string;
+  @ApiProperty({ type: 'integer', format: 'int32', example: 100 })
+  sizeGb: number;
+  @ApiProperty({ enum: ['attaching', 'attached', 'detaching', 'resizing'], example: 'attached' })
+  state: 'attaching' | 'attached' | 'detaching' | 'resizing';
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: '/dev/disk/by-id/virtio-vol-3f2a9c0e5b7d4e1a',
+    description: 'Where the guest finds it (null while attaching).',
+  })
+  device: string | null;
+}
+
 export class InstanceSummaryResponse {
   @ApiProperty({
     enum: PUBLIC_POWER_STATES,
@@ -87,6 +105,11 @@ export class InstanceSummaryResponse {
       'Cloud firewalls applied (POST /api/firewalls/{id}/apply), oldest first. None: every packet passes; with one or more, inbound traffic no `in` rule allows is dropped.',
   })
   firewalls: InstanceFirewallResponse[];
+  @ApiProperty({
+    type: [InstanceVolumeResponse],
+    description: 'Volumes attached (POST /api/services/{volumeId}/volume/attach), in the order they were attached.',
+  })
+  volumes: InstanceVolumeResponse[];
 }
 
 /** A VPS's part of the service response. */
