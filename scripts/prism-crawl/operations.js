@@ -29,6 +29,34 @@ async function crawl({ base, api, demoKey, sshKey, outbox }) {
   return report;
 }
 
+/** The demo's db-data volume, detached, goes onto web-01 (same region), grows and comes off. */
+async function volumes({ call, direct, token }, { web, storage, volume }) {
+  const path = '/api/services/{id}/volume';
+  const params = { id: volume.id };
+  await call(`get ${path}`, { token, params });
+  await call(`get ${path}`, { token, params: { id: web.id }, expect: 404 });
+  const act = async (verb, body, expect = 202) => {
+    const res = await call(`post ${path}/${verb}`, { token, params, headers: idempotent(), body, expect });
+    if (expect !== 202) return;
+    await until(
+      () => direct(`/api/services/${volume.id}/volume/actions/${res.body.id}`),
+      (a) => a.status !== 'running',
+      `volume action ${res.body.id}`,
+    );
+    await call(`get ${path}/actions/{actionId}`, { token, params: { id: volume.id, actionId: res.body.id } });
+  };
+  await act('attach', { serviceId: storage.id }, 404);
+  await act('attach', { serviceId: 'x' }, 400);
+  await act('attach', { serviceId: web.id });
+  await act('attach', { serviceId: web.id }, 409); // volume_in_use
+  await act('resize', { sizeGb: 1 }, 400); // grow only
+  await act('resize', { sizeGb: 120 });
+  await act('detach');
+  await act('detach', undefined, 409); // not attached
+  await call(`get ${path}/actions`, { token, params, query: { pageSize: 2 } });
+  await call(`get ${path}/actions/{actionId}`, { token, params: { id: volume.id, actionId: randomUUID() }, expect: 404 });
+}
+
 /** The demo's web-01 has daily backups and one backup. */
 async function backups({ call, direct, token }, { web, staging, storage, settle }) {
   const path = '/api/services/{id}/instance/backups';
@@ -86,6 +114,7 @@ async function services({ call, direct, token, report }) {
   const all = (await call('get /api/services', { token, query: { pageSize: 100 } })).body.data;
   await call('get /api/services', { token, query: { type: 'vps', status: 'active' } });
   await call('get /api/services', { token, query: { type: 'object_storage' } });
+  await call('get /api/services', { token, query: { type: 'volume' } });
   for (const service of all) await call('get /api/services/{id}', { token, params: { id: service.id } });
   await call('get /api/services/{id}', { token, params: { id: 'not-a-uuid' }, expect: 400 });
   await call('get /api/services/{id}', { token, params: { id: randomUUID() }, expect: 404 });
@@ -136,6 +165,7 @@ async function services({ call, direct, token, report }) {
   await call('delete /api/images/{id}', { token, params: { id: imageId }, expect: 204 });
   await call('delete /api/images/{id}', { token, params: { id: imageId }, expect: 404 });
   await backups({ call, direct, token }, { web, staging, storage, settle });
+  await volumes({ call, direct, token }, { web, storage, volume: named('db-data') });
   await call('post /api/services/{id}/instance/reset-password', { token, params: { id: web.id } });
   await call('post /api/services/{id}/instance/reset-password', { token, params: { id: staging.id }, expect: 409 }); // stopped
   // Rescue: the demo's rescue image boots; not idempotent (its answer holds a password).

@@ -1955,6 +1955,26 @@ export interface components {
              */
             maxBuckets: number;
         };
+        VolumeSpecsResponse: {
+            /**
+             * @description The prices are per GiB: a volume costs them times its size.
+             * @example true
+             * @enum {boolean}
+             */
+            pricePerGb: true;
+            /**
+             * Format: int32
+             * @description Smallest volume, in GiB.
+             * @example 10
+             */
+            minSizeGb: number;
+            /**
+             * Format: int32
+             * @description Largest volume, in GiB (also the most it can grow to).
+             * @example 10240
+             */
+            maxSizeGb: number;
+        };
         ProductPriceResponse: {
             /**
              * @description Billing cycle this price is for.
@@ -1994,8 +2014,8 @@ export interface components {
             type: "vps" | "object_storage" | "volume";
             /** @example Balanced plan for databases and application servers. */
             description: string;
-            /** @description Resources: for a VPS {vcpus, memoryMb, diskGb, transferTb}, for object storage {storageGb, transferTb, maxObjects, maxBuckets}. */
-            specs: components["schemas"]["VpsSpecsResponse"] | components["schemas"]["ObjectStorageSpecsResponse"];
+            /** @description Resources: for a VPS {vcpus, memoryMb, diskGb, transferTb}, for object storage {storageGb, transferTb, maxObjects, maxBuckets}, for a volume {pricePerGb, minSizeGb, maxSizeGb} (its prices are per GiB). */
+            specs: components["schemas"]["VpsSpecsResponse"] | components["schemas"]["ObjectStorageSpecsResponse"] | components["schemas"]["VolumeSpecsResponse"];
             /** @description Prices per billing cycle. */
             prices: components["schemas"]["ProductPriceResponse"][];
             /**

@@ -54,6 +54,7 @@ describe('Activity log: every operation records one entry', () => {
   let storageId: string;
   let sshKeyId: string;
   let firewallId: string;
+  let volumeId: string;
   let ticketId: string;
   let other: TestAccount;
   const receiver = new WebhookReceiver();
@@ -97,6 +98,11 @@ describe('Activity log: every operation records one entry', () => {
       .map((w) => w.instance as unknown)
       .find((i): i is CliCommand => i instanceof CliCommand && i.name === name)!;
   const cli = (name: string, args: CliArgs) => command(name).run(args) as Promise<any[]>;
+  const volumeActionDone = (id: string, actionId: string) =>
+    waitFor(
+      async () => (await auth(api().get(`/api/services/${id}/volume/actions/${actionId}`)).expect(200)).body.status,
+      (status) => status !== 'running',
+    );
   const actionDone = (id: string) =>
     waitFor(
       async () => (await t.db.query('SELECT status FROM instance_actions WHERE service_id = $1 ORDER BY started_at DESC LIMIT 1', [id]))[0],
@@ -545,6 +551,35 @@ describe('Activity log: every operation records one entry', () => {
       async () => {
         await auth(api().delete(`/api/firewalls/${firewallId}`)).expect(204);
         return { action: 'firewall.delete', entity: { type: 'firewall', id: firewallId }, actor: account() };
+      },
+    ],
+    [
+      'volume attached to the VPS',
+      async () => {
+        volumeId = (await createService(t, accountId, { type: 'volume' })).id;
+        const res = await auth(api().post(`/api/services/${volumeId}/volume/attach`))
+          .send({ serviceId })
+          .expect(202);
+        await volumeActionDone(volumeId, res.body.id);
+        return { action: 'volume.attach', entity: { type: 'service', id: volumeId }, actor: account() };
+      },
+    ],
+    [
+      'volume grown',
+      async () => {
+        const res = await auth(api().post(`/api/services/${volumeId}/volume/resize`))
+          .send({ sizeGb: 20 })
+          .expect(202);
+        await volumeActionDone(volumeId, res.body.id);
+        return { action: 'volume.resize', entity: { type: 'service', id: volumeId }, actor: account() };
+      },
+    ],
+    [
+      'volume detached',
+      async () => {
+        const res = await auth(api().post(`/api/services/${volumeId}/volume/detach`)).expect(202);
+        await volumeActionDone(volumeId, res.body.id);
+        return { action: 'volume.detach', entity: { type: 'service', id: volumeId }, actor: account() };
       },
     ],
     [

@@ -48,6 +48,7 @@ describe('Contract check of recorded responses', () => {
     createdAt: '2026-01-01T00:00:00.000Z',
     instance: null,
     objectStorage: null,
+    volume: null,
   };
   const vps = {
     ...storage,
@@ -60,6 +61,7 @@ describe('Contract check of recorded responses', () => {
       ssh: { host: '203.0.113.17', port: 22 },
       rescue: false,
       firewalls: [],
+      volumes: [],
     },
   };
   const service = (body: unknown) => recorded(200, body, '/api/services/{id}');

@@ -64,8 +64,10 @@ describe('Services', () => {
           ssh: { host: res.body.data[2].instance.ipv4, port: 22 },
           rescue: false,
           firewalls: [],
+          volumes: [],
         },
         objectStorage: null,
+        volume: null,
       });
       expect(typeof res.body.data[1].price).toBe('number');
       expect(res.body.data[1]).toMatchObject({

@@ -59,6 +59,7 @@ describe('Services: operator commands', () => {
         'createdAt',
         'instance',
         'objectStorage',
+        'volume',
       ]);
       expect(line).toMatchObject({
         type: 'vps',
@@ -203,7 +204,16 @@ describe('Services: operator commands', () => {
 
     const res = await runCliIn(t.app, ['service:set-status', '--id', vps.id, '--status', 'terminated']);
     expect(res.code).toBe(0);
-    const gone = { powerState: 'stopped', ipv4: null, ipv6: null, region: vps.instance!.region, ssh: null, rescue: false, firewalls: [] };
+    const gone = {
+      powerState: 'stopped',
+      ipv4: null,
+      ipv6: null,
+      region: vps.instance!.region,
+      ssh: null,
+      rescue: false,
+      firewalls: [],
+      volumes: [],
+    };
     expect(res.lines[0]).toMatchObject({ status: 'terminated', instance: gone });
     expect((await t.get(`/api/services/${vps.id}`, owner.bearer).expect(200)).body.instance).toEqual(gone);
     const list = await t.get('/api/services?status=terminated', owner.bearer).expect(200);

@@ -3,12 +3,14 @@ import { AppConfig, DemoContext, DemoSeeder } from '@app/core';
 import { ServiceProvisioner } from '@app/services';
 import { InstanceActionsRepository } from './actions/instance-actions.repository';
 import { VpsProvisionSpec } from './service-kind/vps-provision-spec';
+import type { VolumeProvisionSpec } from './volumes/volume-provision-spec';
 
 const DAY = 86_400_000;
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY);
 
 /**
- * The simulator's demo VPSes: several statuses, prices from the catalogue, a little power history.
+ * The simulator's demo VPSes: several statuses, prices from the catalogue, a little power history;
+ * and a volume, detached.
  * Under libvirt there are none: a VPS the database shows must be a machine on the hypervisor, and
  * demo rows have none (they showed `running`, then failed every action with not_found).
  */
@@ -54,5 +56,7 @@ export class VpsDemoSeeder extends DemoSeeder {
       const [service] = await this.provisioner.provisionIn(manager, accountId, spec);
       if (service.name === 'web-01') await this.actions.insertDemoHistory(manager, service.id);
     }
+    const volume: VolumeProvisionSpec = { type: 'volume', name: 'db-data', sizeGb: 100, status: 'active', createdAt: daysAgo(60) };
+    await this.provisioner.provisionIn(manager, accountId, volume);
   }
 }

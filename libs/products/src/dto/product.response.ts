@@ -24,6 +24,15 @@ export class ObjectStorageSpecsResponse {
   maxBuckets: number;
 }
 
+export class VolumeSpecsResponse {
+  @ApiProperty({ enum: [true], example: true, description: 'The prices are per GiB: a volume costs them times its size.' })
+  pricePerGb: true;
+  @ApiProperty({ type: 'integer', example: 10, description: 'Smallest volume, in GiB.' })
+  minSizeGb: number;
+  @ApiProperty({ type: 'integer', example: 10240, description: 'Largest volume, in GiB (also the most it can grow to).' })
+  maxSizeGb: number;
+}
+
 export class ProductPriceResponse {
   @ApiProperty({ enum: BILLING_CYCLES, example: 'monthly', description: 'Billing cycle this price is for.' })
   billingCycle: BillingCycle;
@@ -33,7 +42,7 @@ export class ProductPriceResponse {
   currency: string;
 }
 
-@ApiExtraModels(VpsSpecsResponse, ObjectStorageSpecsResponse)
+@ApiExtraModels(VpsSpecsResponse, ObjectStorageSpecsResponse, VolumeSpecsResponse)
 export class ProductResponse {
   @ApiProperty({ format: 'uuid', description: 'Product id.' })
   id: string;
@@ -46,9 +55,13 @@ export class ProductResponse {
   @ApiProperty({ example: 'Balanced plan for databases and application servers.' })
   description: string;
   @ApiProperty({
-    oneOf: [{ $ref: getSchemaPath(VpsSpecsResponse) }, { $ref: getSchemaPath(ObjectStorageSpecsResponse) }],
+    oneOf: [
+      { $ref: getSchemaPath(VpsSpecsResponse) },
+      { $ref: getSchemaPath(ObjectStorageSpecsResponse) },
+      { $ref: getSchemaPath(VolumeSpecsResponse) },
+    ],
     description:
-      'Resources: for a VPS {vcpus, memoryMb, diskGb, transferTb}, for object storage {storageGb, transferTb, maxObjects, maxBuckets}.',
+      'Resources: for a VPS {vcpus, memoryMb, diskGb, transferTb}, for object storage {storageGb, transferTb, maxObjects, maxBuckets}, for a volume {pricePerGb, minSizeGb, maxSizeGb} (its prices are per GiB).',
   })
   specs: ProductSpecs;
   @ApiProperty({ type: () => [ProductPriceResponse], description: 'Prices per billing cycle.' })
