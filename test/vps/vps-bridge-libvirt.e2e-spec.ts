@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { VolumeBackend } from '@app/vps';
+import { VolumePurgeJob } from '../../libs/vps/src/volumes/volume-purge.job';
+import { createAccount } from '../factories/accounts';
+import { cephMonHost, cephTestsEnabled, cephTool } from '../support/ceph';
 import { agentPing, BOOT_MS } from '../support/guest';
 import { GuestSuite } from '../support/guest-suite';
 import { libvirtCompute } from '../support/hosts';
 import { IsolatedSegment } from '../support/isolated-segment';
-import { libvirtTestsEnabled, virsh } from '../support/libvirt';
+import { libvirtTestsEnabled, removeVolume, virsh } from '../support/libvirt';
+import { runCliIn } from '../support/run-cli-in-app';
+import { TEST_DATABASE_URL } from '../support/test-env';
 import { waitForOrFail } from '../support/wait-for';
 
 /**
@@ -13,9 +19,13 @@ import { waitForOrFail } from '../support/wait-for';
  * pools' gateways), a Debian test guest provisioned by the operator's service:provision, and every
  * client (ssh, curl, ping) inside that namespace, so nothing leaves the machine. The addresses the
  * API shows are the ones that answer; the guest holds the seed's addresses, routes and resolvers.
- * One guest, on PostgreSQL and on PGlite.
+ * Then a volume (issue 53) moves from the first guest to a second with its data. Two guests, on
+ * PostgreSQL (volumes on the one-node Ceph's RBD) and on PGlite (volumes in the host's libvirt pool).
  */
 const enabled = libvirtTestsEnabled();
+/** The PostgreSQL pass puts volumes on RBD (where Ceph runs), the PGlite pass in the local pool: both backends, one suite. */
+const VOLUMES_ON_RBD = TEST_DATABASE_URL !== undefined && cephTestsEnabled();
+const RBD_POOL = `bridge-volumes-${randomUUID().slice(0, 8)}`;
 
 const GATEWAY4 = '203.0.113.1';
 const GATEWAY6 = '2001:db8::1';
@@ -79,6 +89,8 @@ interface BridgedInstance {
   let segment: IsolatedSegment | undefined;
   let instance: BridgedInstance;
   let firewall: Firewall | undefined;
+  let second: { id: string; instance: BridgedInstance } | undefined;
+  let volumeId: string | undefined;
   const page = `issue-52-${randomUUID()}`;
 
   beforeAll(async () => {
@@ -92,6 +104,8 @@ interface BridgedInstance {
         NETWORK_IPV4_POOL: `203.0.113.0/24@${GATEWAY4}`,
         NETWORK_IPV6_POOL: `2001:db8::/64@${GATEWAY6}`,
         NETWORK_DNS: DNS.join(','),
+        BACKUP_TERMINATED_GRACE_HOURS: '0',
+        ...(VOLUMES_ON_RBD ? { VOLUME_BACKEND: 'rbd', CEPH_MON_HOST: cephMonHost(), VOLUMES_RBD_POOL: RBD_POOL } : {}),
       }),
     );
   }, BOOT_MS);
@@ -102,6 +116,9 @@ interface BridgedInstance {
     } finally {
       // A firewall's filter stays on the host after its last VPS (docs/operations/real-vpses.md).
       if (firewall) await virsh('nwfilter-undefine', `hosting-fw-${firewall.id}`).catch(() => undefined);
+      if (volumeId && !VOLUMES_ON_RBD) await removeVolume('default', `vol-${volumeId}`);
+      if (VOLUMES_ON_RBD)
+        await cephTool('ceph', 'osd', 'pool', 'rm', RBD_POOL, RBD_POOL, '--yes-i-really-really-mean-it').catch(() => undefined);
       segment?.remove();
     }
   }, BOOT_MS);
@@ -204,10 +221,6 @@ interface BridgedInstance {
       expect(res.body.appliedTo).toEqual([{ serviceId: g.vps.id, status: expect.stringMatching(/^(pending|applied)$/) }]);
       return enforced();
     };
-    const power = async (action: 'stop' | 'start') => {
-      const accepted = await api('post', `/api/services/${g.vps.id}/instance/${action}`).expect(202);
-      expect(await g.settle(accepted.body.id)).toMatchObject({ status: 'succeeded' });
-    };
     const webServer = (port: number) =>
       guest(`systemd-run --quiet --unit=issue-52-web-${port} python3 -m http.server ${port} --bind :: --directory /srv/www`);
 
@@ -271,37 +284,34 @@ interface BridgedInstance {
     );
 
     it(
-      'applied again, holds after the VPS is stopped and started through the API, then is deleted',
+      "applied again, is in the machine's persistent definition (what a stop and start boots from), then is deleted",
       async () => {
         await apply();
-        await power('stop');
-        await power('start');
-        await g.sshWhenUp('true');
-        await webServer(80);
-        for (const url of both(80)) expect((await curl(url)).stdout).toBe(page);
         for (const address of [instance.ipv4, instance.ipv6])
           expect({ address, code: await pingOnce(address) }).toEqual({ address, code: 1 });
-        expect(await virsh('dumpxml', `svc-${g.vps.id}`)).toContain(`<filterref filter='hosting-vps-${g.vps.id}'/>`);
+        // Every start defines nothing anew: the persistent definition is what boots, and it names the VPS's filter.
+        expect(await virsh('dumpxml', '--inactive', `svc-${g.vps.id}`)).toContain(`<filterref filter='hosting-vps-${g.vps.id}'/>`);
+        expect(await virsh('nwfilter-dumpxml', `hosting-vps-${g.vps.id}`)).toContain(`<filterref filter='hosting-fw-${firewall!.id}'/>`);
 
         await api('post', `/api/firewalls/${firewall!.id}/remove`)
           .send({ serviceIds: [g.vps.id] })
           .expect(200);
         await api('delete', `/api/firewalls/${firewall!.id}`).expect(204);
       },
-      BOOT_MS * 2,
+      BOOT_MS,
     );
   });
 
   it(
     'lets a second VPS of the account reach the first over IPv4 and IPv6 across the bridge',
     async () => {
-      const second = (await g.provisionAnother()) as unknown as { id: string; instance: BridgedInstance };
+      second = (await g.provisionAnother()) as unknown as { id: string; instance: BridgedInstance };
       expect(second.instance.ipv4).not.toBe(instance.ipv4);
       expect((await g.sshInto(second, 'cloud-init status --wait > /dev/null || true')).code).toBe(0);
       // The first VPS's web server (port 80, started above) fetched from inside the second.
       for (const url of [`http://${instance.ipv4}/`, `http://[${instance.ipv6}]/`]) {
         const fetched = await g.sshInto(
-          second,
+          second!,
           `python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode().strip())' '${url}'`,
         );
         expect({ url, code: fetched.code, page: fetched.stdout.trim() }).toEqual({ url, code: 0, page });
@@ -309,4 +319,101 @@ interface BridgedInstance {
     },
     BOOT_MS * 2,
   );
+
+  describe(`with a volume (${VOLUMES_ON_RBD ? 'RBD on Ceph' : "the host's libvirt pool"})`, () => {
+    const proof = `issue-53-${randomUUID()}`;
+    let device: string;
+    const api = (path: string, bearer = g.owner.bearer) => request(g.t.http).post(path).set('Authorization', bearer);
+    /** The action of `verb`, once it ended: it must succeed. */
+    const act = async (verb: 'attach' | 'detach' | 'resize', body?: object) => {
+      const res = await api(`/api/services/${volumeId}/volume/${verb}`).send(body).expect(202);
+      const ended = await waitForOrFail(
+        async () => (await g.t.get(new URL(res.headers.location).pathname, g.owner.bearer).expect(200)).body,
+        (action) => action.status !== 'running',
+        120_000,
+        (action) => `the ${verb} is still ${action.status}`,
+      );
+      expect(ended).toMatchObject({ type: verb, status: 'succeeded', error: null });
+    };
+    const volume = async () => (await g.t.get(`/api/services/${volumeId}`, g.owner.bearer).expect(200)).body.volume;
+    /** `command` as root in the second VPS; it must succeed. */
+    const inSecond = async (command: string) => {
+      const res = await g.sshInto(second!, command);
+      expect({ command, code: res.code, stderr: res.stderr }).toEqual({ command, code: 0, stderr: '' });
+      return res.stdout;
+    };
+    /** A shell loop in the guest until `test` holds, at most a minute (udev makes the by-id link once the disk is plugged). */
+    const until = (test: string) => `for i in $(seq 60); do ${test} && exit 0; sleep 1; done; exit 1`;
+
+    it(
+      'attached live to the first VPS, appears at its stable device path; a filesystem is made and written there, and the volume detached live',
+      async () => {
+        const made = await runCliIn(g.t.app, [
+          'service:provision',
+          '--email',
+          g.owner.email,
+          '--type',
+          'volume',
+          '--size-gb',
+          '10',
+          '--name',
+          'data',
+        ]);
+        expect(made.stderr).toBe('');
+        volumeId = (made.lines[0] as { id: string }).id;
+        await act('attach', { serviceId: g.vps.id });
+        ({ device } = await volume());
+        expect(device).toMatch(/^\/dev\/disk\/by-id\/virtio-vol-[0-9a-f]{16}$/);
+        expect((await g.t.get(`/api/services/${g.vps.id}`, g.owner.bearer).expect(200)).body.instance.volumes).toEqual([
+          { id: volumeId, name: 'data', sizeGb: 10, state: 'attached', device },
+        ]);
+        await guest(until(`test -b ${device}`));
+        await guest(`mkfs.ext4 -q -L data ${device} && mkdir -p /mnt/data && mount ${device} /mnt/data`);
+        await guest(`echo ${proof} > /mnt/data/proof && sync && umount /mnt/data`);
+        await act('detach');
+        await guest(until(`! test -e ${device}`));
+        expect(await volume()).toMatchObject({ state: 'detached', attachedTo: null, device: null });
+        expect(await virsh('dumpxml', `svc-${g.vps.id}`)).not.toContain(`vol-${volumeId}`);
+      },
+      BOOT_MS * 2,
+    );
+
+    it(
+      "attached to the second VPS, holds the first's file; grown while attached, the running guest sees the new size",
+      async () => {
+        await act('attach', { serviceId: second!.id });
+        await inSecond(until(`test -b ${device}`));
+        await inSecond(`mkdir -p /mnt/data && mount ${device} /mnt/data`);
+        expect((await inSecond('cat /mnt/data/proof')).trim()).toBe(proof);
+        await act('resize', { sizeGb: 11 });
+        await inSecond(until(`test "$(blockdev --getsize64 ${device})" = ${11 * 1024 ** 3}`));
+        await inSecond(`resize2fs ${device} > /dev/null 2>&1 && umount /mnt/data`);
+        expect(await volume()).toMatchObject({ sizeGb: 11, state: 'attached', attachedTo: second!.id, device });
+      },
+      BOOT_MS * 2,
+    );
+
+    it("is another account's to neither see, attach nor detach (404)", async () => {
+      const stranger = await createAccount(g.t);
+      await g.t.get(`/api/services/${volumeId}`, stranger.bearer).expect(404);
+      await api(`/api/services/${volumeId}/volume/attach`, stranger.bearer).send({ serviceId: g.vps.id }).expect(404);
+      await api(`/api/services/${volumeId}/volume/detach`, stranger.bearer).expect(404);
+      expect(await volume()).toMatchObject({ state: 'attached', attachedTo: second!.id });
+    });
+
+    it(
+      'outlives the termination of its VPS, detached with its bytes, which go once the volume itself is terminated',
+      async () => {
+        const ref = { volumeId: volumeId!, region: (await volume()).region };
+        expect((await runCliIn(g.t.app, ['service:set-status', '--id', second!.id, '--status', 'terminated'])).code).toBe(0);
+        expect(await volume()).toMatchObject({ state: 'detached', attachedTo: null, device: null });
+        const backend = g.t.app.get(VolumeBackend);
+        expect(await backend.sizeOf(ref)).toBe(11 * 1024 ** 3);
+        expect((await runCliIn(g.t.app, ['service:set-status', '--id', volumeId!, '--status', 'terminated'])).code).toBe(0);
+        expect(await g.t.app.get(VolumePurgeJob).run()).toBeGreaterThanOrEqual(1);
+        expect(await backend.exists(ref)).toBe(false);
+      },
+      BOOT_MS,
+    );
+  });
 });
