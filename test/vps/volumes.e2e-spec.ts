@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { VolumePurgeJob } from '../../libs/vps/src/volumes/volume-purge.job';
+import { VolumeReconcileJob } from '../../libs/vps/src/volumes/volume-reconcile.job';
 import { VolumeBackend } from '@app/vps';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createService } from '../factories/services';
@@ -196,5 +198,21 @@ describe('Volumes (simulator)', () => {
     expect(volumeEvents.map((e: { action: string }) => e.action)).toEqual(['volume.attach', 'volume.resize', 'volume.detach']);
     expect(volumeEvents[0].details).toEqual({ actionId: attachId, vpsServiceId: own.id });
     expect(volumeEvents[1].details).toMatchObject({ fromSizeGb: 10, sizeGb: 15 });
+  });
+
+  it('reconciles with the backend: finishes a purge whose bytes are still there, and leaves a volume no service records', async () => {
+    const backend = t.app.get(VolumeBackend);
+    const vol = await provision('--name', 'half-purged');
+    const ref = { volumeId: vol.id, region: 'eu-central' };
+    expect(await backend.exists(ref)).toBe(true);
+    await t.db.query(`UPDATE services SET status = 'terminated' WHERE id = $1`, [vol.id]);
+    await t.db.query(`UPDATE volumes SET purged_at = now() WHERE service_id = $1`, [vol.id]);
+    const stray = { volumeId: randomUUID(), region: 'eu-central' };
+    await backend.create(stray, 10);
+    const result = await t.app.get(VolumeReconcileJob).run();
+    expect(result.removed).toContain(vol.id);
+    expect(result.unknown).toContain(stray.volumeId);
+    expect(await backend.exists(ref)).toBe(false);
+    expect(await backend.exists(stray)).toBe(true);
   });
 });

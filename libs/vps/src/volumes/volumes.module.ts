@@ -6,6 +6,7 @@ import { VolumeActionJob } from './volume-action.job';
 import { VolumeActionRunner } from './volume-action-runner';
 import { VolumeKind } from './volume.kind';
 import { VolumePurgeJob } from './volume-purge.job';
+import { VolumeReconcileJob } from './volume-reconcile.job';
 import { VolumesController } from './volumes.controller';
 import { VolumesRepository } from './volumes.repository';
 import { VolumesService } from './volumes.service';
@@ -14,7 +15,7 @@ import { VolumesService } from './volumes.service';
 @Module({
   imports: [ServicesModule, ComputeModule, InstancesModule],
   controllers: [VolumesController],
-  providers: [VolumeKind, VolumesService, VolumesRepository, VolumeActionRunner, VolumeActionJob, VolumePurgeJob],
+  providers: [VolumeKind, VolumesService, VolumesRepository, VolumeActionRunner, VolumeActionJob, VolumePurgeJob, VolumeReconcileJob],
   exports: [VolumesRepository, VolumePurgeJob],
 })
 export class VolumesModule {}
