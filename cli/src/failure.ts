@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { ActionTimeoutError, FirewallTimeoutError, HostingApiError } from '@hosting-account/sdk';
+import { ActionTimeoutError, FirewallTimeoutError, HostingApiError, VolumeActionTimeoutError } from '@hosting-account/sdk';
 import { EXIT_API_ERROR, EXIT_USAGE, NotFoundError, UsageError } from './errors';
 import { ApiUnreachableError } from './unreachable';
 
@@ -38,6 +38,10 @@ export function describeFailure(error: unknown, context: FailureContext = {}): F
     };
   }
   if (error instanceof ActionTimeoutError) return local(EXIT_API_ERROR, 'timeout', error.message);
+  if (error instanceof VolumeActionTimeoutError) {
+    const hint = `The action goes on; "hostctl volume get ${error.action.serviceId}" shows the volume's state.`;
+    return { ...local(EXIT_API_ERROR, 'timeout', error.message), textLines: [`  ${hint}`], extra: { hint } };
+  }
   if (error instanceof FirewallTimeoutError) {
     const hint = `The API goes on trying; "hostctl firewall get ${error.firewall.name}" shows each VPS's status.`;
     return { ...local(EXIT_API_ERROR, 'timeout', error.message), textLines: [`  ${hint}`], extra: { hint } };

@@ -33,8 +33,19 @@ export function colours(stream: NodeJS.WriteStream = process.stdout): boolean {
   return Boolean(stream.isTTY) && process.env.NO_COLOR === undefined && process.env.TERM !== 'dumb';
 }
 
-const GREEN = new Set(['running', 'active', 'succeeded', 'open', 'answered', 'info', 'applied']);
-const YELLOW = new Set(['starting', 'stopping', 'provisioning', 'pending', 'customer_reply', 'warning', 'suspended']);
+const GREEN = new Set(['running', 'active', 'succeeded', 'open', 'answered', 'info', 'applied', 'attached']);
+const YELLOW = new Set([
+  'starting',
+  'stopping',
+  'provisioning',
+  'pending',
+  'customer_reply',
+  'warning',
+  'suspended',
+  'attaching',
+  'detaching',
+  'resizing',
+]);
 const RED = new Set(['stopped', 'error', 'failed', 'cancelled', 'terminated', 'closed', 'critical']);
 
 export function paint(text: string, style: 'bold' | 'green' | 'yellow' | 'red' | 'dim', stream?: NodeJS.WriteStream): string {

@@ -9,6 +9,7 @@ import { servicesCommand } from './commands/services';
 import { sshKeysCommand } from './commands/ssh-keys';
 import { storageCommand } from './commands/storage';
 import { ticketsCommand } from './commands/tickets';
+import { volumeCommand } from './commands/volume';
 import { vpsCommand } from './commands/vps';
 import { FORMATS } from './output';
 import { VERSION } from './version';
@@ -47,6 +48,7 @@ not be reached, 2 usage error.
     contextCommand(),
     servicesCommand(),
     vpsCommand(),
+    volumeCommand(),
     firewallCommand(),
     storageCommand(),
     sshKeysCommand(),

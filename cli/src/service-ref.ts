@@ -41,3 +41,9 @@ export function pickByName(services: Pick<Service, 'id' | 'name' | 'type' | 'sta
   const listed = named.map((s) => `${s.id} (${s.type}, ${s.status})`).join(', ');
   throw new UsageError(`${named.length} services are named "${name}": ${listed}; give the id instead`);
 }
+
+/** The account's VPS names by id, to say which VPS something is on; ids alone when they cannot be read. */
+export async function vpsNames(api: HostingClient): Promise<Map<string, string>> {
+  const services = await listAll(api, '/api/services', { type: 'vps' }).catch(() => []);
+  return new Map(services.map((s) => [s.id, s.name]));
+}

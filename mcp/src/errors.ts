@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ActionTimeoutError, FirewallTimeoutError, HostingApiError } from '@hosting-account/sdk';
+import { ActionTimeoutError, FirewallTimeoutError, HostingApiError, VolumeActionTimeoutError } from '@hosting-account/sdk';
 
 /** What an agent acts on: the API's problem `code` and `detail`, and when to retry after a 429. */
 export interface ToolProblem {
@@ -51,6 +51,8 @@ export function problemOf(error: unknown): ToolProblem | null {
   }
   if (error instanceof ActionTimeoutError)
     return { code: 'action_timeout', detail: `${error.message}; it goes on: check it later with vps_action_get.` };
+  if (error instanceof VolumeActionTimeoutError)
+    return { code: 'action_timeout', detail: `${error.message}; it goes on: check it later with volume_action_get.` };
   if (error instanceof FirewallTimeoutError) {
     // Not the error's message: it quotes the firewall's name, which the customer wrote and tool errors do not fence.
     const which = error.waitingFor.map((a) => `${a.serviceId} (${a.status})`).join(', ');

@@ -25,7 +25,7 @@ export function pageOf<T extends z.ZodType>(item: T) {
 export const service = z.looseObject({
   id: z.string(),
   name: text('The name the customer gave it'),
-  type: z.string().describe('vps or object_storage'),
+  type: z.string().describe('vps, volume or object_storage'),
   status: z.string().describe('pending, active, suspended, cancelled or terminated'),
   instance: z
     .looseObject({
@@ -43,9 +43,37 @@ export const service = z.looseObject({
         )
         .optional()
         .describe('Cloud firewalls applied (firewall_get); none: every packet passes'),
+      volumes: z
+        .array(
+          z.looseObject({
+            id: z.string().describe('The volume service id (volume_get)'),
+            name: text('The name the customer gave it'),
+            sizeGb: z.number().int(),
+            state: z.string(),
+            device: z.string().nullable(),
+          }),
+        )
+        .optional()
+        .describe('Volumes attached to the VPS, each at its device path'),
     })
     .nullable()
     .describe('The VPS instance; null for other services'),
+  volume: z
+    .looseObject({
+      sizeGb: z.number().int(),
+      region: z.string(),
+      state: z.string().describe('detached, attaching, attached, detaching or resizing'),
+      attachedTo: z.string().nullable().describe('The VPS service id it is attached to'),
+      device: z
+        .string()
+        .nullable()
+        .describe(
+          "Where the VPS's Linux finds it while attached (/dev/disk/by-id/virtio-vol-...), stable across reboots: use it in /etc/fstab",
+        ),
+    })
+    .nullable()
+    .optional()
+    .describe('The block device of a volume service; null for other services'),
   createdAt: timestamp,
 });
 
@@ -58,6 +86,18 @@ export const action = z.looseObject({
   finishedAt: nullableTimestamp,
   error: failure.nullable(),
   notice: failure.nullable().optional(),
+});
+
+export const volumeAction = z.looseObject({
+  id: z.string(),
+  serviceId: z.string().describe('The volume service'),
+  type: z.string().describe('attach, detach or resize'),
+  status: z.string().describe('running, succeeded or failed (the volume is then as it was before)'),
+  vpsServiceId: z.string().nullable().describe('The VPS attached to or detached from; null for a resize'),
+  sizeGb: z.number().int().nullable().describe('The new size of a resize'),
+  startedAt: timestamp,
+  finishedAt: nullableTimestamp,
+  error: failure.nullable(),
 });
 
 export const backup = z.looseObject({

@@ -1,4 +1,11 @@
-import { type Firewall, type InstanceAction, waitForAction, waitForFirewall } from '@hosting-account/sdk';
+import {
+  type Firewall,
+  type InstanceAction,
+  type VolumeAction,
+  waitForAction,
+  waitForFirewall,
+  waitForVolumeAction,
+} from '@hosting-account/sdk';
 import type { ToolContext } from './tool';
 
 /**
@@ -42,6 +49,17 @@ export function waitWithProgress(action: InstanceAction, timeoutSeconds: number,
       signal: context.extra.signal,
     });
   return reporting(`${action.type} of ${action.serviceId}`, 'running', wait, (done) => done.status, context);
+}
+
+/** Waits for a volume's attach, detach or resize to finish, with progress notifications. */
+export function waitForVolumeWithProgress(action: VolumeAction, timeoutSeconds: number, context: ToolContext): Promise<VolumeAction> {
+  const wait = () =>
+    waitForVolumeAction(context.api, action.serviceId, action, {
+      timeoutMs: timeoutSeconds * 1000,
+      intervalMs: context.pollMs,
+      signal: context.extra.signal,
+    });
+  return reporting(`${action.type} of volume ${action.serviceId}`, 'running', wait, (done) => done.status, context);
 }
 
 /** Waits until a firewall's rules are enforced on every VPS it is applied to (or on `serviceIds`), with progress notifications. */

@@ -9,6 +9,8 @@ export type { PaginatedPath, Page, ListItem, ListQuery, ListArgs } from './pagin
 export { waitForAction, ActionTimeoutError } from './actions';
 export { waitForFirewall, FirewallTimeoutError, unenforcedAttachments } from './firewalls';
 export type { Firewall, FirewallRule, FirewallAttachment, FirewallWaitOptions } from './firewalls';
+export { waitForVolumeAction, VolumeActionTimeoutError } from './volumes';
+export type { Volume, VolumeAction } from './volumes';
 export { instanceMetrics, metricUnit, createInstanceAlert, deleteInstanceAlert } from './metrics';
 export type {
   InstanceMetrics,

@@ -1,6 +1,7 @@
-import { HostingClient, listAll, Schemas, unenforcedAttachments, waitForFirewall } from '@hosting-account/sdk';
+import { HostingClient, Schemas, unenforcedAttachments, waitForFirewall } from '@hosting-account/sdk';
 import { Column, format, paint, printData, printList, printObject, OutputOptions } from '../output';
 import { progressLine } from '../progress';
+import { vpsNames } from '../service-ref';
 
 export type Firewall = Schemas['FirewallResponse'];
 type Rule = Schemas['FirewallRuleResponse'];
@@ -28,12 +29,6 @@ export const RULE_COLUMNS: Column<Rule>[] = [
   { header: 'ADDRESSES', value: (r) => r.addresses },
   { header: 'DESCRIPTION', value: (r) => r.description },
 ];
-
-/** The account's VPS names by id, to show where a firewall is applied; ids alone when they cannot be read. */
-async function vpsNames(api: HostingClient): Promise<Map<string, string>> {
-  const services = await listAll(api, '/api/services', { type: 'vps' }).catch(() => []);
-  return new Map(services.map((s) => [s.id, s.name]));
-}
 
 /** A firewall for a person: its fields, its rules and the VPSes it is applied to; for -o json|yaml the API's object. */
 export async function showFirewall(api: HostingClient, firewall: Firewall, out: OutputOptions): Promise<void> {

@@ -23,6 +23,18 @@ export function sshCommand(service: Service): string | undefined {
   return ssh ? `ssh -p ${ssh.port} root@${ssh.host}` : undefined;
 }
 
+/** Fields of one type of service only; the others are every type's (a VPS's power state shows `-` on object storage). */
+const ONLY: Record<string, Service['type']> = {
+  SSH: 'vps',
+  Firewalls: 'vps',
+  Volumes: 'vps',
+  Size: 'volume',
+  'Volume state': 'volume',
+  'Attached to': 'volume',
+  Device: 'volume',
+};
+const NOT_FOR_VOLUMES = new Set(['Power state', 'IPv4', 'IPv6']);
+
 function serviceFields(type: Service['type'], product?: Product): Column<Service>[] {
   const fields: Column<Service>[] = [
     { header: 'ID', value: (s) => s.id },
@@ -34,14 +46,19 @@ function serviceFields(type: Service['type'], product?: Product): Column<Service
     { header: 'IPv6', value: (s) => s.instance?.ipv6 },
     { header: 'SSH', value: sshCommand },
     { header: 'Firewalls', value: (s) => s.instance?.firewalls.map((f) => `${f.name} (${f.status})`).join(', ') },
-    { header: 'Region', value: (s) => s.instance?.region },
+    { header: 'Volumes', value: (s) => s.instance?.volumes.map((v) => `${v.name} (${v.state}, ${v.device ?? 'no device'})`).join(', ') },
+    { header: 'Size', value: (s) => (s.volume ? `${s.volume.sizeGb} GiB` : undefined) },
+    { header: 'Volume state', value: (s) => s.volume?.state, status: true },
+    { header: 'Attached to', value: (s) => s.volume?.attachedTo },
+    { header: 'Device', value: (s) => s.volume?.device },
+    { header: 'Region', value: (s) => s.instance?.region ?? s.volume?.region },
     { header: 'Product', value: (s) => (product ? `${product.slug} (${product.name})` : s.productId) },
     { header: 'Price', value: (s) => `${s.price} ${s.currency}` },
     { header: 'Billing cycle', value: (s) => s.billingCycle },
     { header: 'Next due', value: (s) => s.nextDueDate },
     { header: 'Created', value: (s) => s.createdAt },
   ];
-  return type === 'vps' ? fields : fields.filter((field) => field.header !== 'SSH' && field.header !== 'Firewalls');
+  return fields.filter((field) => (ONLY[field.header] ?? type) === type && !(type === 'volume' && NOT_FOR_VOLUMES.has(field.header)));
 }
 
 /** The product's slug and name for a person to read; its id when the catalogue cannot say. */
@@ -50,12 +67,12 @@ async function productOf(api: HostingClient, service: Service): Promise<Product 
 }
 
 export function servicesCommand(): Command {
-  const services = new Command('services').description('List and inspect your services (VPS and object storage)');
+  const services = new Command('services').description('List and inspect your services (VPS, volumes and object storage)');
 
   services
     .command('list')
     .description('List services, newest first')
-    .addOption(new Option('--type <type>', 'only services of this type').choices(['vps', 'object_storage']))
+    .addOption(new Option('--type <type>', 'only services of this type').choices(['vps', 'volume', 'object_storage']))
     .addOption(
       new Option('--status <status>', 'only services in this billing state').choices([
         'pending',

@@ -21,16 +21,23 @@ export const waiting = {
 export async function settle(started: InstanceAction, args: { wait?: boolean; timeoutSeconds?: number }, context: ToolContext) {
   if (args.wait === false) return started;
   const done = await waitWithProgress(started, args.timeoutSeconds ?? 300, context);
-  if (done.status !== 'failed') return done;
-  const seen = context.fence.apply(action, done);
-  const failed: CallToolResult = {
+  return done.status === 'failed' ? failedAction(action, done, context) : done;
+}
+
+/** A failed action (a VPS's or a volume's) as a tool error: what failed and why, then the action, fenced by its schema. */
+export function failedAction<T extends { type: string; error: { code: string; message: string } | null }>(
+  schema: z.ZodType,
+  done: T,
+  context: ToolContext,
+): CallToolResult {
+  const seen = context.fence.apply(schema, done);
+  return {
     isError: true,
     content: [
       { type: 'text', text: `${seen.type} failed: ${seen.error?.code ?? 'unknown'}: ${seen.error?.message ?? ''}` },
       { type: 'text', text: JSON.stringify({ action: seen }) },
     ],
   };
-  return failed;
 }
 
 type Power = 'start' | 'stop' | 'reboot';
@@ -59,11 +66,12 @@ export const SERVICE_TOOLS = [
   defineTool({
     name: 'services_list',
     title: 'List services',
-    description: 'The services of the account (VPS instances and object storage), newest first, with each VPS power state and addresses.',
+    description:
+      'The services of the account (VPS instances, volumes and object storage), newest first, with each VPS power state and addresses.',
     scope: 'read',
     annotations: READS,
     input: {
-      type: z.enum(['vps', 'object_storage']).optional().describe('Only services of this type'),
+      type: z.enum(['vps', 'volume', 'object_storage']).optional().describe('Only services of this type'),
       status: z.enum(['pending', 'active', 'suspended', 'cancelled', 'terminated']).optional().describe('Only services in this status'),
       ...paging,
     },
@@ -73,7 +81,8 @@ export const SERVICE_TOOLS = [
   defineTool({
     name: 'service_get',
     title: 'Get a service',
-    description: 'One service of the account by id: status, price, and for a VPS its power state, addresses and SSH access.',
+    description:
+      'One service of the account by id: status, price, for a VPS its power state, addresses, SSH access and volumes, for a volume its size, state and device.',
     scope: 'read',
     annotations: READS,
     input: { serviceId },
