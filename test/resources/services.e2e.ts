@@ -304,7 +304,7 @@ describe('Services', () => {
   });
 
   describe('demo data', () => {
-    it('gives an account services of both types and several statuses, priced from the catalogue', async () => {
+    it('gives an account services of every type and several statuses, priced from the catalogue', async () => {
       const account = await createAccount(t);
       await t.app.get(DataSource).transaction(async (manager) => {
         for (const seeder of [t.app.get(ImagesDemoSeeder), t.app.get(VpsDemoSeeder), t.app.get(ObjectStorageDemoSeeder)])
@@ -321,7 +321,7 @@ describe('Services', () => {
         billingCycle: string;
         name: string;
       }[];
-      expect(new Set(services.map((s) => s.type))).toEqual(new Set(['vps', 'object_storage']));
+      expect(new Set(services.map((s) => s.type))).toEqual(new Set(['vps', 'object_storage', 'volume']));
       expect(new Set(services.map((s) => s.status)).size).toBeGreaterThanOrEqual(4);
       const active = services.filter((s) => s.status === 'active');
       expect(active.every((s) => s.nextDueDate && new Date(s.nextDueDate).getTime() > Date.now())).toBe(true);
