@@ -326,8 +326,11 @@ describe('Services', () => {
       const active = services.filter((s) => s.status === 'active');
       expect(active.every((s) => s.nextDueDate && new Date(s.nextDueDate).getTime() > Date.now())).toBe(true);
       const prices = await t.db.query(`SELECT product_id, billing_cycle, price::float8 AS price FROM product_prices`);
+      // A volume's product prices one GiB: the demo's 100 GiB volume costs 100 times it.
+      const quantity = (s: (typeof services)[number]) => (s.type === 'volume' ? 100 : 1);
       for (const service of services) {
-        expect(prices).toContainEqual({ product_id: service.productId, billing_cycle: service.billingCycle, price: service.price });
+        const unit = Number((service.price / quantity(service)).toFixed(4));
+        expect(prices).toContainEqual({ product_id: service.productId, billing_cycle: service.billingCycle, price: unit });
       }
       const web = services.find((s) => s.name === 'web-01') as unknown as { id: string };
       const actions = await request(t.http).get(`/api/services/${web.id}/instance/actions`).set('Authorization', account.bearer);
