@@ -119,6 +119,8 @@ describe('Volumes (simulator)', () => {
     expect(await code({ serviceId: theirs.id }, 404)).toBe('not_found');
     expect(await code({ serviceId: vol.id }, 404)).toBe('not_found');
     expect(await code({ serviceId: west.id }, 409)).toBe('region_mismatch');
+    const suspended = await createService(t, owner.id, { name: 'suspended-1', status: 'suspended' });
+    expect(await code({ serviceId: suspended.id }, 409)).toBe('invalid_state');
     expect((await post(`/api/services/${vol.id}/volume/attach`, { serviceId: 'x' }).expect(400)).body.errors[0].field).toBe('serviceId');
     await act(vol.id, 'attach', { serviceId: other.id });
     expect(await code({ serviceId: vps }, 409)).toBe('volume_in_use');

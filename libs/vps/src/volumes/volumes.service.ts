@@ -61,8 +61,7 @@ export class VolumesService {
       const vps = await this.ownership.lockFor(m, caller.accountId, serviceId);
       const target = vps && (await this.volumes.attachTarget(m, caller.accountId, serviceId));
       if (!target || target.type !== 'vps') throw new Problem(404, 'not_found', `Service ${serviceId} is not a VPS of this account.`);
-      if (target.status === 'terminated' || target.status === 'cancelled')
-        throw Problem.conflict('invalid_state', `The VPS ${serviceId} is ${target.status}.`);
+      if (target.status !== 'active') throw Problem.conflict('invalid_state', `The VPS ${serviceId} is ${target.status}.`);
       if (target.region !== volume.region)
         throw Problem.conflict('region_mismatch', `The volume is in ${volume.region}, the VPS in ${target.region ?? 'no region'}.`);
       const { perVps } = this.config.volumes;
