@@ -19,6 +19,7 @@ import type { StoragePool } from './storage-pool';
 import type { Virsh } from './virsh';
 import { vncPassword } from './vnc-password';
 import { imageVolume, rootVolumeOf, seedVolumeOf } from './volume-names';
+import { localVolumeDisks } from './volume-disks';
 import { withXmlFile } from './xml-file';
 
 const COPY_TIMEOUT_MS = 60 * 60_000;
@@ -64,6 +65,13 @@ export class LibvirtRelocation extends MachineRelocator {
       // Not defined on the new host yet: a volume there is an earlier try's, maybe cut short, so it is copied again.
       if ((await this.state(to.uri, name)) === null) {
         const old = await this.run(from, ['dumpxml', '--inactive', '--security-info', name]);
+        // RBD volumes are in the cluster and follow the definition; a volume of the old host's pool would be left behind.
+        const local = localVolumeDisks(old);
+        if (local.length)
+          throw new ComputeProviderError(
+            'invalid_state',
+            `The machine has ${local.length} volume(s) in its host's own pool (VOLUME_BACKEND=local); detach them before moving it.`,
+          );
         const xml = withVpsFilter(withSshPort(old, to.sshPort), instance.serviceId);
         await this.pool.ensure(to.uri);
         await this.copyVolume(from, to.uri, rootVolumeOf(instance.serviceId), 'qcow2');

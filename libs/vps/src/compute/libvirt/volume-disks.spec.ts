@@ -2,7 +2,7 @@ import { ComputeProviderError } from '../compute-provider';
 import { volumeDevicePath, volumeSerial } from '../volumes/volume-names';
 import { DEFAULT_DOMAIN_TEMPLATE, renderDomain } from './domain-xml';
 import { rescueDomainXml } from './rescue-domain';
-import { disksOf, diskWithSerial, freeVolumeTarget, volumeDiskXml, withVolumeDisks } from './volume-disks';
+import { disksOf, diskWithSerial, freeVolumeTarget, localVolumeDisks, volumeDiskXml, withVolumeDisks } from './volume-disks';
 
 const VOLUME = '9b2e4f10-3c5d-4e6f-8a7b-1c2d3e4f5a6b';
 const SERVICE = '3f1c2a9e-8b7d-4c6e-9a1f-2b3c4d5e6f70';
@@ -94,5 +94,11 @@ describe('disks of a domain', () => {
     expect(xml).not.toContain('virtio-disk2');
     expect(withVolumeDisks(xml, live)).toBe(xml);
     expect(withVolumeDisks(rescue, renderDomain(DEFAULT_DOMAIN_TEMPLATE, values))).toBe(rescue);
+  });
+
+  it('tells the volumes of the host’s own pool (they cannot move with the machine) from RBD ones and the root disk', () => {
+    const local = volumeDiskXml({ type: 'pool', pool: 'default', volume: `vol-${VOLUME}` }, volumeSerial(VOLUME), 'vdd');
+    expect(localVolumeDisks(live)).toEqual([]);
+    expect(localVolumeDisks(live.replace('</devices>', `${local}</devices>`)).map((disk) => disk.target)).toEqual(['vdd']);
   });
 });

@@ -67,6 +67,13 @@ export function withVolumeDisks(domainXml: string, previousXml: string): string 
   return domainXml.replace(/(\s*)<\/devices>/, `\n    ${elements}$1</devices>`);
 }
 
+/** The volume disks of a domain that live in a host's own pool (VOLUME_BACKEND=local): they cannot follow the machine to another host. */
+export function localVolumeDisks(domainXml: string): VolumeDisk[] {
+  return disksOf(domainXml).filter(
+    (disk) => disk.serial.startsWith(VOLUME_PREFIX) && /^<disk\s[^>]*type=['"]volume['"]/.test(disk.element),
+  );
+}
+
 function xmlText(value: string): string {
   return value.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
 }
