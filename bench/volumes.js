@@ -113,7 +113,8 @@ function newcArchive(files) {
 /**
  * The guest's init: finds its own disk (the virtio disk without a serial: the root disk has none)
  * and each volume by its serial in sysfs, then writes a warm-up pass and `rounds` rounds of
- * writes and reads, each dd timed with /proc/uptime (10 ms), one console line per dd, and powers off.
+ * writes and reads, each dd timed by the guest's clock (/proc/timer_list's nanoseconds, else /proc/uptime's 10 ms),
+ * one console line per dd, and powers off.
  */
 function initScript(volumes, mb, rounds) {
   const lines = volumes.map((v) => `find_disk ${v.name} ${v.serial}`).join('\n');
@@ -141,10 +142,18 @@ find_disk() {
 find_disk own ""
 ${lines}
 for name in ${names}; do eval "say disk $name \\$dev_$name"; done
+# Nanoseconds of the kernel's monotonic clock (/proc/timer_list), else /proc/uptime's hundredths.
+if grep -q '^now at [0-9]* nsecs' /proc/timer_list 2>/dev/null; then
+  say clock timer_list
+  now() { sed -n 's/^now at \\([0-9]*\\) nsecs$/\\1/p' /proc/timer_list; }
+else
+  say clock uptime
+  now() { echo "$(cut -d' ' -f1 /proc/uptime | tr -d .)0000000"; }
+fi
 timed() {
-  start=$(cut -d' ' -f1 /proc/uptime)
+  start=$(now)
   "$@" 2>/tmp/dd.err || fail "$(cat /tmp/dd.err)"
-  end=$(cut -d' ' -f1 /proc/uptime)
+  end=$(now)
 }
 write_disk() {
   eval "dev=\\$dev_$1"
@@ -225,14 +234,15 @@ const round1 = (n) => Math.round(n * 10) / 10;
 function parseConsole(text) {
   const results = [];
   for (const [, round, disk, op, mb, start, end] of text.matchAll(
-    /^bench-volumes: result (\d+) (\S+) (write|read) (\d+) ([\d.]+) ([\d.]+)\s*$/gm,
+    /^bench-volumes: result (\d+) (\S+) (write|read) (\d+) (\d+) (\d+)\s*$/gm,
   )) {
-    results.push({ round: Number(round), disk, op, mb: Number(mb), seconds: Number(end) - Number(start) });
+    results.push({ round: Number(round), disk, op, mb: Number(mb), seconds: (Number(end) - Number(start)) / 1e9 });
   }
   return {
     results,
     done: /^bench-volumes: done/m.test(text),
     failed: /^bench-volumes: failed: (.*)$/m.exec(text)?.[1] ?? null,
+    clock: /^bench-volumes: clock (\S+)/m.exec(text)?.[1] ?? null,
     disks: Object.fromEntries([...text.matchAll(/^bench-volumes: disk (\S+) (\S+)/gm)].map(([, disk, dev]) => [disk, dev])),
   };
 }
@@ -326,7 +336,7 @@ async function volumesScenario({ rounds = 3, volumeMb = 256, log }) {
       for (const r of state.results.slice(seen)) {
         const rate = r.mb / r.seconds;
         log(
-          `  volumes         ${r.round ? `round ${r.round}` : 'warm-up'} ${r.op.padEnd(5)} ${LABELS[r.disk].padEnd(10)} ${state.disks[r.disk] ?? ''} ${rate.toFixed(1)} MiB/s (${r.seconds.toFixed(2)} s)`,
+          `  volumes         ${r.round ? `round ${r.round}` : 'warm-up'} ${r.op.padEnd(5)} ${LABELS[r.disk].padEnd(10)} ${state.disks[r.disk] ?? ''} ${rate.toFixed(1)} MiB/s (${r.seconds.toFixed(3)} s)`,
         );
       }
       seen = state.results.length;
@@ -357,6 +367,7 @@ async function volumesScenario({ rounds = 3, volumeMb = 256, log }) {
       skipped: noCeph ? { rbd: noCeph } : {},
       results: measured.map((r) => ({ ...r, mbPerSecond: round1(r.mb / r.seconds) })),
       warmup: state.results.filter((r) => r.round === 0).map((r) => ({ ...r, mbPerSecond: round1(r.mb / r.seconds) })),
+      guestClock: state.clock,
       guestSeconds: Math.round((Date.now() - started) / 1000),
       targets: 'none: informational (TCG, and a memstore OSD)',
     };
