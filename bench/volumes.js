@@ -29,8 +29,9 @@ const POOL = 'default';
 /** virtio-blk and what it stands on, in the order they load (as test/support/volume-guest.ts). */
 const VIRTIO_MODULES = ['virtio_ring', 'virtio', 'virtio_pci_legacy_dev', 'virtio_pci_modern_dev', 'virtio_pci', 'virtio_blk'];
 const MARK = 'bench-volumes';
-/** The cleanup of the scenario under way, if one is (stopVolumes). */
+/** The cleanup of the scenario under way, if one is, and whether the bench is being stopped (stopVolumes). */
 let pendingCleanup = null;
+let stopping = false;
 
 const run = (file, args, timeout = 60_000) =>
   new Promise((resolve, reject) =>
@@ -250,6 +251,8 @@ function parseConsole(text) {
 const LABELS = { own: 'own disk', rbd: 'RBD', local: 'local pool' };
 
 async function volumesScenario({ rounds = 3, volumeMb = 256, log }) {
+  if (!Number.isInteger(volumeMb) || volumeMb < 1) throw new Error(`--volume-mb must be a whole number of MiB (got ${volumeMb})`);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be at least 1 (got ${rounds})`);
   const why = missing();
   if (why) {
     log(`  volumes         skipped: ${why}`);
@@ -258,9 +261,12 @@ async function volumesScenario({ rounds = 3, volumeMb = 256, log }) {
   const noCeph = await cephMissing();
   if (noCeph) log(`  volumes         RBD skipped: ${noCeph}; the local-pool volume only`);
 
-  // The API's own code, compiled; its log lines (a domain removed, say) stay out of the bench's output.
+  // The API's own code, compiled. Its log lines stay out of the bench's output (a virsh that fails
+  // while it looks is no news); its last warnings and errors are told when the scenario fails.
   const { Logger } = require('@nestjs/common');
-  Logger.overrideLogger(['error']);
+  const said = [];
+  const keep = (level) => (message) => said.push(`${level}: ${message}`) > 20 && said.shift();
+  Logger.overrideLogger({ log() {}, debug() {}, verbose() {}, warn: keep('warn'), error: keep('error'), fatal: keep('fatal') });
   const { loadConfig } = require(`${LIBS}/core/src`);
   const { LibvirtParts } = require(`${LIBS}/vps/src/compute/libvirt/libvirt-parts`);
   const { LibvirtComputeProvider } = require(`${LIBS}/vps/src/compute/libvirt/libvirt-compute.provider`);
@@ -329,6 +335,7 @@ async function volumesScenario({ rounds = 3, volumeMb = 256, log }) {
     let state = parseConsole('');
     const read = () => (fs.existsSync(guest.consoleLog(domain)) ? fs.readFileSync(guest.consoleLog(domain), 'utf8') : '');
     while (!state.done) {
+      if (stopping) throw new Error('stopped by a signal');
       if (state.failed) throw new Error(`the guest failed: ${state.failed}`);
       if (Date.now() > limit) throw new Error(`the guest did not finish in time; its console:\n${read().slice(-2000)}`);
       await sleep(1000);
@@ -342,6 +349,7 @@ async function volumesScenario({ rounds = 3, volumeMb = 256, log }) {
       seen = state.results.length;
       if (!state.done && !state.failed && !/running|paused/.test(await virsh('domstate', domain).catch(() => 'gone'))) {
         state = parseConsole(read());
+        if (stopping) throw new Error('stopped by a signal');
         if (!state.done) throw new Error(`the guest stopped before it finished; its console:\n${read().slice(-2000)}`);
       }
     }
@@ -395,6 +403,9 @@ async function volumesScenario({ rounds = 3, volumeMb = 256, log }) {
       row.rbd.allocatedMb = Math.round((du.images?.[0]?.used_size ?? NaN) / 1048576);
     }
     return row;
+  } catch (err) {
+    if (said.length) err.message += `\nThe API code's last warnings:\n${said.join('\n')}`;
+    throw err;
   } finally {
     await clean();
     pendingCleanup = null;
@@ -403,6 +414,7 @@ async function volumesScenario({ rounds = 3, volumeMb = 256, log }) {
 
 /** Awaits the cleanup of a scenario under way: run.js's SIGINT and SIGTERM handlers exit before a `finally` would run. */
 async function stopVolumes() {
+  stopping = true;
   if (pendingCleanup) await pendingCleanup();
 }
 
