@@ -286,22 +286,31 @@ async function volumesScenario({ rounds = 3, volumeMb = 256, log }) {
     { name: 'local', ref: { volumeId: randomUUID(), region: '' } },
   ].map((v) => ({ ...v, volume: volumeName(v.ref.volumeId), serial: volumeSerial(v.ref.volumeId) }));
   const guest = buildGuest(volumes, volumeMb, rounds);
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    JWT_SECRET: 'bench-jwt-secret-0123456789abcdefghijklmnopqrstuvwxyz',
-    SIGNING_SECRET: 'bench-signing-secret-0123456789abcdefghijklmnopqrstu',
-    ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-    DATA_DIR: guest.dir,
-    COMPUTE_PROVIDER: 'libvirt',
-    LIBVIRT_URI: URI,
-    LIBVIRT_STORAGE_POOL: POOL,
-    LIBVIRT_DOMAIN_TEMPLATE: guest.template,
-    ...(noCeph ? { VOLUME_BACKEND: 'local' } : { VOLUME_BACKEND: 'rbd', CEPH_MON_HOST: cephMonHost(), VOLUMES_RBD_POOL: rbdPool }),
-  });
-  const identity = { id: () => Promise.resolve(MARK) };
-  const parts = new LibvirtParts(config, identity);
-  const compute = new LibvirtComputeProvider(parts);
-  const backends = { local: new LocalVolumeBackend(parts), ...(noCeph ? {} : { rbd: volumeBackendFor(parts, config, identity) }) };
+  const made = () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      JWT_SECRET: 'bench-jwt-secret-0123456789abcdefghijklmnopqrstuvwxyz',
+      SIGNING_SECRET: 'bench-signing-secret-0123456789abcdefghijklmnopqrstu',
+      ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      DATA_DIR: guest.dir,
+      COMPUTE_PROVIDER: 'libvirt',
+      LIBVIRT_URI: URI,
+      LIBVIRT_STORAGE_POOL: POOL,
+      LIBVIRT_DOMAIN_TEMPLATE: guest.template,
+      ...(noCeph ? { VOLUME_BACKEND: 'local' } : { VOLUME_BACKEND: 'rbd', CEPH_MON_HOST: cephMonHost(), VOLUMES_RBD_POOL: rbdPool }),
+    });
+    const identity = { id: () => Promise.resolve(MARK) };
+    const parts = new LibvirtParts(config, identity);
+    const backends = { local: new LocalVolumeBackend(parts), ...(noCeph ? {} : { rbd: volumeBackendFor(parts, config, identity) }) };
+    return { parts, compute: new LibvirtComputeProvider(parts), backends };
+  };
+  let parts, compute, backends;
+  try {
+    ({ parts, compute, backends } = made());
+  } catch (err) {
+    fs.rmSync(guest.dir, { recursive: true, force: true });
+    throw err;
+  }
   const madeImage = { done: false };
   const started = Date.now();
   let cleaning = null;
@@ -367,6 +376,7 @@ async function volumesScenario({ rounds = 3, volumeMb = 256, log }) {
     const row = {
       id: 'volumes',
       title: `Sequential write and read (dd, 1 MiB blocks, O_DIRECT) of ${volumeMb} MiB in a TCG guest: through attached volumes against its own root disk`,
+      unit: 'MiB/s',
       volumeMb,
       rounds,
       ownDisk: { ...ownDisk, volume: rootVolumeOf(serviceId), format: 'qcow2 overlay, cache as the domain template (QEMU default)' },
