@@ -11,7 +11,11 @@
 //          --only=<scenario,...> (hostile-bodies: the wide-JSON scenario; console: the console proxy's throughput;
 //          webhooks: deliveries/s against a bare loop; streams: open notification streams;
 //          metrics: the metrics route against a direct query_range to the same Prometheus;
-//          backups, only when named: a VPS disk backed up to Ceph RGW against qemu-img convert and the same upload)  --streams=N  --backup-mb=N (the backups scenario's disk, 128; then one 4x)  --backup-transfer=auto|stream (LIBVIRT_DISK_TRANSFER of the API's backups)  --rounds=N  --duration=S  --warmup=S  --connections=N
+//          backups, only when named: a VPS disk backed up to Ceph RGW against qemu-img convert and the same upload;
+//          volumes, only when named: a tiny TCG guest's dd through an RBD and a local-pool volume against its own
+//          root disk, bench/volumes.js; alone it needs no database and writes bench/results/volumes.json)
+//          --streams=N  --backup-mb=N (the backups scenario's disk, 128; then one 4x)  --backup-transfer=auto|stream (LIBVIRT_DISK_TRANSFER of the API's backups)
+//          --volume-mb=N (the volumes scenario's dd size, 256)  --rounds=N  --duration=S  --warmup=S  --connections=N
 //          --pool=N (DB_POOL_SIZE of both servers; unset: the API's default)  --db=<name>
 //          --reuse-db (keep a seeded database from an earlier run)  --out=<file>  --strict
 //          --scale=provider (every list at a provider's size against a small dataset, EXPLAIN of each,
@@ -49,6 +53,7 @@ const { scaleScenario } = require('./scale');
 const { writeProfileReport } = require('./profile');
 const { metricsScenario } = require('./metrics');
 const { backupsScenario } = require('./backups');
+const { volumesScenario, volumesSummary, stopVolumes } = require('./volumes');
 
 // ---- options -----------------------------------------------------------------------------------
 function parseArgs(argv) {
@@ -70,6 +75,7 @@ function parseArgs(argv) {
     connections: num('connections', smoke ? 10 : 50),
     backupMb: num('backup-mb', 128),
     backupTransfer: String(flags['backup-transfer'] ?? 'auto'),
+    volumeMb: num('volume-mb', 256),
     pool: flags.pool === undefined ? undefined : String(flags.pool),
     only: flags.profile ? [String(flags.profile)] : flags.only ? String(flags.only).split(',') : null,
     profile: flags.profile ? String(flags.profile) : null,
@@ -594,11 +600,26 @@ async function main() {
   const profiledEnv = (env) => ({ ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() });
   const started = [];
   const cleanup = async () => {
-    await Promise.all(started.map((p) => stopProcess(p).catch(() => undefined)));
+    await Promise.all([...started.map((p) => stopProcess(p).catch(() => undefined)), stopVolumes()]);
   };
   process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
   // A bench killed with SIGTERM (kill, pkill) stops its servers too: one left running took the next run's jobs.
   process.on('SIGTERM', () => void cleanup().then(() => process.exit(143)));
+
+  // Scenarios that need neither the database nor the servers: named alone, they run without them.
+  if (opts.only && opts.only.every((id) => id === 'volumes')) {
+    const volumesRow = await volumesScenario({ rounds: opts.rounds, volumeMb: opts.volumeMb, log });
+    if (volumesRow) for (const line of volumesSummary(volumesRow)) log(line);
+    const out = opts.out.endsWith('latest.json') ? path.join(ROOT, 'bench/results/volumes.json') : opts.out;
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(
+      out,
+      `${JSON.stringify({ generatedAt: new Date().toISOString(), machine: machine(), volumes: volumesRow }, null, 2)}\n`,
+    );
+    log(`\nWritten to ${path.relative(ROOT, out)}`);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    return;
+  }
 
   if (opts.scale) {
     if (opts.scale !== 'provider') throw new Error(`Unknown --scale=${opts.scale} (provider is the one)`);
@@ -850,6 +871,8 @@ async function main() {
     const backupsRow = opts.only?.includes('backups')
       ? await backupsScenario({ rounds: opts.rounds, smallMb: opts.backupMb, transfer: opts.backupTransfer, log })
       : null;
+    // 4f. volumes: only when named (libvirt, a TCG guest, and Ceph for the RBD volume)
+    const volumesRow = opts.only?.includes('volumes') ? await volumesScenario({ rounds: opts.rounds, volumeMb: opts.volumeMb, log }) : null;
 
     const peak = sampler.stop();
     for (const p of [api, baseline]) if (p.child.exitCode !== null) throw new Error(`${p.name} died during the bench:\n${p.tail()}`);
@@ -956,6 +979,8 @@ async function main() {
         },
       );
     }
+    // Informational, no target: a TCG guest, and the one-node Ceph keeps its objects in memory.
+    if (volumesRow) for (const line of volumesSummary(volumesRow)) log(line);
     if (webhooksRow) {
       log(
         `Webhooks: API ${webhooksRow.apiPerSecond}/s, bare loop ${webhooksRow.barePerSecond}/s, ratio ${webhooksRow.ratio}; ` +
@@ -1002,6 +1027,7 @@ async function main() {
       streams: streamsRow,
       metrics: metricsRow,
       backups: backupsRow,
+      volumes: volumesRow,
       rss,
       targets: checks,
     };
