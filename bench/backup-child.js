@@ -18,6 +18,7 @@ Logger.overrideLogger(false);
 const LIBS = path.join(__dirname, '../dist/apps/api/libs');
 const { S3BackupStore } = require(`${LIBS}/vps/src/backups/s3-backup-store`);
 const { LibvirtComputeProvider } = require(`${LIBS}/vps/src/compute/libvirt/libvirt-compute.provider`);
+const { LibvirtParts } = require(`${LIBS}/vps/src/compute/libvirt/libvirt-parts`);
 const { loadConfig } = require(`${LIBS}/core/src`);
 
 const PART_BYTES = 16 * 1024 * 1024; // BACKUP_S3_PART_MB's default
@@ -44,7 +45,7 @@ async function main() {
       COMPUTE_PROVIDER: 'libvirt',
       LIBVIRT_DISK_TRANSFER: process.env.BENCH_BACKUP_TRANSFER ?? 'auto',
     });
-    const compute = new LibvirtComputeProvider(config, { id: () => Promise.resolve('bench-backups') });
+    const compute = new LibvirtComputeProvider(new LibvirtParts(config, { id: () => Promise.resolve('bench-backups') }));
     const instance = { serviceId, providerRef: `svc-${serviceId}`, region: '', host: null };
     const disk = await compute.exportDisk(instance, serviceId);
     phase('copyMs');

@@ -26,7 +26,20 @@ export class LocalVolumeBackend extends VolumeBackend {
     const name = volumeName(volume.volumeId);
     await this.parts.pool.ensure(uri);
     if (await this.parts.pool.exists(uri, name)) return;
-    const args = ['vol-create-as', '--pool', this.parts.pool.name, '--name', name, '--capacity', `${sizeGb}G`, '--format', 'raw'];
+    // Thin: nothing allocated up front (a raw file of the capacity, sparse), as RBD images are.
+    const args = [
+      'vol-create-as',
+      '--pool',
+      this.parts.pool.name,
+      '--name',
+      name,
+      '--capacity',
+      `${sizeGb}G`,
+      '--allocation',
+      '0',
+      '--format',
+      'raw',
+    ];
     await lookBeforeRetry(
       () => this.run(uri, args, [VOLUME_EXISTS_CODE]).catch((err: unknown) => (isCode(err, VOLUME_EXISTS_CODE) ? '' : Promise.reject(err))),
       () => this.parts.pool.exists(uri, name),
