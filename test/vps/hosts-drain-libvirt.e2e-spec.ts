@@ -9,7 +9,7 @@ import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
 import { addTestImage, BOOT_MS, makeKeyPair, sshAsRoot, untilSshUp } from '../support/guest';
 import { guestCompute } from '../support/hosts';
-import { libvirtTestsEnabled } from '../support/libvirt';
+import { guestSuiteInThisPass } from '../support/libvirt';
 import { addOwnHost, domainsOn, emptyOwnLibvirtd, virshOn, volumesOn } from '../support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from '../support/own-libvirtd';
 import { runCliIn } from '../support/run-cli-in-app';
@@ -22,7 +22,7 @@ import { startTestApp, TestApp } from '../support/test-app';
  * it from the drained one; SSH reaches it on the other host with its file. Boots a guest under
  * TCG: PostgreSQL only, run under flock /tmp/guest-tests.lock.
  */
-const enabled = libvirtTestsEnabled();
+const enabled = guestSuiteInThisPass();
 const REGION = 'eu-west';
 
 (enabled ? describe : describe.skip)('libvirt: host:drain moves a running guest to another host (issue 40)', () => {

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { BackupRunner } from '../../libs/vps/src/backups/backup-runner';
 import { HostHealthJob } from '../../libs/vps/src/fleet/host-health.job';
 import { createAccount, TestAccount } from '../factories/accounts';
-import { buildTinyGuest, libvirtTestsEnabled, TinyGuest } from '../support/libvirt';
+import { buildTinyGuest, guestSuiteInThisPass, TinyGuest } from '../support/libvirt';
 import { ownLibvirtdCompute } from '../support/hosts';
 import { addOwnHost, domainsOn, emptyOwnLibvirtd, virshOn, volumesOn } from '../support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from '../support/own-libvirtd';
@@ -23,7 +23,7 @@ import { waitForOrFail } from '../support/wait-for';
  * second VPS, without a backup, is rebuilt there from its image). When
  * host-a's daemon runs again, the next health pass removes the stale domain and disks there.
  */
-const enabled = libvirtTestsEnabled();
+const enabled = guestSuiteInThisPass();
 const SLOW = 240_000;
 const REGION = 'eu-west';
 

@@ -7,7 +7,7 @@ import { cephTestsEnabled, rgwEnv } from '../support/ceph';
 import { BOOT_MS, untilAgentAnswers } from '../support/guest';
 import { GuestSuite } from '../support/guest-suite';
 import { guestCompute } from '../support/hosts';
-import { libvirtTestsEnabled, removeDomain, virsh } from '../support/libvirt';
+import { guestSuiteInThisPass, removeDomain, virsh } from '../support/libvirt';
 
 /**
  * A backup of a running VPS on the local qemu:///system to the one-node Ceph RGW, with
@@ -16,7 +16,7 @@ import { libvirtTestsEnabled, removeDomain, virsh } from '../support/libvirt';
  * after is not; a restore also defines a domain that is gone. PostgreSQL only, like the other
  * libvirt suites; run under flock /tmp/guest-tests.lock.
  */
-const enabled = libvirtTestsEnabled() && cephTestsEnabled();
+const enabled = guestSuiteInThisPass() && cephTestsEnabled();
 
 const POOL = 'default';
 const compute = guestCompute('26000-26999');

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { BOOT_MS, rescueTestImageFile, testImageFile, untilSshUp } from '../support/guest';
 import { GuestSuite } from '../support/guest-suite';
 import { guestCompute } from '../support/hosts';
-import { libvirtTestsEnabled, virsh } from '../support/libvirt';
+import { guestSuiteInThisPass, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 import { waitFor, waitForOrFail } from '../support/wait-for';
 
@@ -13,9 +13,9 @@ import { waitFor, waitForOrFail } from '../support/wait-for';
  * the VPS's disk (/dev/vdb1), repairs sshd_config, unrescues, and logs in to the repaired VPS, where
  * a file written before is still there. The rescue system is the test image with a root filesystem
  * of its own UUID (scripts/build-rescue-test-image.sh): a plain copy would have the VPS's UUID.
- * One guest, booted three times. PostgreSQL only, like the other libvirt suites.
+ * One guest, booted three times. In CI, the PGlite pass (guestSuiteInThisPass).
  */
-const enabled = libvirtTestsEnabled();
+const enabled = guestSuiteInThisPass();
 
 const POOL = 'default';
 const compute = guestCompute('27000-27999');

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { agentPing, BOOT_MS, untilAgentAnswers } from '../support/guest';
 import { GuestSuite } from '../support/guest-suite';
 import { guestCompute } from '../support/hosts';
-import { libvirtTestsEnabled } from '../support/libvirt';
+import { guestSuiteInThisPass } from '../support/libvirt';
 import { waitFor, waitForOrFail } from '../support/wait-for';
 
 /**
@@ -12,9 +12,9 @@ import { waitFor, waitForOrFail } from '../support/wait-for';
  * (qemu-guest-agent installed): the password the API answers is the one root's /etc/shadow entry
  * now holds, checked inside the guest with crypt(3) over SSH (the password goes to ssh on stdin,
  * never in a process's arguments). With the agent stopped the answer is 409 guest_agent_unavailable,
- * with the VPS stopped 409 invalid_state. One guest. PostgreSQL only, like the other libvirt suites.
+ * with the VPS stopped 409 invalid_state. One guest. In CI, the PGlite pass (guestSuiteInThisPass).
  */
-const enabled = libvirtTestsEnabled();
+const enabled = guestSuiteInThisPass();
 
 const compute = guestCompute('26000-26999');
 

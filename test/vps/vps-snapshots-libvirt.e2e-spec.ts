@@ -2,7 +2,7 @@ import request from 'supertest';
 import { BOOT_MS, untilAgentAnswers } from '../support/guest';
 import { GuestSuite } from '../support/guest-suite';
 import { guestCompute } from '../support/hosts';
-import { libvirtTestsEnabled, virsh } from '../support/libvirt';
+import { guestSuiteInThisPass, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 
 /**
@@ -11,7 +11,7 @@ import { runCliIn } from '../support/run-cli-in-app';
  * it, one written after is not; stopped, the copy is flattened by libvirt. One guest for the whole file. PostgreSQL only, like the other
  * libvirt suites.
  */
-const enabled = libvirtTestsEnabled();
+const enabled = guestSuiteInThisPass();
 
 const POOL = 'default';
 const compute = guestCompute('25000-25999');
