@@ -55,7 +55,11 @@ const SERVICE_COLUMNS = `s.id, s.product_id, s.name, s.type, s.status, s.price, 
 const INSTANCES_SQL = `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
               s.status = 'terminated' AS terminated, ${isoText('b.next_run_at')} AS "backupsNextRunAt",
               coalesce((SELECT h.state <> 'unreachable' FROM hosts h WHERE h.id = i.host_id), true) AS "hostReachable",
-              EXISTS (SELECT 1 FROM vps_rescues r WHERE r.service_id = i.service_id) AS rescue
+              EXISTS (SELECT 1 FROM vps_rescues r WHERE r.service_id = i.service_id) AS rescue,
+              coalesce((SELECT json_agg(json_build_object('id', f.id, 'name', f.name, 'status', a.status) ORDER BY a.created_at, f.id)
+                          FROM firewall_attachments a JOIN firewalls f ON f.id = a.firewall_id WHERE a.service_id = i.service_id), '[]') AS firewalls,
+              coalesce((SELECT json_agg(json_build_object('id', v.service_id, 'name', vs.name, 'sizeGb', v.size_gb, 'state', v.state) ORDER BY v.updated_at, v.service_id)
+                          FROM volumes v JOIN services vs ON vs.id = v.service_id WHERE v.attached_to = i.service_id), '[]') AS volumes
          FROM vps_instances i JOIN services s ON s.id = i.service_id LEFT JOIN vps_backup_schedules b ON b.service_id = i.service_id
         WHERE i.service_id = ANY($1::uuid[])`;
 const STORAGE_SQL = `SELECT service_id AS id, CASE WHEN applied_version < desired_version THEN 'pending' ELSE gateway_state END AS state,
@@ -257,6 +261,8 @@ function start() {
               usageUpdatedAt: o.usageUpdatedAt ?? null,
             }
           : null,
+        // The bench's data holds no volume services (the API's part for them: VolumeKind).
+        volume: null,
       });
     }
     send(res, 200, { data, page: page.page, pageSize: page.pageSize, total, totalPages: Math.ceil(total / page.pageSize) });
@@ -266,7 +272,8 @@ function start() {
   function instanceBody(i) {
     if (!i) return null;
     const rescue = !!i.rescue && !i.terminated;
-    if (i.terminated) return { powerState: i.powerState, ipv4: null, ipv6: null, region: i.region ?? '', ssh: null, rescue };
+    if (i.terminated)
+      return { powerState: i.powerState, ipv4: null, ipv6: null, region: i.region ?? '', ssh: null, rescue, firewalls: [], volumes: [] };
     return {
       powerState: i.powerState,
       rescue,
@@ -274,9 +281,16 @@ function start() {
       ipv6: i.ipv6,
       region: i.region ?? '',
       ssh: i.sshHost && i.sshPort ? { host: i.sshHost, port: Number(i.sshPort) } : i.ipv4 ? { host: i.ipv4, port: 22 } : null,
+      firewalls: i.firewalls ?? [],
+      volumes: (i.volumes ?? []).map((v) => ({ ...v, device: v.state === 'attaching' ? null : volumeDevice(v.id) })),
       ...(i.backupsNextRunAt && { backups: { enabled: true, nextRunAt: i.backupsNextRunAt } }),
       ...(i.hostReachable === false ? { hostReachable: false } : {}),
     };
+  }
+
+  // libs/vps/src/compute/volumes/volume-names.ts
+  function volumeDevice(id) {
+    return `/dev/disk/by-id/virtio-vol-${id.replace(/[^A-Za-z0-9]/g, '').slice(0, 16)}`;
   }
 
   function serviceBody(row, instance) {
@@ -293,6 +307,7 @@ function start() {
       createdAt: row.created_at,
       instance: instanceBody(instance),
       objectStorage: null,
+      volume: null,
     };
   }
 
