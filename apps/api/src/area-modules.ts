@@ -1,5 +1,6 @@
 import { ApiKeysModule } from '@app/api-keys';
 import { AuthModule } from '@app/auth';
+import { DnsModule } from '@app/dns';
 import { EventsModule } from '@app/events';
 import { McpModule } from '@app/mcp';
 import { MetricsModule } from '@app/metrics';
@@ -26,6 +27,7 @@ export const AREA_MODULES = [
   NotificationsModule,
   EventsModule,
   WebhooksModule,
+  DnsModule,
   McpModule,
   // Last: its route joins the end of the OpenAPI document.
   MetricsModule,

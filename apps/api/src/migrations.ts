@@ -2,6 +2,7 @@ import { accountsMigrations } from '@app/accounts';
 import { apiKeysMigrations } from '@app/api-keys';
 import { authMigrations } from '@app/auth';
 import { coreMigrations } from '@app/core';
+import { dnsMigrations } from '@app/dns';
 import { eventsMigrations } from '@app/events';
 import { metricsMigrations } from '@app/metrics';
 import { notificationsMigrations } from '@app/notifications';
@@ -21,6 +22,7 @@ export const allMigrations = [
   ...productsMigrations,
   ...servicesMigrations,
   ...vpsMigrations,
+  ...dnsMigrations,
   ...metricsMigrations,
   ...objectStorageMigrations,
   ...sshKeysMigrations,

@@ -1,6 +1,6 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
-import { json } from 'express';
+import { json, text } from 'express';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { AppConfig, AuthFailureLimiter, jsonBodyGuard, Problem, rejectManyJsonValues, requestId } from '@app/core';
@@ -11,12 +11,17 @@ import { requestLogging } from './request-logging';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+/** The routes whose body is a text/plain document (a zone file), not JSON. */
+const TEXT_BODY_PATHS = [/^\/api\/dns\/zones\/[^/]+\/import$/];
+const isTextRoute = (req: Request) => req.method === 'POST' && TEXT_BODY_PATHS.some((path) => path.test(req.path));
 
 /** A request to /api with a body must send JSON: anything else is a 415, not a silent empty body. */
 function requireJsonBodies(req: Request, _res: Response, next: NextFunction): void {
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
   if (BODY_METHODS.has(req.method) && hasBody && req.path.startsWith('/api/') && !req.is(JSON_TYPES)) {
-    next(new Problem(415, 'unsupported_media_type', 'Send the request body as application/json.'));
+    if (isTextRoute(req) && req.is('text/plain')) return next();
+    const expected = isTextRoute(req) ? 'text/plain (a zone file)' : 'application/json';
+    next(new Problem(415, 'unsupported_media_type', `Send the request body as ${expected}.`));
     return;
   }
   next();
@@ -56,6 +61,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
   app.use(app.get(AuthFailureLimiter).middleware);
   app.use(requireJsonBodies);
   app.use(json({ limit: '1mb', type: JSON_TYPES, verify: rejectManyJsonValues }));
+  app.use(TEXT_BODY_PATHS, text({ limit: '1mb', type: 'text/plain' }));
   app.use(jsonBodyGuard);
   if (config.corsOrigins.length) {
     app.enableCors({

@@ -12,6 +12,7 @@ export const API_TAGS: [string, string][] = [
   ['Images', 'Operating system images a VPS is built from.'],
   ['SSH Keys', 'Public keys for access to new servers.'],
   ['Firewalls', 'Cloud firewalls applied to VPSes at their hypervisor: inbound allowed only where a rule says so.'],
+  ['DNS', "Domains' zones and records on the provider's nameservers, served by PowerDNS."],
   ['Notifications', 'What happened in the account, with a live stream.'],
   ['Support', 'Support tickets, replies and attachments.'],
   ['Events', 'The account activity log: who did what, when, from where.'],

@@ -110,6 +110,7 @@ export class AppConfig {
   dbStatementTimeoutMs: number;
   objectStorage: ObjectStorageConfig;
   metrics: MetricsConfig;
+  dns: DnsConfig;
   notificationsHeartbeatMs: number;
   notificationStreams: NotificationStreamLimits;
   /** Express `trust proxy`: false (trust no proxy), a hop count, or the proxies' addresses. */
@@ -145,6 +146,22 @@ export interface WebhooksConfig {
   timeoutSeconds: number;
   /** Attempts in parallel in one process (across endpoints; one at a time per endpoint). */
   concurrency: number;
+}
+
+/** The authoritative DNS servers customers' zones and reverse DNS live on (docs/decisions/dns.md). */
+export interface DnsConfig {
+  /** `simulator` when DNS_PROVIDER is unset: the routes work, nothing is served. */
+  provider: 'simulator' | 'powerdns';
+  powerDns: { apiUrl: string; apiKey: string; serverId: string };
+  /** The NS names every zone gets (DNS_NAMESERVERS), without the trailing dot. */
+  nameservers: string[];
+  /** A VPS address's PTR when the customer set none: `<vps name>.<this>`; unset: none. */
+  defaultPtrDomain?: string;
+  /** The provider's own zones: no customer may hold them or a name within them. */
+  reservedZones: string[];
+  timeoutMs: number;
+  zonesPerAccount: number;
+  recordsPerZone: number;
 }
 
 export interface MailConfig {

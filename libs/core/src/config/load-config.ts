@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { AppConfig } from './app-config';
 import { EnvReader } from './env-reader';
+import { dnsConfig } from './dns-config';
 import { metricsConfig } from './metrics-config';
 import { objectStorageConfig } from './object-storage-config';
 import { vpsConfig } from './vps-config';
@@ -137,6 +138,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
     ...vpsConfig(env, dataDir),
     objectStorage: objectStorageConfig(env),
     metrics: metricsConfig(env),
+    dns: dnsConfig(env),
     notificationsHeartbeatMs: env.int('NOTIFICATIONS_HEARTBEAT_MS', 15_000, 10),
     notificationStreams: {
       perAccount: env.int('NOTIFICATIONS_MAX_STREAMS_PER_ACCOUNT', 5, 1, 1000),

@@ -198,6 +198,16 @@ export const PROBLEM_CODES: Record<ProblemCode, ProblemCodeInfo> = {
     meaning: 'The volume and the VPS are in different regions; a volume attaches only to a VPS of its own region.',
     action: "Choose a VPS in the volume's region (volume.region), or a volume in the VPS's region.",
   },
+  zone_exists: {
+    statuses: [409],
+    meaning: 'A DNS zone of this name, or one containing it or within it, is already held on these nameservers (by this account or another).',
+    action: 'Delete your own zone of that name first; a name another customer holds is theirs until they delete it (ask support if it is your domain).',
+  },
+  dns_unavailable: {
+    statuses: [503],
+    meaning: 'The authoritative DNS servers did not answer in time; nothing was changed.',
+    action: 'Retry after a few seconds (with the same Idempotency-Key where the route takes one).',
+  },
   no_capacity: {
     statuses: [409],
     meaning: 'No enabled host of the region has room for the VPS; nothing was made.',

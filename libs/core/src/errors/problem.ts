@@ -39,7 +39,9 @@ export type ProblemCode =
   | 'firewall_in_use'
   | 'duplicate_name'
   | 'volume_in_use'
-  | 'region_mismatch';
+  | 'region_mismatch'
+  | 'zone_exists'
+  | 'dns_unavailable';
 
 export interface FieldError {
   field: string;
