@@ -1,6 +1,6 @@
 import { declareActivityActions } from '@app/core';
 
-/** What the activity log records of DNS: zones, their records, and the PTRs of VPS addresses. */
+/** What the activity log records of DNS zones and their records (a VPS address's PTR is the VPS area's `instance.rdns_update`). */
 export const DNS_ACTIONS = declareActivityActions(36, [
   'dns.zone.create',
   'dns.zone.delete',
@@ -8,7 +8,6 @@ export const DNS_ACTIONS = declareActivityActions(36, [
   'dns.record.create',
   'dns.record.update',
   'dns.record.delete',
-  'dns.ptr.update',
 ] as const);
 
 declare module '@app/core' {

@@ -4,6 +4,7 @@ import { AppConfig } from '@app/core';
 import { DnsProvider } from './provider/dns-provider';
 import { PowerDnsProvider } from './provider/powerdns.provider';
 import { SimulatedDnsProvider } from './provider/simulated-dns.provider';
+import { ReverseDns } from './reverse/reverse-dns';
 import { RecordsController } from './records/records.controller';
 import { RecordsRepository } from './records/records.repository';
 import { RecordsService } from './records/records.service';
@@ -30,7 +31,8 @@ function dnsProvider(config: AppConfig): DnsProvider {
     RecordsRepository,
     DnsReconcileJob,
     ZoneSyncJob,
+    ReverseDns,
   ],
-  exports: [DnsProvider],
+  exports: [DnsProvider, ReverseDns],
 })
 export class DnsModule {}

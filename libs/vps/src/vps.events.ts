@@ -24,6 +24,7 @@ export const VPS_ACTIONS = declareActivityActions(31, [
   'instance.rescue',
   'instance.unrescue',
   'instance.evacuate',
+  'instance.rdns_update',
 ] as const);
 
 export type InstanceActionFinishedEvent = DomainEventBase<

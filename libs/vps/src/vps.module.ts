@@ -12,6 +12,8 @@ import { HostsModule } from './hosts/hosts.module';
 import { ImageCatalogueModule } from './images/image-catalogue.module';
 import { InstanceController } from './instance.controller';
 import { InstancesModule } from './instances/instances.module';
+import { RdnsController } from './rdns/rdns.controller';
+import { RdnsModule } from './rdns/rdns.module';
 import { RescueController } from './rescue/rescue.controller';
 import { RescueModule } from './rescue/rescue.module';
 import { VpsKind } from './service-kind/vps.kind';
@@ -38,9 +40,10 @@ import { VpsGauges } from './vps-gauges';
     FleetModule,
     FirewallsModule,
     VolumesModule,
+    RdnsModule,
   ],
   // Nest registers routes, and the OpenAPI document lists paths, in this order.
-  controllers: [InstanceController, ConsoleController, RescueController, BackupsController],
+  controllers: [InstanceController, ConsoleController, RescueController, BackupsController, RdnsController],
   providers: [VpsKind, VpsTermination, VpsDemoSeeder, VpsGauges],
   exports: [VpsGauges, InstancesModule, ImageCatalogueModule],
 })

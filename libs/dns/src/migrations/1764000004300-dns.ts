@@ -2,7 +2,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * DNS (issue 54): customers' zones and records as the API keeps them (PowerDNS serves a copy,
- * written through its HTTP API), and the PTRs customers set on their VPSes' addresses.
+ * written through its HTTP API); a zone of no account is the provider's (the reverse zones of the
+ * address pools, whose PTR records are written from the VPS area's PTRs and never kept here).
  */
 export class Dns1764000004300 implements MigrationInterface {
   name = 'Dns1764000004300';
@@ -11,7 +12,7 @@ export class Dns1764000004300 implements MigrationInterface {
     await db.query(`
       CREATE TABLE dns_zones (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-        account_id uuid NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+        account_id uuid REFERENCES accounts(id) ON DELETE CASCADE,
         name varchar(253) NOT NULL,
         serial bigint NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now(),
@@ -33,18 +34,9 @@ export class Dns1764000004300 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT clock_timestamp()
       )`);
     await db.query(`CREATE INDEX dns_records_zone_idx ON dns_records (zone_id, created_at, id)`);
-    await db.query(`
-      CREATE TABLE dns_ptrs (
-        address varchar(45) PRIMARY KEY,
-        service_id uuid NOT NULL REFERENCES services(id) ON DELETE CASCADE,
-        ptr varchar(253) NOT NULL,
-        updated_at timestamptz NOT NULL DEFAULT now()
-      )`);
-    await db.query(`CREATE INDEX dns_ptrs_service_idx ON dns_ptrs (service_id)`);
   }
 
   async down(db: QueryRunner): Promise<void> {
-    await db.query(`DROP TABLE dns_ptrs`);
     await db.query(`DROP TABLE dns_records`);
     await db.query(`DROP TABLE dns_zones`);
   }

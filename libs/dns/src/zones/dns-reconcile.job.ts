@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { AppConfig, JobQueue } from '@app/core';
+import { AppConfig, JobQueue, TransactionRunner } from '@app/core';
+import { ReverseDns } from '../reverse/reverse-dns';
 import { DnsProvider } from '../provider/dns-provider';
 import { RecordsRepository } from '../records/records.repository';
 import { changedSets, soaSet } from './zone-sets';
@@ -18,7 +19,7 @@ export interface DnsReconciliation {
  * Compares the zones the DNS servers hold with the database, hourly and when a process starts. A
  * difference is acted on only when the previous run saw it too, so a change whose transaction is
  * still open (the server already written, the row not yet committed) is never undone. Reverse zones
- * (`.arpa.`) are the API's own and left alone.
+ * (`.arpa.`) are the API's own: left alone, and those of the address pools made where missing.
  */
 @Injectable()
 export class DnsReconcileJob implements OnModuleInit {
@@ -31,6 +32,8 @@ export class DnsReconcileJob implements OnModuleInit {
     private readonly provider: DnsProvider,
     private readonly jobs: JobQueue,
     private readonly config: AppConfig,
+    private readonly reverse: ReverseDns,
+    private readonly tx: TransactionRunner,
   ) {}
 
   onModuleInit(): void {
@@ -61,6 +64,7 @@ export class DnsReconcileJob implements OnModuleInit {
       result.restored.push(zone.name);
     }
     this.seenBefore = seen;
+    await this.reverse.ensurePoolZones((work) => this.tx.run(work));
     if (result.removed.length || result.restored.length)
       this.logger.warn(
         `DNS servers reconciled: removed ${result.removed.join(', ') || 'none'}; restored ${result.restored.join(', ') || 'none'}`,

@@ -72,6 +72,15 @@ export class ZonesRepository {
     return sqlFirst<ZoneRow>(manager, `SELECT ${COLUMNS} FROM dns_zones WHERE name = $1 FOR UPDATE`, [name]);
   }
 
+  /** The provider's zone of this name (a reverse zone), made if missing, locked for a change. */
+  async providerZone(manager: EntityManager, name: string, serial: number): Promise<ZoneRow> {
+    await runSql(manager, `INSERT INTO dns_zones (account_id, name, serial) VALUES (NULL, $1, $2) ON CONFLICT (name) DO NOTHING`, [
+      name,
+      serial,
+    ]);
+    return (await this.lockByName(manager, name))!;
+  }
+
   async setSerial(manager: EntityManager, id: string, serial: number): Promise<void> {
     await runSql(manager, `UPDATE dns_zones SET serial = $2, updated_at = now() WHERE id = $1`, [id, serial]);
   }
@@ -80,8 +89,8 @@ export class ZonesRepository {
     await runSql(manager, `DELETE FROM dns_zones WHERE id = $1`, [id]);
   }
 
-  /** Every zone's name and serial, for the reconciliation with the DNS servers. */
+  /** Every customer zone (the reverse zones are the provider's), for the reconciliation with the DNS servers. */
   all(): Promise<ZoneRow[]> {
-    return sqlRows<ZoneRow>(this.dataSource, `SELECT ${COLUMNS} FROM dns_zones ORDER BY name`);
+    return sqlRows<ZoneRow>(this.dataSource, `SELECT ${COLUMNS} FROM dns_zones WHERE account_id IS NOT NULL ORDER BY name`);
   }
 }

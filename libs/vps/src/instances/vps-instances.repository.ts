@@ -67,6 +67,10 @@ export interface InstanceRow {
   firewalls?: { id: string; name: string; status: 'pending' | 'applied' | 'failed' }[];
   /** The volumes attached, oldest attachment first. */
   volumes?: { id: string; name: string; sizeGb: number; state: 'attaching' | 'attached' | 'detaching' | 'resizing' }[];
+  /** The service's name (the default PTR's first label) and the PTRs its owner set, by address. */
+  name?: string;
+  publicAddresses?: boolean;
+  ptrs?: Record<string, string> | null;
 }
 
 export interface ObservedChange {
@@ -118,7 +122,9 @@ export class VpsInstancesRepository {
     return sqlRows<InstanceRow>(
       manager ?? this.dataSource,
       `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
-              s.status = 'terminated' AS terminated, ${isoText('b.next_run_at')} AS "backupsNextRunAt",
+              s.status = 'terminated' AS terminated, ${isoText('b.next_run_at')} AS "backupsNextRunAt", s.name,
+              i.network->>'mode' IS DISTINCT FROM 'user' AS "publicAddresses",
+              (SELECT json_object_agg(p.address, p.ptr) FROM vps_address_ptrs p WHERE p.service_id = i.service_id) AS ptrs,
               coalesce((SELECT h.state <> 'unreachable' FROM hosts h WHERE h.id = i.host_id), true) AS "hostReachable",
               EXISTS (SELECT 1 FROM vps_rescues r WHERE r.service_id = i.service_id) AS rescue,
               coalesce((SELECT json_agg(json_build_object('id', f.id, 'name', f.name, 'status', a.status) ORDER BY a.created_at, f.id)

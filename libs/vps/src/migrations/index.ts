@@ -17,6 +17,7 @@ import { VpsRelocations1764000003900 } from './1764000003900-vps-relocations';
 import { CanonicalIpv61764000004000 } from './1764000004000-canonical-ipv6';
 import { Firewalls1764000004100 } from './1764000004100-firewalls';
 import { Volumes1764000004200 } from './1764000004200-volumes';
+import { VpsAddressPtrs1764000004400 } from './1764000004400-vps-address-ptrs';
 
 /** The VPS tables made after services' first migration (vps_instances, instance_actions and console_sessions are made there). */
 export const vpsMigrations = [
@@ -39,4 +40,5 @@ export const vpsMigrations = [
   CanonicalIpv61764000004000,
   Firewalls1764000004100,
   Volumes1764000004200,
+  VpsAddressPtrs1764000004400,
 ];

@@ -1,4 +1,6 @@
+import { defaultPtr } from '@app/dns';
 import type { InstanceSummaryResponse } from './dto/instance-summary.response';
+import { hostnameOf } from '../instances/guest-setup';
 import { volumeDevicePath } from '../compute/volumes/volume-names';
 import { publicPowerState } from '../vps.types';
 import type { InstanceRow } from '../instances/vps-instances.repository';
@@ -7,13 +9,18 @@ import type { InstanceRow } from '../instances/vps-instances.repository';
  * A VPS's `instance` in the service response. A terminated one shows no address: its address or
  * port went back to the pool and may be another customer's machine by now.
  */
-export function instancePart(row: Omit<InstanceRow, 'id'>): InstanceSummaryResponse {
+export function instancePart(row: Omit<InstanceRow, 'id'> & { id?: string }, defaultPtrDomain?: string): InstanceSummaryResponse {
   const powerState = publicPowerState(row.powerState);
   const region = row.region ?? '';
   // Shown only while the host does not answer, so a VPS's usual shape is unchanged.
   const unreachable = row.hostReachable === false && !row.terminated ? { hostReachable: false as const } : {};
   const rescue = !!row.rescue && !row.terminated;
-  if (row.terminated) return { powerState, ipv4: null, ipv6: null, region, ssh: null, rescue, firewalls: [], volumes: [] };
+  if (row.terminated) return { powerState, ipv4: null, ipv6: null, region, ssh: null, rescue, firewalls: [], volumes: [], addresses: [] };
+  const fallback = row.name && row.id ? defaultPtr(hostnameOf(row.name, row.id), defaultPtrDomain) : null;
+  const addresses =
+    row.publicAddresses === false
+      ? []
+      : [row.ipv4, row.ipv6].filter((ip): ip is string => !!ip).map((ip) => ({ ip, ptr: row.ptrs?.[ip] ?? fallback }));
   return {
     powerState,
     rescue,
@@ -23,6 +30,7 @@ export function instancePart(row: Omit<InstanceRow, 'id'>): InstanceSummaryRespo
     ssh: row.sshHost && row.sshPort ? { host: row.sshHost, port: Number(row.sshPort) } : row.ipv4 ? { host: row.ipv4, port: 22 } : null,
     firewalls: row.firewalls ?? [],
     volumes: (row.volumes ?? []).map((v) => ({ ...v, device: v.state === 'attaching' ? null : volumeDevicePath(v.id) })),
+    addresses,
     ...(row.backupsNextRunAt && { backups: { enabled: true, nextRunAt: row.backupsNextRunAt } }),
     ...unreachable,
   };

@@ -7,10 +7,11 @@ import { HostPlacement } from '../hosts/host-placement';
 import { NetworkAllocator } from '../instances/network/network-allocator';
 import { VpsInstancesRepository } from '../instances/vps-instances.repository';
 import { VolumesRepository } from '../volumes/volumes.repository';
+import { RdnsService } from '../rdns/rdns.service';
 
 /**
  * A terminated VPS, in the status change's transaction: its machine and disks deleted, its address
- * or port and its host's capacity given back, its firewalls removed, its volumes detached (their data stays), its backups deleted after a grace period.
+ * or port and its host's capacity given back, its firewalls removed, its volumes detached (their data stays), its addresses' PTRs back to the default, its backups deleted after a grace period.
  */
 @Injectable()
 export class VpsTermination {
@@ -22,6 +23,7 @@ export class VpsTermination {
     private readonly placement: HostPlacement,
     private readonly firewalls: FirewallsService,
     private readonly volumes: VolumesRepository,
+    private readonly rdns: RdnsService,
   ) {}
 
   async terminate(manager: EntityManager, serviceId: string): Promise<void> {
@@ -29,6 +31,7 @@ export class VpsTermination {
     // The machine goes first: if the hypervisor refuses, the service keeps its status.
     const ref = instanceRef(serviceId, machine ?? { providerRef: null, region: null });
     await this.compute.destroyMachine(ref);
+    await this.rdns.release(manager, serviceId);
     await this.instances.retire(manager, serviceId);
     await this.network.release(manager, serviceId);
     await this.backups.retire(manager, serviceId);

@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { Problem } from '@app/core';
+import { AppConfig, Problem } from '@app/core';
 import type { VpsSpecs } from '@app/products';
 import { NewServiceBatch, ServiceKind, ServiceKinds, ServiceResponse, ServiceState } from '@app/services';
 import type { MachineRecord } from '../compute/compute-provider';
@@ -13,6 +13,7 @@ import { INSTANCE_PART, InstanceSummaryResponse } from './dto/instance-summary.r
 import { instancePart } from './instance-part';
 import { checkVpsSpec, sshKeysOf, VPS_SPEC_OPTIONS, VpsProvisionSpec } from './vps-provision-spec';
 import { VpsTermination } from './vps-termination';
+import { RdnsService } from '../rdns/rdns.service';
 
 interface VpsBatchPlan {
   region: string;
@@ -37,6 +38,8 @@ export class VpsKind extends ServiceKind<VpsBatchPlan, InstanceSummaryResponse> 
     private readonly instances: VpsInstancesRepository,
     private readonly termination: VpsTermination,
     private readonly sync: PowerStateSync,
+    private readonly rdns: RdnsService,
+    private readonly config: AppConfig,
   ) {
     super();
   }
@@ -78,8 +81,15 @@ export class VpsKind extends ServiceKind<VpsBatchPlan, InstanceSummaryResponse> 
     const { region, powerState, diskGb, guest, machine, adopted } = plan!;
     const defaults = { region, powerState, imageId: guest?.image.id ?? null, diskGb };
     const { summaries } = await this.machines.record(manager, ids, names, defaults, machine, adopted);
+    await this.rdns.assigned(manager, ids);
     const terminated = status === 'terminated';
-    return new Map([...summaries].map(([id, summary]) => [id, instancePart({ ...summary, terminated })]));
+    const nameOf = new Map(ids.map((id, i) => [id, names[i]]));
+    return new Map(
+      [...summaries].map(([id, summary]) => [
+        id,
+        instancePart({ ...summary, terminated, id, name: nameOf.get(id) }, this.config.dns.defaultPtrDomain),
+      ]),
+    );
   }
 
   /** With `wait` (the default), the machines queued are made here; a machine that could not be made is a 409. */
@@ -112,6 +122,6 @@ export class VpsKind extends ServiceKind<VpsBatchPlan, InstanceSummaryResponse> 
 
   async summaries(serviceIds: string[], manager?: EntityManager): Promise<Map<string, InstanceSummaryResponse>> {
     const rows = await this.instances.summaries(serviceIds, manager);
-    return new Map(rows.map((row) => [row.id, instancePart(row)]));
+    return new Map(rows.map((row) => [row.id, instancePart(row, this.config.dns.defaultPtrDomain)]));
   }
 }

@@ -51,6 +51,18 @@ export class InstanceVolumeResponse {
   device: string | null;
 }
 
+export class InstanceAddressResponse {
+  @ApiProperty({ example: '203.0.113.17' })
+  ip: string;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'mail.example.com',
+    description: "What the address resolves back to (PTR): set with PUT .../instance/rdns, else the provider's default; null: none.",
+  })
+  ptr: string | null;
+}
+
 export class InstanceSummaryResponse {
   @ApiProperty({
     enum: PUBLIC_POWER_STATES,
@@ -110,6 +122,11 @@ export class InstanceSummaryResponse {
     description: 'Volumes attached (POST /api/services/{volumeId}/volume/attach), in the order they were attached.',
   })
   volumes: InstanceVolumeResponse[];
+  @ApiProperty({
+    type: [InstanceAddressResponse],
+    description: 'The public addresses (IPv4 first) with their reverse DNS; none in user networking and once terminated.',
+  })
+  addresses: InstanceAddressResponse[];
 }
 
 /** A VPS's part of the service response. */
