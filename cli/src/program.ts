@@ -2,6 +2,7 @@ import { Command, HelpContext, Option } from 'commander';
 import { authCommand } from './commands/auth';
 import { completionCommand } from './commands/completion';
 import { contextCommand } from './commands/context';
+import { dnsCommand } from './commands/dns';
 import { firewallCommand } from './commands/firewall';
 import { mcpCommand } from './commands/mcp';
 import { notificationsCommand } from './commands/notifications';
@@ -50,6 +51,7 @@ not be reached, 2 usage error.
     vpsCommand(),
     volumeCommand(),
     firewallCommand(),
+    dnsCommand(),
     storageCommand(),
     sshKeysCommand(),
     ticketsCommand(),

@@ -145,6 +145,25 @@ export const firewall = z.looseObject({
   updatedAt: timestamp,
 });
 
+export const dnsZone = z.looseObject({
+  id: z.string(),
+  name: text('The domain, lower case, without the final dot; an internationalised name in punycode (xn--)'),
+  nameservers: z.array(z.string()).describe("The provider's nameservers: the domain's registrar must list them"),
+  serial: z.number().int().describe('The SOA serial; every change raises it'),
+  createdAt: timestamp,
+});
+
+export const dnsRecord = z.looseObject({
+  id: z.string(),
+  name: text('Relative to the zone; @ is the zone itself'),
+  type: z.string().describe('A, AAAA, CNAME, MX, TXT, SRV, CAA or NS'),
+  ttl: z.number().int().describe('Seconds'),
+  value: text("The record's data: an address, an absolute target name with the final dot, a TXT's text, a CAA's flags tag and value"),
+  priority: z.number().int().nullable().describe('MX and SRV'),
+  weight: z.number().int().nullable().describe('SRV'),
+  port: z.number().int().nullable().describe('SRV'),
+});
+
 export const ticket = z.looseObject({
   id: z.string(),
   reference: z.string(),

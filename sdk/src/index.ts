@@ -11,6 +11,8 @@ export { waitForFirewall, FirewallTimeoutError, unenforcedAttachments } from './
 export type { Firewall, FirewallRule, FirewallAttachment, FirewallWaitOptions } from './firewalls';
 export { waitForVolumeAction, VolumeActionTimeoutError } from './volumes';
 export type { Volume, VolumeAction } from './volumes';
+export { dnsZoneName, findDnsZone, exportDnsZone, importDnsZone } from './dns';
+export type { DnsZone, DnsRecord, NewDnsRecord, DnsRecordChange } from './dns';
 export { instanceMetrics, metricUnit, createInstanceAlert, deleteInstanceAlert } from './metrics';
 export type {
   InstanceMetrics,

@@ -1,5 +1,6 @@
 import type { HostingTool } from '../tool';
 import { ACCOUNT_TOOLS } from './account';
+import { DNS_TOOLS } from './dns';
 import { FIREWALL_TOOLS } from './firewalls';
 import { SERVICE_TOOLS } from './services';
 import { SUPPORT_TOOLS } from './support';
@@ -12,6 +13,7 @@ export const MCP_TOOLS: readonly HostingTool[] = [
   ...VPS_ACCESS_TOOLS,
   ...VOLUME_TOOLS,
   ...FIREWALL_TOOLS,
+  ...DNS_TOOLS,
   ...SUPPORT_TOOLS,
   ...ACCOUNT_TOOLS,
 ];
