@@ -53,7 +53,9 @@ const SERVICE_COLUMNS = `s.id, s.product_id, s.name, s.type, s.status, s.price, 
 // What each kind shows of the page, one statement per kind on it, side by side (VpsInstancesRepository.summaries,
 // ObjectStorageUsersRepository.summaries).
 const INSTANCES_SQL = `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
-              s.status = 'terminated' AS terminated, ${isoText('b.next_run_at')} AS "backupsNextRunAt",
+              s.status = 'terminated' AS terminated, ${isoText('b.next_run_at')} AS "backupsNextRunAt", s.name,
+              i.network->>'mode' IS DISTINCT FROM 'user' AS "publicAddresses",
+              (SELECT json_object_agg(p.address, p.ptr) FROM vps_address_ptrs p WHERE p.service_id = i.service_id) AS ptrs,
               coalesce((SELECT h.state <> 'unreachable' FROM hosts h WHERE h.id = i.host_id), true) AS "hostReachable",
               EXISTS (SELECT 1 FROM vps_rescues r WHERE r.service_id = i.service_id) AS rescue,
               coalesce((SELECT json_agg(json_build_object('id', f.id, 'name', f.name, 'status', a.status) ORDER BY a.created_at, f.id)
@@ -273,7 +275,19 @@ function start() {
     if (!i) return null;
     const rescue = !!i.rescue && !i.terminated;
     if (i.terminated)
-      return { powerState: i.powerState, ipv4: null, ipv6: null, region: i.region ?? '', ssh: null, rescue, firewalls: [], volumes: [] };
+      return {
+        powerState: i.powerState,
+        ipv4: null,
+        ipv6: null,
+        region: i.region ?? '',
+        ssh: null,
+        rescue,
+        firewalls: [],
+        volumes: [],
+        addresses: [],
+      };
+    // The bench sets no DNS_DEFAULT_PTR_DOMAIN: an address without its owner's PTR has none.
+    const addresses = i.publicAddresses === false ? [] : [i.ipv4, i.ipv6].filter(Boolean).map((ip) => ({ ip, ptr: i.ptrs?.[ip] ?? null }));
     return {
       powerState: i.powerState,
       rescue,
@@ -283,6 +297,7 @@ function start() {
       ssh: i.sshHost && i.sshPort ? { host: i.sshHost, port: Number(i.sshPort) } : i.ipv4 ? { host: i.ipv4, port: 22 } : null,
       firewalls: i.firewalls ?? [],
       volumes: (i.volumes ?? []).map((v) => ({ ...v, device: v.state === 'attaching' ? null : volumeDevice(v.id) })),
+      addresses,
       ...(i.backupsNextRunAt && { backups: { enabled: true, nextRunAt: i.backupsNextRunAt } }),
       ...(i.hostReachable === false ? { hostReachable: false } : {}),
     };

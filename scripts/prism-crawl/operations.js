@@ -20,6 +20,7 @@ async function crawl({ base, api, demoKey, sshKey, outbox }) {
   await apiKeys(ctx);
   await sshKeys(ctx);
   await firewalls(ctx);
+  await dns(ctx);
   await webhooks(ctx);
   await support(ctx, api);
   await notifications(ctx);
@@ -295,6 +296,48 @@ async function firewalls({ call, direct, token }) {
   await call('post /api/firewalls/{id}/remove', { token, params: { id }, body: { serviceIds: [web.id] } });
   await call('delete /api/firewalls/{id}', { token, params: { id }, expect: 204 });
   await call('get /api/firewalls/{id}', { token, params: { id }, expect: 404 });
+}
+
+/** A zone with its records, the zone file both ways, and the PTR of web-01's address (DNS on the simulator). */
+async function dns({ call, direct, token }) {
+  const zones = '/api/dns/zones';
+  const created = await call(`post ${zones}`, { token, headers: idempotent(), body: { name: 'crawl.example.org' }, expect: 201 });
+  await call(`post ${zones}`, { token, body: { name: 'crawl.example.org' }, expect: 409 });
+  await call(`post ${zones}`, { token, body: { name: 'co.uk' }, expect: 400 });
+  const params = { id: created.body.id };
+  await call(`get ${zones}`, { token });
+  await call(`get ${zones}/{id}`, { token, params });
+  const record = await call(`post ${zones}/{id}/records`, {
+    token,
+    params,
+    headers: idempotent(),
+    body: { name: '@', type: 'MX', value: 'mail.crawl.example.org', priority: 10 },
+    expect: 201,
+  });
+  await call(`post ${zones}/{id}/records`, { token, params, body: { name: '@', type: 'CNAME', value: 'x.example.org' }, expect: 400 });
+  await call(`get ${zones}/{id}/records`, { token, params });
+  const recordParams = { ...params, recordId: record.body.id };
+  await call(`get ${zones}/{id}/records/{recordId}`, { token, params: recordParams });
+  await call(`patch ${zones}/{id}/records/{recordId}`, { token, params: recordParams, body: { priority: 20 } });
+  await call(`delete ${zones}/{id}/records/{recordId}`, { token, params: recordParams, expect: 204 });
+  await call(`get ${zones}/{id}/records/{recordId}`, { token, params: recordParams, expect: 404 });
+  await call(`get ${zones}/{id}/export`, { token, params });
+  const file = 'www 300 IN A 203.0.113.10\n@ 300 IN TXT "v=spf1 -all"\n';
+  await call(`post ${zones}/{id}/import`, { token, params, headers: { 'Content-Type': 'text/plain' }, body: file });
+  await call(`post ${zones}/{id}/import`, {
+    token,
+    params,
+    headers: { 'Content-Type': 'text/plain' },
+    body: 'www IN PTR x.\n',
+    expect: 400,
+  });
+  await call(`delete ${zones}/{id}`, { token, params, expect: 204 });
+  await call(`get ${zones}/{id}`, { token, params, expect: 404 });
+  const web = (await direct('/api/services?pageSize=100')).data.find((s) => s.name === 'web-01');
+  const rdns = (body, expect = 200) => call('put /api/services/{id}/instance/rdns', { token, params: { id: web.id }, body, expect });
+  await rdns({ ip: web.instance.ipv4, ptr: 'web.crawl.example.org' });
+  await rdns({ ip: '192.0.2.254', ptr: 'web.crawl.example.org' }, 400);
+  await rdns({ ip: web.instance.ipv4, ptr: null });
 }
 
 async function support({ call, token }, api) {

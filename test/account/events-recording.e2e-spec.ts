@@ -55,6 +55,8 @@ describe('Activity log: every operation records one entry', () => {
   let sshKeyId: string;
   let firewallId: string;
   let volumeId: string;
+  let zoneId: string;
+  let recordId: string;
   let ticketId: string;
   let other: TestAccount;
   const receiver = new WebhookReceiver();
@@ -551,6 +553,71 @@ describe('Activity log: every operation records one entry', () => {
       async () => {
         await auth(api().delete(`/api/firewalls/${firewallId}`)).expect(204);
         return { action: 'firewall.delete', entity: { type: 'firewall', id: firewallId }, actor: account() };
+      },
+    ],
+    [
+      'DNS zone created',
+      async () => {
+        zoneId = (
+          await auth(api().post('/api/dns/zones'))
+            .send({ name: `events-${Date.now()}.example.org` })
+            .expect(201)
+        ).body.id;
+        return { action: 'dns_zone.create', entity: { type: 'dns_zone', id: zoneId }, actor: account() };
+      },
+    ],
+    [
+      'DNS record created',
+      async () => {
+        recordId = (
+          await auth(api().post(`/api/dns/zones/${zoneId}/records`))
+            .send({ name: 'www', type: 'A', value: '203.0.113.5' })
+            .expect(201)
+        ).body.id;
+        return { action: 'dns_record.create', entity: { type: 'dns_zone', id: zoneId }, actor: account() };
+      },
+    ],
+    [
+      'DNS record changed',
+      async () => {
+        await auth(api().patch(`/api/dns/zones/${zoneId}/records/${recordId}`))
+          .send({ ttl: 600 })
+          .expect(200);
+        return { action: 'dns_record.update', entity: { type: 'dns_zone', id: zoneId }, actor: account() };
+      },
+    ],
+    [
+      'DNS record deleted',
+      async () => {
+        await auth(api().delete(`/api/dns/zones/${zoneId}/records/${recordId}`)).expect(204);
+        return { action: 'dns_record.delete', entity: { type: 'dns_zone', id: zoneId }, actor: account() };
+      },
+    ],
+    [
+      'DNS zone imported',
+      async () => {
+        await auth(api().post(`/api/dns/zones/${zoneId}/import`))
+          .set('Content-Type', 'text/plain')
+          .send('www 300 IN A 203.0.113.6\n')
+          .expect(200);
+        return { action: 'dns_zone.import', entity: { type: 'dns_zone', id: zoneId }, actor: account() };
+      },
+    ],
+    [
+      'DNS zone deleted',
+      async () => {
+        await auth(api().delete(`/api/dns/zones/${zoneId}`)).expect(204);
+        return { action: 'dns_zone.delete', entity: { type: 'dns_zone', id: zoneId }, actor: account() };
+      },
+    ],
+    [
+      "reverse DNS of the VPS's address set",
+      async () => {
+        const ip = (await auth(api().get(`/api/services/${serviceId}`)).expect(200)).body.instance.ipv4;
+        await auth(api().put(`/api/services/${serviceId}/instance/rdns`))
+          .send({ ip, ptr: 'mail.example.org' })
+          .expect(200);
+        return { action: 'instance.rdns_update', entity: { type: 'service', id: serviceId }, actor: account() };
       },
     ],
     [

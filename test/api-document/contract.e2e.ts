@@ -62,6 +62,7 @@ describe('Contract check of recorded responses', () => {
       rescue: false,
       firewalls: [],
       volumes: [],
+      addresses: [{ ip: '203.0.113.17', ptr: null }],
     },
   };
   const service = (body: unknown) => recorded(200, body, '/api/services/{id}');

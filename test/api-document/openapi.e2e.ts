@@ -28,6 +28,7 @@ describe('OpenAPI document and Swagger UI', () => {
       'Images',
       'SSH Keys',
       'Firewalls',
+      'DNS',
       'Notifications',
       'Support',
       'Events',

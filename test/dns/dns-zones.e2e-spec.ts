@@ -252,12 +252,12 @@ run('DNS zones and records on PowerDNS', () => {
     await call('delete', `/api/dns/zones/${zone.id}`, account).expect(204);
     const events = (await t.get(`/api/events?entityType=dns_zone&pageSize=10`, account.bearer).expect(200)).body.data;
     expect(events.map((e: { action: string }) => e.action).reverse()).toEqual([
-      'dns.zone.create',
-      'dns.record.create',
-      'dns.record.update',
-      'dns.record.delete',
-      'dns.zone.import',
-      'dns.zone.delete',
+      'dns_zone.create',
+      'dns_record.create',
+      'dns_record.update',
+      'dns_record.delete',
+      'dns_zone.import',
+      'dns_zone.delete',
     ]);
     expect(await dig(pdns.dnsPort, 'logged.example.org', 'SOA')).toEqual([]);
   });

@@ -65,6 +65,10 @@ describe('Services', () => {
           rescue: false,
           firewalls: [],
           volumes: [],
+          addresses: [
+            { ip: res.body.data[2].instance.ipv4, ptr: null },
+            { ip: res.body.data[2].instance.ipv6, ptr: null },
+          ],
         },
         objectStorage: null,
         volume: null,

@@ -213,6 +213,7 @@ describe('Services: operator commands', () => {
       rescue: false,
       firewalls: [],
       volumes: [],
+      addresses: [],
     };
     expect(res.lines[0]).toMatchObject({ status: 'terminated', instance: gone });
     expect((await t.get(`/api/services/${vps.id}`, owner.bearer).expect(200)).body.instance).toEqual(gone);

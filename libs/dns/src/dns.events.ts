@@ -2,12 +2,12 @@ import { declareActivityActions } from '@app/core';
 
 /** What the activity log records of DNS zones and their records (a VPS address's PTR is the VPS area's `instance.rdns_update`). */
 export const DNS_ACTIONS = declareActivityActions(36, [
-  'dns.zone.create',
-  'dns.zone.delete',
-  'dns.zone.import',
-  'dns.record.create',
-  'dns.record.update',
-  'dns.record.delete',
+  'dns_zone.create',
+  'dns_zone.delete',
+  'dns_zone.import',
+  'dns_record.create',
+  'dns_record.update',
+  'dns_record.delete',
 ] as const);
 
 declare module '@app/core' {

@@ -200,8 +200,10 @@ export const PROBLEM_CODES: Record<ProblemCode, ProblemCodeInfo> = {
   },
   zone_exists: {
     statuses: [409],
-    meaning: 'A DNS zone of this name, or one containing it or within it, is already held on these nameservers (by this account or another).',
-    action: 'Delete your own zone of that name first; a name another customer holds is theirs until they delete it (ask support if it is your domain).',
+    meaning:
+      'A DNS zone of this name, or one containing it or within it, is already held on these nameservers (by this account or another).',
+    action:
+      'Delete your own zone of that name first; a name another customer holds is theirs until they delete it (ask support if it is your domain).',
   },
   dns_unavailable: {
     statuses: [503],

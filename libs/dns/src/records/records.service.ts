@@ -63,7 +63,7 @@ export class RecordsService {
       const [made] = await this.records.insert(m, zoneId, [record]);
       await this.records.setSetTtl(m, zoneId, record.name, record.type, record.ttl);
       await this.publish(m, zone, before, after);
-      await this.zones.record(m, caller, 'dns.record.create', zoneId, { recordId: made, ...this.summary(zone, record) });
+      await this.zones.record(m, caller, 'dns_record.create', zoneId, { recordId: made, ...this.summary(zone, record) });
       return made;
     });
     return this.get(caller.accountId, zoneId, id);
@@ -81,7 +81,7 @@ export class RecordsService {
       await this.records.update(m, id, record);
       await this.records.setSetTtl(m, zoneId, record.name, record.type, record.ttl);
       await this.publish(m, zone, before, after);
-      await this.zones.record(m, caller, 'dns.record.update', zoneId, { recordId: id, ...this.summary(zone, record) });
+      await this.zones.record(m, caller, 'dns_record.update', zoneId, { recordId: id, ...this.summary(zone, record) });
     });
     return this.get(caller.accountId, zoneId, id);
   }
@@ -97,7 +97,7 @@ export class RecordsService {
         before,
         before.filter((r) => r.id !== id),
       );
-      await this.zones.record(m, caller, 'dns.record.delete', zoneId, { recordId: id, ...this.summary(zone, stored) });
+      await this.zones.record(m, caller, 'dns_record.delete', zoneId, { recordId: id, ...this.summary(zone, stored) });
     });
   }
 
@@ -112,7 +112,7 @@ export class RecordsService {
       await this.records.deleteAllOfZone(m, zoneId);
       await this.records.insert(m, zoneId, records);
       await this.publish(m, zone, before, records);
-      await this.zones.record(m, caller, 'dns.zone.import', zoneId, { name: zone.name, records: records.length });
+      await this.zones.record(m, caller, 'dns_zone.import', zoneId, { name: zone.name, records: records.length });
     });
     return this.zones.get(caller.accountId, zoneId);
   }

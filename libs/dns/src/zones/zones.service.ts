@@ -52,7 +52,7 @@ export class ZonesService {
         const made = await this.zones.insert(m, accountId, name, serial);
         // Last, inside the transaction: a server that refuses or does not answer leaves no row.
         await this.provider.createZone(`${name}.`, nameservers, soaSet(name, nameservers, serial));
-        await this.record(m, caller, 'dns.zone.create', made, { name });
+        await this.record(m, caller, 'dns_zone.create', made, { name });
         return made;
       });
       return this.get(accountId, id);
@@ -87,7 +87,7 @@ export class ZonesService {
     await this.change(caller, id, async (m, zone) => {
       await this.zones.delete(m, id);
       await this.provider.deleteZone(`${zone.name}.`);
-      await this.record(m, caller, 'dns.zone.delete', id, { name: zone.name });
+      await this.record(m, caller, 'dns_zone.delete', id, { name: zone.name });
     });
   }
 
