@@ -22,6 +22,12 @@ export function pageOf<T extends z.ZodType>(item: T) {
   });
 }
 
+/** A VPS's public address and what it resolves back to. */
+export const address = z.looseObject({
+  ip: z.string(),
+  ptr: text('The reverse DNS (PTR) host name: set by the customer (vps_rdns_set), else the default').nullable(),
+});
+
 export const service = z.looseObject({
   id: z.string(),
   name: text('The name the customer gave it'),
@@ -55,6 +61,10 @@ export const service = z.looseObject({
         )
         .optional()
         .describe('Volumes attached to the VPS, each at its device path'),
+      addresses: z
+        .array(address)
+        .optional()
+        .describe('The public addresses (IPv4 first) with their reverse DNS; none in user networking and once terminated'),
     })
     .nullable()
     .describe('The VPS instance; null for other services'),

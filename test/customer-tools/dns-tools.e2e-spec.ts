@@ -16,6 +16,7 @@ import {
   unwrap,
 } from '../../sdk/src';
 import { createAccount, TestAccount } from '../factories/accounts';
+import { createService } from '../factories/services';
 import { HostctlRun, runHostctl } from '../support/hostctl';
 import { fenced } from '../support/mcp-session';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -35,6 +36,7 @@ const DNS_TOOLS = [
 const READ_TOOLS = ['dns_zones_list', 'dns_zone_get', 'dns_records_list', 'dns_zone_export'];
 const NAMESERVERS = ['ns1.example.net', 'ns2.example.net'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const PTR_DOMAIN = 'vps.example.net';
 
 interface DnsRecord {
   id: string;
@@ -50,7 +52,10 @@ interface DnsRecord {
  * embedded default): the SDK's zone helpers (a name found however it is written, the zone file out
  * and in as text/plain), `hostctl dns` by zone name with tables, -o json and the API's refusals,
  * and the MCP dns tools through the MCP SDK's client. One app; zone names are unique in it, so each
- * part has its own; the hostctl steps share one account and run in order.
+ * part has its own; the hostctl steps share one account and run in order. Reverse DNS of a VPS's
+ * address too (`hostctl vps rdns`, the MCP tool `vps_rdns_set`): the factories' VPSes have the
+ * compute simulator's addresses, whose PTRs the DNS simulator takes; DNS_DEFAULT_PTR_DOMAIN gives
+ * them a default to go back to.
  */
 describe('DNS tools: SDK, hostctl and MCP', () => {
   let t: TestApp;
@@ -60,11 +65,13 @@ describe('DNS tools: SDK, hostctl and MCP', () => {
 
   const recordsOf = async (account: TestAccount, zoneId: string): Promise<DnsRecord[]> =>
     (await t.get(`/api/dns/zones/${zoneId}/records?pageSize=100`, account.bearer).expect(200)).body.data;
+  const addressesOf = async (account: TestAccount, serviceId: string): Promise<{ ip: string; ptr: string | null }[]> =>
+    (await t.get(`/api/services/${serviceId}`, account.bearer).expect(200)).body.instance.addresses;
   const short = (records: DnsRecord[]) =>
     records.map((r) => `${r.name} ${r.type} ${r.priority ?? ''}${r.priority === null ? '' : ' '}${r.value}`);
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ DNS_DEFAULT_PTR_DOMAIN: PTR_DOMAIN });
     url = `http://127.0.0.1:${(t.http.address() as AddressInfo).port}`;
     home = mkdtempSync(join(tmpdir(), 'dns-tools-'));
   });
@@ -348,6 +355,52 @@ describe('DNS tools: SDK, hostctl and MCP', () => {
       expect((await ok(['dns', 'zones', 'list', '-o', 'json'])).json).toEqual([]);
     });
 
+    it('sets and resets the PTR of a VPS address by the VPS name or id; services get shows them; refusals are exit 1', async () => {
+      const vps = await createService(t, account.id, { name: 'mail-01' });
+      const before = await addressesOf(account, vps.id);
+      expect(before.length).toBeGreaterThan(0);
+      expect(before[0]).toEqual({ ip: vps.instance!.ipv4, ptr: expect.stringMatching(/\.vps\.example\.net$/) });
+      const { ip } = before[0];
+
+      const set = await ok(['vps', 'rdns', 'set', 'mail-01', ip, 'Mail.Shop.Example.org.']);
+      expect(set.stdout).toBe(`IP:   ${ip}\nPTR:  mail.shop.example.org\n`);
+      expect(await addressesOf(account, vps.id)).toEqual([{ ip, ptr: 'mail.shop.example.org' }, ...before.slice(1)]);
+      const shown = await ok(['services', 'get', 'mail-01']);
+      expect(shown.stdout).toMatch(new RegExp(`^Reverse DNS:\\s+${ip.replace(/\./g, '\\.')} mail\\.shop\\.example\\.org(,|$)`, 'm'));
+      expect((await ok(['services', 'get', vps.id, '-o', 'json'])).json.instance.addresses[0]).toEqual({
+        ip,
+        ptr: 'mail.shop.example.org',
+      });
+
+      const reset = await ok(['vps', 'rdns', 'reset', vps.id, ip, '-o', 'json']);
+      expect(reset.json).toEqual(before[0]);
+      expect(await addressesOf(account, vps.id)).toEqual(before);
+
+      const badPtr = await hostctl(['vps', 'rdns', 'set', 'mail-01', ip, 'not a name', '-o', 'json']);
+      expect(badPtr.code).toBe(1);
+      expect(JSON.parse(badPtr.stderr)).toMatchObject({ status: 400, code: 'invalid_input', errors: [{ field: 'ptr' }] });
+      const badIp = await hostctl(['vps', 'rdns', 'set', 'mail-01', '198.51.100.200', 'mail.shop.example.org']);
+      expect({ code: badIp.code, stdout: badIp.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(badIp.stderr).toMatch(/^ {2}ip: .+$/m);
+      expect(badIp.stderr).toMatch(/status: 400\n\s+code: invalid_input/);
+      expect((await hostctl(['vps', 'rdns', 'set', 'mail-01', ip])).code).toBe(2);
+      const noSuch = await hostctl(['vps', 'rdns', 'reset', 'mail-02', ip]);
+      expect({ code: noSuch.code, stderr: noSuch.stderr }).toEqual({
+        code: 1,
+        stderr: 'Error: no VPS named "mail-02" in this account ("hostctl services list" shows names and ids)\n',
+      });
+
+      const userMode = await createService(t, account.id, { name: 'user-mode' });
+      await t.db.query(`UPDATE vps_instances SET ipv4 = NULL, ipv6 = NULL, network = '{"mode": "user"}' WHERE service_id = $1`, [
+        userMode.id,
+      ]);
+      expect((await ok(['services', 'get', 'user-mode'])).stdout).toMatch(/^Reverse DNS:\s+-$/m);
+      const refused = await hostctl(['vps', 'rdns', 'set', 'user-mode', ip, 'mail.shop.example.org']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/status: 409\n\s+code: unsupported_network_mode/);
+      expect(await addressesOf(account, vps.id)).toEqual(before);
+    });
+
     it('needs the write scope to change anything', async () => {
       const reader = await createAccount(t, { scopes: ['read'] });
       const refused = await hostctl(['dns', 'zones', 'create', 'reader.example.org'], { HOSTCTL_TOKEN: reader.apiKey });
@@ -503,6 +556,53 @@ describe('DNS tools: SDK, hostctl and MCP', () => {
         'dns_zone.delete',
       ]);
       expect(dnsEvents.every((e) => /^hosting-account-mcp\/\S+ \(jest-agent\/1\.0\)$/.test(e.userAgent))).toBe(true);
+    });
+
+    it('sets and resets the PTR of a VPS address with vps_rdns_set, fenced; service_get shows it; refusals are tool errors', async () => {
+      const account = await createAccount(t);
+      const client = await connect(account.keyBearer);
+      const vps = await createService(t, account.id, { name: 'mx-01' });
+      const before = await addressesOf(account, vps.id);
+      const { ip, ptr: defaultPtr } = before[0];
+      expect(defaultPtr).toMatch(/\.vps\.example\.net$/);
+
+      const tool = (await client.listTools()).tools.find((listed) => listed.name === 'vps_rdns_set');
+      expect(tool?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+
+      expect(await result(client, 'vps_rdns_set', { serviceId: vps.id, ip, ptr: 'MX.mcp.example.org' })).toEqual({
+        ip,
+        ptr: fenced('mx.mcp.example.org'),
+      });
+      expect(await addressesOf(account, vps.id)).toEqual([{ ip, ptr: 'mx.mcp.example.org' }, ...before.slice(1)]);
+      expect((await result(client, 'service_get', { serviceId: vps.id })).instance.addresses[0]).toEqual({
+        ip,
+        ptr: fenced('mx.mcp.example.org'),
+      });
+
+      expect(await result(client, 'vps_rdns_set', { serviceId: vps.id, ip, ptr: null })).toEqual({ ip, ptr: fenced(defaultPtr!) });
+      expect(await addressesOf(account, vps.id)).toEqual(before);
+
+      expect(errorOf(await call(client, 'vps_rdns_set', { serviceId: vps.id, ip: '198.51.100.200', ptr: 'x.example.org' }))).toMatchObject({
+        status: 400,
+        code: 'invalid_input',
+        errors: [{ field: 'ip' }],
+      });
+      expect(errorOf(await call(client, 'vps_rdns_set', { serviceId: vps.id, ip, ptr: '203.0.113.1' }))).toMatchObject({
+        status: 400,
+        errors: [{ field: 'ptr' }],
+      });
+      const stranger = await connect((await createAccount(t)).keyBearer);
+      expect(errorOf(await call(stranger, 'vps_rdns_set', { serviceId: vps.id, ip, ptr: 'x.example.org' }))).toMatchObject({
+        status: 404,
+        code: 'not_found',
+      });
+      const reader = await connect((await createAccount(t, { scopes: ['read'] })).keyBearer);
+      expect((await reader.listTools()).tools.map((listed) => listed.name)).not.toContain('vps_rdns_set');
+      expect(errorOf(await call(reader, 'vps_rdns_set', { serviceId: vps.id, ip, ptr: 'x.example.org' }))).toMatchObject({
+        status: 403,
+        code: 'insufficient_scope',
+      });
+      expect(await addressesOf(account, vps.id)).toEqual(before);
     });
   });
 });

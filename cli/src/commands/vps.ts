@@ -11,6 +11,7 @@ import { backupsCommand } from './vps-backups';
 import { metricsCommand } from './vps-metrics';
 import { alertsCommand } from './vps-alerts';
 import { rescueCommands } from './vps-rescue';
+import { rdnsCommand } from './vps-rdns';
 
 export { ActionFailedError } from '../action-wait';
 
@@ -23,12 +24,13 @@ const DESCRIPTIONS: Record<PowerAction, string> = {
 };
 
 export function vpsCommand(): Command {
-  const vps = new Command('vps').description('Power actions, snapshots, graphs and the console of your virtual servers');
+  const vps = new Command('vps').description('Power actions, snapshots, graphs, reverse DNS and the console of your virtual servers');
   for (const type of ['start', 'stop', 'reboot'] as const) vps.addCommand(powerCommand(type));
   vps.addCommand(snapshotCommand());
   vps.addCommand(backupsCommand());
   vps.addCommand(metricsCommand());
   vps.addCommand(alertsCommand());
+  vps.addCommand(rdnsCommand());
 
   vps
     .command('console')

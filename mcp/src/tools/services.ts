@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type HostingClient, type InstanceAction, unwrap } from '@hosting-account/sdk';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { action, backup, image, pageOf, paging, service, storageCredentials, uuid } from '../schemas';
+import { action, address, backup, image, pageOf, paging, service, storageCredentials, uuid } from '../schemas';
 import { defineTool, READS, ToolContext, writes } from '../tool';
 import { waitWithProgress } from '../wait';
 
@@ -178,6 +178,22 @@ export const SERVICE_TOOLS = [
     output: action,
     run: ({ serviceId, actionId }, { api }) =>
       unwrap(api.GET('/api/services/{id}/instance/actions/{actionId}', { params: { path: { id: serviceId, actionId } } })),
+  }),
+  defineTool({
+    name: 'vps_rdns_set',
+    title: 'Set the reverse DNS of a VPS address',
+    description:
+      "Sets what one of the VPS's public addresses (service_get: instance.addresses) resolves back to (its PTR), served by the provider's nameservers at once; ptr null gives the default back (the VPS's hostname in the provider's domain, or none). Mail servers want it to match a name whose A or AAAA record is that address. unsupported_network_mode: the VPS has no public address of its own.",
+    scope: 'write',
+    annotations: writes({ destructive: true, idempotent: true }),
+    input: {
+      serviceId,
+      ip: z.string().describe("One of the VPS's addresses (instance.addresses[].ip)"),
+      ptr: z.string().nullable().describe('A host name, e.g. mail.example.com; null: the default'),
+    },
+    output: address,
+    run: ({ serviceId: id, ip, ptr }, { api }) =>
+      unwrap(api.PUT('/api/services/{id}/instance/rdns', { params: { path: { id } }, body: { ip, ptr } })),
   }),
   defineTool({
     name: 'images_list',
