@@ -8,10 +8,12 @@ import { agentPing, BOOT_MS } from '../support/guest';
 import { GuestSuite } from '../support/guest-suite';
 import { libvirtCompute } from '../support/hosts';
 import { IsolatedSegment } from '../support/isolated-segment';
+import { digPtr, PowerDns, powerDnsAvailable, startPowerDns } from '../support/powerdns';
 import { libvirtTestsEnabled, removeVolume, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 import { TEST_DATABASE_URL } from '../support/test-env';
 import { waitForOrFail } from '../support/wait-for';
+import { hostnameOf } from '../../libs/vps/src/instances/guest-setup';
 
 /**
  * Bridge mode proven by traffic (issue 52): the app in NETWORK_MODE=bridge on a segment of the
@@ -91,9 +93,11 @@ interface BridgedInstance {
   let firewall: Firewall | undefined;
   let second: { id: string; instance: BridgedInstance } | undefined;
   let volumeId: string | undefined;
+  let pdns: PowerDns | undefined;
   const page = `issue-52-${randomUUID()}`;
 
   beforeAll(async () => {
+    if (powerDnsAvailable()) pdns = await startPowerDns();
     segment = IsolatedSegment.create({ gateways: [`${GATEWAY4}/24`, `${GATEWAY6}/64`], local: [`${DNS[0]}/32`, `${DNS[1]}/128`] });
     g.sshVia = segment.exec;
     await g.start(
@@ -105,6 +109,12 @@ interface BridgedInstance {
         NETWORK_IPV6_POOL: `2001:db8::/64@${GATEWAY6}`,
         NETWORK_DNS: DNS.join(','),
         BACKUP_TERMINATED_GRACE_HOURS: '0',
+        ...(pdns && {
+          DNS_PROVIDER: 'powerdns',
+          POWERDNS_API_URL: pdns.apiUrl,
+          POWERDNS_API_KEY: pdns.apiKey,
+          DNS_DEFAULT_PTR_DOMAIN: 'vps.example.net',
+        }),
         ...(VOLUMES_ON_RBD ? { VOLUME_BACKEND: 'rbd', CEPH_MON_HOST: cephMonHost(), VOLUMES_RBD_POOL: RBD_POOL } : {}),
       }),
     );
@@ -120,6 +130,7 @@ interface BridgedInstance {
       if (VOLUMES_ON_RBD)
         await cephTool('ceph', 'osd', 'pool', 'rm', RBD_POOL, RBD_POOL, '--yes-i-really-really-mean-it').catch(() => undefined);
       segment?.remove();
+      await pdns?.stop();
     }
   }, BOOT_MS);
 
@@ -301,6 +312,33 @@ interface BridgedInstance {
       BOOT_MS,
     );
   });
+
+  (powerDnsAvailable() ? it : it.skip)(
+    'gives its addresses a default PTR, and the one its owner sets, that dig -x answers (PowerDNS)',
+    async () => {
+      const vps = (await g.t.get(`/api/services/${g.vps.id}`, g.owner.bearer).expect(200)).body;
+      const fallback = `${hostnameOf(vps.name, vps.id)}.vps.example.net`;
+      for (const ip of [instance.ipv4, instance.ipv6])
+        await waitForOrFail(
+          () => digPtr(pdns!.dnsPort, ip),
+          (answer) => answer.join() === `${fallback}.`,
+          30_000,
+          (answer) => `dig -x ${ip} answered ${JSON.stringify(answer)}, not ${fallback}.`,
+        );
+      expect(vps.instance.addresses).toEqual([
+        { ip: instance.ipv4, ptr: fallback },
+        { ip: instance.ipv6, ptr: fallback },
+      ]);
+      await request(g.t.http)
+        .put(`/api/services/${g.vps.id}/instance/rdns`)
+        .set('Authorization', g.owner.bearer)
+        .send({ ip: instance.ipv6, ptr: 'www.example.org' })
+        .expect(200);
+      expect(await digPtr(pdns!.dnsPort, instance.ipv6)).toEqual(['www.example.org.']);
+      expect(await digPtr(pdns!.dnsPort, instance.ipv4)).toEqual([`${fallback}.`]);
+    },
+    BOOT_MS,
+  );
 
   it(
     'lets a second VPS of the account reach the first over IPv4 and IPv6 across the bridge',
