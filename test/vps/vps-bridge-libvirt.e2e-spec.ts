@@ -9,7 +9,7 @@ import { GuestSuite } from '../support/guest-suite';
 import { libvirtCompute } from '../support/hosts';
 import { IsolatedSegment } from '../support/isolated-segment';
 import { digPtr, PowerDns, powerDnsAvailable, startPowerDns } from '../support/powerdns';
-import { libvirtTestsEnabled, removeVolume, virsh } from '../support/libvirt';
+import { guestSuiteInThisPass, removeVolume, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 import { TEST_DATABASE_URL } from '../support/test-env';
 import { waitForOrFail } from '../support/wait-for';
@@ -24,9 +24,10 @@ import { hostnameOf } from '../../libs/vps/src/instances/guest-setup';
  * Then a volume (issue 53) moves from the first guest to a second with its data. Two guests, on
  * PostgreSQL (volumes on the one-node Ceph's RBD) and on PGlite (volumes in the host's libvirt pool).
  */
-const enabled = libvirtTestsEnabled();
+const enabled = guestSuiteInThisPass();
 /** The PostgreSQL pass puts volumes on RBD (where Ceph runs), the PGlite pass in the local pool: both backends, one suite. */
-const VOLUMES_ON_RBD = TEST_DATABASE_URL !== undefined && cephTestsEnabled();
+// RBD where it runs in CI (the PGlite pass) and on PostgreSQL; the local pool on PGlite outside CI (volumes-libvirt covers both on a tiny guest).
+const VOLUMES_ON_RBD = (TEST_DATABASE_URL !== undefined || !!process.env.CI) && cephTestsEnabled();
 const RBD_POOL = `bridge-volumes-${randomUUID().slice(0, 8)}`;
 
 const GATEWAY4 = '203.0.113.1';
