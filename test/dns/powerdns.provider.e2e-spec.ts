@@ -1,4 +1,4 @@
-import { DnsProvider, DnsRecordSet, DnsRejected, DnsUnavailable } from '../../libs/dns/src/provider/dns-provider';
+import { DnsProvider, DnsRecordSet, DnsRejected, DnsUnavailable, DnsZoneHeld } from '../../libs/dns/src/provider/dns-provider';
 import { PowerDnsProvider } from '../../libs/dns/src/provider/powerdns.provider';
 import { dig, PowerDns, powerDnsAvailable, startPowerDns } from '../support/powerdns';
 
@@ -113,6 +113,19 @@ import { dig, PowerDns, powerDnsAvailable, startPowerDns } from '../support/powe
     expect(await dns.recordSets(ZONE)).toBeNull();
     expect(await query(ZONE, 'SOA')).toEqual([]);
     await expect(dns.replaceRecordSets(ZONE, [set(`www.${ZONE}`, 'A', ['192.0.2.1'])])).rejects.toThrow(DnsUnavailable);
+  });
+
+  it("neither lists, replaces nor deletes a zone it did not make (the provider's own, made by hand)", async () => {
+    const made = await fetch(`${pdns.apiUrl}/api/v1/servers/localhost/zones`, {
+      method: 'POST',
+      headers: { 'X-API-Key': pdns.apiKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'provider.example.', kind: 'Native', nameservers: ['ns1.example.net.'] }),
+    });
+    expect(made.status).toBe(201);
+    expect(await dns.listZones()).not.toContain('provider.example.');
+    await expect(dns.createZone('provider.example.', NAMESERVERS, { ...soa(7), name: 'provider.example.' })).rejects.toThrow(DnsZoneHeld);
+    await dns.deleteZone('provider.example.');
+    expect(await query('provider.example.', 'NS')).toEqual(['ns1.example.net.']);
   });
 
   it('throws DnsUnavailable, without the key, when the key is wrong', async () => {

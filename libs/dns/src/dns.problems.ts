@@ -1,5 +1,5 @@
 import { Problem, problemFor } from '@app/core';
-import { DnsRejected, DnsUnavailable } from './provider/dns-provider';
+import { DnsRejected, DnsUnavailable, DnsZoneHeld } from './provider/dns-provider';
 import { RecordInvalid } from './records/dns-record';
 import { ZoneFileInvalid } from './zone-file/zone-file-parser';
 
@@ -19,4 +19,9 @@ problemFor(RecordInvalid, (err) => new Problem(400, 'invalid_input', err.message
 problemFor(
   ZoneFileInvalid,
   (err) => new Problem(400, 'invalid_input', `The zone file has ${err.errors.length} refused line(s); nothing was imported.`, err.errors),
+);
+
+problemFor(
+  DnsZoneHeld,
+  () => new Problem(409, 'zone_exists', 'This zone, or a zone containing it or within it, is already held on these nameservers.'),
 );

@@ -30,6 +30,14 @@ export class DnsRejected extends Error {
   }
 }
 
+/** The servers hold a zone of this name that this API did not make (the provider's own, made by hand): 409 zone_exists. */
+export class DnsZoneHeld extends Error {
+  constructor(zone: string) {
+    super(`The DNS servers hold ${zone} for someone else`);
+    this.name = 'DnsZoneHeld';
+  }
+}
+
 /**
  * The port to the authoritative DNS servers (PowerDNS through its HTTP API; a simulator by
  * default). Zone names are absolute with the trailing dot (`example.com.`). Every change is one
@@ -41,18 +49,18 @@ export abstract class DnsProvider {
 
   /**
    * Creates the zone holding these NS names at its apex and this SOA (the API keeps the serial:
-   * the server must not change it). A zone of this name left on the server (an earlier create
-   * whose record was never committed) is replaced.
+   * the server must not change it). A zone of this name the API made before (a create whose
+   * record was never committed) is replaced; one it did not make throws DnsZoneHeld.
    */
   abstract createZone(zone: string, nameservers: string[], soa: DnsRecordSet): Promise<void>;
 
-  /** Deletes the zone; one the server does not have is fine. */
+  /** Deletes the zone if the API made it; one the server does not have, or holds for someone else, is left. */
   abstract deleteZone(zone: string): Promise<void>;
 
   /** Replaces each named RRset by the given one (empty contents: removes it), all or nothing. */
   abstract replaceRecordSets(zone: string, sets: DnsRecordSet[]): Promise<void>;
 
-  /** Every zone the server holds (absolute names), for the reconciliation. */
+  /** Every zone the API made on the server (absolute names), for the reconciliation. */
   abstract listZones(): Promise<string[]>;
 
   /** Every RRset of the zone, SOA and NS included; null when the server has no such zone. */

@@ -1,7 +1,10 @@
-import { DnsProvider, DnsRecordSet, DnsRejected, DnsUnavailable } from './dns-provider';
+import { DnsProvider, DnsRecordSet, DnsRejected, DnsUnavailable, DnsZoneHeld } from './dns-provider';
 import { PowerDnsClient, PowerDnsOptions, PowerDnsStatus, zoneId } from './powerdns-client';
 
 export type { PowerDnsOptions } from './powerdns-client';
+
+/** The `account` of every zone the API makes: it never reads, replaces or deletes a zone without it. */
+export const ZONE_ACCOUNT = 'hosting-api';
 
 interface PowerDnsRrset {
   name: string;
@@ -28,6 +31,7 @@ export class PowerDnsProvider extends DnsProvider {
     const body = {
       name: zone,
       kind: 'Native',
+      account: ZONE_ACCOUNT,
       // PowerDNS refuses `nameservers` together with apex NS in rrsets (422 "MUST NOT be mixed").
       nameservers: [],
       soa_edit_api: '',
@@ -42,13 +46,15 @@ export class PowerDnsProvider extends DnsProvider {
       await create();
     } catch (err) {
       if (!(err instanceof PowerDnsStatus && err.status === 409)) throw unexpected(err, `creating zone ${zone}`);
-      // Left over from an earlier create whose record was never committed: replaced.
+      // Ours, left over from an earlier create whose record was never committed: replaced.
+      if ((await this.accountOf(zone)) !== ZONE_ACCOUNT) throw new DnsZoneHeld(zone);
       await this.deleteZone(zone);
       await create().catch((again) => Promise.reject(unexpected(again, `creating zone ${zone}`)));
     }
   }
 
   async deleteZone(zone: string): Promise<void> {
+    if ((await this.accountOf(zone)) !== ZONE_ACCOUNT) return;
     try {
       await this.client.call({ method: 'DELETE', path: `/zones/${zoneId(zone)}`, doing: `deleting zone ${zone}` });
     } catch (err) {
@@ -72,10 +78,12 @@ export class PowerDnsProvider extends DnsProvider {
   }
 
   async listZones(): Promise<string[]> {
-    const zones = await this.client.call<{ name: string }[]>({ method: 'GET', path: '/zones', doing: 'listing zones' }).catch((err) => {
-      throw unexpected(err, 'listing zones');
-    });
-    return (zones ?? []).map((z) => z.name);
+    const zones = await this.client
+      .call<{ name: string; account?: string }[]>({ method: 'GET', path: '/zones', doing: 'listing zones' })
+      .catch((err) => {
+        throw unexpected(err, 'listing zones');
+      });
+    return (zones ?? []).filter((z) => z.account === ZONE_ACCOUNT).map((z) => z.name);
   }
 
   async recordSets(zone: string): Promise<DnsRecordSet[] | null> {
@@ -91,6 +99,21 @@ export class PowerDnsProvider extends DnsProvider {
         ttl: set.ttl,
         contents: set.records.filter((r) => !r.disabled).map((r) => r.content),
       }));
+    } catch (err) {
+      if (err instanceof PowerDnsStatus && err.status === 404) return null;
+      throw unexpected(err, `reading zone ${zone}`);
+    }
+  }
+
+  /** The zone's `account`, or null when the server has no such zone. */
+  private async accountOf(zone: string): Promise<string | null> {
+    try {
+      const held = await this.client.call<{ account?: string }>({
+        method: 'GET',
+        path: `/zones/${zoneId(zone)}`,
+        doing: `reading zone ${zone}`,
+      });
+      return held?.account ?? '';
     } catch (err) {
       if (err instanceof PowerDnsStatus && err.status === 404) return null;
       throw unexpected(err, `reading zone ${zone}`);
