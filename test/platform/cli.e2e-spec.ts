@@ -56,6 +56,32 @@ describe('Operator command line', () => {
     }
   });
 
+  it('creates an account whose address the operator vouches for (--email-verified): it may make API keys at once', async () => {
+    const vouched = `cli-verified-${Date.now()}@example.test`;
+    const made = await runCliIn(t.app, [
+      'account:create',
+      '--email',
+      vouched,
+      '--password',
+      'a long enough pw',
+      '--name',
+      'Vouched',
+      '--email-verified',
+    ]);
+    expect(made.code).toBe(0);
+    expect(made.lines[0]).toMatchObject({ email: vouched, emailVerifiedAt: expect.stringMatching(/^\d{4}-/) });
+    const login = await request(t.http).post('/api/auth/login').send({ email: vouched, password: 'a long enough pw' }).expect(200);
+    await request(t.http)
+      .post('/api/auth/api-keys')
+      .set('Authorization', `Bearer ${login.body.accessToken}`)
+      .send({ name: 'ci', scopes: ['read'] })
+      .expect(201);
+    const events = await t.db.query(`SELECT action FROM activity_events WHERE account_id = $1 AND actor_type = 'staff' ORDER BY action`, [
+      made.lines[0].id,
+    ]);
+    expect(events.map((e: { action: string }) => e.action)).toEqual(['account.email_verify', 'account.register']);
+  });
+
   it('refuses bad input with a clear message and a non-zero exit', async () => {
     // The rules through the CLI's runner inside the test app; usage and a refusal through the built CLI's process.
     const { email: taken } = await createAccount(t);
