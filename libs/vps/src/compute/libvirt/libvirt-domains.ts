@@ -38,10 +38,10 @@ export class LibvirtDomains {
     );
   }
 
-  /** Whether the VPS's domain is defined (false only when libvirt says it is not). */
+  /** Whether the VPS's domain is defined (false only when libvirt says it is not: an answer, logged at debug). */
   async exists(instance: InstanceRef, timeoutMs = LOOK_TIMEOUT_MS): Promise<boolean> {
     try {
-      await this.info(instance, timeoutMs);
+      await this.virsh.run(this.uriOf(instance), ['dominfo', this.domainOf(instance)], { timeoutMs, expected: ['not_found'] });
       return true;
     } catch (err) {
       if (err instanceof ComputeProviderError && err.code === 'not_found') return false;

@@ -48,6 +48,17 @@ describe('Virsh with a secret argument', () => {
     expect(logged[1]).toBe('virsh set-user-password failed: error: could not set ***');
   });
 
+  it('logs a domain that is not there at debug where the caller expects it (an existence check), as a warning elsewhere', async () => {
+    const warned = jest.spyOn(Logger.prototype, 'warn');
+    const virsh = fakeVirsh('error: failed to get domain svc-x');
+    const look = (expected?: string[]) =>
+      virsh.run('qemu:///system', ['dominfo', 'svc-x'], { timeoutMs: 5000, expected }).catch((e: unknown) => e as ComputeProviderError);
+    expect(await look(['not_found'])).toMatchObject({ code: 'not_found' });
+    expect(warned).not.toHaveBeenCalled();
+    expect(await look()).toMatchObject({ code: 'not_found' });
+    expect(warned).toHaveBeenCalledWith('virsh dominfo failed: error: failed to get domain svc-x');
+  });
+
   it('reads a guest agent that does not answer, or a machine that is not running, as such', async () => {
     const agent = await setPassword(fakeVirsh('error: Guest agent is not responding: QEMU guest agent is not connected')).catch(
       (e: unknown) => e as ComputeProviderError,
