@@ -299,7 +299,8 @@ describe('OWASP API Security Top 10', () => {
 
     it('answers 400 invalid_input, and stores nothing, for a JSON array where a body object belongs', async () => {
       const account = await settledAccount();
-      const withBody = operations().filter(({ path, method }) => doc.paths[path][method].requestBody);
+      // JSON bodies: a zone file's import takes text/plain, and answers JSON with 415 (test/dns/dns-zones.e2e-spec.ts).
+      const withBody = operations().filter(({ path, method }) => doc.paths[path][method].requestBody?.content?.['application/json']);
       expect(withBody.length).toBeGreaterThan(10);
       const before = await storedFor(account.id);
       const answers = [];
