@@ -1,19 +1,21 @@
 import { dnsZoneName, HostingClient, listAll, Schemas } from '@hosting-account/sdk';
-import { NotFoundError } from './errors';
-import { UUID } from './service-ref';
+import { pickRef, RefKind, resolveRef } from './ref';
 
 type Zone = Pick<Schemas['ZoneResponse'], 'id' | 'name'>;
 
+/** A zone answers to its domain in any spelling: `Example.COM.` and `bücher.example` too. */
+const zone = (name: string): RefKind<Zone> => ({
+  kind: 'DNS zone',
+  listedBy: 'hostctl dns zones list',
+  names: (z) => (z.name === dnsZoneName(name) ? [name] : []),
+});
+
 /** The id of the zone a command names: an id as it is, or the zone's name (`example.com`, any case, a trailing dot or not). */
 export async function resolveZoneId(api: HostingClient, reference: string): Promise<string> {
-  if (UUID.test(reference)) return reference;
-  return pickZone(await listAll(api, '/api/dns/zones'), reference);
+  return resolveRef(reference, () => listAll(api, '/api/dns/zones'), zone(reference));
 }
 
 /** A zone's name is unique in the installation, so a name is never ambiguous. */
 export function pickZone(zones: Zone[], name: string): string {
-  const wanted = dnsZoneName(name);
-  const found = zones.find((z) => z.name === wanted);
-  if (!found) throw new NotFoundError(`no DNS zone named "${name}" in this account ("hostctl dns zones list" shows names and ids)`);
-  return found.id;
+  return pickRef(zones, name, zone(name));
 }

@@ -1,10 +1,10 @@
 import { HostingClient, listAll, Schemas } from '@hosting-account/sdk';
-import { NotFoundError, UsageError } from './errors';
+import { pickRef, UUID } from './ref';
 
 type Service = Schemas['ServiceResponse'];
 type ServiceType = Service['type'];
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export { UUID } from './ref';
 const KIND: Record<ServiceType | 'any', string> = {
   vps: 'VPS',
   object_storage: 'object storage service',
@@ -31,15 +31,14 @@ export async function resolveServiceIds(api: HostingClient, references: string[]
 }
 
 export function pickByName(services: Pick<Service, 'id' | 'name' | 'type' | 'status'>[], name: string, type?: ServiceType): string {
-  const kind = KIND[type ?? 'any'];
-  const named = services.filter((s) => s.name === name);
-  const live = named.length > 1 ? named.filter((s) => s.status !== 'terminated') : named;
-  if (live.length === 1) return live[0].id;
-  if (named.length === 0) {
-    throw new NotFoundError(`no ${kind} named "${name}" in this account ("hostctl services list" shows names and ids)`);
-  }
-  const listed = named.map((s) => `${s.id} (${s.type}, ${s.status})`).join(', ');
-  throw new UsageError(`${named.length} services are named "${name}": ${listed}; give the id instead`);
+  return pickRef(services, name, {
+    kind: KIND[type ?? 'any'],
+    plural: 'services',
+    listedBy: 'hostctl services list',
+    names: (s) => [s.name],
+    describe: (s) => `${s.type}, ${s.status}`,
+    prefer: (s) => s.status !== 'terminated',
+  });
 }
 
 /** The account's VPS names by id, to say which VPS something is on; ids alone when they cannot be read. */

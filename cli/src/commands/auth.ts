@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { Command, Option } from 'commander';
 import { HostingClient, listAll, Schemas, unwrap } from '@hosting-account/sdk';
+import { resolveApiKeyId } from '../refs';
 import { examples, globals, session } from '../command-context';
 import { Context, updateConfig } from '../config';
 import { UsageError } from '../errors';
@@ -151,10 +152,11 @@ function tokenCommand(): Command {
   token
     .command('revoke')
     .description('Revoke an API key; it stops working at once')
-    .argument('<id>', 'API key id')
-    .addHelpText('after', examples('hostctl auth token revoke 5d2a...'))
-    .action(async (id: string, _options: unknown, command: Command) => {
+    .argument('<key>', 'API key id, or its name or prefix')
+    .addHelpText('after', examples('hostctl auth token revoke ci', 'hostctl auth token revoke 5d2a...'))
+    .action(async (reference: string, _options: unknown, command: Command) => {
       const { api, out } = session(command);
+      const id = await resolveApiKeyId(api, reference);
       await unwrap(api.DELETE('/api/auth/api-keys/{id}', { params: { path: { id } } }));
       printDone(`API key ${id} revoked`, { id, revoked: true }, out);
     });

@@ -5,6 +5,7 @@ import { listAll, Schemas, unwrap } from '@hosting-account/sdk';
 import { examples, session } from '../command-context';
 import { asFields, Column, printDone, printList, printObject } from '../output';
 import { readPublicKeyFile } from '../public-key-file';
+import { resolveSshKeyId } from '../refs';
 
 type SshKey = Schemas['SshKeyResponse'];
 
@@ -51,10 +52,11 @@ export function sshKeysCommand(): Command {
   keys
     .command('delete')
     .description('Delete an SSH key')
-    .argument('<id>', 'SSH key id')
-    .addHelpText('after', examples('hostctl ssh-keys delete 3c9e...'))
-    .action(async (id: string, _options: unknown, command: Command) => {
+    .argument('<key>', 'SSH key id, or its name or fingerprint')
+    .addHelpText('after', examples('hostctl ssh-keys delete "ci runner"', 'hostctl ssh-keys delete 3c9e...'))
+    .action(async (reference: string, _options: unknown, command: Command) => {
       const { api, out } = session(command);
+      const id = await resolveSshKeyId(api, reference);
       await unwrap(api.DELETE('/api/ssh-keys/{id}', { params: { path: { id } } }));
       printDone(`SSH key ${id} deleted`, { id, deleted: true }, out);
     });

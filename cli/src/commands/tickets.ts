@@ -5,6 +5,7 @@ import { uploadAttachments } from '../attachments';
 import { examples, session } from '../command-context';
 import { UsageError } from '../errors';
 import { Column, format, paint, printData, printList, printObject } from '../output';
+import { resolveTicketId } from '../refs';
 import { resolveServiceId } from '../service-ref';
 
 type Ticket = Schemas['TicketResponse'];
@@ -34,6 +35,7 @@ const FIELDS: Column<Ticket>[] = [
   { header: 'Closed', value: (t) => t.closedAt },
 ];
 
+const ticketArgument = 'ticket id, or its reference (T-000001)';
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function ticketsCommand(): Command {
@@ -87,32 +89,35 @@ export function ticketsCommand(): Command {
     });
 
   tickets
-    .command('show')
+    .command('get')
+    .alias('show')
     .description('Show a ticket with its messages')
-    .argument('<id>', 'ticket id')
-    .addHelpText('after', examples('hostctl tickets show 7a1f...'))
-    .action(async (id: string, _options: unknown, command: Command) => {
+    .argument('<ticket>', ticketArgument)
+    .addHelpText('after', examples('hostctl tickets get T-000001', 'hostctl tickets get 7a1f...'))
+    .action(async (reference: string, _options: unknown, command: Command) => {
       const { api, out } = session(command);
+      const id = await resolveTicketId(api, reference);
       showTicket(await unwrap(api.GET('/api/support/tickets/{id}', { params: { path: { id } } })), out);
     });
 
   tickets
     .command('reply')
     .description('Reply to a ticket')
-    .argument('<id>', 'ticket id')
+    .argument('<ticket>', ticketArgument)
     .option('--message <text>', 'the reply')
     .option('--message-file <path>', 'read the reply from a file ("-" for standard input)')
     .option('--attach <file>', 'attach a file (repeat for up to 5)', collect)
     .addHelpText(
       'after',
       examples(
-        'hostctl tickets reply 7a1f... --message "It is back, thank you."',
-        'hostctl tickets reply 7a1f... --message-file - --attach trace.txt < notes.txt',
+        'hostctl tickets reply T-000001 --message "It is back, thank you."',
+        'hostctl tickets reply T-000001 --message-file - --attach trace.txt < notes.txt',
       ),
     )
-    .action(async (id: string, options: Omit<CreateOptions, 'subject'>, command: Command) => {
+    .action(async (reference: string, options: Omit<CreateOptions, 'subject'>, command: Command) => {
       const message = messageFrom(options);
       const { api, out } = session(command);
+      const id = await resolveTicketId(api, reference);
       const attachmentIds = await uploadAttachments(api, options.attach ?? []);
       const reply = await unwrap(
         api.POST('/api/support/tickets/{id}/reply', {
@@ -127,10 +132,11 @@ export function ticketsCommand(): Command {
   tickets
     .command('close')
     .description('Close a ticket (closing a closed ticket changes nothing)')
-    .argument('<id>', 'ticket id')
-    .addHelpText('after', examples('hostctl tickets close 7a1f...'))
-    .action(async (id: string, _options: unknown, command: Command) => {
+    .argument('<ticket>', ticketArgument)
+    .addHelpText('after', examples('hostctl tickets close T-000001'))
+    .action(async (reference: string, _options: unknown, command: Command) => {
       const { api, out } = session(command);
+      const id = await resolveTicketId(api, reference);
       printObject(await unwrap(api.POST('/api/support/tickets/{id}/close', { params: { path: { id } } })), FIELDS, out);
     });
   return tickets;

@@ -3,11 +3,12 @@ import { listAll, Schemas, unwrap } from '@hosting-account/sdk';
 import { ActionFailedError, waitWithProgress } from '../action-wait';
 import { examples, parsePositiveInt, session } from '../command-context';
 import { Column, printDone, printList } from '../output';
+import { resolveImageId } from '../refs';
 import { resolveServiceId } from '../service-ref';
 
 type Image = Schemas['ImageResponse'];
 
-const COLUMNS: Column<Image>[] = [
+export const IMAGE_COLUMNS: Column<Image>[] = [
   { header: 'ID', value: (i) => i.id },
   { header: 'SLUG', value: (i) => i.slug },
   { header: 'NAME', value: (i) => i.name },
@@ -55,7 +56,7 @@ export function snapshotCommand(): Command {
       const images = await listAll(api, '/api/images');
       printList(
         images.filter((image) => image.type === 'snapshot'),
-        COLUMNS,
+        IMAGE_COLUMNS,
         out,
       );
     });
@@ -63,10 +64,11 @@ export function snapshotCommand(): Command {
   snapshot
     .command('delete')
     .description('Delete a snapshot')
-    .argument('<image-id>', 'the snapshot’s image id')
-    .addHelpText('after', examples('hostctl vps snapshot delete 7d1e...'))
-    .action(async (id: string, _options: unknown, command: Command) => {
+    .argument('<snapshot>', 'the snapshot’s image id, slug or name')
+    .addHelpText('after', examples('hostctl vps snapshot delete before-upgrade', 'hostctl vps snapshot delete 7d1e...'))
+    .action(async (reference: string, _options: unknown, command: Command) => {
       const { api, out } = session(command);
+      const id = await resolveImageId(api, reference, 'snapshot');
       await unwrap(api.DELETE('/api/images/{id}', { params: { path: { id } } }));
       printDone(`Snapshot ${id} deleted`, { id, deleted: true }, out);
     });
