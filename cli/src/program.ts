@@ -4,6 +4,7 @@ import { completionCommand } from './commands/completion';
 import { contextCommand } from './commands/context';
 import { dnsCommand } from './commands/dns';
 import { firewallCommand } from './commands/firewall';
+import { imagesCommand } from './commands/images';
 import { mcpCommand } from './commands/mcp';
 import { notificationsCommand } from './commands/notifications';
 import { servicesCommand } from './commands/services';
@@ -49,6 +50,7 @@ not be reached, 2 usage error.
     contextCommand(),
     servicesCommand(),
     vpsCommand(),
+    imagesCommand(),
     volumeCommand(),
     firewallCommand(),
     dnsCommand(),

@@ -14,8 +14,15 @@ export const SERVICE_COLUMNS: Column<Service>[] = [
   { header: 'STATUS', value: (s) => s.status, status: true },
   { header: 'POWER', value: (s) => s.instance?.powerState, status: true },
   { header: 'IPV4', value: (s) => s.instance?.ipv4 },
+  { header: 'SSH', value: sshEndpoint },
   { header: 'PRICE', value: (s) => `${s.price} ${s.currency}/${s.billingCycle}` },
 ];
+
+/** Where a VPS's SSH server answers, `host:port` (a user-mode VPS has no address of its own, only a forwarded port). */
+export function sshEndpoint(service: Service): string | undefined {
+  const ssh = service.instance?.ssh;
+  return ssh ? `${ssh.host}:${ssh.port}` : undefined;
+}
 
 /** How to log in to a VPS, as a command to paste. */
 export function sshCommand(service: Service): string | undefined {

@@ -5,6 +5,7 @@ import { ActionFailedError, waitWithProgress } from '../action-wait';
 import { examples, parsePositiveInt, session } from '../command-context';
 import { format, printData, printDone, printObject } from '../output';
 import { openConsolePage } from '../console-page';
+import { resolveImageId, resolveSshKeyId } from '../refs';
 import { resolveServiceId } from '../service-ref';
 import { snapshotCommand } from './vps-snapshots';
 import { backupsCommand } from './vps-backups';
@@ -63,9 +64,37 @@ export function vpsCommand(): Command {
         await openConsolePage(consoleSession, { id, name: service?.name, again });
       }
     });
+  vps.addCommand(rebuildCommand());
   vps.addCommand(resetPasswordCommand());
   for (const command of rescueCommands()) vps.addCommand(command);
   return vps;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** `hostctl vps rebuild <vps> --image <slug>`: the disk written anew from an image, as the API's rebuild does. */
+function rebuildCommand(): Command {
+  return new Command('rebuild')
+    .description('Rebuild a VPS from an image: its disk is written anew (everything on it is lost); volumes stay attached')
+    .argument('<id>', 'service id of the VPS, or its name')
+    .requiredOption('--image <image>', 'image slug, name or id (hostctl images list shows them)')
+    .option('--ssh-key <key>', "an SSH key for root, by name, fingerprint or id (repeat; default: all of the account's)", collect)
+    .option('--wait', 'wait until the rebuild has finished (exit code 1 if it failed)')
+    .addOption(new Option('--timeout <seconds>', 'give up waiting after this long').default(600).argParser(parsePositiveInt))
+    .addHelpText(
+      'after',
+      examples('hostctl vps rebuild web-01 --image debian-12 --wait', 'hostctl vps rebuild web-01 --image before-upgrade --ssh-key laptop'),
+    )
+    .action(async (reference: string, options: { image: string; sshKey?: string[]; wait?: boolean; timeout: number }, command: Command) => {
+      const { api, out } = session(command);
+      const id = await resolveServiceId(api, reference, 'vps');
+      const image = await resolveImageId(api, options.image);
+      const sshKeyIds = options.sshKey ? await Promise.all(options.sshKey.map((key) => resolveSshKeyId(api, key))) : undefined;
+      let action = await unwrap(api.POST('/api/services/{id}/instance/rebuild', { params: { path: { id } }, body: { image, sshKeyIds } }));
+      if (options.wait) action = await waitWithProgress(api, action, options.timeout);
+      printDone(`rebuild: ${action.status} (action ${action.id})`, action, out);
+      if (action.status === 'failed') throw new ActionFailedError(action);
+    });
 }
 
 /** The password is shown once; on a pipe or in a file only when asked for with -o json|yaml. */
