@@ -80,7 +80,12 @@ describe('hostctl: the command line against the API', () => {
       let help = '';
       command.configureOutput({ writeOut: (text) => (help += text) });
       command.outputHelp();
-      expect({ path, usage: help.startsWith(`Usage: ${path} `), examples: help.includes(`\nExamples:\n  ${path}`) }).toEqual({
+      // A command with an alias is `get|show` in its usage line.
+      expect({
+        path,
+        usage: help.startsWith(`Usage: ${path} `) || help.startsWith(`Usage: ${path}|`),
+        examples: help.includes(`\nExamples:\n  ${path}`),
+      }).toEqual({
         path,
         usage: true,
         examples: true,
