@@ -4,6 +4,7 @@ import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-sc
 import { type CallToolResult, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { HostingClient } from '@hosting-account/sdk';
 import { problemOf, toolError } from './errors';
+import { resolveRefs } from './refs';
 import { registerPrompts } from './prompts';
 import { registerResources } from './resources';
 import type { HostingTool, Scope } from './tool';
@@ -68,7 +69,7 @@ export function createMcpServer(api: HostingClient, options: HostingMcpOptions =
       async (args: Record<string, unknown>, extra) => {
         if (!allowed(tool)) return missingScope(tool, options.scopes!);
         try {
-          return asResult(tool, await tool.run(args, { ...context, extra }), fence);
+          return asResult(tool, await tool.run(await resolveRefs(tool, args, api), { ...context, extra }), fence);
         } catch (error) {
           const problem = problemOf(error);
           if (problem) return toolError(problem);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type Schemas, unwrap } from '@hosting-account/sdk';
 import { activityEntry, delivery, notification, pageOf, paging, sshKey, uuid, webhook } from '../schemas';
+import { ref } from '../refs';
 import { defineTool, READS, writes } from '../tool';
 
 /** A webhook's URL as its origin: the path or query of an endpoint (a chat service's hook) is often its token. */
@@ -112,7 +113,7 @@ export const ACCOUNT_TOOLS = [
     description: 'Deliveries of one webhook, newest first: status, attempts, the last response code or error.',
     scope: 'read',
     annotations: READS,
-    input: { webhookId: uuid('The webhook id (from webhooks_list)'), ...paging },
+    input: { webhookId: ref('webhook', 'The webhook id (from webhooks_list)'), ...paging },
     output: pageOf(delivery),
     run: ({ webhookId, ...query }, { api }) =>
       unwrap(api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id: webhookId }, query } })),

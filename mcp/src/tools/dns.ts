@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { exportDnsZone, importDnsZone, unwrap } from '@hosting-account/sdk';
 import { dnsRecord, dnsZone, pageOf, paging, uuid } from '../schemas';
 import { untrusted } from '../untrusted';
+import { ref } from '../refs';
 import { defineTool, READS, writes } from '../tool';
 
-const zoneId = uuid('The zone id (from dns_zones_list)');
+const zoneId = ref('zone', 'The zone id (from dns_zones_list)');
 const recordId = uuid('The record id (from dns_records_list)');
 const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'SRV', 'CAA', 'NS'] as const;
 const port16 = (what: string) => z.number().int().min(0).max(65535).nullable().optional().describe(what);

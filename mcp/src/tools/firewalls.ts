@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { type Firewall, unenforcedAttachments, unwrap } from '@hosting-account/sdk';
-import { firewall, pageOf, paging, uuid } from '../schemas';
+import { firewall, pageOf, paging } from '../schemas';
+import { ref } from '../refs';
 import { defineTool, READS, ToolContext, writes } from '../tool';
 import { waitForFirewallWithProgress } from '../wait';
 
-const firewallId = uuid('The firewall id (from firewalls_list)');
+const firewallId = ref('firewall', 'The firewall id (from firewalls_list)');
 const rules = z
   .array(
     z.object({
@@ -26,7 +27,7 @@ const rules = z
   .describe(
     'Once applied, inbound traffic no in rule allows is dropped (answers to allowed connections pass); outbound passes unless some firewall of the VPS has an out rule',
   );
-const serviceIds = z.array(uuid('A VPS service id (services_list, type vps)')).min(1).max(100).describe('The VPSes');
+const serviceIds = z.array(ref('vps', 'A VPS service id (services_list, type vps)')).min(1).max(100).describe('The VPSes');
 const waiting = {
   wait: z.boolean().optional().describe("Wait until each VPS's hypervisor enforces the rules, with progress notifications (default true)"),
   timeoutSeconds: z.number().int().min(1).max(600).optional().describe('Give up waiting after this long (default 120); the API goes on'),

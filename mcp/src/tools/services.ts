@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { type HostingClient, type InstanceAction, unwrap } from '@hosting-account/sdk';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { action, address, backup, image, pageOf, paging, service, storageCredentials, uuid } from '../schemas';
+import { ref } from '../refs';
 import { defineTool, READS, ToolContext, writes } from '../tool';
 import { waitWithProgress } from '../wait';
 
-export const serviceId = uuid('The service id (from services_list)');
+export const serviceId = ref('service', 'The service id (from services_list)');
 export const waiting = {
   wait: z.boolean().optional().describe('Wait until the action has finished, with progress notifications (default true)'),
   timeoutSeconds: z
@@ -105,7 +106,10 @@ export const SERVICE_TOOLS = [
     input: {
       serviceId,
       image: z.string().min(1).describe('Slug or id of an available image (images_list)'),
-      sshKeyIds: z.array(z.uuid()).optional().describe('Keys root logs in with (ssh_keys_list); omitted: all of the account keys'),
+      sshKeyIds: z
+        .array(ref('sshKey', 'An SSH key id'))
+        .optional()
+        .describe('Keys root logs in with (ssh_keys_list); omitted: all of the account keys'),
       ...waiting,
     },
     output: action,
@@ -211,7 +215,7 @@ export const SERVICE_TOOLS = [
     description: 'Deletes a snapshot image of the account (images_list, type snapshot) and its disk. Ask the user to confirm first.',
     scope: 'write',
     annotations: writes({ destructive: true, idempotent: true }),
-    input: { imageId: uuid('The snapshot image id (images_list)') },
+    input: { imageId: ref('snapshot', 'The snapshot image id (images_list)') },
     output: z.looseObject({ id: z.string(), deleted: z.boolean() }),
     run: async ({ imageId }, { api }) => {
       await unwrap(api.DELETE('/api/images/{id}', { params: { path: { id: imageId } } }));

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { type Schemas, unwrap } from '@hosting-account/sdk';
-import { pageOf, paging, ticket, ticketMessage, ticketWithMessages, uuid } from '../schemas';
+import { pageOf, paging, ticket, ticketMessage, ticketWithMessages } from '../schemas';
+import { ref } from '../refs';
 import { defineTool, READS, writes } from '../tool';
 
-const ticketId = uuid('The ticket id (from tickets_list)');
+const ticketId = ref('ticket', 'The ticket id (from tickets_list)');
 
 /** Attachments without their download URLs: a presigned URL is a capability, and an agent does not fetch it. */
 function withoutDownloadUrls<T extends { attachments: Schemas['AttachmentResponse'][] }>(message: T) {
@@ -51,7 +52,7 @@ export const SUPPORT_TOOLS = [
       message: z.string().min(1).describe('The first message'),
       priority: z.enum(['low', 'medium', 'high']).optional().describe('How urgent it is (default medium)'),
       department: z.enum(['general', 'billing', 'technical', 'abuse']).optional().describe('Who should answer (default general)'),
-      serviceId: z.uuid().optional().describe('The service the ticket is about'),
+      serviceId: ref('service', 'The service the ticket is about').optional(),
     },
     output: ticketWithMessages,
     run: async (body, { api }) => ticketView(await unwrap(api.POST('/api/support/tickets', { body }))),

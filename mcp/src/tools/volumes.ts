@@ -2,11 +2,12 @@ import { z } from 'zod';
 import { unwrap, type VolumeAction } from '@hosting-account/sdk';
 import { ToolFailure } from '../errors';
 import { pageOf, paging, service, uuid, volumeAction } from '../schemas';
+import { ref } from '../refs';
 import { defineTool, READS, ToolContext, writes } from '../tool';
 import { waitForVolumeWithProgress } from '../wait';
 import { failedAction, waiting } from './services';
 
-const volumeId = uuid('The volume service id (from volumes_list)');
+const volumeId = ref('volume', 'The volume service id (from volumes_list)');
 const waits = 'Waits for the action (progress notifications) unless wait is false; a failed action is a tool error with its code.';
 
 /** The action as started, or as finished when waited for; a failed action is a tool error. */
@@ -53,7 +54,7 @@ export const VOLUME_TOOLS = [
     description: `Attaches a detached volume to a VPS of the account and of the volume's region (region_mismatch otherwise; volume_in_use when it is on another VPS: detach it first). Live on a running VPS: the disk appears at the volume's device path; format it only if it is new (mkfs erases it). ${waits}`,
     scope: 'write',
     annotations: writes({ destructive: false, idempotent: true }),
-    input: { volumeId, vpsServiceId: uuid('The VPS service id to attach to (services_list, type vps)'), ...waiting },
+    input: { volumeId, vpsServiceId: ref('vps', 'The VPS service id to attach to (services_list, type vps)'), ...waiting },
     output: volumeAction,
     run: async ({ volumeId: id, vpsServiceId, ...args }, context) => {
       const body = { serviceId: vpsServiceId };

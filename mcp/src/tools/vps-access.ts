@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { rescueInstance, resetRootPassword, unrescueInstance } from '@hosting-account/sdk';
-import { action, uuid } from '../schemas';
+import { action } from '../schemas';
+import { ref } from '../refs';
 import { defineTool, writes } from '../tool';
 import { serviceId, settle, waiting } from './services';
 
@@ -16,7 +17,7 @@ export const VPS_ACCESS_TOOLS = [
     input: {
       serviceId,
       sshKeyIds: z
-        .array(uuid('An SSH key id (ssh_keys_list)'))
+        .array(ref('sshKey', 'An SSH key id (ssh_keys_list)'))
         .optional()
         .describe('Keys root logs in with; omitted: all of the account keys'),
       ...waiting,
