@@ -2,6 +2,7 @@ import type { HostingTool } from '../tool';
 import { ACCOUNT_TOOLS } from './account';
 import { DNS_TOOLS } from './dns';
 import { FIREWALL_TOOLS } from './firewalls';
+import { METRICS_TOOLS } from './metrics';
 import { SERVICE_TOOLS } from './services';
 import { SUPPORT_TOOLS } from './support';
 import { VOLUME_TOOLS } from './volumes';
@@ -11,6 +12,7 @@ import { VPS_ACCESS_TOOLS } from './vps-access';
 export const MCP_TOOLS: readonly HostingTool[] = [
   ...SERVICE_TOOLS,
   ...VPS_ACCESS_TOOLS,
+  ...METRICS_TOOLS,
   ...VOLUME_TOOLS,
   ...FIREWALL_TOOLS,
   ...DNS_TOOLS,
