@@ -71,6 +71,8 @@ describe('hostctl: names, references and slugs wherever an id is taken', () => {
     const ci = (await add('ci runner')).body;
     const twinA = (await add('twin')).body;
     const twinB = (await add('twin')).body;
+    expect((await ok(['ssh-keys', 'get', 'ci runner', '-o', 'json'])).json).toMatchObject({ id: ci.id, name: 'ci runner' });
+    expect((await ok(['ssh-keys', 'get', ci.fingerprint])).stdout).toMatch(new RegExp(`^ID:\\s+${ci.id}$`, 'm'));
     expect((await ok(['ssh-keys', 'delete', 'ci runner'])).stdout).toBe(`SSH key ${ci.id} deleted\n`);
     await t.get(`/api/ssh-keys/${ci.id}`, account.bearer).expect(404);
 

@@ -50,6 +50,17 @@ export function sshKeysCommand(): Command {
     });
 
   keys
+    .command('get')
+    .description('Show one SSH key')
+    .argument('<key>', 'SSH key id, or its name or fingerprint')
+    .addHelpText('after', examples('hostctl ssh-keys get laptop', 'hostctl ssh-keys get SHA256:... -o json'))
+    .action(async (reference: string, _options: unknown, command: Command) => {
+      const { api, out } = session(command);
+      const id = await resolveSshKeyId(api, reference);
+      printObject(await unwrap(api.GET('/api/ssh-keys/{id}', { params: { path: { id } } })), asFields(COLUMNS), out);
+    });
+
+  keys
     .command('delete')
     .description('Delete an SSH key')
     .argument('<key>', 'SSH key id, or its name or fingerprint')
