@@ -8,6 +8,8 @@ export interface RefKind<T extends { id: string }> {
   kind: string;
   /** The command that lists them with their names and ids: `hostctl ssh-keys list`. */
   listedBy: string;
+  /** The name as `names` spell it (a domain in lower case with no final dot, a reference in upper case). */
+  normalise?: (reference: string) => string;
   /** The names a thing answers to besides its id (a name, a reference, a slug). */
   names: (item: T) => (string | null | undefined)[];
   /** How one is told apart in the "several match" error; its id alone when absent. */
@@ -25,7 +27,8 @@ export interface RefKind<T extends { id: string }> {
  */
 export function pickRef<T extends { id: string }>(items: T[], reference: string, spec: RefKind<T>): string {
   if (UUID.test(reference)) return reference;
-  const found = items.filter((item) => spec.names(item).includes(reference));
+  const name = spec.normalise ? spec.normalise(reference) : reference;
+  const found = items.filter((item) => spec.names(item).includes(name));
   const preferred = found.length > 1 && spec.prefer ? found.filter(spec.prefer) : found;
   if (preferred.length === 1) return preferred[0].id;
   if (found.length === 0)

@@ -14,7 +14,8 @@ export const SSH_KEY: RefKind<SshKey> = {
 export const TICKET: RefKind<Ticket> = {
   kind: 'ticket',
   listedBy: 'hostctl tickets list',
-  names: (t) => [t.reference, t.reference.toLowerCase()],
+  normalise: (reference) => reference.toUpperCase(),
+  names: (t) => [t.reference],
 };
 export const IMAGE: RefKind<Image> = {
   kind: 'image',
