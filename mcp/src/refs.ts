@@ -121,7 +121,7 @@ function kindOf(schema: z.ZodType): { kind: RefKind; many: boolean } | undefined
   return kind ? { kind, many } : undefined;
 }
 
-/** The tool's arguments with every name resolved to its id; each kind's list read once at most. */
+/** The tool's arguments with every name resolved to its id (a list's ids once each); each kind's list read once at most. */
 export async function resolveRefs(tool: HostingTool, args: Record<string, unknown>, api: HostingClient): Promise<Record<string, unknown>> {
   const resolved = { ...args };
   const lists = new Map<RefKind, Promise<Named[]>>();
@@ -135,7 +135,7 @@ export async function resolveRefs(tool: HostingTool, args: Record<string, unknow
     const value = args[field];
     if (!found || value === undefined) continue;
     resolved[field] = found.many
-      ? await Promise.all((value as string[]).map((v) => one(found.kind, v)))
+      ? [...new Set(await Promise.all((value as string[]).map((v) => one(found.kind, v))))]
       : await one(found.kind, value as string);
   }
   return resolved;

@@ -126,7 +126,22 @@ describe('hostctl: names, references and slugs wherever an id is taken', () => {
 
   it('rebuilds a VPS by name from an image slug, with an SSH key by name, and waits for it', async () => {
     const key = (await post('/api/ssh-keys').send({ name: 'laptop', publicKey: sshKeyPair().publicKey }).expect(201)).body;
-    const rebuilt = (await ok(['vps', 'rebuild', 'web-01', '--image', system.slug, '--ssh-key', 'laptop', '--wait', '-o', 'json'])).json;
+    const rebuilt = (
+      await ok([
+        'vps',
+        'rebuild',
+        'web-01',
+        '--image',
+        system.slug,
+        '--ssh-key',
+        'laptop',
+        '--ssh-key',
+        key.fingerprint,
+        '--wait',
+        '-o',
+        'json',
+      ])
+    ).json;
     expect(rebuilt).toMatchObject({ type: 'rebuild', serviceId: web, status: 'succeeded' });
     const shown = (await ok(['vps', 'rebuild', 'web-01', '--image', system.slug])).stdout;
     expect(shown).toMatch(/^rebuild: (pending|running|succeeded) \(action [0-9a-f-]{36}\)$/m);

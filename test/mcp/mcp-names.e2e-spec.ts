@@ -87,7 +87,11 @@ describe('MCP: names wherever an id is taken, and vps_metrics', () => {
     const system = await createImage(t);
     await post('/api/ssh-keys').send({ name: 'laptop', publicKey: sshKeyPair().publicKey }).expect(201);
     const desk = (await post('/api/ssh-keys').send({ name: 'desk', publicKey: sshKeyPair().publicKey }).expect(201)).body;
-    const rebuilt = await ok(client, 'vps_rebuild', { serviceId: 'web-1', image: system.slug, sshKeyIds: ['laptop', desk.fingerprint] });
+    const rebuilt = await ok(client, 'vps_rebuild', {
+      serviceId: 'web-1',
+      image: system.slug,
+      sshKeyIds: ['laptop', desk.fingerprint, desk.id],
+    });
     expect(rebuilt).toMatchObject({ type: 'rebuild', serviceId: web, status: 'succeeded' });
     const made = await ok(client, 'vps_snapshot', { serviceId: 'web-1', name: 'before-upgrade' });
     expect(await ok(client, 'snapshot_delete', { imageId: 'before-upgrade' })).toMatchObject({ id: made.snapshot.imageId });

@@ -89,7 +89,9 @@ function rebuildCommand(): Command {
       const { api, out } = session(command);
       const id = await resolveServiceId(api, reference, 'vps');
       const image = await resolveImageId(api, options.image);
-      const sshKeyIds = options.sshKey ? await Promise.all(options.sshKey.map((key) => resolveSshKeyId(api, key))) : undefined;
+      const sshKeyIds = options.sshKey
+        ? [...new Set(await Promise.all(options.sshKey.map((key) => resolveSshKeyId(api, key))))]
+        : undefined;
       let action = await unwrap(api.POST('/api/services/{id}/instance/rebuild', { params: { path: { id } }, body: { image, sshKeyIds } }));
       if (options.wait) action = await waitWithProgress(api, action, options.timeout);
       printDone(`rebuild: ${action.status} (action ${action.id})`, action, out);
