@@ -114,8 +114,22 @@ export function cephMonHost(): string {
   return host;
 }
 
-/** `ceph` or `rbd` as an operator on this machine runs them, with the cluster's own ceph.conf (cephx is off there). */
-export function cephTool(tool: 'ceph' | 'rbd', ...args: string[]): Promise<string> {
+/**
+ * `ceph` or `rbd` as an operator on this machine runs them, with the cluster's own ceph.conf (cephx
+ * is off there); a monitor too busy to hand the tool its command table (nothing asked yet) is asked again.
+ */
+export async function cephTool(tool: 'ceph' | 'rbd', ...args: string[]): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await cephToolOnce(tool, args);
+    } catch (err) {
+      if (!/problem getting command descriptions/i.test((err as Error).message) || attempt === 3) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+    }
+  }
+}
+
+function cephToolOnce(tool: 'ceph' | 'rbd', args: string[]): Promise<string> {
   const conf = join(CEPH_DIR, 'ceph.conf');
   return new Promise((resolve, reject) =>
     execFile(tool, ['-c', conf, ...args], { timeout: 60_000 }, (err, stdout, stderr) =>

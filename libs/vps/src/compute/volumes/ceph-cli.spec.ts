@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
@@ -57,6 +57,36 @@ describe('CephCli', () => {
       expect(line).toContain('--mon-host [::1]:6789 --id hosting');
       expect(line).toContain("failed to decode key '***'");
       expect(line).not.toContain(key);
+    } finally {
+      warn.mockRestore();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('asks again when the monitor was too busy to hand the tool its command table (nothing was asked yet), twice at most', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ceph-cli-'));
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      const ceph = join(dir, 'ceph');
+      const count = join(dir, 'count');
+      const limit = join(dir, 'limit');
+      // Fails as a busy monitor makes it fail until its run number `limit`, then answers.
+      writeFileSync(
+        ceph,
+        `#!/bin/sh\nn=$(($(cat ${count} 2>/dev/null || echo 0) + 1)); echo $n > ${count}\n` +
+          `if [ $n -lt $(cat ${limit}) ]; then echo "Error EPERM: problem getting command descriptions from mon." >&2; exit 1; fi\necho '["volumes"]'\n`,
+      );
+      chmodSync(ceph, 0o755);
+      const cli = new CephCli({ cephMonitors: [{ host: '127.0.0.1', port: 6789 }], cephClientName: 'admin' }, undefined, {
+        rbd: ceph,
+        ceph,
+      });
+      writeFileSync(limit, '3');
+      expect(await cli.ceph(['osd', 'pool', 'ls'])).toContain('volumes');
+      rmSync(count);
+      writeFileSync(limit, '9');
+      await expect(cli.ceph(['osd', 'pool', 'ls'])).rejects.toMatchObject({ code: 'volume_backend_unavailable', retryable: true });
+      expect(Number(readFileSync(count, 'utf8'))).toBe(3);
     } finally {
       warn.mockRestore();
       rmSync(dir, { recursive: true, force: true });

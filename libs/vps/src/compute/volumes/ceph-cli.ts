@@ -47,7 +47,19 @@ export class CephCli {
     return this.run(this.binaries.ceph, args, options);
   }
 
-  private run(binary: string, args: string[], { expected = [] }: CephRunOptions): Promise<string> {
+  /** `ceph` that could not read the monitor's command table (a busy monitor) sent nothing: asked again, twice. */
+  private async run(binary: string, args: string[], options: CephRunOptions): Promise<string> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.runOnce(binary, args, options);
+      } catch (err) {
+        if (!(err instanceof ComputeProviderError && err.message === NO_COMMAND_TABLE) || attempt === 3) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+      }
+    }
+  }
+
+  private runOnce(binary: string, args: string[], { expected = [] }: CephRunOptions): Promise<string> {
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, LC_ALL: 'C', ...this.keyArgs() };
     return new Promise((resolve, reject) => {
       execFile(
@@ -83,6 +95,9 @@ export class CephCli {
   }
 }
 
+/** `Error EPERM: problem getting command descriptions from mon.`: a busy monitor, not a refusal (nothing was asked yet). */
+const NO_COMMAND_TABLE = 'The Ceph monitor did not answer the tool in time.';
+
 /** The tools exit with the errno of what failed and say it as `(2) No such file or directory`. */
 export function cephError(err: NodeJS.ErrnoException & { killed?: boolean }, stderr: string, binary: string): ComputeProviderError {
   if (err.code === 'ENOENT') {
@@ -94,6 +109,9 @@ export function cephError(err: NodeJS.ErrnoException & { killed?: boolean }, std
   }
   if (err.killed || UNREACHABLE.test(stderr)) {
     return new ComputeProviderError('volume_backend_unavailable', 'The Ceph cluster cannot be reached.', true);
+  }
+  if (/problem getting command descriptions/i.test(stderr)) {
+    return new ComputeProviderError('volume_backend_unavailable', NO_COMMAND_TABLE, true);
   }
   // `rbd: ... (2) No such file or directory`, `[errno 2] RADOS object not found`, or the exit status (rbd's is the errno).
   const stated = /\((\d+)\) [A-Z]|\[errno (\d+)\]/.exec(stderr);
