@@ -21,11 +21,11 @@ export function libvirtTestsEnabled(): boolean {
 }
 
 /**
- * The Debian-guest suites whose steps no database changes (rescue, snapshots, backups, the root
- * password, drain, evacuation, the bridge suite) run once in CI, in the embedded PGlite pass: its
- * one connection is where a real VPS's long jobs could wait forever, and the PostgreSQL pass runs the
- * same code on the simulator. Three times, they made CI's run too long (docs/testing.md). vps-libvirt
- * runs in both passes; outside CI every suite runs on the run's database.
+ * The Debian-guest suites whose steps no database changes (vps-libvirt, rescue, snapshots, backups,
+ * the root password, drain, evacuation, the bridge suite) run once in CI, in the embedded PGlite
+ * pass: its one connection is where a real VPS's long jobs could wait forever, and the PostgreSQL
+ * pass runs the same code on the simulator. Three times, they made CI's run too long
+ * (docs/testing.md). Outside CI every suite runs on the run's database.
  */
 export function guestSuiteInThisPass(): boolean {
   if (!process.env.CI || !process.env.TEST_DATABASE_URL) return libvirtTestsEnabled();

@@ -11,7 +11,7 @@ import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
 import { addTestImage, BOOT_MS, makeKeyPair, pacedTry, sshAsRoot, untilSshUp } from '../support/guest';
 import { guestCompute } from '../support/hosts';
-import { domainNames, libvirtTestsEnabled, removeDomain, virsh } from '../support/libvirt';
+import { domainNames, guestSuiteInThisPass, removeDomain, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, startTwoApps, TestApp } from '../support/test-app';
 import { TEST_DATABASE_URL } from '../support/test-env';
@@ -20,10 +20,11 @@ import { waitFor, waitForOrFail } from '../support/wait-for';
 /**
  * A VPS a customer logs into, on the local qemu:///system with a real cloud image (Debian 12 from
  * scripts/build-test-image.sh) whose cloud-init reads our seed. One guest boots, under TCG, for the
- * whole file: provision, reboot, rebuild, terminate. PostgreSQL only (the CLI and the API share it).
+ * whole file: provision, reboot, rebuild, terminate; in CI once, in the PGlite pass (guestSuiteInThisPass).
+ * The network leases' race between two API processes: PostgreSQL only.
  */
 const onPostgres = TEST_DATABASE_URL !== undefined;
-const enabled = libvirtTestsEnabled();
+const enabled = guestSuiteInThisPass();
 
 const POOL = 'default';
 const compute = guestCompute('23000-23999');
