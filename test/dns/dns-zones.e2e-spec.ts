@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createAccount, TestAccount } from '../factories/accounts';
-import { dig, PowerDns, powerDnsAvailable, startPowerDns } from '../support/powerdns';
+import { dig, PowerDns, powerDnsAvailable, powerDnsEnv, startPowerDns } from '../support/powerdns';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { txtFromRdata } from '../../libs/dns/src/records/record-rules';
@@ -21,9 +21,7 @@ run('DNS zones and records on PowerDNS', () => {
   beforeAll(async () => {
     pdns = await startPowerDns();
     t = await startTestApp({
-      DNS_PROVIDER: 'powerdns',
-      POWERDNS_API_URL: pdns.apiUrl,
-      POWERDNS_API_KEY: pdns.apiKey,
+      ...powerDnsEnv(pdns),
       DNS_NAMESERVERS: 'ns1.example.net,ns2.example.net',
       DNS_RESERVED_ZONES: 'example.net',
       DNS_TIMEOUT_MS: '1000',

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createService } from '../factories/services';
-import { dig, digPtr, PowerDns, powerDnsAvailable, startPowerDns } from '../support/powerdns';
+import { dig, digPtr, PowerDns, powerDnsAvailable, powerDnsEnv, startPowerDns } from '../support/powerdns';
 import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -23,9 +23,7 @@ run('Reverse DNS on PowerDNS', () => {
   beforeAll(async () => {
     pdns = await startPowerDns();
     t = await startTestApp({
-      DNS_PROVIDER: 'powerdns',
-      POWERDNS_API_URL: pdns.apiUrl,
-      POWERDNS_API_KEY: pdns.apiKey,
+      ...powerDnsEnv(pdns),
       DNS_TIMEOUT_MS: '1000',
       DNS_DEFAULT_PTR_DOMAIN: 'vps.example.net',
       NETWORK_IPV4_POOL: '203.0.113.0/24,198.51.100.64/26',

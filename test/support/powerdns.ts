@@ -49,6 +49,11 @@ export interface PowerDns {
   stop(): Promise<void>;
 }
 
+/** The app's settings that point it at this PowerDNS. */
+export function powerDnsEnv(pdns: PowerDns): Record<string, string> {
+  return { DNS_PROVIDER: 'powerdns', POWERDNS_API_URL: pdns.apiUrl, POWERDNS_API_KEY: pdns.apiKey };
+}
+
 /**
  * A private PowerDNS Authoritative for one suite: a folder of its own in the temp folder with a
  * sqlite database and pdns.conf, free loopback ports, `pdns_server` in the foreground; resolves once

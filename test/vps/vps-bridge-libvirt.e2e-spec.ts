@@ -8,7 +8,7 @@ import { agentPing, BOOT_MS } from '../support/guest';
 import { GuestSuite } from '../support/guest-suite';
 import { libvirtCompute } from '../support/hosts';
 import { IsolatedSegment } from '../support/isolated-segment';
-import { digPtr, PowerDns, powerDnsAvailable, startPowerDns } from '../support/powerdns';
+import { digPtr, PowerDns, powerDnsAvailable, powerDnsEnv, startPowerDns } from '../support/powerdns';
 import { guestSuiteInThisPass, removeVolume, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 import { TEST_DATABASE_URL } from '../support/test-env';
@@ -110,12 +110,7 @@ interface BridgedInstance {
         NETWORK_IPV6_POOL: `2001:db8::/64@${GATEWAY6}`,
         NETWORK_DNS: DNS.join(','),
         BACKUP_TERMINATED_GRACE_HOURS: '0',
-        ...(pdns && {
-          DNS_PROVIDER: 'powerdns',
-          POWERDNS_API_URL: pdns.apiUrl,
-          POWERDNS_API_KEY: pdns.apiKey,
-          DNS_DEFAULT_PTR_DOMAIN: 'vps.example.net',
-        }),
+        ...(pdns && { ...powerDnsEnv(pdns), DNS_DEFAULT_PTR_DOMAIN: 'vps.example.net' }),
         ...(VOLUMES_ON_RBD ? { VOLUME_BACKEND: 'rbd', CEPH_MON_HOST: cephMonHost(), VOLUMES_RBD_POOL: RBD_POOL } : {}),
       }),
     );

@@ -21,7 +21,8 @@ problemFor(
   (err) => new Problem(400, 'invalid_input', `The zone file has ${err.errors.length} refused line(s); nothing was imported.`, err.errors),
 );
 
-problemFor(
-  DnsZoneHeld,
-  () => new Problem(409, 'zone_exists', 'This zone, or a zone containing it or within it, is already held on these nameservers.'),
-);
+/** A zone name held already: by another account, by this one under the same name, or on the servers for someone else. */
+export const zoneExists = () =>
+  Problem.conflict('zone_exists', 'This zone, or a zone containing it or within it, is already held on these nameservers.');
+
+problemFor(DnsZoneHeld, zoneExists);

@@ -13,6 +13,7 @@ import {
   Problem,
   TransactionRunner,
 } from '@app/core';
+import { zoneExists } from '../dns.problems';
 import { CreateZoneRequest } from '../dto/zone.request';
 import { ZoneResponse } from '../dto/zone.response';
 import { DnsProvider } from '../provider/dns-provider';
@@ -21,8 +22,6 @@ import { nextSerial, soaSet } from './zone-sets';
 import { ZoneSyncJob } from './zone-sync.job';
 import { ZoneRow, ZonesRepository } from './zones.repository';
 import '../dns.events';
-
-const ZONE_EXISTS = 'This zone, or a zone containing it or within it, is already held on these nameservers.';
 
 /** An account's DNS zones: kept in the database, served by the DNS servers (docs/decisions/dns.md). */
 @Injectable()
@@ -45,7 +44,7 @@ export class ZonesService {
       const id = await this.tx.run(async (m) => {
         await this.accounts.lockForUpdate(m, accountId);
         await this.zones.lockName(m, name);
-        if (await this.zones.nameTaken(m, accountId, name)) throw Problem.conflict('zone_exists', ZONE_EXISTS);
+        if (await this.zones.nameTaken(m, accountId, name)) throw zoneExists();
         if ((await this.zones.countForAccount(m, accountId)) >= zonesPerAccount)
           throw Problem.conflict('quota_exceeded', `An account can have at most ${zonesPerAccount} DNS zones; delete one first.`);
         const serial = nextSerial(0);
@@ -57,7 +56,7 @@ export class ZonesService {
       });
       return this.get(accountId, id);
     } catch (err) {
-      if (isUniqueViolation(err)) throw Problem.conflict('zone_exists', ZONE_EXISTS);
+      if (isUniqueViolation(err)) throw zoneExists();
       await this.sync.afterFailure(name, err);
       throw err;
     }
