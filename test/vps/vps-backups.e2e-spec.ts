@@ -265,16 +265,21 @@ describe('VPS backups (simulator, local store)', () => {
     expect(next).toBeGreaterThan(Date.now());
   });
 
-  it('backup:run queues one backup now', async () => {
+  it('backup:run makes one backup now and prints it; --no-wait queues one for the workers', async () => {
     const { id } = await vps();
     const ran = await runCliIn(t.app, ['backup:run', '--service', id]);
     expect(ran.code).toBe(0);
+    expect(ran.lines).toEqual([{ serviceId: id, backupId: expect.any(String), status: 'available' }]);
+    expect(await list(id)).toEqual([expect.objectContaining({ id: ran.lines[0].backupId, trigger: 'operator', status: 'available' })]);
+    const queued = await runCliIn(t.app, ['backup:run', '--service', id, '--no-wait']);
+    expect(queued.lines).toEqual([{ serviceId: id, queued: true }]);
     const made = await waitFor(
       () => list(id),
-      (all) => all.some((b) => b.status === 'available'),
+      (all) => all.length === 2 && all.every((b) => b.status === 'available'),
       20_000,
     );
     expect(made[0]).toMatchObject({ trigger: 'operator', status: 'available' });
+    expect(made).toHaveLength(2);
     expect((await runCliIn(t.app, ['backup:run', '--service', 'nope'])).code).not.toBe(0);
   });
 

@@ -12,6 +12,7 @@ import { ProblemPagesController } from './problems/problem-pages.controller';
 import { JobWorkers } from './jobs/job-workers';
 import { OperatorMetricsEndpoint } from './operator-metrics/operator-metrics-endpoint';
 import { OperatorMetrics } from './operator-metrics/operator-metrics';
+import { OperatorSocket } from './operator-socket/operator-socket';
 import { allMigrations } from './migrations';
 
 @Module({})
@@ -34,6 +35,7 @@ export class AppModule {
         DemoDataService,
         OperatorMetrics,
         OperatorMetricsEndpoint,
+        OperatorSocket,
         JobWorkers,
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },

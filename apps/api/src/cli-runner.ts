@@ -13,8 +13,11 @@ export interface CliOutput {
 
 /** The operator commands the areas provide (found in the app's providers). */
 export function cliCommandsOf(app: INestApplicationContext): CliCommand[] {
-  return app
-    .get(DiscoveryService)
+  return cliCommandsIn(app.get(DiscoveryService));
+}
+
+export function cliCommandsIn(discovery: DiscoveryService): CliCommand[] {
+  return discovery
     .getProviders()
     .map((w) => w.instance as unknown)
     .filter((i): i is CliCommand => i instanceof CliCommand);

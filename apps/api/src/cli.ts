@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
-import { createRootLogger, loadConfig, PinoNestLogger, prettyLogs, runMigrations } from '@app/core';
+import { createRootLogger, dataDirOwner, loadConfig, PinoNestLogger, prettyLogs, runMigrations } from '@app/core';
 import { cliCommandsOf, failureOf, MIGRATION_RUN, runCommand } from './cli-runner';
 import { CliModule } from './cli.module';
+import { runInServer } from './operator-socket/run-in-server';
 
 const stdio = { out: (text: string) => process.stdout.write(text), err: (text: string) => process.stderr.write(text) };
 
@@ -11,6 +12,9 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const logger = createRootLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2, prettyLogs(config.nodeEnv, 2));
   const [name] = argv;
+  // The embedded database has one owner: while an API server holds it, the command goes to that server.
+  const owner = config.databaseUrl ? null : dataDirOwner(config.dataDir);
+  if (owner) return runInServer(config.dataDir, owner, argv, stdio);
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(config, { migrate: name !== MIGRATION_RUN }), {
     logger: new PinoNestLogger(logger),
     abortOnError: false,

@@ -19,6 +19,17 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** The live process that owns the embedded data directory, or null when none does. */
+export function dataDirOwner(dataDir: string): number | null {
+  let owner: number;
+  try {
+    owner = Number(readFileSync(join(dataDir, 'api.lock'), 'utf8').trim());
+  } catch {
+    return null;
+  }
+  return owner && owner !== process.pid && isAlive(owner) ? owner : null;
+}
+
 /** One process owns an embedded data directory; a lock left by a dead process is taken over. */
 export function acquireDataDirLock(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true });

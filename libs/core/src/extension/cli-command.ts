@@ -13,6 +13,12 @@ export abstract class CliCommand {
   abstract readonly options: readonly string[];
   /** Boolean options (`--no-wait`): present or not. */
   readonly flags: readonly string[] = [];
+  /**
+   * May run inside the API server that owns the embedded database, when the CLI cannot open it
+   * (apps/api/src/operator-socket). Such a command reads no file by a relative path: the server's
+   * working directory is not the operator's.
+   */
+  readonly runsInServer: boolean = false;
   abstract run(args: CliArgs): Promise<unknown[]>;
 }
 
