@@ -58,6 +58,8 @@ const INSTANCES_SQL = `SELECT i.service_id AS id, i.power_state AS "powerState",
               (SELECT json_object_agg(p.address, p.ptr) FROM vps_address_ptrs p WHERE p.service_id = i.service_id) AS ptrs,
               coalesce((SELECT h.state <> 'unreachable' FROM hosts h WHERE h.id = i.host_id), true) AS "hostReachable",
               EXISTS (SELECT 1 FROM vps_rescues r WHERE r.service_id = i.service_id) AS rescue,
+              (SELECT k.public_key FROM vps_host_keys k WHERE k.service_id = i.service_id AND k.system = 'vps') AS "hostKey",
+              (SELECT k.public_key FROM vps_host_keys k WHERE k.service_id = i.service_id AND k.system = 'rescue') AS "rescueHostKey",
               coalesce((SELECT json_agg(json_build_object('id', f.id, 'name', f.name, 'status', a.status) ORDER BY a.created_at, f.id)
                           FROM firewall_attachments a JOIN firewalls f ON f.id = a.firewall_id WHERE a.service_id = i.service_id), '[]') AS firewalls,
               coalesce((SELECT json_agg(json_build_object('id', v.service_id, 'name', vs.name, 'sizeGb', v.size_gb, 'state', v.state) ORDER BY v.updated_at, v.service_id)
@@ -271,6 +273,19 @@ function start() {
   }
 
   // libs/vps/src/service-kind/instance-part.ts, key for key
+  function sshEndpoint(i, rescue) {
+    const at = i.sshHost && i.sshPort ? { host: i.sshHost, port: Number(i.sshPort) } : i.ipv4 ? { host: i.ipv4, port: 22 } : null;
+    if (!at) return null;
+    const key = rescue ? i.rescueHostKey : i.hostKey;
+    if (!key) return { ...at, hostKeys: [] };
+    const fingerprint = `SHA256:${createHash('sha256')
+      .update(Buffer.from(key.split(' ')[1] ?? '', 'base64'))
+      .digest('base64')
+      .replace(/=+$/, '')}`;
+    const knownHosts = `${at.port === 22 ? at.host : `[${at.host}]:${at.port}`} ${key}`;
+    return { ...at, hostKeys: [{ type: key.split(' ')[0], fingerprint, publicKey: key, knownHosts }] };
+  }
+
   function instanceBody(i) {
     if (!i) return null;
     const rescue = !!i.rescue && !i.terminated;
@@ -294,7 +309,7 @@ function start() {
       ipv4: i.ipv4,
       ipv6: i.ipv6,
       region: i.region ?? '',
-      ssh: i.sshHost && i.sshPort ? { host: i.sshHost, port: Number(i.sshPort) } : i.ipv4 ? { host: i.ipv4, port: 22 } : null,
+      ssh: sshEndpoint(i, rescue),
       firewalls: i.firewalls ?? [],
       volumes: (i.volumes ?? []).map((v) => ({ ...v, device: v.state === 'attaching' ? null : volumeDevice(v.id) })),
       addresses,

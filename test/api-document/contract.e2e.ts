@@ -58,7 +58,7 @@ describe('Contract check of recorded responses', () => {
       ipv4: '203.0.113.17',
       ipv6: null,
       region: 'eu-central',
-      ssh: { host: '203.0.113.17', port: 22 },
+      ssh: { host: '203.0.113.17', port: 22, hostKeys: [] },
       rescue: false,
       firewalls: [],
       volumes: [],

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createImage, uploadSshKey } from '../factories/images';
@@ -60,10 +60,35 @@ describe('Images and rebuilding a VPS (simulator)', () => {
     await request(t.http).post(`/api/services/${vps.id}/instance/rebuild`).send({ image: image.slug }).expect(401);
   });
 
-  it('shows where to SSH to on a VPS built from an image', async () => {
+  it('shows where to SSH to on a VPS built from an image, with the host key the API made for it (issue 58)', async () => {
     const vps = await createService(t, owner.id, { image: image.slug });
-    expect(vps.instance).toMatchObject({ ssh: { host: vps.instance!.ipv4, port: 22 } });
-    expect((await instanceOf(vps.id)).ssh).toEqual({ host: vps.instance!.ipv4, port: 22 });
+    const host = vps.instance!.ipv4!;
+    const { ssh } = await instanceOf(vps.id);
+    expect(ssh).toEqual({
+      host,
+      port: 22,
+      hostKeys: [
+        {
+          type: 'ssh-ed25519',
+          publicKey: expect.stringMatching(/^ssh-ed25519 AAAA/),
+          fingerprint: expect.stringMatching(/^SHA256:/),
+          knownHosts: expect.any(String),
+        },
+      ],
+    });
+    const [key] = ssh.hostKeys;
+    expect(key.knownHosts).toBe(`${host} ${key.publicKey}`);
+    expect(key.fingerprint).toBe(
+      `SHA256:${createHash('sha256')
+        .update(Buffer.from(key.publicKey.split(' ')[1], 'base64'))
+        .digest('base64')
+        .replace(/=+$/, '')}`,
+    );
+    expect(vps.instance!.ssh).toEqual(ssh);
+    // Sealed at rest: the private key is nowhere in the row as text.
+    const [row] = await t.db.query(`SELECT private_key_sealed FROM vps_host_keys WHERE service_id = $1 AND system = 'vps'`, [vps.id]);
+    expect(row.private_key_sealed).toMatch(/^v1\./);
+    expect(row.private_key_sealed).not.toContain('OPENSSH');
     expect(await imageOf(vps.id)).toBe(image.id);
   });
 
@@ -71,6 +96,8 @@ describe('Images and rebuilding a VPS (simulator)', () => {
     const other = await createImage(t);
     const key = await uploadSshKey(t, owner.bearer);
     const vps = await createService(t, owner.id, { image: image.slug, powerState: 'stopped' });
+    const hostKeys = (await instanceOf(vps.id)).ssh.hostKeys;
+    expect(hostKeys).toHaveLength(1);
     const res = await rebuild(vps.id, { image: other.slug, sshKeyIds: [key] }).expect(202);
     expect(res.body).toMatchObject({ serviceId: vps.id, type: 'rebuild', status: 'running' });
     expect(res.headers.location).toMatch(new RegExp(`/api/services/${vps.id}/instance/actions/${res.body.id}$`));
@@ -80,6 +107,8 @@ describe('Images and rebuilding a VPS (simulator)', () => {
     );
     expect(done).toMatchObject({ type: 'rebuild', status: 'succeeded', error: null });
     expect((await instanceOf(vps.id)).powerState).toBe('running');
+    // The same host keys after the rebuild: ssh does not answer "host key verification failed".
+    expect((await instanceOf(vps.id)).ssh.hostKeys).toEqual(hostKeys);
     expect(await imageOf(vps.id)).toBe(other.id);
     const events = await t.get(`/api/events?action=instance.rebuild&entityType=service&entityId=${vps.id}`, owner.bearer).expect(200);
     expect(events.body.data).toHaveLength(1);

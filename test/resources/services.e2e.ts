@@ -61,7 +61,7 @@ describe('Services', () => {
           ipv4: expect.any(String),
           ipv6: expect.any(String),
           region: 'eu-central',
-          ssh: { host: res.body.data[2].instance.ipv4, port: 22 },
+          ssh: { host: res.body.data[2].instance.ipv4, port: 22, hostKeys: [] },
           rescue: false,
           firewalls: [],
           volumes: [],

@@ -185,7 +185,7 @@ describe('Services: operator commands', () => {
   it('a terminated VPS shows no SSH endpoint or address, in the service and the list, and its lease is freed', async () => {
     const owner = await createAccount(t);
     const vps = await createService(t, owner.id);
-    expect(vps.instance!.ssh).toEqual({ host: vps.instance!.ipv4, port: 22 });
+    expect(vps.instance!.ssh).toEqual({ host: vps.instance!.ipv4, port: 22, hostKeys: [] });
     // The simulator leases nothing itself: lease as NETWORK_MODE=user would, and show it as libvirt does.
     const lease = await t.app.get(TransactionRunner).run((m) => t.app.get(NetworkAllocator).allocate(m, vps.id, 'eu-central'));
     expect(lease.mode).toBe('user');
@@ -198,6 +198,7 @@ describe('Services: operator commands', () => {
     expect((await t.get(`/api/services/${vps.id}`, owner.bearer).expect(200)).body.instance.ssh).toEqual({
       host: lease.sshHost,
       port: lease.sshPort,
+      hostKeys: [],
     });
     const leases = () => t.app.get(TransactionRunner).run((m) => t.app.get(NetworkLeasesRepository).valuesOf(m, vps.id));
     expect(await leases()).toHaveLength(1);

@@ -141,6 +141,28 @@ describe('VPS rescue mode (simulator)', () => {
     expect(refusals[3].body.rootPassword).toBeUndefined();
   });
 
+  it('shows the rescue system’s own host key while in rescue, a new one each rescue, and the VPS’s again after (issue 58)', async () => {
+    const vps = await createService(t, owner.id, { image: system.slug });
+    const keyOf = async () => (await instance(vps.id)).ssh.hostKeys.map((k: { publicKey: string }) => k.publicKey);
+    const own = await keyOf();
+    expect(own).toEqual([expect.stringMatching(/^ssh-ed25519 /)]);
+    const seen: string[][] = [];
+    for (let round = 0; round < 2; round++) {
+      const res = await rescue(vps.id, owner.bearer).expect(202);
+      passwords.push(res.body.rootPassword);
+      expect((await ended(vps.id, res.body.id)).status).toBe('succeeded');
+      seen.push(await keyOf());
+      // The private key goes to the hypervisor in the seed, never into the action's record.
+      const [{ params }] = await t.db.query(`SELECT params FROM instance_actions WHERE id = $1`, [res.body.id]);
+      expect(JSON.stringify(params)).not.toMatch(/PRIVATE KEY|hostKeys/);
+      const back = await unrescue(vps.id, owner.bearer).expect(202);
+      expect((await ended(vps.id, back.body.id)).status).toBe('succeeded');
+      expect(await keyOf()).toEqual(own);
+    }
+    expect(seen[0]).toEqual([expect.stringMatching(/^ssh-ed25519 /)]);
+    expect(new Set([own[0], seen[0][0], seen[1][0]]).size).toBe(3);
+  });
+
   it('unrescue: 202, the VPS boots its own disk, rescue: false; a second unrescue is 409', async () => {
     const { vps } = await rescued();
     await unrescue(vps.id).expect(401);

@@ -52,7 +52,7 @@ function start(opts: { inRescue?: boolean; running?: boolean; badImage?: boolean
   const compute = {} as never;
   for (const handler of [
     new PowerActions(handlers, compute),
-    new RebuildAction(handlers, compute, instances as never, guests as never),
+    new RebuildAction(handlers, compute, instances as never, guests as never, { ensure: log('hostKeys.ensure') } as never),
     new SnapshotAction(handlers, compute, snapshots as never, instances as never),
     new RestoreAction(handlers, compute, {} as never, restored as never),
   ])
@@ -83,6 +83,7 @@ describe('ActionStart with the registered handlers', () => {
       'insertRunning',
       'setPowerState',
       'setImage',
+      'hostKeys.ensure',
       'activity',
     ]);
     expect(s.inserted).toEqual([

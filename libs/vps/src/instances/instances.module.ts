@@ -3,6 +3,7 @@ import { AccountsModule } from '@app/accounts';
 import { ServicesModule } from '@app/services';
 import { SshKeysModule } from '@app/ssh-keys';
 import { ComputeModule } from '../compute/compute.module';
+import { HostKeysModule } from '../host-keys/host-keys.module';
 import { HostsModule } from '../hosts/hosts.module';
 import { ImageCatalogueModule } from '../images/image-catalogue.module';
 import { GuestSetup } from './guest-setup';
@@ -44,7 +45,7 @@ const SHARED = [
  * its addresses, and the reconciliation that keeps the record and the hypervisor agreeing.
  */
 @Module({
-  imports: [ServicesModule, SshKeysModule, AccountsModule, ComputeModule, HostsModule, ImageCatalogueModule],
+  imports: [ServicesModule, SshKeysModule, AccountsModule, ComputeModule, HostsModule, ImageCatalogueModule, HostKeysModule],
   providers: [
     ...SHARED,
     PowerStateReconcileJob,
@@ -55,6 +56,6 @@ const SHARED = [
     OrphanClaims,
     MissingMachines,
   ],
-  exports: SHARED,
+  exports: [...SHARED, HostKeysModule],
 })
 export class InstancesModule {}

@@ -71,6 +71,9 @@ export interface InstanceRow {
   name?: string;
   publicAddresses?: boolean;
   ptrs?: Record<string, string> | null;
+  /** The public host keys the API made for the VPS's system and for its rescue system. */
+  hostKey?: string | null;
+  rescueHostKey?: string | null;
 }
 
 export interface ObservedChange {
@@ -127,6 +130,8 @@ export class VpsInstancesRepository {
               (SELECT json_object_agg(p.address, p.ptr) FROM vps_address_ptrs p WHERE p.service_id = i.service_id) AS ptrs,
               coalesce((SELECT h.state <> 'unreachable' FROM hosts h WHERE h.id = i.host_id), true) AS "hostReachable",
               EXISTS (SELECT 1 FROM vps_rescues r WHERE r.service_id = i.service_id) AS rescue,
+              (SELECT k.public_key FROM vps_host_keys k WHERE k.service_id = i.service_id AND k.system = 'vps') AS "hostKey",
+              (SELECT k.public_key FROM vps_host_keys k WHERE k.service_id = i.service_id AND k.system = 'rescue') AS "rescueHostKey",
               coalesce((SELECT json_agg(json_build_object('id', f.id, 'name', f.name, 'status', a.status) ORDER BY a.created_at, f.id)
                           FROM firewall_attachments a JOIN firewalls f ON f.id = a.firewall_id WHERE a.service_id = i.service_id), '[]') AS firewalls,
               coalesce((SELECT json_agg(json_build_object('id', v.service_id, 'name', vs.name, 'sizeGb', v.size_gb, 'state', v.state) ORDER BY v.updated_at, v.service_id)

@@ -12,6 +12,7 @@ import { VpsInstancesRepository } from '../instances/vps-instances.repository';
 import type { VpsState } from '../instances/vps-states';
 import type { PowerState } from '../vps.types';
 import { RescueRow, VpsRescuesRepository } from './vps-rescues.repository';
+import { VpsHostKeys } from '../host-keys/vps-host-keys';
 
 export type LockedVps = VpsState & { powerState: PowerState };
 
@@ -38,6 +39,7 @@ export class RescueStart {
     private readonly keys: AccountSshKeys,
     private readonly activity: ActivityLog,
     private readonly config: AppConfig,
+    private readonly hostKeys: VpsHostKeys,
   ) {}
 
   async rescue(m: EntityManager, caller: Principal, vps: LockedVps, sshKeyIds: 'all' | string[]): Promise<RescueBegun> {
@@ -62,6 +64,7 @@ export class RescueStart {
         rootPasswordHash: sha512Crypt(password),
       },
     };
+    await this.hostKeys.renewRescue(m, vps.id);
     const action = await this.actions.insertRunning(m, vps.id, 'rescue', vps.powerState, { rescue: { boot, network } });
     await this.instances.setPowerState(m, vps.id, 'starting');
     const rescue = await this.rescues.insert(m, vps.id, image.id, action.id, this.config.rescue.hours);

@@ -1,7 +1,8 @@
 import { defaultPtr } from '@app/dns';
-import type { InstanceSummaryResponse } from './dto/instance-summary.response';
+import type { InstanceSummaryResponse, SshEndpointResponse } from './dto/instance-summary.response';
 import { hostnameOf } from '../instances/guest-setup';
 import { volumeDevicePath } from '../compute/volumes/volume-names';
+import { fingerprintOf, knownHostsLine } from '../host-keys/ssh-host-key';
 import { publicPowerState } from '../vps.types';
 import type { InstanceRow } from '../instances/vps-instances.repository';
 
@@ -27,11 +28,22 @@ export function instancePart(row: Omit<InstanceRow, 'id'> & { id?: string }, def
     ipv4: row.ipv4,
     ipv6: row.ipv6,
     region,
-    ssh: row.sshHost && row.sshPort ? { host: row.sshHost, port: Number(row.sshPort) } : row.ipv4 ? { host: row.ipv4, port: 22 } : null,
+    ssh: sshEndpoint(row, rescue),
     firewalls: row.firewalls ?? [],
     volumes: (row.volumes ?? []).map((v) => ({ ...v, device: v.state === 'attaching' ? null : volumeDevicePath(v.id) })),
     addresses,
     ...(row.backupsNextRunAt && { backups: { enabled: true, nextRunAt: row.backupsNextRunAt } }),
     ...unreachable,
   };
+}
+
+/** Where SSH answers, with the host keys of the system that answers there (the rescue system's while in rescue). */
+function sshEndpoint(row: Omit<InstanceRow, 'id'>, rescue: boolean): SshEndpointResponse | null {
+  const at = row.sshHost && row.sshPort ? { host: row.sshHost, port: Number(row.sshPort) } : row.ipv4 ? { host: row.ipv4, port: 22 } : null;
+  if (!at) return null;
+  const key = rescue ? row.rescueHostKey : row.hostKey;
+  const hostKeys = key
+    ? [{ type: key.split(' ')[0], fingerprint: fingerprintOf(key), publicKey: key, knownHosts: knownHostsLine(at.host, at.port, key) }]
+    : [];
+  return { ...at, hostKeys };
 }

@@ -8,6 +8,7 @@ import { NetworkAllocator } from '../instances/network/network-allocator';
 import { VpsInstancesRepository } from '../instances/vps-instances.repository';
 import { VolumesRepository } from '../volumes/volumes.repository';
 import { RdnsService } from '../rdns/rdns.service';
+import { VpsHostKeys } from '../host-keys/vps-host-keys';
 
 /**
  * A terminated VPS, in the status change's transaction: its machine and disks deleted, its address
@@ -24,6 +25,7 @@ export class VpsTermination {
     private readonly firewalls: FirewallsService,
     private readonly volumes: VolumesRepository,
     private readonly rdns: RdnsService,
+    private readonly hostKeys: VpsHostKeys,
   ) {}
 
   async terminate(manager: EntityManager, serviceId: string): Promise<void> {
@@ -32,6 +34,7 @@ export class VpsTermination {
     const ref = instanceRef(serviceId, machine ?? { providerRef: null, region: null });
     await this.compute.destroyMachine(ref);
     await this.rdns.release(manager, serviceId);
+    await this.hostKeys.forget(manager, serviceId);
     await this.instances.retire(manager, serviceId);
     await this.network.release(manager, serviceId);
     await this.backups.retire(manager, serviceId);

@@ -14,6 +14,7 @@ import { instancePart } from './instance-part';
 import { checkVpsSpec, sshKeysOf, VPS_SPEC_OPTIONS, VpsProvisionSpec } from './vps-provision-spec';
 import { VpsTermination } from './vps-termination';
 import { RdnsService } from '../rdns/rdns.service';
+import { VpsHostKeys } from '../host-keys/vps-host-keys';
 
 interface VpsBatchPlan {
   region: string;
@@ -40,6 +41,7 @@ export class VpsKind extends ServiceKind<VpsBatchPlan, InstanceSummaryResponse> 
     private readonly sync: PowerStateSync,
     private readonly rdns: RdnsService,
     private readonly config: AppConfig,
+    private readonly hostKeys: VpsHostKeys,
   ) {
     super();
   }
@@ -83,11 +85,14 @@ export class VpsKind extends ServiceKind<VpsBatchPlan, InstanceSummaryResponse> 
     const { summaries } = await this.machines.record(manager, ids, names, defaults, machine, adopted);
     await this.rdns.assigned(manager, ids);
     const terminated = status === 'terminated';
+    // Made with the VPS (the simulator's too), so the service shows them from its first response.
+    const hostKeys = new Map<string, string>();
+    if (guest && !terminated) for (const id of ids) hostKeys.set(id, await this.hostKeys.ensure(manager, id));
     const nameOf = new Map(ids.map((id, i) => [id, names[i]]));
     return new Map(
       [...summaries].map(([id, summary]) => [
         id,
-        instancePart({ ...summary, terminated, id, name: nameOf.get(id) }, this.config.dns.defaultPtrDomain),
+        instancePart({ ...summary, terminated, id, name: nameOf.get(id), hostKey: hostKeys.get(id) }, this.config.dns.defaultPtrDomain),
       ]),
     );
   }

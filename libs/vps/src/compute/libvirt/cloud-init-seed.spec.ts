@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hostnameOf } from '../../instances/guest-setup';
 import { macAddressOf } from '../../instances/network/network-allocator';
+import { generateHostKey } from '../../host-keys/ssh-host-key';
 import { RESOLV_CONF_SCRIPT, seedFiles } from './cloud-init-seed';
 
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPmfroQ5X/hvzDUHLkJAwYtggu3T3Ai3LLFsaRrwWH6Z demo@laptop';
@@ -18,7 +19,13 @@ const HOSTILE_COMMENTS = [
 ];
 
 /** What cloud-init's YAML reader (PyYAML, as cloud-init loads it) makes of a user-data file. */
-function cloudInitRead(userData: string): { hostname: string; ssh_authorized_keys?: string[]; bootcmd?: string[][] } {
+function cloudInitRead(userData: string): {
+  hostname: string;
+  ssh_authorized_keys?: string[];
+  bootcmd?: string[][];
+  ssh_keys?: Record<string, string>;
+  ssh_deletekeys?: boolean;
+} {
   const read = 'import json, sys, yaml; print(json.dumps(yaml.safe_load(sys.stdin.buffer)))';
   return JSON.parse(execFileSync('/usr/bin/python3', ['-c', read], { input: userData, encoding: 'utf8' }));
 }
@@ -56,6 +63,16 @@ describe('cloud-init NoCloud seed', () => {
     expect(files['network-config']).toBe(
       `version: 2\nethernets:\n  eth0:\n    match:\n      macaddress: "${mac}"\n    set-name: eth0\n    dhcp4: true\n`,
     );
+  });
+
+  it('hands the host keys the API keeps to cloud-init as ssh_keys, as its YAML reader and schema take them (issue 58)', () => {
+    const key = generateHostKey('vps');
+    const files = seedFiles({ instanceId: 'iid-1', hostname: 'web-01', sshKeys: [KEY], hostKeys: [key] }, null);
+    const read = cloudInitRead(files['user-data']);
+    expect(read.ssh_deletekeys).toBe(true);
+    expect(read.ssh_keys).toEqual({ ed25519_private: key.privateKey, ed25519_public: key.publicKey });
+    if (existsSync(CLOUD_INIT) || process.env.CI) expect(cloudInitSchema(files['user-data'])).toContain('Valid cloud-config');
+    expect(seedFiles({ instanceId: 'iid-1', hostname: 'web-01', sshKeys: [KEY] }, null)['user-data']).not.toContain('ssh_keys');
   });
 
   it('writes static addresses, gateways and DNS for a bridge', () => {

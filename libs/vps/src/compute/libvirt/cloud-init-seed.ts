@@ -44,10 +44,21 @@ export function seedFiles(seed: GuestSeed, network: GuestNetwork | null): SeedFi
     'ssh_pwauth: false',
     ...(keys.length ? ['ssh_authorized_keys:', ...keys] : []),
     ...password,
+    ...hostKeyLines(seed.hostKeys ?? []),
     ...resolverCommand(network),
     '',
   ].join('\n');
   return { 'meta-data': metaData, 'user-data': userData, 'network-config': networkConfig(network) };
+}
+
+/**
+ * The host keys the API keeps for this system: cloud-init deletes the image's keys and writes only
+ * these (with `ssh_keys` it generates none), so sshd answers with the key the service shows.
+ */
+function hostKeyLines(keys: NonNullable<GuestSeed['hostKeys']>): string[] {
+  if (!keys.length) return [];
+  const lines = keys.flatMap((key) => [`  ${key.type}_private: ${q(key.privateKey)}`, `  ${key.type}_public: ${q(key.publicKey)}`]);
+  return ['ssh_deletekeys: true', 'ssh_keys:', ...lines];
 }
 
 /**

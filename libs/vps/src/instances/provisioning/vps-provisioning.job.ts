@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AppConfig, backoff, holdLease, JobQueue, Problem } from '@app/core';
-import { ComputeProvider, ComputeProviderError, InstanceRef } from '../../compute/compute-provider';
+import { ComputeProvider, ComputeProviderError, InstanceRef, MachineSpec } from '../../compute/compute-provider';
+import { VpsHostKeys } from '../../host-keys/vps-host-keys';
 import { ProvisioningOutcome } from './provisioning-outcome';
 import { ProvisioningWork, VpsProvisioningRepository } from './vps-provisioning.repository';
 
@@ -32,6 +33,7 @@ export class VpsProvisioningJob implements OnModuleInit {
     private readonly jobs: JobQueue,
     private readonly config: AppConfig,
     private readonly outcome: ProvisioningOutcome,
+    private readonly hostKeys: VpsHostKeys,
   ) {}
 
   onModuleInit(): void {
@@ -77,7 +79,7 @@ export class VpsProvisioningJob implements OnModuleInit {
   private async attempt(work: ProvisioningWork): Promise<void> {
     const ref: InstanceRef = { serviceId: work.serviceId, providerRef: null, region: work.region, host: work.host };
     try {
-      const machine = await this.compute.createMachine(ref, work.spec);
+      const machine = await this.compute.createMachine(ref, await this.withHostKeys(work.serviceId, work.spec));
       if (!(await this.outcome.succeeded(work, machine))) await this.remove(ref, 'its service was terminated while it was made');
     } catch (err) {
       if (retryable(err) && work.attempts < this.config.computeRetryAttempts) {
@@ -86,6 +88,12 @@ export class VpsProvisioningJob implements OnModuleInit {
       }
       await this.giveUp(work, ref, err);
     }
+  }
+
+  /** The host keys go into the seed only now: the recorded spec never holds a private key. */
+  private async withHostKeys(serviceId: string, spec: MachineSpec): Promise<MachineSpec> {
+    if (!spec.boot) return spec;
+    return { ...spec, boot: { ...spec.boot, seed: { ...spec.boot.seed, hostKeys: await this.hostKeys.forSeed(serviceId, 'vps') } } };
   }
 
   private async giveUp(work: ProvisioningWork, ref: InstanceRef, err: unknown): Promise<void> {
@@ -108,8 +116,8 @@ function retryable(err: unknown): boolean {
   return !(err instanceof Problem);
 }
 
-function errorOf(err: unknown): { code: string; message: string } {
-  if (err instanceof ComputeProviderError) return { code: err.code, message: err.message };
+function errorOf(err: unknown): { code: string; message: string; detail?: string } {
+  if (err instanceof ComputeProviderError) return { code: err.code, message: err.message, detail: err.operatorDetail };
   if (err instanceof Problem) return { code: err.code, message: err.detail };
   return { code: 'internal_error', message: 'The machine could not be made.' };
 }

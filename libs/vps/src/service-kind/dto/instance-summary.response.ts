@@ -3,6 +3,26 @@ import { ApiNullableRef } from '@app/core';
 import { declareServicePart } from '@app/services';
 import { PUBLIC_POWER_STATES, PublicPowerState } from '../../vps.types';
 
+export class SshHostKeyResponse {
+  @ApiProperty({ example: 'ssh-ed25519', description: 'The key type, as OpenSSH names it.' })
+  type: string;
+  @ApiProperty({
+    example: 'SHA256:pFm3ZtXmW5wJp1q3mYbE0d9c4fJm1Rr1r6Wg5qkq9xA',
+    description: 'The fingerprint ssh prints on first connection (`ssh-keygen -l`).',
+  })
+  fingerprint: string;
+  @ApiProperty({
+    example: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPmfroQ5X/hvzDUHLkJAwYtggu3T3Ai3LLFsaRrwWH6Z',
+    description: 'The public key.',
+  })
+  publicKey: string;
+  @ApiProperty({
+    example: '203.0.113.17 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPmfroQ5X/hvzDUHLkJAwYtggu3T3Ai3LLFsaRrwWH6Z',
+    description: 'The line to add to `~/.ssh/known_hosts` for this host and port, so the first connection is checked too.',
+  })
+  knownHosts: string;
+}
+
 export class SshEndpointResponse {
   @ApiProperty({
     example: '203.0.113.17',
@@ -11,6 +31,12 @@ export class SshEndpointResponse {
   host: string;
   @ApiProperty({ example: 22, description: 'TCP port of the SSH server (22, or the forwarded port).' })
   port: number;
+  @ApiProperty({
+    type: [SshHostKeyResponse],
+    description:
+      "The host keys the system answering at this address has: the API makes them, and keeps them across rebuilds and restores. In rescue mode, the rescue system's own keys (new for each rescue). Empty for a VPS made before the API kept host keys, until its next rebuild.",
+  })
+  hostKeys: SshHostKeyResponse[];
 }
 
 export class InstanceBackupsResponse {
