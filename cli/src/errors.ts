@@ -11,3 +11,11 @@ export class NotFoundError extends Error {
 export const EXIT_OK = 0;
 export const EXIT_API_ERROR = 1;
 export const EXIT_USAGE = 2;
+
+/** hostctl ends with this code and prints nothing more: what it ran (ssh) has said why. */
+export class ExitWith extends Error {
+  override readonly name = 'ExitWith';
+  constructor(readonly exitCode: number) {
+    super(`exit ${exitCode}`);
+  }
+}

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { stringify } from 'yaml';
-import { EXIT_OK } from './errors';
+import { EXIT_OK, ExitWith } from './errors';
 import { describeFailure, Failure } from './failure';
 import { paint } from './output';
 import { createProgram } from './program';
@@ -15,6 +15,7 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT_OK;
   } catch (error) {
     if (error instanceof CommanderError && error.exitCode === 0) return EXIT_OK; // help or version
+    if (error instanceof ExitWith) return error.exitCode;
     const failure = describeFailure(error, { credentialSource: credentialSource() });
     const kind = structuredOutput(program, argv);
     if (kind) writeStructured(failure, kind);

@@ -8,6 +8,7 @@ import { imagesCommand } from './commands/images';
 import { mcpCommand } from './commands/mcp';
 import { notificationsCommand } from './commands/notifications';
 import { servicesCommand } from './commands/services';
+import { sshCommand } from './commands/ssh';
 import { sshKeysCommand } from './commands/ssh-keys';
 import { storageCommand } from './commands/storage';
 import { ticketsCommand } from './commands/tickets';
@@ -50,6 +51,7 @@ not be reached, 2 usage error.
     contextCommand(),
     servicesCommand(),
     vpsCommand(),
+    sshCommand(),
     imagesCommand(),
     volumeCommand(),
     firewallCommand(),

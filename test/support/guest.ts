@@ -103,3 +103,16 @@ export function untilSshUp(
 ): Promise<SshResult> {
   return waitForOrFail(() => pacedTry(attempt, ok), ok, BOOT_MS, failure);
 }
+
+/** The Ed25519 host key sshd answers with at `to` (`ssh-keyscan`), as `ssh-ed25519 AAAA...`; '' when none answered. */
+export function hostKeyAt(to: { host: string; port: number }, via: string[] = []): Promise<string> {
+  const [file, ...before] = [...via, 'ssh-keyscan'];
+  return new Promise((resolve) => {
+    execFile(file, [...before, '-T', '10', '-t', 'ed25519', '-p', String(to.port), to.host], { timeout: 30_000 }, (_err, stdout) => {
+      const line = String(stdout)
+        .split('\n')
+        .find((l) => l && !l.startsWith('#'));
+      resolve(line ? line.split(' ').slice(1, 3).join(' ') : '');
+    });
+  });
+}

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -9,7 +9,8 @@ import { NetworkAllocator } from '../../libs/vps/src/instances/network/network-a
 import { TransactionRunner } from '@app/core';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { uploadSshKey } from '../factories/images';
-import { addTestImage, BOOT_MS, makeKeyPair, pacedTry, sshAsRoot, untilSshUp } from '../support/guest';
+import { addTestImage, BOOT_MS, hostKeyAt, makeKeyPair, pacedTry, sshAsRoot, untilSshUp } from '../support/guest';
+import { runHostctl } from '../support/hostctl';
 import { guestCompute } from '../support/hosts';
 import { domainNames, guestSuiteInThisPass, removeDomain, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
@@ -115,7 +116,10 @@ const compute = guestCompute('23000-23999');
       expect(vps.instance).toMatchObject({ powerState: 'running', ipv4: null, ssh: { host: '127.0.0.1', port: expect.any(Number) } });
       const port = vps.instance.ssh.port;
       expect(port).toBeGreaterThanOrEqual(23000);
-      expect((await t.get(`/api/services/${vps.id}`, owner.bearer).expect(200)).body.instance.ssh).toEqual({ host: '127.0.0.1', port });
+      expect((await t.get(`/api/services/${vps.id}`, owner.bearer).expect(200)).body.instance.ssh).toMatchObject({
+        host: '127.0.0.1',
+        port,
+      });
       const volumes = await virsh('vol-list', POOL);
       expect(volumes).toContain(`svc-${vps.id}-root.qcow2`);
       expect(volumes).toContain(`svc-${vps.id}-seed.iso`);
@@ -129,6 +133,13 @@ const compute = guestCompute('23000-23999');
 
       expect((await sshWhenUp(1, 'hostname')).stdout).toBe('web-01');
       expect((await sshWhenUp(2, 'whoami')).stdout).toBe('root');
+      // sshd answers with the host key the service shows (issue 58): the API made it and the seed carried it.
+      const shown = (await t.get(`/api/services/${vps.id}`, owner.bearer).expect(200)).body.instance.ssh;
+      expect(shown.hostKeys).toEqual([
+        expect.objectContaining({ type: 'ssh-ed25519', knownHosts: `[127.0.0.1]:${port} ${shown.hostKeys[0].publicKey}` }),
+      ]);
+      expect(await hostKeyAt(shown)).toBe(shown.hostKeys[0].publicKey);
+      expect(userData).toContain(`ed25519_public: "${shown.hostKeys[0].publicKey}"`);
       const foreign = await sshdAnswer(3, 'hostname');
       expect(foreign.code).toBe(255);
       expect(foreign.stderr).toMatch(/Permission denied/);
@@ -159,6 +170,8 @@ const compute = guestCompute('23000-23999');
     async () => {
       const before = (await sshWhenUp(2, 'cat /var/lib/cloud/data/instance-id')).stdout;
       expect(before).toBe(`iid-${vps.id}`);
+      const hostKey = await hostKeyAt(vps.instance.ssh);
+      expect(hostKey).toMatch(/^ssh-ed25519 /);
       const rebuild = await request(t.http)
         .post(`/api/services/${vps.id}/instance/rebuild`)
         .set('Authorization', owner.bearer)
@@ -173,6 +186,18 @@ const compute = guestCompute('23000-23999');
         'cat /var/lib/cloud/data/instance-id; test -e /root/marker && echo still-there || echo gone; hostname',
       );
       expect(after.stdout.split('\n')).toEqual([`iid-${rebuild.body.id}`, 'gone', 'web-01']);
+      // The same host key after the rebuild: a client that checked it before connects without a warning.
+      expect(await hostKeyAt(vps.instance.ssh)).toBe(hostKey);
+      const home = mkdtempSync(join(dir, 'home-'));
+      const url = `http://127.0.0.1:${(t.http.address() as AddressInfo).port}`;
+      const viaHostctl = await runHostctl(['ssh', 'Web 01', '-i', key(2), '--', 'hostname'], {
+        home,
+        env: { HOSTCTL_URL: url, HOSTCTL_TOKEN: owner.apiKey },
+      });
+      expect({ code: viaHostctl.code, stdout: viaHostctl.stdout.trim() }).toEqual({ code: 0, stdout: 'web-01' });
+      expect(readFileSync(join(home, 'config', 'hostctl', 'known_hosts'), 'utf8')).toBe(
+        `[127.0.0.1]:${vps.instance.ssh.port} ${hostKey}\n`,
+      );
       const first = await sshdAnswer(1, 'hostname');
       expect(first.code).toBe(255);
       expect(first.stderr).toMatch(/Permission denied/);
