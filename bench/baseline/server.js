@@ -79,7 +79,7 @@ const OWNED_SERVICE_SQL = 'SELECT id, account_id AS "accountId", name, type, sta
 const INSTANCE_STATE_SQL =
   'SELECT power_state AS "powerState", region, provider_ref AS "providerRef" FROM vps_instances WHERE service_id = $1';
 const ACTION_SQL = `SELECT id, service_id, type, status, ${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at,
-       error_code, error_message, notice_code, notice_message,
+       progress, step, error_code, error_message, notice_code, notice_message,
        params->'snapshot'->>'imageId' AS snapshot_image_id, result->>'consistency' AS consistency
        FROM instance_actions WHERE id = $1 AND service_id = $2`;
 
@@ -364,6 +364,8 @@ function start() {
       status: a.status,
       startedAt: a.started_at,
       finishedAt: a.finished_at,
+      progress: a.progress,
+      step: a.step,
       error: a.error_code ? { code: a.error_code, message: a.error_message ?? '' } : null,
       notice: a.notice_code ? { code: a.notice_code, message: a.notice_message ?? '' } : null,
       snapshot: a.snapshot_image_id ? { imageId: a.snapshot_image_id, consistency: a.consistency } : null,

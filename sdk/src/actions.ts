@@ -5,7 +5,7 @@ import type { components } from './schema';
 
 export type { WaitOptions } from './poll';
 
-/** A VPS power action: `{id, serviceId, type, status: running|succeeded|failed, startedAt, finishedAt, error}`. */
+/** A VPS action: `{id, serviceId, type, status: running|succeeded|failed, startedAt, finishedAt, progress: 0-100, step, error}`. */
 export type InstanceAction = components['schemas']['InstanceActionResponse'];
 
 /** The action was still running when `waitForAction` gave up; `action` is its last known state. */
@@ -32,7 +32,7 @@ export async function waitForAction(
   client: HostingClient,
   serviceId: string,
   actionId: string,
-  options: WaitOptions = {},
+  options: WaitOptions<InstanceAction> = {},
 ): Promise<InstanceAction> {
   return pollUntil(
     (signal) =>

@@ -1,7 +1,9 @@
 import { HostingApiError } from './errors';
 import { sleep } from './sleep';
 
-export interface WaitOptions {
+export interface WaitOptions<T = unknown> {
+  /** Called with each answer while it waits (an action's `progress` and `step`, say), the last one included. */
+  onPoll?: (last: T) => void;
   /** Give up after this long (default 120 s). */
   timeoutMs?: number;
   /** Time between polls (default 1 s). */
@@ -19,15 +21,16 @@ export async function pollUntil<T>(
   probe: (signal?: AbortSignal) => Promise<T>,
   done: (value: T) => boolean,
   expired: (last: T, timeoutMs: number) => Error,
-  options: WaitOptions = {},
+  options: WaitOptions<T> = {},
 ): Promise<T> {
-  const { timeoutMs = 120_000, intervalMs = 1_000, signal } = options;
+  const { timeoutMs = 120_000, intervalMs = 1_000, signal, onPoll } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     signal?.throwIfAborted();
     let wait = intervalMs;
     try {
       const value = await probe(signal);
+      onPoll?.(value);
       if (done(value)) return value;
       if (Date.now() + wait > deadline) throw expired(value, timeoutMs);
     } catch (err) {

@@ -2499,6 +2499,17 @@ export interface components {
              * @description Null while running.
              */
             finishedAt: string | null;
+            /**
+             * Format: int32
+             * @description How far the action is, 0-100: 0 while it waits to begin, 100 once it has succeeded, a coarse estimate per step in between that never goes back. A failed action keeps where it stopped.
+             * @example 40
+             */
+            progress: number;
+            /**
+             * @description What the action is doing now, in a few words; null once it has ended.
+             * @example waiting up to 120 s for the guest to shut down
+             */
+            step: string | null;
             /** @description Why the action failed; null otherwise. */
             error: components["schemas"]["ActionErrorResponse"] | null;
             /** @description On success, how the hypervisor got there when it differs from what was asked (e.g. `forced_power_off`: the guest ignored the ACPI shutdown); null otherwise. */
@@ -2624,6 +2635,17 @@ export interface components {
              * @description Null while running.
              */
             finishedAt: string | null;
+            /**
+             * Format: int32
+             * @description How far the action is, 0-100: 0 while it waits to begin, 100 once it has succeeded, a coarse estimate per step in between that never goes back. A failed action keeps where it stopped.
+             * @example 40
+             */
+            progress: number;
+            /**
+             * @description What the action is doing now, in a few words; null once it has ended.
+             * @example waiting up to 120 s for the guest to shut down
+             */
+            step: string | null;
             /** @description Why the action failed; null otherwise. */
             error: components["schemas"]["ActionErrorResponse"] | null;
             /** @description On success, how the hypervisor got there when it differs from what was asked (e.g. `forced_power_off`: the guest ignored the ACPI shutdown); null otherwise. */
@@ -4384,6 +4406,17 @@ export interface components {
              * @description Null while running.
              */
             finishedAt: string | null;
+            /**
+             * Format: int32
+             * @description How far the action is, 0-100: 0 while it waits to begin, 100 once it has succeeded, a coarse estimate per step in between that never goes back. A failed action keeps where it stopped.
+             * @example 40
+             */
+            progress: number;
+            /**
+             * @description What the action is doing now, in a few words; null once it has ended.
+             * @example attaching the volume to the VPS
+             */
+            step: string | null;
             /** @description Why the action failed (the volume stays as it was before); null otherwise. */
             error: components["schemas"]["ActionErrorResponse"] | null;
         };

@@ -5,7 +5,11 @@ import { VolumeActionTimeoutError, waitForVolumeAction, type VolumeAction } from
 const VOL = '11111111-1111-4111-8111-111111111111';
 const ACT = '22222222-2222-4222-8222-222222222222';
 
-function action(status: VolumeAction['status'], error: VolumeAction['error'] = null): VolumeAction {
+function action(
+  status: VolumeAction['status'],
+  error: VolumeAction['error'] = null,
+  progress = status === 'succeeded' ? 100 : 10,
+): VolumeAction {
   return {
     id: ACT,
     serviceId: VOL,
@@ -15,6 +19,8 @@ function action(status: VolumeAction['status'], error: VolumeAction['error'] = n
     sizeGb: null,
     startedAt: '2026-11-28T00:00:00.000Z',
     finishedAt: status === 'running' ? null : '2026-11-28T00:00:01.000Z',
+    progress,
+    step: status === 'running' ? 'attaching the volume to the VPS' : null,
     error,
   };
 }
@@ -39,6 +45,14 @@ describe('waitForVolumeAction', () => {
     const refused = { code: 'detach_refused', message: 'The guest did not release the volume' };
     const failed = await waitForVolumeAction(scripted(action('running'), action('failed', refused)).api, VOL, ACT, { intervalMs: 1 });
     expect(failed).toMatchObject({ status: 'failed', error: refused });
+  });
+
+  it('tells onPoll of each answer on the way, its progress and step, the last one included', async () => {
+    const { api } = scripted(action('running', null, 10), action('running', null, 50), action('succeeded'));
+    const seen: string[] = [];
+    const onPoll = (polled: VolumeAction) => seen.push(`${polled.progress} ${polled.step ?? '-'}`);
+    await waitForVolumeAction(api, VOL, ACT, { intervalMs: 1, onPoll });
+    expect(seen).toEqual(['10 attaching the volume to the VPS', '50 attaching the volume to the VPS', '100 -']);
   });
 
   it('takes the action the POST answered, and returns one that has finished without asking', async () => {

@@ -5,7 +5,7 @@ import type { components } from './schema';
 
 /** A volume's block device: `{sizeGb, region, state: detached|attaching|attached|detaching|resizing, attachedTo, device}`. */
 export type Volume = components['schemas']['VolumeSummaryResponse'];
-/** An attach, detach or resize: `{id, serviceId, type, status: running|succeeded|failed, vpsServiceId, sizeGb, startedAt, finishedAt, error}`. */
+/** An attach, detach or resize: `{id, serviceId, type, status: running|succeeded|failed, vpsServiceId, sizeGb, startedAt, finishedAt, progress, step, error}`. */
 export type VolumeAction = components['schemas']['VolumeActionResponse'];
 
 /** The volume action was still running when `waitForVolumeAction` gave up; `action` is its last known state. */
@@ -33,7 +33,7 @@ export async function waitForVolumeAction(
   client: HostingClient,
   serviceId: string,
   action: string | VolumeAction,
-  options: WaitOptions = {},
+  options: WaitOptions<VolumeAction> = {},
 ): Promise<VolumeAction> {
   if (typeof action !== 'string' && action.status !== 'running') return action;
   const actionId = typeof action === 'string' ? action : action.id;

@@ -8,6 +8,7 @@ import { ConsoleService } from '../../libs/vps/src/console/console.service';
 import { ConsoleController } from '../../libs/vps/src/console/console.controller';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createService } from '../factories/services';
+import { runCliIn } from '../support/run-cli-in-app';
 import { sharedTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -95,13 +96,15 @@ describe('Services: VPS instance actions and console', () => {
         status: 'running',
         startedAt: expect.stringMatching(/Z$/),
         finishedAt: null,
+        progress: 0,
+        step: 'waiting to begin',
         error: null,
         notice: null,
         snapshot: null,
       });
       expect(res.headers.location).toBe(`${t.config.publicUrl}/api/services/${vps.id}/instance/actions/${res.body.id}`);
       const done = await settle(vps.id, res.body.id);
-      expect(done).toMatchObject({ status: 'succeeded', finishedAt: expect.any(String), error: null });
+      expect(done).toMatchObject({ status: 'succeeded', finishedAt: expect.any(String), progress: 100, step: null, error: null });
       expect(new Date(done.finishedAt!).getTime()).toBeGreaterThanOrEqual(new Date(done.startedAt).getTime());
       expect((await get(`/api/services/${vps.id}`, owner.bearer)).body.instance.powerState).toBe('running');
       const event = await succeeded.about(res.body.id);
@@ -146,7 +149,13 @@ describe('Services: VPS instance actions and console', () => {
 
     it('records a failure from the hypervisor: failed with an error, power state restored, instance.action_failed', async () => {
       const vps = await createService(t, owner.id, { powerState: 'stopped' });
-      stubFor(vps.id, 'taskStatus', { state: 'failed', error: { code: 'hypervisor_error', message: 'Node is in maintenance.' } });
+      // What the hypervisor itself said goes to the operator's service:actions, never to the customer.
+      const said = "virsh start failed: error: Cannot access storage file '/var/lib/libvirt/images/node-7/disk.qcow2'";
+      stubFor(vps.id, 'taskStatus', {
+        state: 'failed',
+        error: { code: 'hypervisor_error', message: 'Node is in maintenance.' },
+        operatorDetail: said,
+      });
       stubFor(vps.id, 'powerState', null);
       const failed = recordEvents('instance.action_failed');
       const res = await post(`/api/services/${vps.id}/instance/start`, owner.bearer).expect(202);
@@ -155,9 +164,21 @@ describe('Services: VPS instance actions and console', () => {
         status: 'failed',
         error: { code: 'hypervisor_error', message: 'Node is in maintenance.' },
         finishedAt: expect.any(String),
+        step: null,
       });
       expect(await powerState(vps.id)).toBe('stopped');
-      expect((await failed.about(res.body.id)).payload).toMatchObject({ actionId: res.body.id, error: { code: 'hypervisor_error' } });
+      const event = await failed.about(res.body.id);
+      expect(event.payload).toMatchObject({ actionId: res.body.id, error: { code: 'hypervisor_error' } });
+      const list = await get(`/api/services/${vps.id}/instance/actions`, owner.bearer).expect(200);
+      const events = await get(`/api/events?pageSize=100`, owner.bearer).expect(200);
+      for (const seen of [done, list.body, events.body, event]) expect(JSON.stringify(seen)).not.toContain('/var/lib');
+      const operator = await runCliIn(t.app, ['service:actions', '--id', vps.id]);
+      expect(operator.code).toBe(0);
+      expect(operator.lines[0]).toMatchObject({
+        id: res.body.id,
+        status: 'failed',
+        error: { code: 'hypervisor_error', message: 'Node is in maintenance.', detail: said },
+      });
     });
 
     it.each([

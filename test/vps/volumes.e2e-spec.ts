@@ -84,7 +84,8 @@ describe('Volumes (simulator)', () => {
     const vol = await provision('--size-gb', '20', '--name', 'db-data');
     const attach = await act(vol.id, 'attach', { serviceId: vps });
     expect(attach.started).toMatchObject({ type: 'attach', status: 'running', vpsServiceId: vps, sizeGb: null, finishedAt: null });
-    expect(attach.ended).toMatchObject({ status: 'succeeded', error: null, finishedAt: expect.any(String) });
+    expect(attach.started).toMatchObject({ progress: 0, step: 'waiting to begin' });
+    expect(attach.ended).toMatchObject({ status: 'succeeded', error: null, finishedAt: expect.any(String), progress: 100, step: null });
     const device = `/dev/disk/by-id/virtio-vol-${vol.id.replace(/-/g, '').slice(0, 16)}`;
     expect(await volumeOf(vol.id)).toEqual({ sizeGb: 20, region: 'eu-central', state: 'attached', attachedTo: vps, device });
     const instance = (await t.get(`/api/services/${vps}`, owner.bearer).expect(200)).body.instance;

@@ -94,6 +94,7 @@ describe('VPS backups: state rules and local file modes (simulator, local store)
     const seen: { file: number; dir: number }[] = [];
     const upload = jest.spyOn(store, 'upload').mockImplementation(async (_imageId, file) => {
       seen.push({ file: modeOf(file), dir: modeOf(tmp) });
+      return [];
     });
     try {
       const res = await toImage(id, backupId).expect(202);

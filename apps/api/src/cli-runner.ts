@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { INestApplicationContext } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { asProblem, CliCommand, CliPartialFailure, CliUsageError, ConfigError, DataDirLockedError } from '@app/core';
+import { asProblem, CliCommand, CliPartialFailure, CliUsageError, ConfigError, DataDirLockedError, operatorDetailOf } from '@app/core';
 
 export const MIGRATION_RUN = 'migration:run';
 
@@ -72,7 +72,9 @@ export function failureOf(err: unknown): { code: number; message: string } | nul
   const problem = asProblem(err);
   if (problem) {
     const fields = problem.errors ? ` (${problem.errors.map((e) => `${e.field} ${e.message}`).join('; ')})` : '';
-    return { code: 65, message: `${problem.code}: ${problem.detail}${fields}` };
+    // The hypervisor's own reason, which customers never see: the operator needs it to act.
+    const said = operatorDetailOf(err);
+    return { code: 65, message: `${problem.code}: ${problem.detail}${fields}${said ? `\nhypervisor said: ${said}` : ''}` };
   }
   // parseArgs's errors (by code: a TypeError of another realm under Jest is no instanceof TypeError here).
   const parseError = err as { code?: unknown; message?: string } | null;

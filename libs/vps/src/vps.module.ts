@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ServicesModule } from '@app/services';
 import { ActionsModule } from './actions/actions.module';
+import { ServiceActionsCommand } from './actions/cli/service-actions.command';
 import { BackupsController } from './backups/backups.controller';
 import { BackupsModule } from './backups/backups.module';
 import { ComputeModule } from './compute/compute.module';
@@ -44,7 +45,7 @@ import { VpsGauges } from './vps-gauges';
   ],
   // Nest registers routes, and the OpenAPI document lists paths, in this order.
   controllers: [InstanceController, ConsoleController, RescueController, BackupsController, RdnsController],
-  providers: [VpsKind, VpsTermination, VpsDemoSeeder, VpsGauges],
+  providers: [VpsKind, VpsTermination, VpsDemoSeeder, VpsGauges, ServiceActionsCommand],
   exports: [VpsGauges, InstancesModule, ImageCatalogueModule],
 })
 export class VpsModule {}

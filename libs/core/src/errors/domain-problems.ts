@@ -20,3 +20,12 @@ export function asProblem(err: unknown): Problem | undefined {
   const mapping = mappings.find(([type]) => err instanceof type);
   return mapping?.[1](err as Error);
 }
+
+/**
+ * What an error says for operators only (`operatorDetail`: a hypervisor's own words, which name
+ * hosts and paths): the operator's command line prints it; a problem's answer never has it.
+ */
+export function operatorDetailOf(err: unknown): string | null {
+  const detail = (err as { operatorDetail?: unknown } | null)?.operatorDetail;
+  return typeof detail === 'string' && detail ? detail : null;
+}

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { InstanceRef, TaskStatus } from '../compute/compute-provider';
+import type { InstanceRef, StepReporter, TaskStatus } from '../compute/compute-provider';
 import type { ActionParams, PendingAction } from './instance-actions.repository';
 import type { ActionType } from '../vps.types';
 
@@ -34,8 +34,8 @@ export interface InstanceActionHandler {
   check?(m: EntityManager, request: ActionRequest): Promise<ActionRecord | null>;
   /** Once the machine may take the action: what it reserves (a refused action reserves nothing). */
   reserve?(m: EntityManager, request: ActionRequest): Promise<ActionRecord | null>;
-  /** Sends the action to the hypervisor; returns the task handle the runner polls. */
-  begin(action: PendingAction, ref: InstanceRef): Promise<string>;
+  /** Sends the action to the hypervisor, telling `steps` where it is; returns the task handle the runner polls. */
+  begin(action: PendingAction, ref: InstanceRef, steps: StepReporter): Promise<string>;
   /** In the transaction that records how the action ended: what the type keeps of its own; may leave work for after COMMIT. */
   finish?(m: EntityManager, action: PendingAction, outcome: Outcome): Promise<AfterCommit | void>;
 }

@@ -38,7 +38,8 @@ export class InstanceActionOutcome {
       // Same lock order as a new request: the service row first.
       const service = await this.ownership.lockById(m, action.serviceId);
       if (!service) return;
-      if (!(await this.actions.finish(m, action.id, { status: outcome.state, error, notice, result }))) return; // another replica recorded it first
+      const errorDetail = outcome.state === 'failed' ? (outcome.operatorDetail ?? null) : null;
+      if (!(await this.actions.finish(m, action.id, { status: outcome.state, error, errorDetail, notice, result }))) return; // another replica recorded it first
       await this.instances.setPowerState(m, action.serviceId, powerState);
       const afterCommit = await handler.finish?.(m, action, outcome);
       publish(

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig, backoff, JobQueue } from '@app/core';
-import { ComputeProvider, ComputeProviderError, instanceRef } from '../compute/compute-provider';
+import { ComputeProvider, ComputeProviderError, instanceRef, StepReporter } from '../compute/compute-provider';
 import { InstanceActionHandlers } from './instance-action-handlers';
 import type { Outcome } from './action-handler';
 import { InstanceActionOutcome } from './instance-action-outcome';
@@ -12,6 +12,8 @@ const FIRST_RETRY_DELAY_MS = 500;
 const MAX_RETRY_DELAY_MS = 30_000;
 /** A task still running is asked about again no sooner than this. */
 const MIN_REPOLL_MS = 50;
+/** Where an action stands once a worker has taken it, until its provider names a step of its own. */
+const SENDING = { progress: 5, step: 'sending the request to the hypervisor' };
 
 /**
  * Drives one persisted action to its end, as the handler of its `instance-action` job (see
@@ -55,6 +57,8 @@ export class InstanceActionRunner {
           failures++;
           this.logger.warn(`Instance action ${id}: ${(err as Error).message}; retry ${failures}`);
           waitMs = backoff(failures, { base: FIRST_RETRY_DELAY_MS, max: MAX_RETRY_DELAY_MS });
+          if (err instanceof ComputeProviderError)
+            await this.stepsOf(id)(0, `the hypervisor does not answer; trying again in ${Math.ceil(waitMs / 1000)} s`);
         }
         if (waitMs === null) return;
         await this.jobs.delay(waitMs);
@@ -62,6 +66,14 @@ export class InstanceActionRunner {
     } finally {
       this.driving.delete(id);
     }
+  }
+
+  /** Records each step the action reaches; a step that cannot be written is not worth failing the action for. */
+  private stepsOf(id: string): StepReporter {
+    return (progress, step) =>
+      this.actions
+        .setStep(id, progress, step)
+        .catch((err: Error) => this.logger.warn(`Instance action ${id}: step not recorded (${err.message})`));
   }
 
   /**
@@ -80,19 +92,24 @@ export class InstanceActionRunner {
     }
     let outcome: Outcome;
     try {
+      const steps = this.stepsOf(id);
       if (!action.providerTask) {
-        const task = await this.handlers.handlerOf(action.type).begin(action, refOf(action));
+        await steps(SENDING.progress, SENDING.step);
+        const task = await this.handlers.handlerOf(action.type).begin(action, refOf(action), steps);
         await this.actions.setProviderTask(id, task);
         return this.compute.pollIntervalMs(action.type);
       }
       const status = await this.compute.taskStatus(refOf(action), action.providerTask);
-      if (status.state === 'running') return Math.max(MIN_REPOLL_MS, this.compute.pollIntervalMs(action.type));
+      if (status.state === 'running') {
+        if (status.step) await steps(status.progress ?? 0, status.step);
+        return Math.max(MIN_REPOLL_MS, this.compute.pollIntervalMs(action.type));
+      }
       outcome = status;
     } catch (err) {
       // A hypervisor that stays unreachable fails the action (with its code) after COMPUTE_RETRY_ATTEMPTS tries.
       const lastTry = failures + 1 >= this.config.computeRetryAttempts;
       if (!(err instanceof ComputeProviderError) || (err.retryable && !lastTry)) throw err;
-      outcome = { state: 'failed', error: { code: err.code, message: err.message } };
+      outcome = { state: 'failed', error: { code: err.code, message: err.message }, operatorDetail: err.operatorDetail };
     }
     await this.outcome.record(action, outcome);
     return null;

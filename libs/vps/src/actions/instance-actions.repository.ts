@@ -35,8 +35,11 @@ export type ActionParams = RebuildParams | SnapshotParams | RestoreParams | Resc
 /** Where a rescue action's params keep root's password hash (jsonb path). */
 const RESCUE_PASSWORD_HASH = '{rescue,boot,seed,rootPasswordHash}';
 
+/** An action's step before a worker takes it (progress 0). */
+export const QUEUED_STEP = 'waiting to begin';
+
 const ACTION_COLUMNS = `id, service_id, type, status, ${isoText('started_at')} AS started_at, ${isoText('finished_at')} AS finished_at,
-       error_code, error_message, notice_code, notice_message,
+       progress, step, error_code, error_message, error_detail, notice_code, notice_message,
        params->'snapshot'->>'imageId' AS snapshot_image_id, result->>'consistency' AS consistency`;
 
 export interface ActionRow {
@@ -46,8 +49,12 @@ export interface ActionRow {
   status: ActionStatus;
   started_at: string;
   finished_at: string | null;
+  progress: number;
+  step: string | null;
   error_code: string | null;
   error_message: string | null;
+  /** What the hypervisor said, for operators only (never in InstanceActionResponse). */
+  error_detail: string | null;
   notice_code: string | null;
   notice_message: string | null;
   snapshot_image_id: string | null;
@@ -73,6 +80,8 @@ export interface PendingAction {
 export interface ActionOutcome {
   status: Exclude<ActionStatus, 'running'>;
   error: ActionNote | null;
+  /** The hypervisor's own words of a failure, for operators. */
+  errorDetail?: string | null;
   notice: ActionNote | null;
   result?: ActionResult | null;
 }
@@ -106,9 +115,9 @@ export class InstanceActionsRepository {
   ): Promise<ActionRow> {
     const action = await sqlFirst<ActionRow>(
       manager,
-      `INSERT INTO instance_actions (service_id, type, status, from_state, params) VALUES ($1, $2, 'running', $3, $4::jsonb)
+      `INSERT INTO instance_actions (service_id, type, status, from_state, params, step) VALUES ($1, $2, 'running', $3, $4::jsonb, $5)
        RETURNING ${ACTION_COLUMNS}`,
-      [serviceId, type, fromState, params ? JSON.stringify(params) : null],
+      [serviceId, type, fromState, params ? JSON.stringify(params) : null, QUEUED_STEP],
     );
     return action!;
   }
@@ -159,6 +168,15 @@ export class InstanceActionsRepository {
     return row ? { ...row, startedAt: new Date(row.startedAt) } : null;
   }
 
+  /** Where a running action stands; its progress never goes back, and stays below 100 until it has succeeded. */
+  async setStep(id: string, progress: number, step: string): Promise<void> {
+    await runSql(
+      this.dataSource,
+      `UPDATE instance_actions SET progress = GREATEST(progress, LEAST(99, $2::int)), step = $3 WHERE id = $1 AND status = 'running'`,
+      [id, Math.round(progress), step.slice(0, 200)],
+    );
+  }
+
   async setProviderTask(id: string, task: string): Promise<void> {
     await runSql(this.dataSource, `UPDATE instance_actions SET provider_task = $2 WHERE id = $1 AND status = 'running'`, [id, task]);
   }
@@ -168,12 +186,13 @@ export class InstanceActionsRepository {
    * password hash was needed only to write the seed, so it goes with the action's end, whatever the outcome.
    */
   async finish(manager: EntityManager, id: string, outcome: ActionOutcome): Promise<boolean> {
-    const { error, notice, result } = outcome;
+    const { error, notice, result, errorDetail } = outcome;
     const finished = await sqlRows(
       manager,
       `WITH done AS (
          UPDATE instance_actions SET status = $2, finished_at = now(), error_code = $3, error_message = $4, notice_code = $5, notice_message = $6,
-                result = $7::jsonb, params = params #- '${RESCUE_PASSWORD_HASH}'
+                result = $7::jsonb, params = params #- '${RESCUE_PASSWORD_HASH}', error_detail = $8,
+                progress = CASE WHEN $9 THEN 100 ELSE progress END, step = NULL
           WHERE id = $1 AND status = 'running' RETURNING id
        ) SELECT id FROM done`,
       [
@@ -184,6 +203,8 @@ export class InstanceActionsRepository {
         notice?.code ?? null,
         notice?.message ?? null,
         result ? JSON.stringify(result) : null,
+        errorDetail?.slice(0, 2000) ?? null,
+        outcome.status === 'succeeded',
       ],
     );
     return finished.length > 0;
@@ -193,12 +214,12 @@ export class InstanceActionsRepository {
   async insertDemoHistory(manager: EntityManager, serviceId: string): Promise<void> {
     await runSql(
       manager,
-      `INSERT INTO instance_actions (service_id, type, status, from_state, started_at, finished_at, error_code, error_message) VALUES
+      `INSERT INTO instance_actions (service_id, type, status, from_state, started_at, finished_at, error_code, error_message, progress) VALUES
          ($1, 'reboot', 'failed',    'running', now() - interval '4 days',            now() - interval '4 days' + interval '30 seconds',
-              'hypervisor_unavailable', 'The hypervisor could not be reached.'),
-         ($1, 'stop',   'succeeded', 'running', now() - interval '3 days',            now() - interval '3 days' + interval '4 seconds', NULL, NULL),
-         ($1, 'start',  'succeeded', 'stopped', now() - interval '3 days' + interval '10 minutes', now() - interval '3 days' + interval '10 minutes 3 seconds', NULL, NULL),
-         ($1, 'reboot', 'succeeded', 'running', now() - interval '2 hours',           now() - interval '2 hours' + interval '6 seconds', NULL, NULL)`,
+              'hypervisor_unavailable', 'The hypervisor could not be reached.', 5),
+         ($1, 'stop',   'succeeded', 'running', now() - interval '3 days',            now() - interval '3 days' + interval '4 seconds', NULL, NULL, 100),
+         ($1, 'start',  'succeeded', 'stopped', now() - interval '3 days' + interval '10 minutes', now() - interval '3 days' + interval '10 minutes 3 seconds', NULL, NULL, 100),
+         ($1, 'reboot', 'succeeded', 'running', now() - interval '2 hours',           now() - interval '2 hours' + interval '6 seconds', NULL, NULL, 100)`,
       [serviceId],
     );
   }

@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { ComputeProvider, InstanceRef } from '../compute/compute-provider';
+import { ComputeProvider, InstanceRef, StepReporter } from '../compute/compute-provider';
 import type { InstanceActionHandler } from './action-handler';
 import { InstanceActionHandlers } from './instance-action-handlers';
 import type { PendingAction } from './instance-actions.repository';
@@ -16,7 +16,7 @@ export class PowerActions implements InstanceActionHandler, OnModuleInit {
     for (const type of ['start', 'stop', 'reboot'] as const) this.handlers.register(type, this);
   }
 
-  begin(action: PendingAction, ref: InstanceRef): Promise<string> {
-    return this.compute.powerAction(ref, action.type, action.id);
+  begin(action: PendingAction, ref: InstanceRef, steps: StepReporter): Promise<string> {
+    return this.compute.powerAction(ref, action.type, action.id, steps);
   }
 }

@@ -2,7 +2,7 @@ import type { RebuildInstanceRequest } from './dto/rebuild-instance.request';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Problem } from '@app/core';
-import { ComputeProvider, ComputeProviderError, InstanceRef } from '../compute/compute-provider';
+import { ComputeProvider, ComputeProviderError, InstanceRef, StepReporter } from '../compute/compute-provider';
 import { bootOf, GuestSetup, hostnameOf } from '../instances/guest-setup';
 import type { ActionRecord, ActionRequest, InstanceActionHandler } from './action-handler';
 import { InstanceActionHandlers } from './instance-action-handlers';
@@ -41,11 +41,11 @@ export class RebuildAction implements InstanceActionHandler, OnModuleInit {
     };
   }
 
-  begin(action: PendingAction, ref: InstanceRef): Promise<string> {
+  begin(action: PendingAction, ref: InstanceRef, steps: StepReporter): Promise<string> {
     const { params } = action;
     if (!params || !('boot' in params)) throw new ComputeProviderError('invalid_state', 'The rebuild has no image recorded.');
     // A new instance-id per rebuild makes cloud-init run its first-boot modules (keys, host name) again.
     const boot = { ...params.boot, seed: { ...params.boot.seed, instanceId: `iid-${action.id}` } };
-    return this.compute.rebuildMachine(ref, boot, params.network, action.id);
+    return this.compute.rebuildMachine(ref, boot, params.network, action.id, steps);
   }
 }

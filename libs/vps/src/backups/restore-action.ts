@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ComputeProvider, ComputeProviderError, InstanceRef } from '../compute/compute-provider';
+import { ComputeProvider, ComputeProviderError, InstanceRef, StepReporter } from '../compute/compute-provider';
 import type { ActionRecord, ActionRequest, InstanceActionHandler } from '../actions/action-handler';
 import { InstanceActionHandlers } from '../actions/instance-action-handlers';
 import type { PendingAction, RestoreParams } from '../actions/instance-actions.repository';
@@ -31,13 +31,13 @@ export class RestoreAction implements InstanceActionHandler, OnModuleInit {
     return { params: { restore: { ...restore, machine } }, details: { backupId: restore.backupId } };
   }
 
-  begin(action: PendingAction, ref: InstanceRef): Promise<string> {
+  begin(action: PendingAction, ref: InstanceRef, steps: StepReporter): Promise<string> {
     const { params } = action;
     if (!params || !('restore' in params)) throw new ComputeProviderError('invalid_state', 'The restore has no backup recorded.');
     const { key, sizeBytes, machine } = params.restore;
     // A backup the store cannot give fails the restore (the disk is not touched before it is read).
     const open = () =>
       this.backups.get(key).catch((err: Error) => Promise.reject(new ComputeProviderError('backup_unavailable', err.message)));
-    return this.compute.restoreMachine(ref, open, sizeBytes, action.id, machine);
+    return this.compute.restoreMachine(ref, open, sizeBytes, action.id, machine, steps);
   }
 }

@@ -35,11 +35,28 @@ export interface ActionResult {
 }
 
 /**
+ * Where a task stands while it runs: `progress` 0-100 (a coarse estimate; the action never shows
+ * less than it showed before) and `step`, a short sentence of what it does now ("copying the disk").
+ */
+export interface TaskStep {
+  progress: number;
+  step: string;
+}
+
+/** Told each step of a long call as it begins (an action's begin): best effort, it never fails the call. */
+export type StepReporter = (progress: number, step: string) => Promise<void>;
+
+/** For calls outside an action (provisioning, a relocation): nobody follows their steps. */
+export const NO_STEPS: StepReporter = () => Promise.resolve();
+
+/**
  * `notice` on success: the hypervisor reached the target another way than asked (e.g. a forced
- * power-off); `result`: what a snapshot made.
+ * power-off); `result`: what a snapshot made; while running, the step it is at, when the provider can tell.
  */
 export type TaskStatus =
-  { state: 'running' } | { state: 'succeeded'; notice?: ActionNote; result?: ActionResult } | { state: 'failed'; error: ActionNote };
+  | ({ state: 'running' } & Partial<TaskStep>)
+  | { state: 'succeeded'; notice?: ActionNote; result?: ActionResult }
+  | { state: 'failed'; error: ActionNote; operatorDetail?: string };
 
 export interface AddressLease {
   address: string;
@@ -136,10 +153,22 @@ export class ComputeProviderError extends Error {
     readonly code: string,
     message: string,
     readonly retryable = false,
+    /**
+     * What the hypervisor itself said (virsh's words: host paths, QEMU's reason), for operators only:
+     * their command line and an action's `error_detail`; never a customer's answer, notification or log entry.
+     */
+    readonly operatorDetail?: string,
   ) {
     super(message);
   }
+
+  /** The same error, carrying what the hypervisor said (one line, at most 1000 characters). */
+  withOperatorDetail(detail: string): ComputeProviderError {
+    return new ComputeProviderError(this.code, this.message, this.retryable, oneLine(detail).slice(0, 1000));
+  }
 }
+
+const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, ' ').trim();
 
 /**
  * The port to the hypervisor (docs/compute-provider.md). Power operations are asynchronous on
@@ -147,8 +176,11 @@ export class ComputeProviderError extends Error {
  * port is "ask, then poll": the runner persists the task handle and polls until the task ends.
  */
 export abstract class ComputeProvider {
-  /** Begins a power operation and returns the provider's task handle. Must be idempotent per `idempotencyKey`. */
-  abstract powerAction(instance: InstanceRef, operation: ActionType, idempotencyKey: string): Promise<string>;
+  /**
+   * Begins a power operation and returns the provider's task handle. Must be idempotent per `idempotencyKey`.
+   * Here and in the other calls that begin a task, `steps` is told each step as it begins (the action shows it).
+   */
+  abstract powerAction(instance: InstanceRef, operation: ActionType, idempotencyKey: string, steps?: StepReporter): Promise<string>;
 
   /** Where a task begun by powerAction stands. */
   abstract taskStatus(instance: InstanceRef, taskId: string): Promise<TaskStatus>;
@@ -199,8 +231,14 @@ export abstract class ComputeProvider {
    * Begins a rebuild: the root disk is made again from the image, with a new seed, and the machine
    * boots from it. Returns a task handle polled with taskStatus, like powerAction (same key rules).
    */
-  rebuildMachine(_instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null, idempotencyKey: string): Promise<string> {
-    return this.powerAction(_instance, 'rebuild', idempotencyKey);
+  rebuildMachine(
+    _instance: InstanceRef,
+    boot: GuestBoot,
+    network: GuestNetwork | null,
+    idempotencyKey: string,
+    steps: StepReporter = NO_STEPS,
+  ): Promise<string> {
+    return this.powerAction(_instance, 'rebuild', idempotencyKey, steps);
   }
 
   /**
@@ -208,7 +246,7 @@ export abstract class ComputeProvider {
    * the image `imageId`'s disk, taken live when the machine runs. Its task ends with a `result`.
    * Returns a task handle polled with taskStatus (same key rules as powerAction).
    */
-  snapshotMachine(_instance: InstanceRef, _imageId: string, _idempotencyKey: string): Promise<string> {
+  snapshotMachine(_instance: InstanceRef, _imageId: string, _idempotencyKey: string, _steps: StepReporter = NO_STEPS): Promise<string> {
     return Promise.reject(new ComputeProviderError('unsupported', 'This hypervisor cannot take snapshots.'));
   }
 
@@ -246,6 +284,7 @@ export abstract class ComputeProvider {
     _sizeBytes: number,
     _idempotencyKey: string,
     _machine?: RestoredMachine,
+    _steps: StepReporter = NO_STEPS,
   ): Promise<string> {
     return Promise.reject(new ComputeProviderError('unsupported', 'This hypervisor cannot restore disks.'));
   }
@@ -255,13 +294,24 @@ export abstract class ComputeProvider {
    * with its seed) and keeps its root disk as a second disk (vdb), unmounted. Power actions then act
    * on the rescue system until unrescueMachine. A task handle, like powerAction (same key rules).
    */
-  rescueMachine(instance: InstanceRef, _rescue: GuestBoot, _network: GuestNetwork | null, idempotencyKey: string): Promise<string> {
-    return this.powerAction(instance, 'rescue', idempotencyKey);
+  rescueMachine(
+    instance: InstanceRef,
+    _rescue: GuestBoot,
+    _network: GuestNetwork | null,
+    idempotencyKey: string,
+    steps: StepReporter = NO_STEPS,
+  ): Promise<string> {
+    return this.powerAction(instance, 'rescue', idempotencyKey, steps);
   }
 
   /** Ends a rescue: the machine boots its own disk and seed again, and the rescue disk and seed are removed. A task handle. */
-  unrescueMachine(instance: InstanceRef, _network: GuestNetwork | null, idempotencyKey: string): Promise<string> {
-    return this.powerAction(instance, 'unrescue', idempotencyKey);
+  unrescueMachine(
+    instance: InstanceRef,
+    _network: GuestNetwork | null,
+    idempotencyKey: string,
+    steps: StepReporter = NO_STEPS,
+  ): Promise<string> {
+    return this.powerAction(instance, 'unrescue', idempotencyKey, steps);
   }
 
   /**

@@ -1,17 +1,26 @@
 export type ImageFormat = 'qcow2' | 'raw';
 
+/** A storage pool an upload had to make on a hypervisor: it stays, and starts with libvirtd, so the operator is told. */
+export interface PoolMade {
+  hypervisor: string;
+  pool: string;
+  /** The directory the pool keeps its volumes in. */
+  path: string;
+}
+
 /**
  * Where image files live for the hypervisors (a port, like ComputeProvider). The simulator keeps
  * images as rows only; libvirt uploads each into LIBVIRT_STORAGE_POOL on every hypervisor.
  */
 export abstract class ImageStore {
-  abstract upload(imageId: string, file: string, facts: { format: ImageFormat; sizeBytes: number }): Promise<void>;
+  /** Returns the storage pools it had to make first (none where they existed). */
+  abstract upload(imageId: string, file: string, facts: { format: ImageFormat; sizeBytes: number }): Promise<PoolMade[]>;
   abstract remove(imageId: string): Promise<void>;
 }
 
 export class SimulatedImageStore extends ImageStore {
-  upload(): Promise<void> {
-    return Promise.resolve();
+  upload(): Promise<PoolMade[]> {
+    return Promise.resolve([]);
   }
 
   remove(): Promise<void> {

@@ -3,13 +3,39 @@ import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '@app/core';
-import { ComputeProvider, ComputeProviderError, ConsoleTarget, DiskExport, InstanceRef, TaskStatus } from './compute-provider';
+import {
+  ComputeProvider,
+  ComputeProviderError,
+  ConsoleTarget,
+  DiskExport,
+  InstanceRef,
+  NO_STEPS,
+  RestoredMachine,
+  StepReporter,
+  TaskStatus,
+  TaskStep,
+} from './compute-provider';
 import { simulatedDisk } from './simulated-disk';
 import { SimulatedVncServers } from './simulated-vnc/simulated-vnc-servers';
 import { SimulatorTasksRepository } from './simulator-tasks.repository';
 import type { ActionType, PowerState } from '../vps.types';
 
 const VNC_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+/**
+ * What a simulated task says it does: its first half's step and, for the tasks that boot the
+ * machine afterwards, its second half's; progress follows the task's time.
+ */
+const SIMULATED_STEPS: Record<ActionType, [string, string?]> = {
+  start: ['starting the server'],
+  stop: ['waiting for the guest to shut down'],
+  reboot: ['waiting for the guest to shut down', 'starting the server again'],
+  rebuild: ['writing the disk from the image', 'starting the server'],
+  snapshot: ['copying the disk'],
+  restore: ['copying the backup onto the disk', 'starting the server'],
+  rescue: ['making the rescue disk', 'starting the rescue system'],
+  unrescue: ['powering the rescue system off', 'starting the server'],
+};
+
 /** A simulated snapshot holds what a small system with some data would: 300 MB to 1.5 GB. */
 const SNAPSHOT_BYTES = { min: 300_000_000, max: 1_500_000_000 };
 
@@ -52,7 +78,15 @@ export class SimulatedComputeProvider extends ComputeProvider {
   }
 
   /** Reads the backup to its end (a store that cannot give it fails the restore), then boots like a start. */
-  override async restoreMachine(instance: InstanceRef, open: () => Promise<Readable>, _sizeBytes: number, key: string): Promise<string> {
+  override async restoreMachine(
+    instance: InstanceRef,
+    open: () => Promise<Readable>,
+    _sizeBytes: number,
+    key: string,
+    _machine?: RestoredMachine,
+    steps: StepReporter = NO_STEPS,
+  ): Promise<string> {
+    await steps(10, 'reading the backup');
     const backup = await open();
     await finished(backup.resume());
     await this.tasks.insert(key, refOf(instance), 'restore', this.config.computeTransitionDelayMs);
@@ -71,7 +105,7 @@ export class SimulatedComputeProvider extends ComputeProvider {
     const [id, consistency] = taskId.split(':');
     const task = await this.tasks.find(id);
     if (!task) return { state: 'failed', error: { code: 'task_not_found', message: 'The hypervisor has no record of this task.' } };
-    if (!task.done) return { state: 'running' };
+    if (!task.done) return { state: 'running', ...simulatedStep(task.type, task.elapsed) };
     if (task.type !== 'snapshot') return { state: 'succeeded' };
     return {
       state: 'succeeded',
@@ -98,6 +132,12 @@ export class SimulatedComputeProvider extends ComputeProvider {
   pollIntervalMs(): number {
     return Math.min(this.config.computeTransitionDelayMs, 1000);
   }
+}
+
+/** The step of a task `elapsed` (0-1) of the way through: 10 to 95 percent as its time passes. */
+export function simulatedStep(type: ActionType, elapsed: number): TaskStep {
+  const [first, second] = SIMULATED_STEPS[type] ?? ['working'];
+  return { progress: Math.round(10 + 85 * elapsed), step: second && elapsed >= 0.5 ? second : first };
 }
 
 function refOf(instance: InstanceRef): string {

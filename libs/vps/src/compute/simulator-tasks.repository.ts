@@ -9,7 +9,12 @@ export interface SimulatorTaskRow {
   done: boolean;
   /** A snapshot's bytes; null for other tasks. */
   size_bytes: string | null;
+  /** How much of its time the task has had, 0-1. */
+  elapsed: number;
 }
+
+const TASK_COLUMNS = `type, completes_at <= now() AS done, size_bytes,
+  coalesce(LEAST(1, GREATEST(0, extract(epoch FROM now() - created_at) / NULLIF(extract(epoch FROM completes_at - created_at), 0))), 1)::float8 AS elapsed`;
 
 /** The simulated hypervisor's memory: compute_simulator_tasks, one row a task. */
 @Injectable()
@@ -37,11 +42,9 @@ export class SimulatorTasksRepository {
   }
 
   async find(id: string): Promise<SimulatorTaskRow | null> {
-    const task = await sqlFirst<SimulatorTaskRow>(
-      this.dataSource,
-      `SELECT type, completes_at <= now() AS done, size_bytes FROM compute_simulator_tasks WHERE id = $1`,
-      [id],
-    );
+    const task = await sqlFirst<SimulatorTaskRow>(this.dataSource, `SELECT ${TASK_COLUMNS} FROM compute_simulator_tasks WHERE id = $1`, [
+      id,
+    ]);
     return task ?? null;
   }
 
@@ -49,7 +52,7 @@ export class SimulatorTasksRepository {
   async findLatestFor(instanceRef: string): Promise<SimulatorTaskRow | null> {
     const task = await sqlFirst<SimulatorTaskRow>(
       this.dataSource,
-      `SELECT type, completes_at <= now() AS done, size_bytes FROM compute_simulator_tasks
+      `SELECT ${TASK_COLUMNS} FROM compute_simulator_tasks
         WHERE instance_ref = $1 AND type NOT IN ('snapshot', 'password') ORDER BY created_at DESC LIMIT 1`,
       [instanceRef],
     );

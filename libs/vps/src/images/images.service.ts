@@ -13,7 +13,7 @@ import {
 } from '@app/core';
 import { ImageResponse } from './dto/image.response';
 import { inspectImageFile } from './image-file';
-import { ImageStore } from '../compute/image-store';
+import { ImageStore, PoolMade } from '../compute/image-store';
 import type { ImageRow } from './image.types';
 import { ImagesRepository } from './images.repository';
 
@@ -121,8 +121,11 @@ export class ImagesService {
     return image;
   }
 
-  /** Operator: records the image, uploads its file to the hypervisors, then makes it available. */
-  async add(input: AddImage): Promise<ImageResponse> {
+  /**
+   * Operator: records the image, uploads its file to the hypervisors, then makes it available;
+   * `poolMade` is told of each storage pool the upload had to make first.
+   */
+  async add(input: AddImage, poolMade: (made: PoolMade) => void = () => undefined): Promise<ImageResponse> {
     const facts = await inspectImageFile(input.file).catch((err: NodeJS.ErrnoException) => {
       throw Problem.invalidInput(`Cannot read ${input.file}: ${err.code ?? err.message}`, [{ field: 'file', message: 'unreadable' }]);
     });
@@ -145,7 +148,10 @@ export class ImagesService {
       throw err;
     }
     try {
-      await this.store.upload(row.id, input.file, facts);
+      for (const made of await this.store.upload(row.id, input.file, facts)) {
+        this.logger.log(`Storage pool ${made.pool} made on ${made.hypervisor} (${made.path}, autostarted)`);
+        poolMade(made);
+      }
     } catch (err) {
       await this.store.remove(row.id).catch(() => undefined);
       await this.images.deleteRow(row.id);

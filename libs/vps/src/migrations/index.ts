@@ -18,6 +18,8 @@ import { CanonicalIpv61764000004000 } from './1764000004000-canonical-ipv6';
 import { Firewalls1764000004100 } from './1764000004100-firewalls';
 import { Volumes1764000004200 } from './1764000004200-volumes';
 import { VpsAddressPtrs1764000004400 } from './1764000004400-vps-address-ptrs';
+import { ActionProgress1764000004620 } from './1764000004620-action-progress';
+import { OperatorErrorDetail1764000004630 } from './1764000004630-operator-error-detail';
 
 /** The VPS tables made after services' first migration (vps_instances, instance_actions and console_sessions are made there). */
 export const vpsMigrations = [
@@ -41,4 +43,6 @@ export const vpsMigrations = [
   Firewalls1764000004100,
   Volumes1764000004200,
   VpsAddressPtrs1764000004400,
+  ActionProgress1764000004620,
+  OperatorErrorDetail1764000004630,
 ];

@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { ComputeProvider, InstanceRef } from '../compute/compute-provider';
+import { ComputeProvider, InstanceRef, StepReporter } from '../compute/compute-provider';
 import type { ActionRefusal, InstanceActionHandler } from '../actions/action-handler';
 import { InstanceActionHandlers } from '../actions/instance-action-handlers';
 import type { PendingAction } from '../actions/instance-actions.repository';
@@ -31,10 +31,10 @@ export class RescueAction implements InstanceActionHandler, OnModuleInit {
     this.handlers.refuseWhen(refusedInRescue(this.rescues));
   }
 
-  begin(action: PendingAction, ref: InstanceRef): Promise<string> {
+  begin(action: PendingAction, ref: InstanceRef, steps: StepReporter): Promise<string> {
     const { params } = action;
-    if (!params || !('rescue' in params)) return this.compute.powerAction(ref, action.type, action.id);
-    return this.compute.rescueMachine(ref, params.rescue.boot, params.rescue.network, action.id);
+    if (!params || !('rescue' in params)) return this.compute.powerAction(ref, action.type, action.id, steps);
+    return this.compute.rescueMachine(ref, params.rescue.boot, params.rescue.network, action.id, steps);
   }
 }
 
@@ -50,9 +50,9 @@ export class UnrescueAction implements InstanceActionHandler, OnModuleInit {
     this.handlers.register('unrescue', this);
   }
 
-  begin(action: PendingAction, ref: InstanceRef): Promise<string> {
+  begin(action: PendingAction, ref: InstanceRef, steps: StepReporter): Promise<string> {
     const { params } = action;
-    if (!params || !('unrescue' in params)) return this.compute.powerAction(ref, action.type, action.id);
-    return this.compute.unrescueMachine(ref, params.unrescue.network, action.id);
+    if (!params || !('unrescue' in params)) return this.compute.powerAction(ref, action.type, action.id, steps);
+    return this.compute.unrescueMachine(ref, params.unrescue.network, action.id, steps);
   }
 }

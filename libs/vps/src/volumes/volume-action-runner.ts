@@ -10,7 +10,8 @@ import { VolumeActionRow, VolumeRow, VolumesRepository } from './volumes.reposit
 /** Tries of a step whose backend or hypervisor does not answer, 2 s apart and doubling (about a minute in all). */
 const ATTEMPTS = 6;
 
-type Outcome = { code: string; message: string } | null;
+/** How a failed action ended (`detail`: what the backend or hypervisor said, for operators); null: it succeeded. */
+type Outcome = { code: string; message: string; detail?: string } | null;
 
 /**
  * Drives one volume action to its end: the bytes (VolumeBackend: made if missing, grown) and the
@@ -62,10 +63,13 @@ export class VolumeActionRunner {
         // A shutdown hands the job back (another process goes on); the action stays running.
         if (retryable && this.jobs.stopping) throw err;
         if (retryable && attempt < ATTEMPTS) {
-          await this.jobs.delay(2000 * 2 ** (attempt - 1));
+          const waitMs = 2000 * 2 ** (attempt - 1);
+          await this.stepOf(action)(0, `no answer; trying again in ${waitMs / 1000} s`);
+          await this.jobs.delay(waitMs);
           continue;
         }
-        if (err instanceof ComputeProviderError) return { code: err.retryable ? 'unavailable' : err.code, message: err.message };
+        if (err instanceof ComputeProviderError)
+          return { code: err.retryable ? 'unavailable' : err.code, message: err.message, detail: err.operatorDetail };
         return { code: 'failed', message: (err as Error).message };
       }
     }
@@ -73,20 +77,34 @@ export class VolumeActionRunner {
 
   private async step(action: VolumeActionRow, volume: VolumeRow): Promise<void> {
     const ref: VolumeRef = { volumeId: volume.id, region: volume.region };
+    const step = this.stepOf(action);
     if (action.type === 'attach') {
+      await step(10, 'making sure the volume exists in the storage backend');
       if (!(await this.backend.exists(ref))) await this.backend.create(ref, volume.sizeGb);
       const vps = await this.machineOf(action.targetServiceId);
+      await step(50, 'attaching the volume to the VPS');
       if (vps) await this.compute.attachVolume(vps, volume.id, this.backend.diskSource(ref));
     } else if (action.type === 'detach') {
       const vps = await this.machineOf(action.targetServiceId);
+      await step(10, 'detaching the volume from the VPS');
       if (vps) await this.compute.detachVolume(vps, volume.id);
     } else {
       const sizeGb = action.sizeGb!;
+      await step(10, `growing the volume to ${sizeGb} GiB in the storage backend`);
       if (await this.backend.exists(ref)) await this.backend.resize(ref, sizeGb);
       else await this.backend.create(ref, sizeGb);
       const vps = await this.machineOf(volume.attachedTo);
+      await step(60, 'telling the VPS of the new size');
       if (vps) await this.compute.resizeVolume(vps, volume.id, sizeGb * GIB);
     }
+  }
+
+  /** Records the step the action reached; one that cannot be written is not worth failing the action for. */
+  private stepOf(action: VolumeActionRow): (progress: number, step: string) => Promise<void> {
+    return (progress, step) =>
+      this.volumes
+        .setStep(action.id, progress, step)
+        .catch((err: Error) => this.logger.warn(`Volume ${action.type} ${action.id}: step not recorded (${err.message})`));
   }
 
   private async machineOf(vpsId: string | null) {

@@ -23,9 +23,16 @@ export interface VolumeActionRow {
   sizeGb: number | null;
   errorCode: string | null;
   errorMessage: string | null;
+  /** What the backend or hypervisor said, for operators only (never in VolumeActionResponse). */
+  errorDetail: string | null;
+  progress: number;
+  step: string | null;
   startedAt: string;
   finishedAt: string | null;
 }
+
+/** A volume action's step before its job takes it (progress 0). */
+const QUEUED_STEP = 'waiting to begin';
 
 /** What an attach checks of the VPS it names: the caller's, a VPS, live, in which region, with how many volumes. */
 export interface AttachTarget {
@@ -37,7 +44,7 @@ export interface AttachTarget {
 
 const VOLUME = `v.service_id AS id, v.region, v.size_gb AS "sizeGb", v.state, v.attached_to AS "attachedTo", v.purged_at IS NOT NULL AS purged`;
 const ACTION = `a.id, a.service_id AS "serviceId", a.type, a.status, a.target_service_id AS "targetServiceId", a.size_gb AS "sizeGb",
-  a.error_code AS "errorCode", a.error_message AS "errorMessage", ${isoText('a.started_at')} AS "startedAt", ${isoText('a.finished_at')} AS "finishedAt"`;
+  a.error_code AS "errorCode", a.error_message AS "errorMessage", a.error_detail AS "errorDetail", a.progress, a.step, ${isoText('a.started_at')} AS "startedAt", ${isoText('a.finished_at')} AS "finishedAt"`;
 
 @Injectable()
 export class VolumesRepository {
@@ -116,8 +123,8 @@ export class VolumesRepository {
   ): Promise<VolumeActionRow> {
     const row = await sqlFirst<{ id: string }>(
       manager,
-      `INSERT INTO volume_actions (service_id, type, target_service_id, size_gb) VALUES ($1, $2, $3, $4) RETURNING id`,
-      [serviceId, type, params.targetServiceId ?? null, params.sizeGb ?? null],
+      `INSERT INTO volume_actions (service_id, type, target_service_id, size_gb, step) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+      [serviceId, type, params.targetServiceId ?? null, params.sizeGb ?? null, QUEUED_STEP],
     );
     return (await this.action(row!.id, manager))!;
   }
@@ -155,13 +162,34 @@ export class VolumesRepository {
     return rows.map((row) => row.id);
   }
 
+  /** Where a running action stands; its progress never goes back, and stays below 100 until it has succeeded. */
+  async setStep(actionId: string, progress: number, step: string): Promise<void> {
+    await runSql(
+      this.dataSource,
+      `UPDATE volume_actions SET progress = GREATEST(progress, LEAST(99, $2::int)), step = $3 WHERE id = $1 AND status = 'running'`,
+      [actionId, Math.round(progress), step.slice(0, 200)],
+    );
+  }
+
   /** Ends a running action once (a second job for it finds it ended and does nothing). */
-  async finishAction(manager: EntityManager, actionId: string, error: { code: string; message: string } | null): Promise<boolean> {
+  async finishAction(
+    manager: EntityManager,
+    actionId: string,
+    error: { code: string; message: string; detail?: string | null } | null,
+  ): Promise<boolean> {
     const rows = await sqlRows(
       manager,
-      `UPDATE volume_actions SET status = $2, error_code = $3, error_message = $4, finished_at = clock_timestamp()
+      `UPDATE volume_actions SET status = $2, error_code = $3, error_message = $4, error_detail = $5, finished_at = clock_timestamp(),
+              progress = CASE WHEN $6 THEN progress ELSE 100 END, step = NULL
         WHERE id = $1 AND status = 'running' RETURNING id`,
-      [actionId, error ? 'failed' : 'succeeded', error?.code ?? null, error?.message ?? null],
+      [
+        actionId,
+        error ? 'failed' : 'succeeded',
+        error?.code ?? null,
+        error?.message ?? null,
+        error?.detail?.slice(0, 2000) ?? null,
+        !!error,
+      ],
     );
     return rows.length > 0;
   }

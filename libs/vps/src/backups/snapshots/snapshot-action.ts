@@ -1,7 +1,7 @@
 import type { CreateSnapshotRequest } from '../dto/create-snapshot.request';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ComputeProvider, ComputeProviderError, InstanceRef } from '../../compute/compute-provider';
+import { ComputeProvider, ComputeProviderError, InstanceRef, StepReporter } from '../../compute/compute-provider';
 import type { ActionRecord, ActionRequest, AfterCommit, InstanceActionHandler, Outcome } from '../../actions/action-handler';
 import { InstanceActionHandlers } from '../../actions/instance-action-handlers';
 import type { PendingAction } from '../../actions/instance-actions.repository';
@@ -33,10 +33,10 @@ export class SnapshotAction implements InstanceActionHandler, OnModuleInit {
     return { params: { snapshot: { imageId: image.id } }, details: { imageId: image.id, slug: image.slug, name: image.name } };
   }
 
-  begin(action: PendingAction, ref: InstanceRef): Promise<string> {
+  begin(action: PendingAction, ref: InstanceRef, steps: StepReporter): Promise<string> {
     const { params } = action;
     if (!params || !('snapshot' in params)) throw new ComputeProviderError('invalid_state', 'The snapshot has no image recorded.');
-    return this.compute.snapshotMachine(ref, params.snapshot.imageId, action.id);
+    return this.compute.snapshotMachine(ref, params.snapshot.imageId, action.id, steps);
   }
 
   async finish(m: EntityManager, action: PendingAction, outcome: Outcome): Promise<AfterCommit | void> {

@@ -24,8 +24,28 @@ describe('snapshot tasks', () => {
     expect(jobOf('Job type:         Unbounded   \nOperation:        Backup      \nTime elapsed:     122          ms\n')).toEqual({
       type: 'Unbounded',
       operation: 'Backup',
+      done: null,
     });
-    expect(jobOf('Job type:         Completed   \nOperation:        Backup      \n')).toEqual({ type: 'Completed', operation: 'Backup' });
-    expect(jobOf('Job type:         None        \n')).toEqual({ type: 'None', operation: null });
+    expect(jobOf('Job type:         Completed   \nOperation:        Backup      \n')).toEqual({
+      type: 'Completed',
+      operation: 'Backup',
+      done: null,
+    });
+    expect(jobOf('Job type:         None        \n')).toEqual({ type: 'None', operation: null, done: null });
+  });
+
+  it("reads how much of the disk a backup job has copied, in libvirt's units", () => {
+    const running = [
+      'Job type:         Unbounded',
+      'Operation:        Backup',
+      'Time elapsed:     2042         ms',
+      'Data processed:   256.000 MiB',
+      'Data remaining:   768.000 MiB',
+      'Data total:       1.000 GiB',
+    ].join('\n');
+    expect(jobOf(running)).toEqual({ type: 'Unbounded', operation: 'Backup', done: 0.25 });
+    expect(
+      jobOf('Job type:         Unbounded\nOperation:        Backup\nData processed:   0.000 B\nData total:       0.000 B\n').done,
+    ).toBeNull();
   });
 });

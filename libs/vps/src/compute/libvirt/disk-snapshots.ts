@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { ComputeProviderError, InstanceRef, TaskStatus } from '../compute-provider';
+import { ComputeProviderError, InstanceRef, NO_STEPS, StepReporter, TaskStatus } from '../compute-provider';
 import type { SnapshotConsistency } from '../../vps.types';
 import type { DomainInfo } from './domain-state';
 import { LibvirtDomains } from './libvirt-domains';
@@ -19,6 +19,7 @@ export interface SnapshotTask {
 }
 
 const PREFIX = 'snapshot:';
+const isBackup = (job: { type: string; operation: string | null }): boolean => job.operation === 'Backup' && job.type !== 'None';
 export const isSnapshotTask = (taskId: string): boolean => taskId.startsWith(PREFIX);
 export const encodeSnapshotTask = (t: SnapshotTask): string => `${PREFIX}${t.since}:${t.imageId}:${t.mode}:${t.consistency}`;
 
@@ -30,10 +31,22 @@ export function decodeSnapshotTask(taskId: string): SnapshotTask {
   return { since: Number(since), imageId, mode, consistency: consistency === 'filesystem' ? 'filesystem' : 'crash' };
 }
 
-/** What `virsh domjobinfo` says: `Job type: Unbounded|Completed|Failed|None`, `Operation: Backup`. */
-export function jobOf(output: string): { type: string; operation: string | null } {
+const UNITS: Record<string, number> = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4 };
+
+/**
+ * What `virsh domjobinfo` says: `Job type: Unbounded|Completed|Failed|None`, `Operation: Backup`,
+ * and how much of the disk it has copied (`Data processed` of `Data total`, 0-1) when it tells.
+ */
+export function jobOf(output: string): { type: string; operation: string | null; done: number | null } {
   const field = (name: string) => new RegExp(`^${name}:\\s+(\\S+)`, 'm').exec(output)?.[1] ?? null;
-  return { type: field('Job type') ?? 'None', operation: field('Operation') };
+  const bytes = (name: string) => {
+    const [, value, unit] = new RegExp(`^${name}:\\s+([\\d.]+)\\s*(\\w+)`, 'm').exec(output) ?? [];
+    return value && UNITS[unit] ? Number(value) * UNITS[unit] : null;
+  };
+  const processed = bytes('Data processed');
+  const total = bytes('Data total');
+  const done = processed !== null && total ? Math.min(1, processed / total) : null;
+  return { type: field('Job type') ?? 'None', operation: field('Operation'), done };
 }
 
 /**
@@ -50,11 +63,12 @@ export class DiskSnapshots {
     private readonly pool: StoragePool,
   ) {}
 
-  async begin(instance: InstanceRef, domain: DomainInfo, imageId: string): Promise<SnapshotTask> {
+  async begin(instance: InstanceRef, domain: DomainInfo, imageId: string, steps: StepReporter = NO_STEPS): Promise<SnapshotTask> {
     const uri = this.domains.uriOf(instance);
     const volume = imageVolume(imageId);
     const since = Date.now();
     if (!domain.id) {
+      await steps(10, 'copying the disk of the stopped server');
       await this.pool.copyFlat(uri, rootVolumeOf(instance.serviceId), volume);
       return { since, imageId, mode: 'copy', consistency: 'filesystem' };
     }
@@ -70,7 +84,9 @@ export class DiskSnapshots {
     await this.pool.remove(uri, volume);
     const xml = `<domainbackup mode='push'><disks><disk name='${await this.rootTarget(instance, domain.name)}' backup='yes' type='file'>
 <driver type='qcow2'/><target file='${target}'/></disk></disks></domainbackup>`;
+    await steps(10, "freezing the guest's filesystems");
     const frozen = await this.freeze(instance, domain.name);
+    await steps(15, 'copying the disk');
     try {
       await withXmlFile(xml, (file) => this.domains.run(instance, ['backup-begin', domain.name, '--backupxml', file]));
     } finally {
@@ -85,7 +101,8 @@ export class DiskSnapshots {
     const volume = imageVolume(task.imageId);
     if (task.mode === 'live') {
       const name = this.domains.domainOf(instance);
-      if (await this.backupRunning(instance, name)) return { state: 'running' };
+      const job = jobOf(await this.domains.run(instance, ['domjobinfo', name]));
+      if (isBackup(job)) return { state: 'running', progress: 15 + Math.floor(80 * (job.done ?? 0)), step: 'copying the disk' };
       const last = jobOf(await this.domains.run(instance, ['domjobinfo', name, '--completed', '--keep-completed']));
       if (last.operation !== 'Backup' || last.type !== 'Completed') {
         await this.pool.remove(uri, volume).catch(() => undefined);
@@ -98,8 +115,7 @@ export class DiskSnapshots {
   }
 
   private async backupRunning(instance: InstanceRef, name: string): Promise<boolean> {
-    const job = jobOf(await this.domains.run(instance, ['domjobinfo', name]));
-    return job.operation === 'Backup' && job.type !== 'None';
+    return isBackup(jobOf(await this.domains.run(instance, ['domjobinfo', name])));
   }
 
   /** The file a running backup job writes (`backup-dumpxml`), or null when none runs. */

@@ -12,7 +12,9 @@ import {
   MachineMark,
   MachineRecord,
   MachineSpec,
+  NO_STEPS,
   RestoredMachine,
+  StepReporter,
   TaskStatus,
   DiskExport,
 } from '../compute-provider';
@@ -98,8 +100,8 @@ export class LibvirtComputeProvider extends ComputeProvider {
   }
 
   /** Power actions and their tasks: power-task.ts; snapshots' tasks: disk-snapshots.ts. */
-  powerAction(instance: InstanceRef, type: ActionType, _idempotencyKey: string): Promise<string> {
-    return this.powerTasks.begin(instance, type);
+  powerAction(instance: InstanceRef, type: ActionType, _idempotencyKey: string, steps: StepReporter = NO_STEPS): Promise<string> {
+    return this.powerTasks.begin(instance, type, steps);
   }
 
   taskStatus(instance: InstanceRef, taskId: string): Promise<TaskStatus> {
@@ -199,10 +201,20 @@ export class LibvirtComputeProvider extends ComputeProvider {
    * Powers the domain off, makes the root disk again from the image and a new seed, defines the
    * domain again from the current template (same UUID, same size) and starts it.
    */
-  override async rebuildMachine(instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null): Promise<string> {
+  override async rebuildMachine(
+    instance: InstanceRef,
+    boot: GuestBoot,
+    network: GuestNetwork | null,
+    _idempotencyKey?: string,
+    steps: StepReporter = NO_STEPS,
+  ): Promise<string> {
     const domain = await this.domains.info(instance, this.changeTimeoutMs);
     await this.marks.refuseForeign(this.domains.uriOf(instance), domain.name);
-    if (domain.id) await this.domains.powerOffOnce(instance, domain.name);
+    if (domain.id) {
+      await steps(10, 'powering the server off');
+      await this.domains.powerOffOnce(instance, domain.name);
+    }
+    await steps(20, 'writing the disk from the image and the cloud-init seed');
     await writeGuestDisks(this.pool, this.domains.uriOf(instance), instance.serviceId, boot, network);
     const values = {
       name: domain.name,
@@ -212,19 +224,21 @@ export class LibvirtComputeProvider extends ComputeProvider {
       withDisks: true,
       network,
     };
+    await steps(70, 'defining the server from the template');
     await lookBeforeRetry(
       () => this.define(instance, values),
       async () => (await this.domains.run(instance, ['dumpxml', '--inactive', domain.name])).includes(rootVolumeOf(instance.serviceId)),
     );
+    await steps(80, 'starting the server');
     await this.domains.startOnce(instance, domain.name);
     return encodeTask({ type: 'rebuild', since: Date.now(), domainId: null });
   }
 
   /** A running domain is copied live (backup job), a stopped one by libvirt's volume copy; the image volume is standalone. */
-  override async snapshotMachine(instance: InstanceRef, imageId: string): Promise<string> {
+  override async snapshotMachine(instance: InstanceRef, imageId: string, _key?: string, steps: StepReporter = NO_STEPS): Promise<string> {
     const domain = await this.domains.info(instance, this.changeTimeoutMs);
     await this.marks.refuseForeign(this.domains.uriOf(instance), domain.name);
-    return encodeSnapshotTask(await this.snapshots.begin(instance, domain, imageId));
+    return encodeSnapshotTask(await this.snapshots.begin(instance, domain, imageId, steps));
   }
 
   /** Backups: disk-exports.ts; restores: libvirt-restore.ts. */
@@ -240,8 +254,9 @@ export class LibvirtComputeProvider extends ComputeProvider {
     sizeBytes: number,
     _idempotencyKey?: string,
     machine?: RestoredMachine,
+    steps: StepReporter = NO_STEPS,
   ): Promise<string> {
-    return this.restores.restore(instance, open, sizeBytes, machine);
+    return this.restores.restore(instance, open, sizeBytes, machine, steps);
   }
 
   /** Root password and rescue: guest-password.ts (the QEMU guest agent) and rescue-domain.ts. */
@@ -249,12 +264,23 @@ export class LibvirtComputeProvider extends ComputeProvider {
     return setGuestRootPassword(this.virsh, this.domains, this.marks, instance, password);
   }
 
-  override rescueMachine(instance: InstanceRef, rescue: GuestBoot, network: GuestNetwork | null): Promise<string> {
-    return this.rescues.rescue(instance, rescue, network);
+  override rescueMachine(
+    instance: InstanceRef,
+    rescue: GuestBoot,
+    network: GuestNetwork | null,
+    _key?: string,
+    steps: StepReporter = NO_STEPS,
+  ): Promise<string> {
+    return this.rescues.rescue(instance, rescue, network, steps);
   }
 
-  override unrescueMachine(instance: InstanceRef, network: GuestNetwork | null): Promise<string> {
-    return this.rescues.unrescue(instance, network);
+  override unrescueMachine(
+    instance: InstanceRef,
+    network: GuestNetwork | null,
+    _key?: string,
+    steps: StepReporter = NO_STEPS,
+  ): Promise<string> {
+    return this.rescues.unrescue(instance, network, steps);
   }
 
   /** Volumes: volume-attachments.ts. */

@@ -1,5 +1,5 @@
 import { ImageStore } from '../image-store';
-import type { ImageFormat } from '../image-store';
+import type { ImageFormat, PoolMade } from '../image-store';
 import type { LibvirtParts } from './libvirt-parts';
 import { imageVolume } from './volume-names';
 
@@ -13,10 +13,16 @@ export class LibvirtImageStore extends ImageStore {
     return this.libvirt.connections.all(['enabled']);
   }
 
-  async upload(imageId: string, file: string, facts: { format: ImageFormat; sizeBytes: number }): Promise<void> {
-    // upload starts from an empty volume itself.
-    for (const uri of await this.hypervisors())
-      await this.libvirt.pool.upload(uri, imageVolume(imageId), file, facts.format, facts.sizeBytes);
+  async upload(imageId: string, file: string, facts: { format: ImageFormat; sizeBytes: number }): Promise<PoolMade[]> {
+    const made: PoolMade[] = [];
+    const { pool } = this.libvirt;
+    for (const uri of await this.hypervisors()) {
+      const path = await pool.ensure(uri);
+      if (path) made.push({ hypervisor: uri, pool: pool.name, path });
+      // upload starts from an empty volume itself.
+      await pool.upload(uri, imageVolume(imageId), file, facts.format, facts.sizeBytes);
+    }
+    return made;
   }
 
   async remove(imageId: string): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { ComputeProviderError, GuestNetwork, InstanceRef, RestoredMachine } from '../compute-provider';
+import { ComputeProviderError, GuestNetwork, InstanceRef, NO_STEPS, RestoredMachine, StepReporter } from '../compute-provider';
 import { seedFiles } from './cloud-init-seed';
 import type { DeploymentMarks } from './deployment-marks';
 import type { DomainInfo } from './domain-state';
@@ -34,13 +34,22 @@ export class LibvirtRestore {
     private readonly io = { upload: uploadStream, seedIso: withSeedIso },
   ) {}
 
-  async restore(instance: InstanceRef, open: () => Promise<Readable>, sizeBytes: number, machine?: RestoredMachine): Promise<string> {
+  async restore(
+    instance: InstanceRef,
+    open: () => Promise<Readable>,
+    sizeBytes: number,
+    machine?: RestoredMachine,
+    steps: StepReporter = NO_STEPS,
+  ): Promise<string> {
     const uri = this.domains.uriOf(instance);
     const name = this.domains.domainOf(instance);
     const domain = await this.defined(instance);
     if (domain) {
       await this.marks.refuseForeign(uri, domain.name);
-      if (domain.id) await this.domains.powerOffOnce(instance, domain.name);
+      if (domain.id) {
+        await steps(10, 'powering the server off');
+        await this.domains.powerOffOnce(instance, domain.name);
+      }
     }
     const size = machine?.vcpus && machine.memoryMb ? { vcpus: machine.vcpus, memoryMb: machine.memoryMb } : null;
     if (!domain && !size)
@@ -48,15 +57,21 @@ export class LibvirtRestore {
         'not_found',
         `The machine ${name} is not on its hypervisor, and its size is not on record to define it again.`,
       );
+    await steps(20, 'copying the backup onto the disk');
     await this.writeRoot(instance, open, sizeBytes);
     const seed = seedVolumeOf(instance.serviceId);
-    if (machine && !(await this.pool.exists(uri, seed)))
+    if (machine && !(await this.pool.exists(uri, seed))) {
+      await steps(75, 'writing the cloud-init seed again');
       await this.io.seedIso(seedFiles(machine.seed, machine.network), (file, bytes) => this.pool.upload(uri, seed, file, 'raw', bytes));
-    if (!domain && size)
+    }
+    if (!domain && size) {
+      await steps(78, 'defining the server again');
       await lookBeforeRetry(
         () => this.define(instance, { name, ...size, network: machine?.network ?? null }),
         () => this.domains.exists(instance),
       );
+    }
+    await steps(80, 'starting the server');
     await this.domains.startOnce(instance, name);
     return encodeTask({ type: 'start', since: Date.now(), domainId: null });
   }

@@ -1,4 +1,4 @@
-import { ComputeProviderError, InstanceRef, TaskStatus } from '../compute-provider';
+import { ComputeProviderError, InstanceRef, NO_STEPS, StepReporter, TaskStatus } from '../compute-provider';
 import { ACTION_TYPES, ActionType } from '../../vps.types';
 import { powerStateOf } from './domain-state';
 import { LibvirtDomains } from './libvirt-domains';
@@ -38,12 +38,17 @@ export class LibvirtPowerTasks {
     private readonly readTimeoutMs: number,
   ) {}
 
-  async begin(instance: InstanceRef, type: ActionType): Promise<string> {
+  async begin(instance: InstanceRef, type: ActionType, steps: StepReporter = NO_STEPS): Promise<string> {
     // Asking twice is harmless: each branch first looks at the domain's state.
     const domain = await this.domains.info(instance, this.changeTimeoutMs);
     const state = powerStateOf(domain.state);
-    if (type === 'start' || type === 'rebuild') await this.domains.powerOn(instance, domain);
-    else if (state === 'running') await this.domains.shutdownOnce(instance, domain.name);
+    if (type === 'start' || type === 'rebuild') {
+      await steps(10, 'starting the server');
+      await this.domains.powerOn(instance, domain);
+    } else if (state === 'running') {
+      await steps(10, 'asking the guest to shut down (ACPI)');
+      await this.domains.shutdownOnce(instance, domain.name);
+    }
     return encodeTask({ type, since: Date.now(), domainId: type === 'reboot' ? domain.id : null });
   }
 
@@ -54,7 +59,8 @@ export class LibvirtPowerTasks {
     if (task.type === 'start' || task.type === 'rebuild') {
       if (state === 'running') return { state: 'succeeded' };
       // Still starting: libvirt keeps a new QEMU process paused until it is set up.
-      if (domain.id && Date.now() - task.since < this.stopTimeoutSeconds * 1000) return { state: 'running' };
+      if (domain.id && Date.now() - task.since < this.stopTimeoutSeconds * 1000)
+        return { state: 'running', progress: 90, step: 'waiting for the server to run' };
       return { state: 'failed', error: { code: 'start_failed', message: `The machine is ${domain.state} after it was started.` } };
     }
     if (task.type === 'reboot' && state === 'running' && domain.id !== task.domainId) return { state: 'succeeded' };
@@ -63,7 +69,11 @@ export class LibvirtPowerTasks {
       return { state: 'succeeded' };
     }
     const timeoutS = this.stopTimeoutSeconds;
-    if (Date.now() - task.since < timeoutS * 1000) return { state: 'running' };
+    const waited = Date.now() - task.since;
+    if (waited < timeoutS * 1000) {
+      const step = `waiting up to ${timeoutS} s for the guest to shut down`;
+      return { state: 'running', progress: 10 + Math.floor((80 * waited) / (timeoutS * 1000)), step };
+    }
     await this.domains.run(instance, ['destroy', domain.name]).catch(async (err: unknown) => {
       // The guest may have gone down on its own in the meantime.
       if (powerStateOf((await this.domains.info(instance, this.readTimeoutMs)).state) !== 'stopped') throw err;

@@ -1,5 +1,5 @@
 import type { AppConfig } from '@app/core';
-import type { GuestBoot, GuestNetwork, InstanceRef } from '../compute-provider';
+import { GuestBoot, GuestNetwork, InstanceRef, NO_STEPS, StepReporter } from '../compute-provider';
 import { seedFiles } from './cloud-init-seed';
 import type { DeploymentMarks } from './deployment-marks';
 import { DomainValues, renderDomain, withDeploymentMark } from './domain-xml';
@@ -56,35 +56,45 @@ export class LibvirtRescue {
     private readonly seedIso = withSeedIso,
   ) {}
 
-  async rescue(instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null): Promise<string> {
-    const domain = await this.stopped(instance);
+  async rescue(instance: InstanceRef, boot: GuestBoot, network: GuestNetwork | null, steps: StepReporter = NO_STEPS): Promise<string> {
+    const domain = await this.stopped(instance, () => steps(10, 'powering the server off'));
     const uri = this.domains.uriOf(instance);
     const disk = rescueVolumeOf(instance.serviceId);
     const seed = rescueSeedVolumeOf(instance.serviceId);
+    await steps(30, 'making the rescue disk from the rescue image');
     await this.pool.remove(uri, disk);
     await this.pool.createOverlay(uri, disk, imageVolume(boot.imageId), boot.imageFormat, boot.diskGb);
+    await steps(50, "writing the rescue system's cloud-init seed");
     await this.pool.remove(uri, seed);
     await this.seedIso(seedFiles(boot.seed, network), (file, size) => this.pool.upload(uri, seed, file, 'raw', size));
+    await steps(70, 'defining the server with the rescue disk');
     await this.define(instance, domain, network, true);
+    await steps(80, 'starting the rescue system');
     await this.domains.startOnce(instance, domain.name);
     return encodeTask({ type: 'start', since: Date.now(), domainId: null });
   }
 
-  async unrescue(instance: InstanceRef, network: GuestNetwork | null): Promise<string> {
-    const domain = await this.stopped(instance);
+  async unrescue(instance: InstanceRef, network: GuestNetwork | null, steps: StepReporter = NO_STEPS): Promise<string> {
+    const domain = await this.stopped(instance, () => steps(10, 'powering the rescue system off'));
+    await steps(40, 'defining the server with its own disk again');
     await this.define(instance, domain, network, false);
     const uri = this.domains.uriOf(instance);
+    await steps(60, 'removing the rescue disk');
     await this.pool.remove(uri, rescueVolumeOf(instance.serviceId));
     await this.pool.remove(uri, rescueSeedVolumeOf(instance.serviceId));
+    await steps(80, 'starting the server');
     await this.domains.startOnce(instance, domain.name);
     return encodeTask({ type: 'start', since: Date.now(), domainId: null });
   }
 
   /** The domain, ours, powered off (as a hardware reset would: the rescue is for a guest that may not shut down cleanly). */
-  private async stopped(instance: InstanceRef): Promise<DomainInfo> {
+  private async stopped(instance: InstanceRef, poweringOff: () => Promise<void>): Promise<DomainInfo> {
     const domain = await this.domains.info(instance, this.changeTimeoutMs);
     await this.marks.refuseForeign(this.domains.uriOf(instance), domain.name);
-    if (domain.id) await this.domains.powerOffOnce(instance, domain.name);
+    if (domain.id) {
+      await poweringOff();
+      await this.domains.powerOffOnce(instance, domain.name);
+    }
     return domain;
   }
 

@@ -25,22 +25,27 @@ export class StoragePool {
     private readonly changeTimeoutMs: number,
   ) {}
 
-  /** Makes the pool a started directory pool when it is missing or stopped (once per URI and process). */
-  async ensure(uri: string): Promise<void> {
-    if (this.ready.has(uri)) return;
+  /**
+   * Makes the pool a started directory pool when it is missing or stopped (once per URI and process).
+   * Returns the directory of a pool it defined (autostarted: it outlives us), null when the pool was there.
+   */
+  async ensure(uri: string): Promise<string | null> {
+    if (this.ready.has(uri)) return null;
     let info: string;
+    let made: string | null = null;
     try {
       info = await this.run(uri, ['pool-info', this.name], this.changeTimeoutMs, MAY_BE_MISSING);
     } catch (err) {
       if (!isNotFound(err)) throw err;
-      const target = this.name === 'default' ? '/var/lib/libvirt/images' : `/var/lib/libvirt/images/${this.name}`;
-      await this.run(uri, ['pool-define-as', '--name', this.name, '--type', 'dir', '--target', target]);
+      made = this.name === 'default' ? '/var/lib/libvirt/images' : `/var/lib/libvirt/images/${this.name}`;
+      await this.run(uri, ['pool-define-as', '--name', this.name, '--type', 'dir', '--target', made]);
       await this.run(uri, ['pool-build', this.name]);
       await this.run(uri, ['pool-autostart', this.name]);
       info = '';
     }
     if (!/^State:\s+running$/m.test(info)) await this.run(uri, ['pool-start', this.name]);
     this.ready.add(uri);
+    return made;
   }
 
   async exists(uri: string, volume: string): Promise<boolean> {

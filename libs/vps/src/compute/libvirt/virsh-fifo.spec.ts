@@ -72,7 +72,9 @@ describe('VirshFifo (virsh on a named pipe)', () => {
     try {
       const err = await read(fifo.output(dir, ['vol-download'])).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ComputeProviderError);
-      expect((err as Error).message).toContain('Storage volume not found');
+      // virsh's words are for operators; the message is the one customers may see.
+      expect(err).toMatchObject({ code: 'not_found', operatorDetail: expect.stringContaining('Storage volume not found') });
+      expect((err as Error).message).not.toContain('Storage volume not found');
     } finally {
       await fifo.remove();
     }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { ComputeProviderError } from '../compute-provider';
-import { virshEnv } from './virsh';
+import { virshEnv, virshError } from './virsh';
 
 const { O_RDONLY, O_WRONLY, O_NONBLOCK } = constants;
 
@@ -74,14 +74,19 @@ function spawnVirsh(uri: string, args: string[], stdio: ['ignore', number, 'pipe
   return spawn('virsh', ['-q', '-c', uri, ...args], { env: virshEnv(), stdio });
 }
 
-/** Resolves when virsh exited 0; rejects with its last words otherwise. */
+/**
+ * Resolves when virsh exited 0; rejects otherwise with the error its last words stand for (as Virsh's),
+ * the words themselves for operators only.
+ */
 export function exitOf(child: ChildProcess): Promise<void> {
   let said = '';
   child.stderr?.on('data', (chunk: Buffer) => (said = (said + chunk.toString()).slice(-500)));
   return new Promise((resolve, reject) => {
     child.once('error', (err) => reject(new ComputeProviderError('hypervisor_unavailable', `virsh could not run: ${err.message}`, true)));
-    child.once('close', (code, signal) =>
-      code === 0 ? resolve() : reject(new ComputeProviderError('hypervisor_error', `virsh failed (${signal ?? code}): ${said.trim()}`)),
-    );
+    child.once('close', (code, signal) => {
+      if (code === 0) return resolve();
+      const exit = Object.assign(new Error('virsh failed'), { code: String(code ?? signal), killed: false });
+      reject(virshError(exit, said, 0).withOperatorDetail(`virsh failed (${signal ?? code}): ${said.trim()}`));
+    });
   });
 }

@@ -29,7 +29,7 @@ describe('Virsh with a secret argument', () => {
   /** A stand-in for virsh: prints `stderr` and exits 1. */
   function fakeVirsh(stderr: string): Virsh {
     const file = join(dir, 'virsh');
-    writeFileSync(file, `#!/bin/sh\nprintf '%s' '${stderr}' >&2\nexit 1\n`);
+    writeFileSync(file, `#!/bin/sh\nprintf '%s' '${stderr.replace(/'/g, "'\\''")}' >&2\nexit 1\n`);
     chmodSync(file, 0o755);
     return new Virsh(90, file);
   }
@@ -57,6 +57,42 @@ describe('Virsh with a secret argument', () => {
     expect(warned).not.toHaveBeenCalled();
     expect(await look()).toMatchObject({ code: 'not_found' });
     expect(warned).toHaveBeenCalledWith('virsh dominfo failed: error: failed to get domain svc-x');
+  });
+
+  it("gives customers a plain refusal and operators libvirt's own reason, on one line, without the secret", async () => {
+    const kvm = [
+      "error: Failed to start domain 'svc-x'",
+      'error: internal error: process exited while connecting to monitor: Could not access KVM kernel module: Permission denied',
+      `error: failed to initialize kvm: Permission denied (${SECRET})`,
+    ].join('\n');
+    const err = (await fakeVirsh(kvm)
+      .run('qemu:///system', ['start', 'svc-x'], { timeoutMs: 5000, secrets: [SECRET] })
+      .catch((e: unknown) => e)) as ComputeProviderError;
+    expect(err).toBeInstanceOf(ComputeProviderError);
+    expect(err).toMatchObject({ code: 'hypervisor_error', message: 'The hypervisor refused the request.', retryable: false });
+    expect(err.operatorDetail).toBe(
+      "virsh start failed: error: Failed to start domain 'svc-x' error: internal error: process exited while connecting to monitor: " +
+        'Could not access KVM kernel module: Permission denied error: failed to initialize kvm: Permission denied (***)',
+    );
+    expect(err.message).not.toMatch(/kvm/i);
+  });
+
+  it('keeps the mapped code, message and retryability when it adds the words (a missing volume, an unreachable daemon)', async () => {
+    const missing = (await fakeVirsh(
+      "error: failed to get vol 'img-9be0bfb0-df71-4d7b-8894-ae1ded8da346'\nerror: Storage volume not found: no storage vol with matching path '/var/lib/libvirt/images/img-9be0bfb0-df71-4d7b-8894-ae1ded8da346'",
+    )
+      .run('qemu:///system', ['vol-info', 'x'], { timeoutMs: 5000 })
+      .catch((e: unknown) => e)) as ComputeProviderError;
+    expect(missing).toMatchObject({ code: 'not_found', retryable: false });
+    expect(missing.message).not.toContain('/var/lib');
+    expect(missing.operatorDetail).toContain('/var/lib/libvirt/images/img-9be0bfb0');
+    const away = (await fakeVirsh(
+      'error: failed to connect to the hypervisor\nerror: Failed to connect socket to /run/libvirt/libvirt-sock',
+    )
+      .run('qemu:///system', ['list'], { timeoutMs: 5000 })
+      .catch((e: unknown) => e)) as ComputeProviderError;
+    expect(away).toMatchObject({ code: 'hypervisor_unavailable', message: 'The hypervisor cannot be reached.', retryable: true });
+    expect(away.operatorDetail).toContain('/run/libvirt/libvirt-sock');
   });
 
   it('reads a guest agent that does not answer, or a machine that is not running, as such', async () => {

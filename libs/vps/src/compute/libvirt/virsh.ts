@@ -71,7 +71,8 @@ export class Virsh {
           // An answer, not a failure: the domain has no such metadata element, or the caller looked for something that may be gone.
           if (error.code === NO_METADATA || expected.includes(error.code)) this.logger.debug(said);
           else this.logger.warn(said);
-          reject(error);
+          // libvirt's own reason goes with the error for operators (their command line, the action's error_detail); customers get `message`.
+          reject(error.withOperatorDetail(said));
         },
       );
     });
@@ -106,7 +107,7 @@ export function virshError(err: NodeJS.ErrnoException & { killed?: boolean }, st
   if (POOL_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', 'The storage pool does not exist on the hypervisor.');
   if (NWFILTER_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', 'The network filter does not exist on the hypervisor.');
   if (DOMAIN_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', 'The machine does not exist on the hypervisor.');
-  // The hypervisor's own words stay in our logs: they name hosts and paths customers need not see.
+  // The hypervisor's own words name hosts and paths customers need not see: they go to operators only (Virsh.run adds them).
   return new ComputeProviderError('hypervisor_error', 'The hypervisor refused the request.');
 }
 

@@ -90,8 +90,8 @@ export class LocalVolumeBackend extends VolumeBackend {
     return { type: 'pool', pool: this.parts.pool.name, volume: volumeName(volume.volumeId) };
   }
 
-  prepareHost(uri: string): Promise<void> {
-    return this.parts.pool.ensure(uri);
+  async prepareHost(uri: string): Promise<void> {
+    await this.parts.pool.ensure(uri);
   }
 
   private uriOf(volume: VolumeRef): string {

@@ -53,6 +53,18 @@ export class ImageAddCommand extends CliCommand {
       osVersion: args['os-version'] ?? (version || 'latest'),
       minDiskGb: minDisk === undefined ? undefined : /^\d+$/.test(String(minDisk)) ? Number(minDisk) : NaN,
     });
-    return [await this.images.add({ ...input, file, rescue: args.rescue === true })];
+    const pools: unknown[] = [];
+    const image = await this.images.add({ ...input, file, rescue: args.rescue === true }, (made) =>
+      pools.push({
+        storagePool: made.pool,
+        hypervisor: made.hypervisor,
+        path: made.path,
+        made: true,
+        autostart: true,
+        note: `The hypervisor had no storage pool ${made.pool}: made it, a directory pool at ${made.path}, started now and whenever libvirtd starts.`,
+      }),
+    );
+    // The image first: scripts read it as the first line.
+    return [image, ...pools];
   }
 }

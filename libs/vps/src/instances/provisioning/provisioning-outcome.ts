@@ -41,10 +41,12 @@ export class ProvisioningOutcome {
     });
   }
 
-  async failed(work: ProvisioningWork, error: { code: string; message: string }): Promise<void> {
+  /** `detail`: what the hypervisor said, kept in the provisioning's last error for the operator's command only. */
+  async failed(work: ProvisioningWork, error: { code: string; message: string; detail?: string }): Promise<void> {
     await this.tx.run(async (m, publish) => {
       if (!(await this.ownership.lockById(m, work.serviceId))) return;
-      if (!(await this.provisioning.finish(m, work.serviceId, 'failed', `${error.code}: ${error.message}`))) return;
+      const said = error.detail ? ` (hypervisor said: ${error.detail})` : '';
+      if (!(await this.provisioning.finish(m, work.serviceId, 'failed', `${error.code}: ${error.message}${said}`))) return;
       await this.instances.setPowerState(m, work.serviceId, 'error');
       await this.activity.record(m, {
         accountId: work.accountId,

@@ -79,7 +79,7 @@ export class VpsProvisioningRepository implements LeaseStore<string, Provisionin
     await runSql(
       this.dataSource,
       `UPDATE vps_provisioning SET lease_until = NULL, last_error = $2, updated_at = now() WHERE service_id = $1 AND status = 'running'`,
-      [serviceId, error?.slice(0, 500) ?? null],
+      [serviceId, error?.slice(0, 2000) ?? null],
     );
   }
 
@@ -93,7 +93,7 @@ export class VpsProvisioningRepository implements LeaseStore<string, Provisionin
           WHERE service_id = $1 AND status = 'running'
           RETURNING service_id
        ) SELECT service_id FROM ended`,
-      [serviceId, status, error?.slice(0, 500) ?? null],
+      [serviceId, status, error?.slice(0, 2000) ?? null],
     );
     return ended.length > 0;
   }

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ApiNullableRef } from '@app/core';
-import { ActionErrorResponse } from '../../actions/dto/instance-action.response';
+import { ActionErrorResponse, PROGRESS_PROPERTY, STEP_PROPERTY } from '../../actions/dto/instance-action.response';
 import type { VolumeActionRow } from '../volumes.repository';
 import { VOLUME_ACTION_STATUSES, VOLUME_ACTION_TYPES, VolumeActionStatus, VolumeActionType } from '../volume.types';
 
@@ -32,6 +32,10 @@ export class VolumeActionResponse {
   startedAt: string;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Null while running.' })
   finishedAt: string | null;
+  @ApiProperty(PROGRESS_PROPERTY)
+  progress: number;
+  @ApiProperty({ ...STEP_PROPERTY, example: 'attaching the volume to the VPS' })
+  step: string | null;
   @ApiNullableRef(ActionErrorResponse, { description: 'Why the action failed (the volume stays as it was before); null otherwise.' })
   error: ActionErrorResponse | null;
 
@@ -45,6 +49,8 @@ export class VolumeActionResponse {
       sizeGb: row.sizeGb,
       startedAt: row.startedAt,
       finishedAt: row.finishedAt,
+      progress: row.progress,
+      step: row.step,
       error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? '' } : null,
     };
   }
