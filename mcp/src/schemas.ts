@@ -87,6 +87,9 @@ export const service = z.looseObject({
   createdAt: timestamp,
 });
 
+const progress = z.number().int().describe('How far the action is, 0-100 (100 once succeeded); an estimate that never goes back');
+const step = z.string().nullable().describe('What the action is doing now ("copying the disk"); null once it has ended');
+
 export const action = z.looseObject({
   id: z.string(),
   serviceId: z.string(),
@@ -94,6 +97,8 @@ export const action = z.looseObject({
   status: z.string().describe('running, succeeded or failed'),
   startedAt: timestamp,
   finishedAt: nullableTimestamp,
+  progress: progress,
+  step: step,
   error: failure.nullable(),
   notice: failure.nullable().optional(),
 });
@@ -107,6 +112,8 @@ export const volumeAction = z.looseObject({
   sizeGb: z.number().int().nullable().describe('The new size of a resize'),
   startedAt: timestamp,
   finishedAt: nullableTimestamp,
+  progress: progress,
+  step: step,
   error: failure.nullable(),
 });
 

@@ -10,12 +10,13 @@ import type { ToolContext } from './tool';
 
 /**
  * Runs a wait, telling the client how it goes with `notifications/progress` when the call carried
- * a progress token (one each poll: there is no percentage, so progress counts up and the message
- * says how long it has been `state`). Cancelling the call stops the wait, not what it waits for.
+ * a progress token (one each poll: progress counts up, as MCP wants it to rise every time, and the
+ * message says how long it has been `state()`, for an action its own `40% copying the disk`).
+ * Cancelling the call stops the wait, not what it waits for.
  */
 async function reporting<T>(
   label: string,
-  state: string,
+  state: () => string,
   wait: () => Promise<T>,
   outcome: (done: T) => string,
   { extra, pollMs }: ToolContext,
@@ -29,8 +30,8 @@ async function reporting<T>(
       : extra
           .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message } })
           .catch(() => undefined);
-  await report(`${label}: ${state}`);
-  const ticker = setInterval(() => void report(`${label}: ${state} for ${Math.round((Date.now() - started) / 1000)} s`), pollMs);
+  await report(`${label}: ${state()}`);
+  const ticker = setInterval(() => void report(`${label}: ${state()} for ${Math.round((Date.now() - started) / 1000)} s`), pollMs);
   try {
     const done = await wait();
     await report(`${label}: ${outcome(done)}`);
@@ -40,26 +41,45 @@ async function reporting<T>(
   }
 }
 
-/** Waits for a VPS action to finish, with progress notifications. */
+/** Where a running action is: `running, 40% copying the disk`. */
+const whereActionIs = ({ progress, step }: { progress: number; step: string | null }) => `running, ${progress}%${step ? ` ${step}` : ''}`;
+
+/** Waits for a VPS action to finish, with progress notifications that carry its progress and step. */
 export function waitWithProgress(action: InstanceAction, timeoutSeconds: number, context: ToolContext): Promise<InstanceAction> {
+  let last = action;
   const wait = () =>
     waitForAction(context.api, action.serviceId, action.id, {
       timeoutMs: timeoutSeconds * 1000,
       intervalMs: context.pollMs,
       signal: context.extra.signal,
+      onPoll: (polled) => (last = polled),
     });
-  return reporting(`${action.type} of ${action.serviceId}`, 'running', wait, (done) => done.status, context);
+  return reporting(
+    `${action.type} of ${action.serviceId}`,
+    () => whereActionIs(last),
+    wait,
+    (done) => done.status,
+    context,
+  );
 }
 
 /** Waits for a volume's attach, detach or resize to finish, with progress notifications. */
 export function waitForVolumeWithProgress(action: VolumeAction, timeoutSeconds: number, context: ToolContext): Promise<VolumeAction> {
+  let last = action;
   const wait = () =>
     waitForVolumeAction(context.api, action.serviceId, action, {
       timeoutMs: timeoutSeconds * 1000,
       intervalMs: context.pollMs,
       signal: context.extra.signal,
+      onPoll: (polled) => (last = polled),
     });
-  return reporting(`${action.type} of volume ${action.serviceId}`, 'running', wait, (done) => done.status, context);
+  return reporting(
+    `${action.type} of volume ${action.serviceId}`,
+    () => whereActionIs(last),
+    wait,
+    (done) => done.status,
+    context,
+  );
 }
 
 /** Waits until a firewall's rules are enforced on every VPS it is applied to (or on `serviceIds`), with progress notifications. */
@@ -76,5 +96,11 @@ export function waitForFirewallWithProgress(
       intervalMs: context.pollMs,
       signal: context.extra.signal,
     });
-  return reporting(`firewall ${firewall.id}`, 'pending', wait, () => 'applied', context);
+  return reporting(
+    `firewall ${firewall.id}`,
+    () => 'pending',
+    wait,
+    () => 'applied',
+    context,
+  );
 }

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { HostingClient, listAll, unwrap, VolumeAction } from '@hosting-account/sdk';
-import { ActionFailedError, waitForVolumeWithProgress } from '../action-wait';
+import { ActionFailedError, statusOf, waitForVolumeWithProgress } from '../action-wait';
 import { examples, GlobalOptions, parsePositiveInt, session } from '../command-context';
 import { format, printDone } from '../output';
 import { resolveServiceId } from '../service-ref';
@@ -104,7 +104,7 @@ export function volumeCommand(): Command {
 /** Prints the action (as started, or as it ended with --wait); an attach that succeeded says where the VPS finds the volume. */
 async function finish(api: HostingClient, out: GlobalOptions, started: VolumeAction, what: string, options: WaitOptions): Promise<void> {
   const action = options.wait ? await waitForVolumeWithProgress(api, started, options.timeout) : started;
-  let message = `${what}: ${action.status} (action ${action.id})`;
+  let message = `${what}: ${statusOf(action)} (action ${action.id})`;
   if (format(out) === 'table' && action.type === 'attach' && action.status === 'succeeded') {
     const { device } = await unwrap(api.GET('/api/services/{id}/volume', { params: { path: { id: action.serviceId } } }));
     message += `\nDevice: ${device ?? '-'}`;

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { listAll, Schemas, unwrap } from '@hosting-account/sdk';
-import { ActionFailedError, waitWithProgress } from '../action-wait';
+import { ActionFailedError, statusOf, waitWithProgress } from '../action-wait';
 import { examples, parsePositiveInt, session } from '../command-context';
 import { Column, printDone, printList } from '../output';
 import { resolveServiceId } from '../service-ref';
@@ -63,7 +63,7 @@ export function backupsCommand(): Command {
       const id = await resolveServiceId(api, reference, 'vps');
       let action = await unwrap(api.POST('/api/services/{id}/instance/backups/{backupId}/restore', { params: { path: { id, backupId } } }));
       if (options.wait) action = await waitWithProgress(api, action, options.timeout);
-      printDone(`restore: ${action.status} (action ${action.id})`, action, out);
+      printDone(`restore: ${statusOf(action)} (action ${action.id})`, action, out);
       if (action.status === 'failed') throw new ActionFailedError(action);
     });
   return backups;

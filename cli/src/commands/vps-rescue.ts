@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { HostingClient, listAll, rescueInstance, unrescueInstance } from '@hosting-account/sdk';
 import { UsageError } from '../errors';
-import { ActionFailedError, waitWithProgress } from '../action-wait';
+import { ActionFailedError, statusOf, waitWithProgress } from '../action-wait';
 import { examples, parsePositiveInt, session } from '../command-context';
 import { format, printData, printDone, printObject } from '../output';
 import { resolveServiceId } from '../service-ref';
@@ -58,7 +58,7 @@ export function rescueCommands(): Command[] {
       const { api, out } = session(command);
       let action = await unrescueInstance(api, await resolveServiceId(api, reference, 'vps'));
       if (options.wait) action = await waitWithProgress(api, action, options.timeout);
-      printDone(`unrescue: ${action.status} (action ${action.id})`, action, out);
+      printDone(`unrescue: ${statusOf(action)} (action ${action.id})`, action, out);
       if (action.status === 'failed') throw new ActionFailedError(action);
     });
   return [rescue, unrescue];

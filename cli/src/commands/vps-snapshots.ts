@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { listAll, Schemas, unwrap } from '@hosting-account/sdk';
-import { ActionFailedError, waitWithProgress } from '../action-wait';
+import { ActionFailedError, statusOf, waitWithProgress } from '../action-wait';
 import { examples, parsePositiveInt, session } from '../command-context';
 import { Column, printDone, printList } from '../output';
 import { resolveImageId } from '../refs';
@@ -43,7 +43,7 @@ export function snapshotCommand(): Command {
       if (options.wait) action = await waitWithProgress(api, action, options.timeout);
       const made = action.snapshot ? ` image ${action.snapshot.imageId}` : '';
       const consistency = action.snapshot?.consistency ? `, ${action.snapshot.consistency}-consistent` : '';
-      printDone(`snapshot: ${action.status} (action ${action.id},${made}${consistency})`, action, out);
+      printDone(`snapshot: ${statusOf(action)} (action ${action.id},${made}${consistency})`, action, out);
       if (action.status === 'failed') throw new ActionFailedError(action);
     });
 

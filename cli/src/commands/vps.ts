@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { HostingClient, resetRootPassword, unwrap } from '@hosting-account/sdk';
 import { UsageError } from '../errors';
-import { ActionFailedError, waitWithProgress } from '../action-wait';
+import { ActionFailedError, statusOf, waitWithProgress } from '../action-wait';
 import { examples, parsePositiveInt, session } from '../command-context';
 import { format, printData, printDone, printObject } from '../output';
 import { openConsolePage } from '../console-page';
@@ -94,7 +94,7 @@ function rebuildCommand(): Command {
         : undefined;
       let action = await unwrap(api.POST('/api/services/{id}/instance/rebuild', { params: { path: { id } }, body: { image, sshKeyIds } }));
       if (options.wait) action = await waitWithProgress(api, action, options.timeout);
-      printDone(`rebuild: ${action.status} (action ${action.id})`, action, out);
+      printDone(`rebuild: ${statusOf(action)} (action ${action.id})`, action, out);
       if (action.status === 'failed') throw new ActionFailedError(action);
     });
 }
@@ -137,7 +137,7 @@ function powerCommand(type: PowerAction): Command {
       const { api, out } = session(command);
       let action = await unwrap(post(api, type, await resolveServiceId(api, reference, 'vps')));
       if (options.wait) action = await waitWithProgress(api, action, options.timeout);
-      printDone(`${type}: ${action.status} (action ${action.id})`, action, out);
+      printDone(`${type}: ${statusOf(action)} (action ${action.id})`, action, out);
       if (action.status === 'failed') throw new ActionFailedError(action);
     });
 }
