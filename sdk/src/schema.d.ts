@@ -2179,6 +2179,28 @@ export interface components {
              */
             totalPages: number;
         };
+        SshHostKeyResponse: {
+            /**
+             * @description The key type, as OpenSSH names it.
+             * @example ssh-ed25519
+             */
+            type: string;
+            /**
+             * @description The fingerprint ssh prints on first connection (`ssh-keygen -l`).
+             * @example SHA256:pFm3ZtXmW5wJp1q3mYbE0d9c4fJm1Rr1r6Wg5qkq9xA
+             */
+            fingerprint: string;
+            /**
+             * @description The public key.
+             * @example ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPmfroQ5X/hvzDUHLkJAwYtggu3T3Ai3LLFsaRrwWH6Z
+             */
+            publicKey: string;
+            /**
+             * @description The line to add to `~/.ssh/known_hosts` for this host and port, so the first connection is checked too.
+             * @example 203.0.113.17 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPmfroQ5X/hvzDUHLkJAwYtggu3T3Ai3LLFsaRrwWH6Z
+             */
+            knownHosts: string;
+        };
         SshEndpointResponse: {
             /**
              * @description Host to connect to: the public address, or the forwarded address in user networking.
@@ -2190,6 +2212,8 @@ export interface components {
              * @example 22
              */
             port: number;
+            /** @description The host keys the system answering at this address has: the API makes them, and keeps them across rebuilds and restores. In rescue mode, the rescue system's own keys (new for each rescue). Empty for a VPS made before the API kept host keys, until its next rebuild. */
+            hostKeys: components["schemas"]["SshHostKeyResponse"][];
         };
         InstanceBackupsResponse: {
             /**

@@ -3,6 +3,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Problem } from '@app/core';
 import { ComputeProvider, ComputeProviderError, InstanceRef, StepReporter } from '../compute/compute-provider';
+import { VpsHostKeys } from '../host-keys/vps-host-keys';
 import { bootOf, GuestSetup, hostnameOf } from '../instances/guest-setup';
 import type { ActionRecord, ActionRequest, InstanceActionHandler } from './action-handler';
 import { InstanceActionHandlers } from './instance-action-handlers';
@@ -19,6 +20,7 @@ export class RebuildAction implements InstanceActionHandler, OnModuleInit {
     private readonly compute: ComputeProvider,
     private readonly instances: VpsInstancesRepository,
     private readonly guests: GuestSetup,
+    private readonly hostKeys: VpsHostKeys,
   ) {}
 
   onModuleInit(): void {
@@ -37,15 +39,20 @@ export class RebuildAction implements InstanceActionHandler, OnModuleInit {
     return {
       params: { boot, network: facts.network },
       details: { image: guest.image.slug, sshKeyIds: guest.sshKeyIds },
-      alsoWrite: () => this.instances.setImage(m, service.id, boot.imageId),
+      alsoWrite: async () => {
+        await this.instances.setImage(m, service.id, boot.imageId);
+        await this.hostKeys.ensure(m, service.id);
+      },
     };
   }
 
-  begin(action: PendingAction, ref: InstanceRef, steps: StepReporter): Promise<string> {
+  async begin(action: PendingAction, ref: InstanceRef, steps: StepReporter): Promise<string> {
     const { params } = action;
     if (!params || !('boot' in params)) throw new ComputeProviderError('invalid_state', 'The rebuild has no image recorded.');
-    // A new instance-id per rebuild makes cloud-init run its first-boot modules (keys, host name) again.
-    const boot = { ...params.boot, seed: { ...params.boot.seed, instanceId: `iid-${action.id}` } };
+    // A new instance-id per rebuild makes cloud-init run its first-boot modules (keys, host name) again;
+    // the host keys stay the VPS's own.
+    const hostKeys = await this.hostKeys.forSeed(action.serviceId, 'vps');
+    const boot = { ...params.boot, seed: { ...params.boot.seed, instanceId: `iid-${action.id}`, hostKeys } };
     return this.compute.rebuildMachine(ref, boot, params.network, action.id, steps);
   }
 }

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { SshHostKeyPair } from '../host-keys/ssh-host-key';
 import type { HostTarget } from '../hosts/host.entity';
 import type { ActionType, PowerState, SnapshotConsistency } from '../vps.types';
 import type { GuestFirewall } from './guest-firewalls';
@@ -78,6 +79,8 @@ export interface GuestSeed {
   sshKeys: string[];
   /** A rescue system's root password, as its SHA-512-crypt hash; never the password itself. */
   rootPasswordHash?: string;
+  /** The SSH host keys the system answers with; none: cloud-init makes its own. Added when the machine is made, never recorded in an action. */
+  hostKeys?: SshHostKeyPair[];
 }
 
 /** The root disk: a copy-on-write disk of `diskGb` on the image, and the seed cloud-init reads. */

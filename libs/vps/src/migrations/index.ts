@@ -20,6 +20,7 @@ import { Volumes1764000004200 } from './1764000004200-volumes';
 import { VpsAddressPtrs1764000004400 } from './1764000004400-vps-address-ptrs';
 import { ActionProgress1764000004620 } from './1764000004620-action-progress';
 import { OperatorErrorDetail1764000004630 } from './1764000004630-operator-error-detail';
+import { VpsHostKeys1764000004700 } from './1764000004700-vps-host-keys';
 
 /** The VPS tables made after services' first migration (vps_instances, instance_actions and console_sessions are made there). */
 export const vpsMigrations = [
@@ -45,4 +46,5 @@ export const vpsMigrations = [
   VpsAddressPtrs1764000004400,
   ActionProgress1764000004620,
   OperatorErrorDetail1764000004630,
+  VpsHostKeys1764000004700,
 ];

@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ComputeProvider, InstanceRef, StepReporter } from '../compute/compute-provider';
+import { VpsHostKeys } from '../host-keys/vps-host-keys';
 import type { ActionRefusal, InstanceActionHandler } from '../actions/action-handler';
 import { InstanceActionHandlers } from '../actions/instance-action-handlers';
 import type { PendingAction } from '../actions/instance-actions.repository';
@@ -24,6 +25,7 @@ export class RescueAction implements InstanceActionHandler, OnModuleInit {
     private readonly handlers: InstanceActionHandlers,
     private readonly compute: ComputeProvider,
     private readonly rescues: VpsRescuesRepository,
+    private readonly hostKeys: VpsHostKeys,
   ) {}
 
   onModuleInit(): void {
@@ -31,10 +33,12 @@ export class RescueAction implements InstanceActionHandler, OnModuleInit {
     this.handlers.refuseWhen(refusedInRescue(this.rescues));
   }
 
-  begin(action: PendingAction, ref: InstanceRef, steps: StepReporter): Promise<string> {
+  async begin(action: PendingAction, ref: InstanceRef, steps: StepReporter): Promise<string> {
     const { params } = action;
     if (!params || !('rescue' in params)) return this.compute.powerAction(ref, action.type, action.id, steps);
-    return this.compute.rescueMachine(ref, params.rescue.boot, params.rescue.network, action.id, steps);
+    const { boot, network } = params.rescue;
+    const hostKeys = await this.hostKeys.forSeed(action.serviceId, 'rescue');
+    return this.compute.rescueMachine(ref, { ...boot, seed: { ...boot.seed, hostKeys } }, network, action.id, steps);
   }
 }
 
