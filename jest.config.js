@@ -54,6 +54,10 @@ const moduleNameMapper = pathsToModuleNameMapper(compilerOptions.paths, { prefix
 
 module.exports = {
   testTimeout: 60000,
+  // Two files at a time, the machine's two cores; here and not on the command line, so that
+  // `npm test -- --runInBand` (or `-- --maxWorkers=1`) works as the README says.
+  maxWorkers: 2,
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   projects: [
     {
       displayName: 'unit',
