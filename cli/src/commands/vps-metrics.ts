@@ -31,17 +31,28 @@ const label = (name: string) => (value: number) => {
 const clock = (seconds: number) => new Date(seconds * 1000).toISOString().slice(5, 16).replace('T', ' ');
 
 /** One chart per series with its last and largest value, then what is unavailable. */
-function drawCharts(metrics: InstanceMetrics, columns: number): string {
+export function drawCharts(metrics: InstanceMetrics, columns: number): string {
   const [start, end] = [Date.parse(metrics.start) / 1000, Date.parse(metrics.end) / 1000];
   const out: string[] = [];
   for (const [name, points] of Object.entries(metrics.series) as [string, MetricPoint[]][]) {
     const toLabel = label(name);
-    const width = Math.max(10, columns - 14);
     const values = points.map(([, v]) => v);
-    const rows = barChart(resample(points, start, end, width), { width, height: 6, label: toLabel });
-    const margin = rows[0].indexOf('┤');
-    out.push(`${paint(name, 'bold')}  last ${toLabel(values.at(-1) ?? 0)}, max ${toLabel(Math.max(0, ...values))}`, ...rows);
-    out.push(`${' '.repeat(margin)}${clock(start)}${' '.repeat(Math.max(1, width + 1 - 2 * clock(start).length))}${clock(end)} UTC`, '');
+    // The widest line is the time axis under the bars: the labels' margin, the bars, ' UTC' after them.
+    const draw = (width: number) => {
+      const rows = barChart(resample(points, start, end, width), { width, height: 6, label: toLabel });
+      const margin = rows[0].indexOf('┤');
+      const axis = `${' '.repeat(margin)}${clock(start)}${' '.repeat(Math.max(1, width + 1 - 2 * clock(start).length))}${clock(end)} UTC`;
+      return { rows, axis, widest: Math.max(axis.length, ...rows.map((row) => row.length)) };
+    };
+    // The labels' width depends on the values drawn: once drawn, narrow the bars by what overflows.
+    let width = Math.max(10, columns - 14);
+    let chart = draw(width);
+    while (chart.widest > columns && width > 10) {
+      width = Math.max(10, width - (chart.widest - columns));
+      chart = draw(width);
+    }
+    out.push(`${paint(name, 'bold')}  last ${toLabel(values.at(-1) ?? 0)}, max ${toLabel(Math.max(0, ...values))}`, ...chart.rows);
+    out.push(chart.axis, '');
   }
   for (const type of metrics.unavailable) {
     out.push(
