@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { BOOT_MS, rescueTestImageFile, testImageFile, untilSshUp } from '../support/guest';
+import { BOOT_MS, hostKeyAt, rescueTestImageFile, testImageFile, untilSshUp } from '../support/guest';
 import { GuestSuite } from '../support/guest-suite';
 import { guestCompute } from '../support/hosts';
 import { guestSuiteInThisPass, virsh } from '../support/libvirt';
@@ -77,6 +77,8 @@ const diskOf = (xml: string, dev: string): string | undefined =>
       await g.provision();
       const hostname = (await sshWhenUp('cloud-init status --wait > /dev/null; hostname')).stdout;
       expect(hostname).not.toBe('rescue');
+      const own = (await instance()).ssh;
+      expect(await hostKeyAt(own)).toBe(own.hostKeys[0].publicKey);
       const token = randomUUID();
       expect((await g.ssh(`echo ${token} > /root/keep.txt && sync`)).code).toBe(0);
       // The customer's mistake: sshd looks for keys where there are none.
@@ -102,6 +104,10 @@ const diskOf = (xml: string, dev: string): string | undefined =>
 
       // The rescue system, on the VPS's own address and port, with the account's key.
       expect((await sshWhenUp('cloud-init status --wait > /dev/null; hostname')).stdout).toBe('rescue');
+      // The rescue system answers with a host key of its own, the one the service shows while in rescue (issue 58).
+      const inRescue = (await instance()).ssh;
+      expect(inRescue.hostKeys[0].publicKey).not.toBe(own.hostKeys[0].publicKey);
+      expect(await hostKeyAt(inRescue)).toBe(inRescue.hostKeys[0].publicKey);
       expect((await g.ssh('findmnt -n -o SOURCE /')).stdout).toBe('/dev/vda1');
       expect((await g.ssh('findmnt -n /dev/vdb1 || echo unmounted')).stdout).toBe('unmounted');
       // root's password there is the one the 202 showed (only its hash reached the hypervisor).
@@ -125,6 +131,8 @@ const diskOf = (xml: string, dev: string): string | undefined =>
       // The VPS itself again, repaired: the key works and the file written before the rescue is there.
       const repaired = await sshWhenUp('hostname; cat /root/keep.txt');
       expect(repaired).toMatchObject({ code: 0, stdout: `${hostname}\n${token}` });
+      expect((await instance()).ssh.hostKeys).toEqual(own.hostKeys);
+      expect(await hostKeyAt(own)).toBe(own.hostKeys[0].publicKey);
     },
     BOOT_MS * 4,
   );

@@ -20,7 +20,6 @@ describe('hostctl vps metrics charts', () => {
 
   it.each([80, 120, 200, 201])('keeps every line within %i columns', (columns) => {
     const lines = drawCharts(wide, columns).split('\n');
-    // eslint-disable-next-line no-control-regex
     const visible = (line: string) => line.replace(/\x1b\[[0-9;]*m/g, '').length;
     expect(Math.max(...lines.map(visible))).toBeLessThanOrEqual(columns);
     // And uses the room: the time axis reaches the last few columns.
