@@ -168,7 +168,13 @@ import { waitFor } from '../support/wait-for';
     }
     // Once resumed, the server first works through the requests it held; on a loaded machine that
     // can outlast one 1 s probe, so the test waits for it to answer.
-    expect(await waitFor(() => dns.reachable(), (up) => up, 30_000)).toBe(true);
+    expect(
+      await waitFor(
+        () => dns.reachable(),
+        (up) => up,
+        30_000,
+      ),
+    ).toBe(true);
     expect(await dns.listZones()).toContain('example.org.');
   });
 
