@@ -68,6 +68,7 @@ function swap(line: string, from: string, to: string): string {
         ['debian-12-genericcloud-amd64.qcow2', image],
         ['~/.ssh/id_ed25519.pub', `${key}.pub`],
         ['DATA_DIR=./data/vps', `DATA_DIR=${join(dir, 'data')}`],
+        ['~/.ssh/known_hosts', join(dir, 'known_hosts')],
       ];
       const lines = recipeLines();
       for (const [from] of swaps) expect({ from, inRecipe: lines.some((l) => l.includes(from)) }).toEqual({ from, inRecipe: true });
@@ -112,9 +113,12 @@ function swap(line: string, from: string, to: string): string {
     return out;
   }
 
-  /** The recipe's ssh line, with the test's key and known_hosts (ssh reads ~ from the passwd entry, not $HOME). */
+  /**
+   * The recipe's ssh line, with the test's key and the known_hosts the recipe wrote (ssh reads ~ from
+   * the passwd entry, not $HOME): in batch mode ssh refuses a host key it does not find there.
+   */
   async function logIn(line: string): Promise<void> {
-    const options = `-i ${key} -o UserKnownHostsFile=${join(dir, 'known_hosts')} -o BatchMode=yes -o ConnectTimeout=10`;
+    const options = `-i ${key} -o UserKnownHostsFile=${join(dir, 'known_hosts')} -o StrictHostKeyChecking=yes -o BatchMode=yes -o ConnectTimeout=10`;
     const command = `${line.replace(/^ssh /, `ssh ${options} `)} hostname`;
     const answer = await waitFor(
       async () => {
