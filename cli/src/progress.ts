@@ -14,8 +14,9 @@ export function progressLine(label: string): { stop(): void; status(text: string
   let where = '';
   const draw = () => {
     const seconds = Math.floor((Date.now() - started) / 1000);
-    // One line: a long step is cut at the terminal's width rather than wrapped.
-    const line = `${label}${where ? `: ${where}` : ''} (${seconds}s)`.slice(0, Math.max(20, (stream.columns ?? 80) - 3));
+    // One line: a long step is cut at the terminal's width rather than wrapped (a terminal that
+    // reports no size, as `script` gives, is taken as 80 columns); the time stays in sight.
+    const line = `${label} (${seconds}s)${where ? ` ${where}` : ''}`.slice(0, Math.max(20, (stream.columns || 80) - 3));
     stream.write(`\r${paint(FRAMES[frame++ % FRAMES.length], 'yellow', stream)} ${line}\u001b[K`);
   };
   draw();

@@ -144,7 +144,7 @@ describe('hostctl: names, references and slugs wherever an id is taken', () => {
     ).json;
     expect(rebuilt).toMatchObject({ type: 'rebuild', serviceId: web, status: 'succeeded' });
     const shown = (await ok(['vps', 'rebuild', 'web-01', '--image', system.slug])).stdout;
-    expect(shown).toMatch(/^rebuild: (pending|running|succeeded) \(action [0-9a-f-]{36}\)$/m);
+    expect(shown).toMatch(/^rebuild: (running \(\d+%[^)]*\)|succeeded) \(action [0-9a-f-]{36}\)$/m);
     const actions = (await t.get(`/api/services/${web}/instance/actions`, account.bearer).expect(200)).body.data as { type: string }[];
     expect(actions.filter((a) => a.type === 'rebuild').length).toBeGreaterThanOrEqual(2);
     expect(await hostctl(['vps', 'rebuild', 'web-01', '--image', 'no-such-image'])).toMatchObject({

@@ -228,7 +228,7 @@ describe('Volume tools: SDK, hostctl and MCP', () => {
       expect((await hostctl(['volume', 'resize', 'data'])).code).toBe(2);
 
       const detach = await ok(['volume', 'detach', volumeId]);
-      expect(detach.stdout).toMatch(new RegExp(`^detach ${volumeId}: (running|succeeded) \\(action [0-9a-f-]{36}\\)\\n$`));
+      expect(detach.stdout).toMatch(new RegExp(`^detach ${volumeId}: (running \\(\\d+%[^)]*\\)|succeeded) \\(action [0-9a-f-]{36}\\)\\n$`));
       const actionId = /\(action ([0-9a-f-]{36})\)/.exec(detach.stdout)![1];
       const api = createHostingClient({ baseUrl: url, token: c.account.apiKey });
       expect(await waitForVolumeAction(api, volumeId, actionId)).toMatchObject({ status: 'succeeded' });
