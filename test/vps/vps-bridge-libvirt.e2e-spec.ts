@@ -4,7 +4,7 @@ import { VolumeBackend } from '@app/vps';
 import { VolumePurgeJob } from '../../libs/vps/src/volumes/volume-purge.job';
 import { createAccount } from '../factories/accounts';
 import { cephMonHost, cephTestsEnabled, cephTool } from '../support/ceph';
-import { agentPing, BOOT_MS } from '../support/guest';
+import { agentPing, BOOT_MS, hostKeyAt } from '../support/guest';
 import { GuestSuite } from '../support/guest-suite';
 import { libvirtCompute } from '../support/hosts';
 import { IsolatedSegment } from '../support/isolated-segment';
@@ -84,7 +84,7 @@ const fromAnywhere = (protocol: 'tcp' | 'icmp', port?: string) => ({
 interface BridgedInstance {
   ipv4: string;
   ipv6: string;
-  ssh: { host: string; port: number };
+  ssh: { host: string; port: number; hostKeys: { publicKey: string; knownHosts: string }[] };
 }
 
 (enabled ? describe : describe.skip)('A VPS in bridge mode, reached from an isolated segment (libvirt, real cloud image)', () => {
@@ -159,7 +159,11 @@ interface BridgedInstance {
       expect(instance.ipv4).not.toBe(GATEWAY4);
       expect(instance.ipv6).toMatch(/^2001:db8::[1-9a-f][0-9a-f]{0,3}$/);
       expect(new URL(`http://[${instance.ipv6}]/`).hostname).toBe(`[${instance.ipv6}]`);
-      expect(instance.ssh).toEqual({ host: instance.ipv4, port: 22 });
+      expect(instance.ssh).toMatchObject({ host: instance.ipv4, port: 22 });
+      // The host key's known_hosts line names the address alone: port 22 takes no [host]:port form.
+      expect(instance.ssh.hostKeys).toEqual([
+        expect.objectContaining({ knownHosts: `${instance.ipv4} ${instance.ssh.hostKeys[0].publicKey}` }),
+      ]);
       const shown = (await g.t.get(`/api/services/${vps.id}`, g.owner.bearer).expect(200)).body.instance;
       expect(shown).toMatchObject({ ipv4: instance.ipv4, ipv6: instance.ipv6, ssh: instance.ssh });
       expect(await virsh('dumpxml', `svc-${vps.id}`)).toContain(`<source bridge='${segment!.bridge}'/>`);
@@ -171,6 +175,8 @@ interface BridgedInstance {
         throw new Error(`${err.message}; the guest agent sees: ${seen}`);
       });
       expect(await guest('whoami')).toBe('root');
+      // Over the bridge too, sshd answers with the key the service shows (issue 58).
+      expect(await hostKeyAt(instance.ssh, g.sshVia)).toBe(instance.ssh.hostKeys[0].publicKey);
     },
     BOOT_MS * 2,
   );
