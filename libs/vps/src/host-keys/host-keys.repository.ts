@@ -28,13 +28,14 @@ export class HostKeysRepository {
     const conflict = replace
       ? `DO UPDATE SET public_key = EXCLUDED.public_key, private_key_sealed = EXCLUDED.private_key_sealed, created_at = now()`
       : `DO NOTHING`;
-    await runSql(
+    const written = await sqlFirst<{ publicKey: string }>(
       manager,
       `INSERT INTO vps_host_keys (service_id, system, public_key, private_key_sealed) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (service_id, system) ${conflict}`,
+       ON CONFLICT (service_id, system) ${conflict} RETURNING public_key AS "publicKey"`,
       [serviceId, system, key.publicKey, key.privateKeySealed],
     );
-    return (await this.find(serviceId, system, manager))!.publicKey;
+    // No row back: DO NOTHING kept the key another writer put there first.
+    return written?.publicKey ?? (await this.find(serviceId, system, manager))!.publicKey;
   }
 
   async remove(manager: EntityManager, serviceId: string): Promise<void> {
