@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Command } from 'commander';
 import { unwrap } from '@hosting-account/sdk';
@@ -80,6 +81,7 @@ function run(file: string, args: string[]): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { stdio: 'inherit' });
     child.on('error', (err) => reject(new UsageError(`could not run ${file}: ${err.message}`)));
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 + 1 : 1)));
+    // Killed by a signal: the shell's convention, 128 + its number.
+    child.on('exit', (code, signal) => resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
   });
 }
