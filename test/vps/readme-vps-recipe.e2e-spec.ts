@@ -10,12 +10,12 @@ import { RUN_DATABASE_URL } from '../support/test-env';
 import { waitFor } from '../support/wait-for';
 
 /**
- * The recipe from a fresh clone to `ssh root@` (in docs/operations/real-vpses.md, one click
- * from the README), line by line as written, in a shell as a newcomer's: the embedded database, no
- * test configuration. Only what cannot run here is swapped, each swap checked to be in the recipe:
- * the download (the test image is the file) and the newcomer's own key and data directory (the
- * test's temporary ones). It boots one guest, so it runs in the PostgreSQL pass only (it uses the
- * embedded database either way).
+ * The recipe from a fresh clone to `ssh root@` and its day two (in docs/operations/real-vpses.md,
+ * one click from the README), line by line as written, in a shell as a newcomer's: the embedded
+ * database, no test configuration. Only what cannot run here is swapped, each swap checked to be in
+ * the recipe: the download (the test image is the file), the newcomer's own key, data directory and
+ * known_hosts (the test's temporary ones), and the API's port (a free one). It boots one guest and
+ * restores it, so it runs in the PostgreSQL pass only (it uses the embedded database either way).
  */
 const ROOT = join(__dirname, '../..');
 const enabled = RUN_DATABASE_URL !== undefined && libvirtTestsEnabled();
@@ -23,12 +23,15 @@ if (!RUN_DATABASE_URL) process.stderr.write('Skipping the VPS recipe on PGlite: 
 const BOOT_MS = 300_000;
 const RECIPE = 'docs/operations/real-vpses.md';
 
-function recipeLines(): string[] {
+function recipeLines(name: string): string[] {
   const doc = readFileSync(join(ROOT, RECIPE), 'utf8');
-  const block = /<!-- recipe:vps:start -->\n```sh\n([\s\S]*?)```\n<!-- recipe:vps:end -->/.exec(doc);
-  if (!block) throw new Error(`${RECIPE} has no recipe:vps block`);
+  const block = new RegExp(`<!-- recipe:${name}:start -->\\n\`\`\`sh\\n([\\s\\S]*?)\`\`\`\\n<!-- recipe:${name}:end -->`).exec(doc);
+  if (!block) throw new Error(`${RECIPE} has no recipe:${name} block`);
   return block[1].split('\n').filter((line) => line.trim() && !line.startsWith('#'));
 }
+
+/** ssh's own refusal of a host key: waiting would not help. */
+const HOST_KEY_REFUSED = /REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed/;
 
 function swap(line: string, from: string, to: string): string {
   return line.includes(from) ? line.split(from).join(to) : line;
@@ -45,22 +48,26 @@ function swap(line: string, from: string, to: string): string {
     NETWORK_SSH_PORTS: '24000-24099',
   };
   let server: ChildProcess | undefined;
+  let port: number;
   let vps: { id: string; name: string; instance: { ssh: { host: string; port: number } } } | undefined;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'recipe-'));
     key = join(dir, 'id_ed25519');
+    // hostctl's config and known_hosts: the newcomer's ~/.config/hostctl, here the test's folder.
+    env.XDG_CONFIG_HOME = join(dir, 'config');
+    port = await freePort();
   });
 
   afterAll(async () => {
     if (server?.pid) process.kill(-server.pid, 'SIGKILL');
     if (vps) await removeDomain(`svc-${vps.id}`).catch(() => undefined);
-    rmSync(join(ROOT, 'vps.json'), { force: true });
+    for (const file of ['vps.json', 'backup.json']) rmSync(join(ROOT, file), { force: true });
     rmSync(dir, { recursive: true, force: true });
   });
 
   it(
-    'goes from a fresh clone to a shell on the VPS, shows it in the API, and removes it',
+    'goes from a fresh clone to a shell on the VPS, shows it in the API, backs it up and restores it with hostctl, and removes it',
     async () => {
       makeKeyPair(key, 'newcomer');
       const image = testImageFile();
@@ -69,12 +76,17 @@ function swap(line: string, from: string, to: string): string {
         ['~/.ssh/id_ed25519.pub', `${key}.pub`],
         ['DATA_DIR=./data/vps', `DATA_DIR=${join(dir, 'data')}`],
         ['~/.ssh/known_hosts', join(dir, 'known_hosts')],
+        ['http://127.0.0.1:3000', `http://127.0.0.1:${port}`],
+        ['npx hostctl ssh ', `npx hostctl ssh -i ${key} `],
       ];
-      const lines = recipeLines();
+      const [first, dayTwo, done] = ['vps', 'vps-day-two', 'vps-done'].map(recipeLines);
+      const lines = [...first, ...dayTwo, ...done];
       for (const [from] of swaps) expect({ from, inRecipe: lines.some((l) => l.includes(from)) }).toEqual({ from, inRecipe: true });
 
       const ran: string[] = [];
+      const sshAnswers: string[] = [];
       for (const written of lines) {
+        if (written === done[0]) await stopTheServer(); // "When done, stop the server (Ctrl-C)"
         const line = swaps.reduce((l, [from, to]) => swap(l, from, to), written);
         if (/^(sudo apt-get|curl) /.test(line)) continue; // installed by .ci/run; the image is the test image
         if (line.startsWith('export ')) {
@@ -82,7 +94,9 @@ function swap(line: string, from: string, to: string): string {
         } else if (line.startsWith('ssh ')) {
           await logIn(line);
         } else if (line === 'npm start') {
-          await useTheApi();
+          await startTheApi();
+        } else if (line.startsWith('npx hostctl ssh ')) {
+          sshAnswers.push(await hostctlSsh(line));
         } else {
           shell(line);
         }
@@ -90,12 +104,15 @@ function swap(line: string, from: string, to: string): string {
       }
       expect(ran.length).toBe(lines.length - 2);
       expect(vps).toBeDefined();
+      // Restored from the backup: the file written before it is there, the one written after is not,
+      // and the VPS answered with the host key hostctl wrote before the restore.
+      expect(sshAnswers.at(-1)!.split('\n')).toEqual(['kept']);
       // Terminated: the machine and its volumes are gone, and so is the image.
       expect(await domainNames()).not.toContain(`svc-${vps!.id}`);
       const volumes = await virsh('vol-list', 'default');
       expect(volumes).not.toContain(`svc-${vps!.id}`);
     },
-    15 * 60_000,
+    20 * 60_000,
   );
 
   function shell(line: string): string {
@@ -135,8 +152,31 @@ function swap(line: string, from: string, to: string): string {
     expect(answer).toBe(vps!.name);
   }
 
-  async function useTheApi(): Promise<void> {
-    const port = await freePort();
+  /**
+   * `hostctl ssh` until the VPS answers (its sshd comes up a while after a boot or restore); ssh
+   * refusing the host key fails at once.
+   */
+  async function hostctlSsh(line: string): Promise<string> {
+    let refused = '';
+    const answer = await waitFor(
+      async () => {
+        try {
+          return shell(line).trim() || 'ok';
+        } catch (err) {
+          const stderr = String((err as { stderr?: string }).stderr ?? '');
+          if (HOST_KEY_REFUSED.test(stderr)) refused = stderr;
+          else await new Promise((resolve) => setTimeout(resolve, 3000));
+          return refused ? 'refused' : '';
+        }
+      },
+      (out) => out !== '',
+      BOOT_MS,
+    );
+    expect(refused).toBe('');
+    return answer;
+  }
+
+  async function startTheApi(): Promise<void> {
     // Its own process group: Ctrl-C on a terminal reaches npm and the server alike.
     server = spawn('npm', ['start'], { cwd: ROOT, env: { ...env, PORT: String(port) }, detached: true });
     let out = '';
@@ -153,8 +193,12 @@ function swap(line: string, from: string, to: string): string {
     expect(listed.body.data).toEqual([
       expect.objectContaining({ id: vps!.id, instance: expect.objectContaining({ powerState: 'running', ssh: vps!.instance.ssh }) }),
     ]);
+  }
+
+  async function stopTheServer(): Promise<void> {
+    expect(server).toBeDefined();
     const stopped = new Promise((resolve) => server!.once('exit', resolve));
-    process.kill(-server.pid!, 'SIGINT');
+    process.kill(-server!.pid!, 'SIGINT');
     await stopped;
     server = undefined;
     expect(existsSync(join(dir, 'data'))).toBe(true);
