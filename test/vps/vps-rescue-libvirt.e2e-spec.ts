@@ -11,8 +11,9 @@ import { waitFor, waitForOrFail } from '../support/wait-for';
  * Rescue mode on the local qemu:///system with the Debian test image: a customer
  * breaks sshd (no key works any more), boots the rescue system, logs in to it with the key, mounts
  * the VPS's disk (/dev/vdb1), repairs sshd_config, unrescues, and logs in to the repaired VPS, where
- * a file written before is still there. The rescue system is the test image with a root filesystem
- * of its own UUID (scripts/build-rescue-test-image.sh): a plain copy would have the VPS's UUID.
+ * a file written before is still there. The rescue system is the test image made by the operator's
+ * scripts/make-rescue-image.sh (through build-rescue-test-image.sh): the same filesystem UUID and
+ * label as the VPS's disk, found by its device (/dev/vda1).
  * One guest, booted three times. In CI, the PGlite pass (guestSuiteInThisPass).
  */
 const enabled = guestSuiteInThisPass();
