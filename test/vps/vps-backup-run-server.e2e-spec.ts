@@ -78,4 +78,11 @@ describe('backup:run while the API server runs', () => {
       expect(res.lines).toEqual([]);
     },
   );
+
+  (TEST_DATABASE_URL ? it.skip : it)("the server's operator socket is its owner's alone: 0600, in a folder of mode 0700", () => {
+    const folder = join(dataDir, 'operator');
+    expect((statSync(folder).mode & 0o777).toString(8)).toBe('700');
+    const socket = statSync(join(folder, 'operator.sock'));
+    expect({ socket: socket.isSocket(), mode: (socket.mode & 0o777).toString(8) }).toEqual({ socket: true, mode: '600' });
+  });
 });

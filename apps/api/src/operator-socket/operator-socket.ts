@@ -1,10 +1,10 @@
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, Server, Socket } from 'node:net';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { AppConfig, DataDirLockedError } from '@app/core';
 import { cliCommandsIn, CliOutput, MIGRATION_RUN, runCommand } from '../cli-runner';
-import { OperatorFrame, operatorSocketPath } from './operator-socket-path';
+import { OperatorFrame, operatorSocketFolder, operatorSocketPath } from './operator-socket-path';
 
 /** A request larger than this is no command line. */
 const MAX_REQUEST_BYTES = 64 * 1024;
@@ -28,10 +28,13 @@ export class OperatorSocket implements OnApplicationBootstrap, OnApplicationShut
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.databaseUrl) return;
     const path = operatorSocketPath(this.config.dataDir);
-    // This process holds the data directory's lock: a socket file left there is a dead server's.
-    rmSync(path, { force: true });
     const server = createServer((socket) => this.accept(socket));
     try {
+      const folder = operatorSocketFolder(this.config.dataDir);
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      chmodSync(folder, 0o700);
+      // This process holds the data directory's lock: a socket file left there is a dead server's.
+      rmSync(path, { force: true });
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(path, () => resolve());
