@@ -21,8 +21,8 @@ export function libvirtTestsEnabled(): boolean {
 }
 
 /**
- * The Debian-guest suites whose steps no database changes (vps-libvirt, rescue, snapshots, backups,
- * the root password, drain, evacuation, the bridge suite) run once in CI, in the embedded PGlite
+ * The Debian-guest suites whose steps no database changes (vps-libvirt, rescue, snapshots with the
+ * root password, backups, drain, evacuation, the bridge suite) run once in CI, in the embedded PGlite
  * pass: its one connection is where a real VPS's long jobs could wait forever, and the PostgreSQL
  * pass runs the same code on the simulator. Three times, they made CI's run too long
  * (docs/testing.md). Outside CI every suite runs on the run's database.
