@@ -19,6 +19,7 @@ describe('backup:run while the API server runs', () => {
   let dataDir: string;
   let server: ServerProcess;
   let apiKey: string;
+  let writeKey: string;
   let serviceId: string;
   const env = () => ({ DATA_DIR: dataDir });
   const ok = async (args: string[]) => {
@@ -34,6 +35,7 @@ describe('backup:run while the API server runs', () => {
     dataDir = freshDataDir('backup-run-');
     await ok(['account:create', '--email', email, '--password', 'a long enough pw', '--name', 'Ops', '--email-verified']);
     [{ key: apiKey }] = await ok(['api-key:create', '--email', email, '--name', 'ops', '--scopes', 'read']);
+    [{ key: writeKey }] = await ok(['api-key:create', '--email', email, '--name', 'customer', '--scopes', 'read,write']);
     [{ id: serviceId }] = await ok(['service:provision', '--email', email, '--type', 'vps']);
     server = await startServerProcess(env(), { startTimeoutMs: 90_000 });
   }, 180_000);
@@ -74,10 +76,21 @@ describe('backup:run while the API server runs', () => {
       const res = await runCli(['api-key:create', '--email', email, '--name', 'second'], env());
       expect(res.code).toBe(75);
       expect(res.stderr).toContain(`is in use by process ${server.child.pid}`);
-      expect(res.stderr).toContain('While it runs, these commands go through it: backup:run.');
+      expect(res.stderr).toContain('While it runs, these commands go through it: backup:run, service:actions.');
       expect(res.lines).toEqual([]);
     },
   );
+
+  it("service:actions shows the VPS's latest action, the one a customer just began", async () => {
+    const reboot = await request(server.url)
+      .post(`/api/services/${serviceId}/instance/reboot`)
+      .set('Authorization', `Bearer ${writeKey}`)
+      .expect(202);
+    const res = await runCli(['service:actions', '--id', serviceId, '--limit', '1'], env());
+    expect(res.code).toBe(0);
+    if (!TEST_DATABASE_URL) expect(res.stderr).toContain(`service:actions runs in the API server (process ${server.child.pid})`);
+    expect(res.lines).toEqual([expect.objectContaining({ id: reboot.body.id, type: 'reboot' })]);
+  });
 
   (TEST_DATABASE_URL ? it.skip : it)("the server's operator socket is its owner's alone: 0600, in a folder of mode 0700", () => {
     const folder = join(dataDir, 'operator');

@@ -90,7 +90,10 @@ export class OperatorSocket implements OnApplicationBootstrap, OnApplicationShut
     const [name] = argv;
     const command = commands.find((c) => c.name === name);
     if (name === MIGRATION_RUN || (command && !command.runsInServer)) {
-      const through = commands.filter((c) => c.runsInServer).map((c) => c.name);
+      const through = commands
+        .filter((c) => c.runsInServer)
+        .map((c) => c.name)
+        .sort();
       output.err(
         `${new DataDirLockedError(this.config.dataDir, process.pid).message} While it runs, these commands go through it: ${through.join(', ')}.\n`,
       );

@@ -27,6 +27,8 @@ export class ServiceActionsCommand extends CliCommand {
   readonly name = 'service:actions';
   readonly usage = `service:actions --id <service> [--limit N (1-${MAX_LIMIT}, default 20)]`;
   readonly options = ['id', 'limit'];
+  /** Read-only: on the embedded database it runs in the server that owns it, while that runs. */
+  override readonly runsInServer = true;
 
   constructor(
     private readonly instanceActions: InstanceActionsRepository,
