@@ -25,22 +25,31 @@ export interface RowsPageSource {
 const countSql = (table: string, where: string) => `SELECT count(*)::int AS total FROM ${table} WHERE ${where}`;
 
 /** How many rows of `table` match `where` (parameters `$1..$n` in `params`): a list's total, a quota's count. */
-export async function countRows(on: SqlExecutor, table: string, where: string, params: unknown[]): Promise<number> {
-  const row = await sqlFirst<{ total: number }>(on, countSql(table, where), params);
+export function countRows(on: SqlExecutor, table: string, where: string, params: unknown[]): Promise<number> {
+  return totalOf(on, countSql(table, where), params);
+}
+
+/** What a statement giving `total` answers. */
+async function totalOf(on: SqlExecutor, sql: string, params: unknown[]): Promise<number> {
+  const row = await sqlFirst<{ total: number }>(on, sql, params);
   return Number(row!.total);
 }
 
-/** The page's statement: a deferred join (ids from the list's index, then only those rows). */
-export function pageOfRowsSql(source: RowsPageSource): { page: string; total: string; pageWithTotal: string } {
+/**
+ * The page's statement, a deferred join (ids from the list's index, then only those rows) whose
+ * rows carry the total as `page_total`; and the total's own statement, for an empty page.
+ */
+export function pageOfRowsSql(source: RowsPageSource): { page: string; total: string } {
   const { table, columns, where, params, orderBy = 'created_at DESC, id DESC', totalSql } = source;
   const limit = `$${params.length + 1}`;
   const offset = `$${params.length + 2}::bigint`;
   const total = totalSql ?? countSql(table, where);
   // The inner SELECT reads only the list's index (an index-only scan where the index covers
   // `where` and `orderBy`), so a deep OFFSET skips index entries, not rows.
-  const page = (extra: string) =>
-    `SELECT ${columns}${extra} FROM ${table} JOIN (SELECT id AS page_id FROM ${table} WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}) page ON page.page_id = ${table}.id ORDER BY ${orderBy}`;
-  return { page: page(''), total, pageWithTotal: page(`, (${total}) AS page_total`) };
+  return {
+    page: `SELECT ${columns}, (${total}) AS page_total FROM ${table} JOIN (SELECT id AS page_id FROM ${table} WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}) page ON page.page_id = ${table}.id ORDER BY ${orderBy}`,
+    total,
+  };
 }
 
 /** One page of a table's rows that match `where`, newest first, and how many match in all. */
@@ -49,15 +58,10 @@ export async function pageOfRows<T>(on: SqlExecutor, source: RowsPageSource, que
   // The total rides on the page's rows: one statement reads one snapshot, so the two agree while
   // rows are written (two statements once answered a total of 2 beside a page of 1). An empty page
   // has no row to carry it.
-  const rows = await sqlRows<T & { page_total: number }>(on, sql.pageWithTotal, [...source.params, query.pageSize, pageOffset(query)]);
+  const rows = await sqlRows<T & { page_total: number }>(on, sql.page, [...source.params, query.pageSize, pageOffset(query)]);
   if (!rows.length) return { rows: [], total: await totalOf(on, sql.total, source.params) };
   const total = Number(rows[0].page_total);
   return { rows: rows.map(({ page_total: _total, ...row }) => row as T), total };
-}
-
-async function totalOf(on: SqlExecutor, sql: string, params: unknown[]): Promise<number> {
-  const [{ total }] = await sqlRows<{ total: number }>(on, sql, params);
-  return Number(total);
 }
 
 /** The same for an entity's TypeORM repository: a page of the rows that match `where`, newest first, and how many match. */
