@@ -190,8 +190,9 @@ describe('Auth', () => {
   });
 
   describe('GET /api/auth/me', () => {
-    it('works with an access token and with an API key', async () => {
+    it("works with an access token and with an API key, with the login's accounts and its role on the current one", async () => {
       const account = await createAccount(t);
+      const [member] = await t.db.query('SELECT id FROM account_members WHERE account_id = $1 AND login_id = $1', [account.id]);
       for (const bearer of [account.bearer, account.keyBearer]) {
         const res = await request(t.http).get('/api/auth/me').set('Authorization', bearer);
         expect(res.status).toBe(200);
@@ -201,6 +202,10 @@ describe('Auth', () => {
           name: 'Test User',
           emailVerifiedAt: expect.any(String),
           createdAt: expect.any(String),
+          currentAccountId: account.id,
+          role: 'owner',
+          memberId: member.id,
+          accounts: [{ accountId: account.id, name: 'Test User', role: 'owner' }],
         });
       }
     });

@@ -962,13 +962,20 @@ describe('Activity log: every operation records one entry', () => {
     // exists (registering and confirming the address come first, deleting the webhook ends it), a
     // reset (it disables the endpoint first, and what it disables), or that this walk does not cause
     // (a hypervisor failure, the summary of a flood of failed sign-ins, the hypervisor's own
-    // provisioning and reconciliation, metric alerts crossing, an evacuation off a dead host: in their own suites).
+    // provisioning and reconciliation, metric alerts crossing, an evacuation off a dead host, a team's
+    // invitations and member changes: in their own suites, the teams suite checking each is delivered).
     const delivered = new Set(entries.map((e) => e.action));
     expect(ACTIVITY_ACTIONS.filter((a) => !delivered.has(a))).toEqual([
       'account.register',
       'account.email_verify',
       'auth.failures_summary',
       'auth.password_reset',
+      'member.invite',
+      'member.invitation_delete',
+      'member.join',
+      'member.role_change',
+      'member.remove',
+      'member.leave',
       'instance.action_failed',
       'instance.provisioned',
       'instance.provision_failed',

@@ -29,7 +29,7 @@ describe('Activity log routes', () => {
       id: entry.id,
       action: 'service.status_change',
       entity: { type: 'service', id: '2b0f1f4e-3a52-4c7c-9a5e-0d6f4f3e2a10' },
-      actor: { type: 'system', id: null, name: null },
+      actor: { type: 'system', id: null, name: null, memberId: null, email: null, keyId: null },
       ip: null,
       userAgent: null,
       requestId: null,

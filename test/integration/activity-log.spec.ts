@@ -81,7 +81,7 @@ describe('ActivityLog and its retention (TestingModule on the real database)', (
     expect(seen).toEqual(['ticket.create', 'ticket.close']);
     const rows = await db.query('SELECT action, details FROM activity_events WHERE account_id = $1', [accountId]);
     expect(rows).toEqual([{ action: 'ticket.create', details: { n: 1, hooked: true } }]);
-    expect(kept.actor).toEqual({ type: 'system', id: null, name: null });
+    expect(kept.actor).toEqual({ type: 'system', id: null, name: null, memberId: null, email: null, keyId: null });
   });
 
   it("takes the actor and the request facts from the caller, a public route's facts from the request", async () => {
@@ -89,6 +89,10 @@ describe('ActivityLog and its retention (TestingModule on the real database)', (
     const request = { requestId: 'req-12345678', ip: '203.0.113.9', userAgent: 'test/1' };
     const caller: Principal = {
       accountId,
+      loginId: accountId,
+      email: 'ada@example.test',
+      memberId: null,
+      role: 'owner',
       kind: 'access_token',
       credentialId: accountId,
       scopes: ['read', 'write'],
@@ -102,7 +106,18 @@ describe('ActivityLog and its retention (TestingModule on the real database)', (
         accountId,
         action: 'ssh_key.create',
         entity: null,
-        caller: { accountId, kind: 'api_key', credentialId: accountId, scopes: ['write'], expiresAt: null, name: 'ci' },
+        caller: {
+          accountId,
+          loginId: accountId,
+          email: 'ada@example.test',
+          memberId: null,
+          role: 'owner',
+          kind: 'api_key',
+          credentialId: accountId,
+          scopes: ['write'],
+          expiresAt: null,
+          name: 'ci',
+        },
       }),
     );
     expect(byKey).toMatchObject({ actor: { type: 'api_key', id: accountId, name: 'ci' }, requestId: null, ip: null, userAgent: null });

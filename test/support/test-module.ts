@@ -20,9 +20,22 @@ export interface TestModule {
   close(): Promise<void>;
 }
 
-/** The account holder calling with an access token: what a controller passes to a service. */
-export function callerFor(accountId: string): Principal {
-  return { accountId, kind: 'access_token', credentialId: randomUUID(), scopes: ['read', 'write'], expiresAt: null };
+/**
+ * The account holder calling with an access token: what a controller passes to a service. Its
+ * member id is null; `memberId` gives it where a spec needs the owner's membership (their API keys).
+ */
+export function callerFor(accountId: string, memberId: string | null = null): Principal {
+  return {
+    accountId,
+    loginId: accountId,
+    email: `${accountId}@example.test`,
+    memberId,
+    role: 'owner',
+    kind: 'access_token',
+    credentialId: randomUUID(),
+    scopes: ['read', 'write'],
+    expiresAt: null,
+  };
 }
 
 export interface ProviderOverride {

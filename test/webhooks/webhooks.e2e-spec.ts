@@ -476,7 +476,7 @@ describe('Webhooks', () => {
             accountId: account.id,
             action: 'ticket.reply',
             entity: { type: 'ticket', id },
-            actor: { type: 'system', id: null, name: null },
+            actor: { type: 'system', id: null, name: null, memberId: null, email: null, keyId: null },
             ip: null,
             userAgent: null,
             requestId: null,

@@ -3,6 +3,7 @@ import { AuthModule } from '@app/auth';
 import { DnsModule } from '@app/dns';
 import { EventsModule } from '@app/events';
 import { McpModule } from '@app/mcp';
+import { MembersModule } from '@app/members';
 import { MetricsModule } from '@app/metrics';
 import { NotificationsModule } from '@app/notifications';
 import { ObjectStorageModule } from '@app/object-storage';
@@ -16,6 +17,7 @@ import { WebhooksModule } from '@app/webhooks';
 export const AREA_MODULES = [
   AuthModule,
   ApiKeysModule,
+  MembersModule,
   ProductsModule,
   ServicesModule,
   VpsModule,

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { isUniqueViolation, Problem } from '@app/core';
+import { isUniqueViolation, PageQuery, Problem, Role, RowsPage } from '@app/core';
 import type { AccountView } from './account.view';
 import { AccountsRepository } from './accounts.repository';
+import { LoginAccountRow, MemberRow, MembersRepository } from './members/members.repository';
 import { PasswordHasher } from './password-hasher';
 
 export interface NewAccount {
@@ -19,8 +20,10 @@ export class AccountsService {
   constructor(
     private readonly repository: AccountsRepository,
     private readonly hasher: PasswordHasher,
+    private readonly memberships: MembersRepository,
   ) {}
 
+  /** A login and its own account, of which it is the only member, an owner (a trigger adds the membership). */
   async create(manager: EntityManager, input: NewAccount): Promise<AccountView> {
     const passwordHash = await this.hasher.hash(input.password);
     try {
@@ -89,5 +92,57 @@ export class AccountsService {
 
   async setPassword(manager: EntityManager, accountId: string, password: string): Promise<void> {
     await this.repository.setPasswordHash(manager, accountId, await this.hasher.hash(password));
+  }
+
+  /** The login's accounts with its role on each, its own first. */
+  accountsOf(loginId: string, manager?: EntityManager): Promise<LoginAccountRow[]> {
+    return this.memberships.accountsOfLogin(loginId, manager);
+  }
+
+  membership(accountId: string, loginId: string, manager?: EntityManager): Promise<MemberRow | null> {
+    return this.memberships.findByLogin(accountId, loginId, manager);
+  }
+
+  member(accountId: string, memberId: string, manager?: EntityManager): Promise<MemberRow | null> {
+    return this.memberships.find(accountId, memberId, manager);
+  }
+
+  memberByEmail(accountId: string, email: string, manager?: EntityManager): Promise<MemberRow | null> {
+    return this.memberships.findByEmail(accountId, normalEmail(email), manager);
+  }
+
+  listMembers(accountId: string, query: PageQuery): Promise<RowsPage<MemberRow>> {
+    return this.memberships.page(accountId, query);
+  }
+
+  addMember(manager: EntityManager, accountId: string, loginId: string, role: Role): Promise<string> {
+    return this.memberships.insert(manager, accountId, loginId, role);
+  }
+
+  /** Locks the account's memberships for a change decided against all of them (the last owner). */
+  lockMembers(manager: EntityManager, accountId: string): Promise<{ id: string; role: Role }[]> {
+    return this.memberships.lockAll(manager, accountId);
+  }
+
+  countMembers(manager: EntityManager, accountId: string): Promise<number> {
+    return this.memberships.count(manager, accountId);
+  }
+
+  setMemberRole(manager: EntityManager, memberId: string, role: Role): Promise<void> {
+    return this.memberships.setRole(manager, memberId, role);
+  }
+
+  /** Its API keys go with it (ON DELETE CASCADE): every process forgets them on the change notice. */
+  removeMember(manager: EntityManager, memberId: string): Promise<void> {
+    return this.memberships.remove(manager, memberId);
+  }
+
+  /** The account's first owner's membership (its founding login while it is an owner): whose a key made by an operator is. */
+  firstOwner(accountId: string, manager?: EntityManager): Promise<string | null> {
+    return this.memberships.firstOwner(accountId, manager);
+  }
+
+  ownerEmails(manager: EntityManager, accountId: string): Promise<{ email: string; name: string }[]> {
+    return this.memberships.ownerEmails(manager, accountId);
   }
 }

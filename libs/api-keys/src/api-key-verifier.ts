@@ -36,6 +36,10 @@ export class ApiKeyVerifier implements BeforeApplicationShutdown {
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_GRANULARITY_MS) this.lastUsed.add(row.id);
     return {
       accountId: row.account_id,
+      loginId: row.login_id,
+      email: row.email,
+      memberId: row.member_id,
+      role: row.role,
       kind: 'api_key',
       credentialId: row.id,
       scopes: row.scopes,
@@ -68,7 +72,7 @@ export class ApiKeyVerifier implements BeforeApplicationShutdown {
           action: 'api_key.refused',
           entity: { type: 'api_key', id: row.id },
           status: 'failed',
-          actor: { type: 'api_key', id: row.id, name: row.name },
+          actor: { type: 'api_key', id: row.id, name: row.name, memberId: row.member_id, email: row.email, keyId: row.id },
           request,
           details: { reason: row.revoked_at ? 'revoked' : 'expired' },
         }),

@@ -3,6 +3,10 @@ import { AccountOwned, type Scope } from '@app/core';
 
 @Entity('api_keys')
 export class ApiKey extends AccountOwned {
+  /** The member whose key it is (gone with the membership). */
+  @Column({ name: 'member_id', type: 'uuid' })
+  memberId: string;
+
   @Column({ type: 'varchar', length: 100 })
   name: string;
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { And, DataSource, EntityManager, IsNull, LessThanOrEqual, MoreThan, Repository } from 'typeorm';
-import { pageOfEntities, PageQuery, poolQuery, Scope, sqlRows, touchLastUsed } from '@app/core';
+import { pageOfEntities, PageQuery, poolQuery, Role, Scope, sqlRows, touchLastUsed } from '@app/core';
 import { ApiKey } from './api-key.entity';
 
 /** A key as the per-request lookup returns it; `live` is false for a revoked or expired key. */
@@ -9,6 +9,10 @@ export interface KeyLookupRow {
   id: string;
   name: string;
   account_id: string;
+  member_id: string;
+  login_id: string;
+  email: string;
+  role: Role;
   scopes: Scope[];
   expires_at: Date | null;
   last_used_at: Date | null;
@@ -19,6 +23,7 @@ export interface KeyLookupRow {
 /** A new key's columns; the secret itself is never stored, only its hash. */
 export interface NewApiKeyRow {
   accountId: string;
+  memberId: string;
   name: string;
   prefix: string;
   keyHash: string;
@@ -42,18 +47,29 @@ export class ApiKeysRepository {
     return manager.save(manager.create(ApiKey, { ...key, lastUsedAt: null, revokedAt: null }));
   }
 
-  /** The account's live keys, newest first, and their total. */
-  pageForAccount(accountId: string, query: PageQuery): Promise<[ApiKey[], number]> {
-    return pageOfEntities(this.keys, { accountId, revokedAt: IsNull() }, query);
+  /** The member's live keys on the account, newest first, and their total. */
+  pageForMember(accountId: string, memberId: string, query: PageQuery): Promise<[ApiKey[], number]> {
+    return pageOfEntities(this.keys, { accountId, memberId, revokedAt: IsNull() }, query);
   }
 
-  findLiveForAccount(accountId: string, id: string): Promise<ApiKey | null> {
-    return this.keys.findOne({ where: { id, accountId, revokedAt: IsNull() } });
+  findLiveForMember(accountId: string, memberId: string, id: string): Promise<ApiKey | null> {
+    return this.keys.findOne({ where: { id, accountId, memberId, revokedAt: IsNull() } });
   }
 
-  /** False when the account has no such live key. */
-  async revokeForAccount(manager: EntityManager, accountId: string, id: string): Promise<boolean> {
-    const result = await manager.update(ApiKey, { id, accountId, revokedAt: IsNull() }, { revokedAt: new Date() });
+  /** A live key of the account with its member's role (a console's recheck); null if there is none. */
+  async liveWithRole(accountId: string, id: string): Promise<{ expires_at: Date | null; role: Role } | null> {
+    const [row] = await sqlRows<{ expires_at: Date | null; role: Role }>(
+      this.dataSource,
+      `SELECT k.expires_at, m.role FROM api_keys k JOIN account_members m ON m.id = k.member_id
+        WHERE k.id = $2 AND k.account_id = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
+      [accountId, id],
+    );
+    return row ?? null;
+  }
+
+  /** False when the member has no such live key. */
+  async revokeForMember(manager: EntityManager, accountId: string, memberId: string, id: string): Promise<boolean> {
+    const result = await manager.update(ApiKey, { id, accountId, memberId, revokedAt: IsNull() }, { revokedAt: new Date() });
     return !!result.affected;
   }
 
@@ -69,9 +85,10 @@ export class ApiKeysRepository {
   async findByHash(keyHash: string): Promise<KeyLookupRow | null> {
     const [row] = await poolQuery<KeyLookupRow>(
       this.dataSource,
-      `SELECT id, name, account_id, scopes, expires_at, last_used_at, revoked_at,
-        revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AS live
-        FROM api_keys WHERE key_hash = $1`,
+      `SELECT k.id, k.name, k.account_id, k.member_id, m.login_id, l.email, m.role, k.scopes, k.expires_at, k.last_used_at, k.revoked_at,
+        k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now()) AS live
+        FROM api_keys k JOIN account_members m ON m.id = k.member_id JOIN accounts l ON l.id = m.login_id
+        WHERE k.key_hash = $1`,
       [keyHash],
     );
     return row ?? null;
@@ -82,12 +99,23 @@ export class ApiKeysRepository {
     return touchLastUsed(this.dataSource, 'api_keys', ids);
   }
 
-  /** In the caller's transaction: revokes every live key of the account and returns them. */
-  revokeAllForAccount(manager: EntityManager, accountId: string): Promise<{ id: string; name: string; prefix: string }[]> {
+  /** In the caller's transaction: revokes every live key of one member and returns them. */
+  revokeAllOfMember(manager: EntityManager, memberId: string): Promise<{ id: string; name: string; prefix: string }[]> {
     return sqlRows<{ id: string; name: string; prefix: string }>(
       manager,
-      `UPDATE api_keys SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL RETURNING id, name, prefix`,
-      [accountId],
+      `UPDATE api_keys SET revoked_at = now() WHERE member_id = $1 AND revoked_at IS NULL RETURNING id, name, prefix`,
+      [memberId],
+    );
+  }
+
+  /** In the caller's transaction: revokes every live key of the login, on every account, and returns them. */
+  revokeAllOfLogin(manager: EntityManager, loginId: string): Promise<{ id: string; account_id: string; name: string; prefix: string }[]> {
+    return sqlRows<{ id: string; account_id: string; name: string; prefix: string }>(
+      manager,
+      `UPDATE api_keys SET revoked_at = now()
+        WHERE member_id IN (SELECT id FROM account_members WHERE login_id = $1) AND revoked_at IS NULL
+        RETURNING id, account_id, name, prefix`,
+      [loginId],
     );
   }
 }

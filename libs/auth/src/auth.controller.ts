@@ -1,13 +1,14 @@
 import { Body, Controller, Get, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { ApiProblems, CurrentClient, CurrentPrincipal, Principal, Public, RateLimit, RequestFacts } from '@app/core';
+import { ApiProblems, CurrentClient, CurrentPrincipal, LoginRoute, Principal, Public, RateLimit, RequestFacts } from '@app/core';
 import { AuthService } from './auth.service';
 import { LoginFlow } from './login/login-flow';
-import { ChangePasswordRequest, LoginRequest, RefreshRequest, RegisterRequest } from './dto/auth.request';
-import { AccountResponse, AuthTokensResponse } from './dto/auth.response';
+import { ChangePasswordRequest, LoginRequest, RefreshRequest, RegisterRequest, SwitchAccountRequest } from './dto/auth.request';
+import { AuthTokensResponse, MeResponse } from './dto/auth.response';
 import { MfaRequiredResponse } from './mfa/dto/mfa.response';
 
 @ApiTags('Auth')
+@LoginRoute()
 @Controller('api/auth')
 export class AuthController {
   constructor(
@@ -73,9 +74,22 @@ export class AuthController {
 
   @ApiBearerAuth()
   @Get('me')
-  @ApiOperation({ summary: 'The account of the caller', operationId: 'getMe' })
+  @ApiOperation({ summary: 'The signed-in login, its accounts and its role on the current one', operationId: 'getMe' })
   @ApiProblems(401, 429)
-  me(@CurrentPrincipal() principal: Principal): Promise<AccountResponse> {
+  me(@CurrentPrincipal() principal: Principal): Promise<MeResponse> {
     return this.auth.me(principal);
+  }
+
+  @ApiBearerAuth()
+  @Post('switch-account')
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    summary: "New tokens of this session acting on another of the login's accounts (its unused refresh token is void)",
+    operationId: 'switchAccount',
+  })
+  @ApiProblems(400, 401, { 403: ['forbidden'] }, 404, 429)
+  switchAccount(@CurrentPrincipal() principal: Principal, @Body() body: SwitchAccountRequest): Promise<AuthTokensResponse> {
+    return this.auth.switchAccount(principal, body.accountId);
   }
 }

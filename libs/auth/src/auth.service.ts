@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { accountActor, ActivityLog, Principal, Problem, RequestFacts, TransactionRunner } from '@app/core';
 import { AccountsService } from '@app/accounts';
-import { AccountResponse, AuthTokensResponse } from './dto/auth.response';
+import { AuthTokensResponse, MeResponse } from './dto/auth.response';
 import { ChangePasswordRequest, RegisterRequest } from './dto/auth.request';
 import { AccountTokensRepository } from './email/account-tokens.repository';
 import { EmailVerificationService } from './email/email-verification.service';
@@ -43,7 +43,7 @@ export class AuthService {
    */
   async refresh(refreshToken: string): Promise<AuthTokensResponse> {
     const tokens = await this.sessions.refresh(refreshToken);
-    const account = await this.accounts.findById(tokens.accountId);
+    const account = await this.accounts.findById(tokens.loginId);
     if (!account) throw Problem.unauthorized();
     return AuthTokensResponse.fromTokens(account, tokens);
   }
@@ -53,7 +53,7 @@ export class AuthService {
     await this.tx.run(async (m, publish) => {
       if (!(await this.sessions.end(m, publish, sessionId))) return;
       await this.activity.record(m, {
-        accountId: principal.accountId,
+        accountId: principal.loginId,
         action: 'auth.logout',
         entity: { type: 'session', id: sessionId },
         caller: principal,
@@ -63,7 +63,7 @@ export class AuthService {
 
   async changePassword(principal: Principal, input: ChangePasswordRequest): Promise<void> {
     const sessionId = currentSessionOf(principal);
-    const account = await callerAccount(this.accounts, principal.accountId);
+    const account = await callerAccount(this.accounts, principal.loginId);
     await this.passwordCheck.confirm(principal, account, input.currentPassword, 'password_change', 'currentPassword');
     await this.tx.run(async (m, publish) => {
       await this.accounts.setPassword(m, account.id, input.newPassword);
@@ -79,8 +79,14 @@ export class AuthService {
     });
   }
 
-  async me(principal: Principal): Promise<AccountResponse> {
-    const account = await callerAccount(this.accounts, principal.accountId);
-    return AccountResponse.from(account);
+  async me(principal: Principal): Promise<MeResponse> {
+    const account = await callerAccount(this.accounts, principal.loginId);
+    return MeResponse.of(account, principal, await this.accounts.accountsOf(principal.loginId));
+  }
+
+  /** Not in the activity log: like a refresh, it changes nothing the customer acts on. */
+  async switchAccount(principal: Principal, accountId: string): Promise<AuthTokensResponse> {
+    const tokens = await this.sessions.switchAccount(principal, accountId);
+    return AuthTokensResponse.fromTokens(await callerAccount(this.accounts, principal.loginId), tokens);
   }
 }

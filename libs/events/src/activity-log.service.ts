@@ -51,10 +51,13 @@ export class ActivityLogService extends ActivityLog {
     this.hooks.push(hook);
   }
 
-  /** The account by its name, or the API key by its name. */
+  /** The API key by its name, or the login by its name; with the member who acted and their address. */
   private async actorOf(manager: EntityManager, principal: Principal): Promise<Actor> {
-    if (principal.kind === 'api_key') return { type: 'api_key', id: principal.credentialId, name: principal.name ?? null };
-    const account = await this.accounts.findById(principal.accountId, manager);
-    return { type: 'account', id: principal.accountId, name: account ? account.name || account.email : null };
+    const member = { memberId: principal.memberId, email: principal.email };
+    if (principal.kind === 'api_key') {
+      return { type: 'api_key', id: principal.credentialId, name: principal.name ?? null, ...member, keyId: principal.credentialId };
+    }
+    const login = await this.accounts.findById(principal.loginId, manager);
+    return { type: 'account', id: principal.loginId, name: login ? login.name || login.email : null, ...member, keyId: null };
   }
 }

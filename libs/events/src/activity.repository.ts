@@ -12,6 +12,9 @@ interface ActivityRow {
   actor_type: ActorType;
   actor_id: string | null;
   actor_name: string | null;
+  actor_member_id: string | null;
+  actor_email: string | null;
+  actor_key_id: string | null;
   ip: string | null;
   user_agent: string | null;
   request_id: string | null;
@@ -24,11 +27,12 @@ export interface ActivityFilter {
   action?: string;
   entityType?: string;
   entityId?: string;
+  actorMemberId?: string;
   since?: Date;
 }
 
-const COLUMNS = `id, account_id, action, entity_type, entity_id, actor_type, actor_id, actor_name, ip, user_agent, request_id,
-  status, details, created_at`;
+const COLUMNS = `id, account_id, action, entity_type, entity_id, actor_type, actor_id, actor_name, actor_member_id, actor_email,
+  actor_key_id, ip, user_agent, request_id, status, details, created_at`;
 
 function toEntry(row: ActivityRow): ActivityEntry {
   return {
@@ -36,7 +40,14 @@ function toEntry(row: ActivityRow): ActivityEntry {
     accountId: row.account_id,
     action: row.action,
     entity: row.entity_type && row.entity_id ? { type: row.entity_type, id: row.entity_id } : null,
-    actor: { type: row.actor_type, id: row.actor_id, name: row.actor_name },
+    actor: {
+      type: row.actor_type,
+      id: row.actor_id,
+      name: row.actor_name,
+      memberId: row.actor_member_id,
+      email: row.actor_email,
+      keyId: row.actor_key_id,
+    },
     ip: row.ip,
     userAgent: row.user_agent,
     requestId: row.request_id,
@@ -57,8 +68,8 @@ export class ActivityRepository {
     const rows = await sqlRows<ActivityRow>(
       manager,
       `INSERT INTO activity_events (account_id, action, entity_type, entity_id, actor_type, actor_id, actor_name, ip, user_agent,
-         request_id, status, details)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb) RETURNING ${COLUMNS}`,
+         request_id, status, details, actor_member_id, actor_email, actor_key_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14, $15) RETURNING ${COLUMNS}`,
       [
         entry.accountId,
         entry.action,
@@ -72,6 +83,9 @@ export class ActivityRepository {
         entry.requestId,
         entry.status,
         JSON.stringify(entry.details),
+        entry.actor.memberId ?? null,
+        entry.actor.email?.slice(0, 254) ?? null,
+        entry.actor.keyId ?? null,
       ],
     );
     return toEntry(rows[0]);
@@ -98,11 +112,12 @@ export class ActivityRepository {
     if (filter.action) add('action = ?', filter.action, true);
     if (filter.entityType) add('entity_type = ?', filter.entityType, true);
     if (filter.entityId) add('entity_id = ?::uuid', filter.entityId);
+    if (filter.actorMemberId) add('actor_member_id = ?::uuid', filter.actorMemberId);
     if (filter.since) add('created_at >= ?', filter.since);
-    // The total from the trigger-kept counters where they can give it; entityId and
+    // The total from the trigger-kept counters where they can give it; entityId, actor and
     // since count the rows they match.
     const totalSql =
-      filter.entityId || filter.since
+      filter.entityId || filter.actorMemberId || filter.since
         ? undefined
         : `SELECT coalesce(sum(n), 0)::int AS total FROM activity_counts WHERE ${counted.join(' AND ')}`;
     const { rows, total } = await pageOfRows<ActivityRow>(

@@ -13,6 +13,7 @@ export class EventsService {
       action: query.action,
       entityType: query.entityType,
       entityId: query.entityId,
+      actorMemberId: query.actor,
       since: query.since ? new Date(query.since) : undefined,
     });
     return paginated(entries.map(EventResponse.fromEntry), query, total);

@@ -13,6 +13,7 @@ export class McpSession {
   bearer: string;
   lastSeen = Date.now();
   readonly credential: CredentialRef;
+  readonly loginId: string;
   /** An API key's own expiry (null: none, or an access token, whose session is checked instead). */
   readonly keyExpiresAt: Date | null;
   server!: McpServer;
@@ -25,6 +26,7 @@ export class McpSession {
     readonly transport: StreamableHTTPServerTransport,
   ) {
     this.credential = { accountId: principal.accountId, kind: principal.kind, credentialId: principal.credentialId };
+    this.loginId = principal.loginId;
     this.bearer = bearer;
     this.keyExpiresAt = principal.kind === 'api_key' ? principal.expiresAt : null;
     this.requests = new SessionRequests(transport);

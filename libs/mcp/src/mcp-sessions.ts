@@ -167,6 +167,7 @@ export class McpSessions implements BeforeApplicationShutdown {
     this.sessions.set(id, session);
     const hold: CredentialHold = {
       accountId: session.accountId,
+      loginId: session.loginId,
       key: `${session.credential.kind}:${session.credential.credentialId}`,
       stillValid: async () => {
         const live = await this.credentials.check(session.credential);

@@ -8,6 +8,7 @@ import {
   Paginated,
   PaginatedResponse,
   Principal,
+  RequireRole,
   RequireScope,
   UuidParam,
 } from '@app/core';
@@ -32,6 +33,7 @@ export class ObjectStorageController {
 
   @Get('credentials')
   @RequireScope('write')
+  @RequireRole('member')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Get the S3 credentials of an object storage service', operationId: 'getObjectStorageCredentials' })
   @ApiOkResponse({ type: ObjectStorageCredentialsResponse })

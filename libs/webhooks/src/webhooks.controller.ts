@@ -1,6 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiProblems, CurrentPrincipal, Idempotent, PageQuery, Paginated, PaginatedResponse, Principal, UuidParam } from '@app/core';
+import {
+  ApiProblems,
+  CurrentPrincipal,
+  Idempotent,
+  PageQuery,
+  Paginated,
+  PaginatedResponse,
+  Principal,
+  RequireRole,
+  UuidParam,
+} from '@app/core';
 import { DeliveriesService } from './delivery/deliveries.service';
 import { DeliveryHistory } from './delivery/delivery-history';
 import { WebhookDeliveryAttemptResponse } from './dto/delivery-attempt.response';
@@ -25,6 +35,7 @@ export class WebhooksController {
 
   @Post()
   @Idempotent()
+  @RequireRole('admin')
   @ApiOperation({ summary: 'Add a webhook endpoint (the signing secret is shown once)', operationId: 'createWebhook' })
   @ApiCreatedResponse({ type: WebhookWithSecretResponse })
   @ApiProblems(400, { 403: ['insufficient_scope', 'email_unverified'], 409: ['quota_exceeded'] })
@@ -48,6 +59,7 @@ export class WebhooksController {
   }
 
   @Patch(':id')
+  @RequireRole('admin')
   @ApiOperation({ summary: 'Change a webhook endpoint (URL, events, enabled, description)', operationId: 'updateWebhook' })
   @ApiProblems(400, 403, 404)
   update(@CurrentPrincipal() principal: Principal, @UuidParam() id: string, @Body() body: UpdateWebhookRequest): Promise<WebhookResponse> {
@@ -56,6 +68,7 @@ export class WebhooksController {
 
   @Delete(':id')
   @HttpCode(204)
+  @RequireRole('admin')
   @ApiOperation({ summary: 'Delete a webhook endpoint and its deliveries', operationId: 'deleteWebhook' })
   @ApiProblems(400, 403, 404)
   remove(@CurrentPrincipal() principal: Principal, @UuidParam() id: string): Promise<void> {
@@ -65,6 +78,7 @@ export class WebhooksController {
   @Post(':id/rotate-secret')
   @HttpCode(200)
   @Idempotent()
+  @RequireRole('admin')
   @ApiOperation({
     summary: 'Replace the signing secret (the old one keeps signing beside it for 24 hours)',
     operationId: 'rotateWebhookSecret',
@@ -78,6 +92,7 @@ export class WebhooksController {
   @Post(':id/test')
   @HttpCode(202)
   @Idempotent()
+  @RequireRole('admin')
   @ApiOperation({ summary: 'Queue a webhook.test delivery to the endpoint', operationId: 'testWebhook' })
   @ApiAcceptedResponse({ type: WebhookDeliveryResponse })
   @ApiProblems(400, 403, 404, { 409: ['invalid_state'] })
@@ -116,6 +131,7 @@ export class WebhooksController {
   @Post(':id/deliveries/:deliveryId/redeliver')
   @HttpCode(202)
   @Idempotent()
+  @RequireRole('admin')
   @ApiOperation({ summary: 'Queue another attempt of a delivery (same webhook-id)', operationId: 'redeliverWebhookDelivery' })
   @ApiAcceptedResponse({ type: WebhookDeliveryResponse })
   @ApiProblems(400, 403, 404)

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ApiKeysService } from '@app/api-keys';
 import { SessionsService } from '@app/auth';
-import { CredentialRef, CredentialStatus, LiveCredential, Problem } from '@app/core';
+import { CredentialRef, CredentialStatus, LiveCredential, roleAllows } from '@app/core';
 
-/** CredentialStatus over the sessions and API keys areas' own services (one lookup each). */
+/** CredentialStatus over the sessions and API keys areas' own services (one lookup each, with the member's role). */
 @Injectable()
 export class CredentialStatusAdapter extends CredentialStatus {
   constructor(
@@ -13,15 +13,12 @@ export class CredentialStatusAdapter extends CredentialStatus {
     super();
   }
 
-  async check({ accountId, kind, credentialId }: CredentialRef): Promise<LiveCredential | null> {
-    if (kind === 'access_token') return (await this.sessions.isLive(credentialId, accountId)) ? { validUntil: null } : null;
-    // A revoked key, or another account's, is a 404 of the owner-scoped lookup.
-    const key = await this.apiKeys.get(accountId, credentialId).catch((err: unknown) => {
-      if (err instanceof Problem && err.getStatus() === 404) return null;
-      throw err;
-    });
-    if (!key) return null;
-    const validUntil = key.expiresAt ? new Date(key.expiresAt) : null;
-    return validUntil && validUntil.getTime() <= Date.now() ? null : { validUntil };
+  /** Live, and its login still a member of the account with the role the holder needs. */
+  async check({ accountId, kind, credentialId, needs = 'read_only' }: CredentialRef): Promise<LiveCredential | null> {
+    if (kind === 'access_token') {
+      const role = await this.sessions.roleOn(credentialId, accountId);
+      return role && roleAllows(role, needs) ? { validUntil: null } : null;
+    }
+    return this.apiKeys.isLiveWith(accountId, credentialId, needs);
   }
 }

@@ -7,6 +7,9 @@ interface Operation {
   security?: unknown[];
   parameters?: { name?: string; in?: string }[];
   requestBody?: unknown;
+  /** A route about the signed-in login (no role needed); else the least role it needs. */
+  'x-login-route'?: boolean;
+  'x-required-role'?: string;
 }
 
 const integerHeader = (description: string) => ({
@@ -27,7 +30,8 @@ export const COMMON_HEADERS = {
 /**
  * What every operation can answer, written once instead of on each handler: the request-id and
  * rate-limit headers on every response, and the problems that come from the shared request path
- * rather than from the operation: 401 and 403 insufficient_scope where a token is needed, 400
+ * rather than from the operation: 401 and 403 insufficient_scope where a token is needed (and 403
+ * insufficient_role and no_account unless the route is the login's own), 400
  * invalid_input for parameters and bodies, 413 and 415 for any request that may carry a body
  * (the JSON parser and the content-type check run before routing), the idempotency codes where
  * Idempotency-Key is taken, 429 (every route is rate limited, failed authentication per IP too),
@@ -38,6 +42,7 @@ export function addCommonResponses(document: OpenAPIObject): void {
     for (const [method, operation] of Object.entries(item) as [string, Operation][]) {
       if (!operation?.responses) continue;
       const responses = operation.responses;
+      if (operation.security?.length && !operation['x-login-route']) operation['x-required-role'] ??= defaultRole(method);
       for (const [status, codes] of Object.entries(commonProblems(method, operation))) {
         responses[status] = problemResponse(Number(status), [...documentedProblemCodes(responses[status]), ...codes] as ProblemCode[]);
       }
@@ -49,12 +54,19 @@ export function addCommonResponses(document: OpenAPIObject): void {
 
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
 
+/** The guard's default: a read is open to every member, a write needs `member` (docs/roles.md). */
+const defaultRole = (method: string) => (method === 'get' || method === 'head' ? 'read_only' : 'member');
+
 function commonProblems(method: string, operation: Operation): Record<number, ProblemCode[]> {
   const problems: Record<number, ProblemCode[]> = { 429: ['rate_limited'], 500: ['internal_error'], 503: ['unavailable'] };
   const add = (status: number, code: ProblemCode) => (problems[status] = [...(problems[status] ?? []), code]);
   if (operation.security?.length) {
     add(401, 'unauthorized');
     add(403, 'insufficient_scope');
+    if (!operation['x-login-route']) {
+      add(403, 'insufficient_role');
+      add(403, 'no_account');
+    }
   }
   if (operation.parameters?.length || operation.requestBody || BODY_METHODS.has(method)) add(400, 'invalid_input');
   if (BODY_METHODS.has(method)) {

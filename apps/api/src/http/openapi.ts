@@ -6,7 +6,8 @@ import { addCommonResponses, addIntegerFormats } from './openapi-responses';
 
 export const API_TAGS: [string, string][] = [
   ['Auth', 'Accounts, logins and sessions.'],
-  ['API Keys', 'Long-lived keys for automation, with read/write scopes.'],
+  ['API Keys', "Long-lived keys for automation, with read/write scopes; each is one member's, on one account."],
+  ['Members', 'The people of the account: their roles (owner, admin, member, read_only) and invitations.'],
   ['Products', 'The catalogue of plans and prices.'],
   ['Services', 'Services of the account: VPS instances and object storage.'],
   ['Images', 'Operating system images a VPS is built from.'],

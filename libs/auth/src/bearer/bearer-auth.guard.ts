@@ -2,7 +2,7 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
-import { IS_PUBLIC, Principal, Problem, REQUIRED_SCOPE, Scope } from '@app/core';
+import { IS_PUBLIC, LOGIN_ROUTE, Principal, Problem, REQUIRED_ROLE, REQUIRED_SCOPE, Role, roleAllows, Scope } from '@app/core';
 import { BearerStrategy } from './bearer.strategy';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -11,10 +11,15 @@ interface RouteAuth {
   controller: Function;
   isPublic: boolean;
   scope: Scope | undefined;
+  /** Undefined: by the scope (read: any member; write: member). */
+  role: Role | undefined;
+  /** About the signed-in person, not the account: no role needed. */
+  loginRoute: boolean;
 }
 
 /**
- * The one global guard: every route needs a bearer token unless marked @Public().
+ * The one global guard: every route needs a bearer token unless marked @Public(), the scope its
+ * method or @RequireScope names, and the role its scope or @RequireRole names (not on a @LoginRoute()).
  *
  * It asks the 'bearer' strategy directly (BearerStrategy.principalFor) rather than through
  * passport.authenticate, which costs a middleware, a strategy clone and a promise chain per
@@ -42,6 +47,11 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     req.principal = principal;
     const needed: Scope = route.scope ?? (READ_METHODS.has(req.method) ? 'read' : 'write');
     if (!principal.scopes.includes(needed)) throw Problem.insufficientScope(needed);
+    if (route.loginRoute) return true;
+    // The effective right is both: the key's scopes (above) and the member's role on the account.
+    if (!principal.role) throw Problem.noAccount();
+    const role = route.role ?? (needed === 'read' ? 'read_only' : 'member');
+    if (!roleAllows(principal.role, role)) throw Problem.insufficientRole(role);
     return true;
   }
 
@@ -61,6 +71,8 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
       controller,
       isPublic: Boolean(this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)),
       scope: this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, targets),
+      role: this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, targets),
+      loginRoute: Boolean(this.reflector.getAllAndOverride<boolean>(LOGIN_ROUTE, targets)),
     };
     this.routes.set(handler, route);
     return route;

@@ -4,7 +4,17 @@ import { Principal } from '@app/core';
 import { BearerStrategy } from './bearer.strategy';
 import { CredentialVerifier } from './credential-verifier';
 
-const PRINCIPAL: Principal = { accountId: 'a', kind: 'api_key', credentialId: 'k', scopes: ['read'], expiresAt: null };
+const PRINCIPAL: Principal = {
+  accountId: 'a',
+  loginId: 'a',
+  email: 'a@example.test',
+  memberId: 'm',
+  role: 'owner',
+  kind: 'api_key',
+  credentialId: 'k',
+  scopes: ['read'],
+  expiresAt: null,
+};
 const DOWN = new Error('Connection terminated unexpectedly');
 
 /** Verifies "good", refuses anything else, fails for "down" as a database outage would. */

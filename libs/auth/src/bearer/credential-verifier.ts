@@ -58,13 +58,17 @@ export class CredentialVerifier {
       return principal && { principal, until: principal.expiresAt };
     }
     const claims = this.readAccessToken(id, token);
-    const sessionUntil = claims && (await this.sessions.liveUntil(claims.sessionId, claims.accountId));
-    if (!claims || !sessionUntil) return null;
+    const grant = claims && (await this.sessions.liveGrant(claims.sessionId, claims.loginId, claims.accountId));
+    if (!claims || !grant) return null;
     const exp = this.remembered.get(id)?.exp;
-    const until = exp === undefined ? sessionUntil : new Date(Math.min(sessionUntil.getTime(), exp * 1000));
+    const until = exp === undefined ? grant.expires_at : new Date(Math.min(grant.expires_at.getTime(), exp * 1000));
     return {
       principal: {
         accountId: claims.accountId,
+        loginId: claims.loginId,
+        email: grant.email,
+        memberId: grant.member_id,
+        role: grant.role,
         kind: 'access_token',
         credentialId: claims.sessionId,
         scopes: ALL_SCOPES,

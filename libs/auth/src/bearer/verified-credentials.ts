@@ -19,15 +19,15 @@ export interface VerifiedCredential {
 /**
  * Credentials this process verified, by the SHA-256 of the token: a dashboard's polling
  * and a script's calls cost no credential lookup. On PostgreSQL only, and only while the process
- * LISTENs: a database trigger NOTIFYs the account of any key or session changed or deleted, in the
- * changing transaction. Before a remembered credential is trusted, a round trip on the LISTEN
+ * LISTENs: a database trigger NOTIFYs the account of any key, session or membership changed or
+ * deleted, in the changing transaction (a session's notice names its login). Before a remembered credential is trusted, a round trip on the LISTEN
  * connection (shared by the requests that arrive together) reads every notice committed before the
  * request came, so a revocation answered by one replica is refused by every other on the very next
  * request. A verification that began before a notice is not remembered.
  */
 @Injectable()
 export class VerifiedCredentials implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly entries = new Map<string, VerifiedCredential & { accountId: string }>();
+  private readonly entries = new Map<string, VerifiedCredential & { ids: string[] }>();
   private readonly byAccount = new Map<string, Set<string>>();
   private listener: PgListener | null = null;
   /** Counts notices: what was verified across one is not remembered. */
@@ -106,15 +106,19 @@ export class VerifiedCredentials implements OnApplicationBootstrap, BeforeApplic
     // Full: forget the oldest (a Map iterates in insertion order).
     if (this.entries.size >= MAX_ENTRIES) this.forget(this.entries.keys().next().value!);
     const { request: _request, ...bare } = principal;
-    this.entries.set(id, { accountId: principal.accountId, principal: bare, until, usedAt: now });
-    const ids = this.byAccount.get(principal.accountId) ?? new Set<string>();
-    ids.add(id);
-    this.byAccount.set(principal.accountId, ids);
+    // A notice names an account (its keys, its members) or a login (its sessions): either drops it.
+    const ids = [...new Set([principal.accountId, principal.loginId])];
+    this.entries.set(id, { ids, principal: bare, until, usedAt: now });
+    for (const accountId of ids) {
+      const known = this.byAccount.get(accountId) ?? new Set<string>();
+      known.add(id);
+      this.byAccount.set(accountId, known);
+    }
   }
 
   private forgetAccount(accountId: string): void {
     this.notices++;
-    for (const id of this.byAccount.get(accountId) ?? []) this.entries.delete(id);
+    for (const id of [...(this.byAccount.get(accountId) ?? [])]) this.forget(id);
     this.byAccount.delete(accountId);
   }
 
@@ -128,8 +132,10 @@ export class VerifiedCredentials implements OnApplicationBootstrap, BeforeApplic
     const entry = this.entries.get(id);
     if (!entry) return;
     this.entries.delete(id);
-    const ids = this.byAccount.get(entry.accountId);
-    ids?.delete(id);
-    if (ids && !ids.size) this.byAccount.delete(entry.accountId);
+    for (const accountId of entry.ids) {
+      const ids = this.byAccount.get(accountId);
+      ids?.delete(id);
+      if (ids && !ids.size) this.byAccount.delete(accountId);
+    }
   }
 }

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { IsEmail, IsString, Length, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsString, IsUUID, Length, MaxLength, MinLength } from 'class-validator';
 import { IsSingleLineText, Trim, TrimLower } from '@app/core';
 
 /** The rule of a password being set; the reset page (pages/) checks the same bounds. */
@@ -89,4 +89,10 @@ export class ChangePasswordRequest {
 
   @NewPassword()
   newPassword: string;
+}
+
+export class SwitchAccountRequest {
+  @ApiProperty({ format: 'uuid', description: "One of the login's accounts (GET /api/auth/me lists them)." })
+  @IsUUID('all', { message: 'accountId must be a UUID' })
+  accountId: string;
 }

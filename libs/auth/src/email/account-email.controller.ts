@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiProblems, CurrentClient, CurrentPrincipal, Principal, Public, RateLimit, RequestFacts } from '@app/core';
+import { ApiProblems, CurrentClient, CurrentPrincipal, LoginRoute, Principal, Public, RateLimit, RequestFacts } from '@app/core';
 import { AccountResponse } from '../dto/auth.response';
 import { PasswordResetService } from '../password/password-reset.service';
 import { AcceptedResponse } from '../dto/accepted.response';
@@ -9,6 +9,7 @@ import { EmailChange } from './email-change';
 import { EmailVerificationService } from './email-verification.service';
 
 @ApiTags('Auth')
+@LoginRoute()
 @Controller('api/auth')
 export class AccountEmailController {
   constructor(

@@ -30,7 +30,7 @@ export class EmailChange {
    * is told by mail, with no link, and nothing changes.
    */
   async update(principal: Principal, input: UpdateMeRequest): Promise<AccountResponse> {
-    const account = await callerAccount(this.accounts, principal.accountId);
+    const account = await callerAccount(this.accounts, principal.loginId);
     const newEmail = input.email && input.email !== account.email ? input.email : undefined;
     if (newEmail) await this.checkEmailChange(principal, account, input.currentPassword);
     const holder = newEmail ? await this.accounts.findByEmail(newEmail) : null;

@@ -42,7 +42,7 @@ export class EmailVerificationService {
   }
 
   async resend(principal: Principal): Promise<void> {
-    const account = await callerAccount(this.accounts, principal.accountId);
+    const account = await callerAccount(this.accounts, principal.loginId);
     if (account.emailVerifiedAt) throw Problem.conflict('already_verified', 'The email address is already confirmed.');
     await this.rateLimits.mail(account.id);
     await this.tx.run((m) => this.sendVerification(m, account));

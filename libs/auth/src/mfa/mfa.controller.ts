@@ -1,6 +1,6 @@
 import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiProblems, CurrentClient, CurrentPrincipal, Principal, Public, RateLimit, RequestFacts } from '@app/core';
+import { ApiProblems, CurrentClient, CurrentPrincipal, LoginRoute, Principal, Public, RateLimit, RequestFacts } from '@app/core';
 import { AuthTokensResponse } from '../dto/auth.response';
 import { LoginFlow } from '../login/login-flow';
 import { DisableMfaRequest, EnableMfaRequest, MfaLoginRequest } from './dto/mfa.request';
@@ -8,6 +8,7 @@ import { MfaSetupResponse, RecoveryCodesResponse } from './dto/mfa.response';
 import { MfaService } from './mfa.service';
 
 @ApiTags('Auth')
+@LoginRoute()
 @Controller('api/auth')
 export class MfaController {
   constructor(

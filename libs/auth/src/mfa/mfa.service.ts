@@ -27,7 +27,7 @@ export class MfaService {
 
   async setup(principal: Principal): Promise<MfaSetupResponse> {
     currentSessionOf(principal);
-    const account = await callerAccount(this.accounts, principal.accountId);
+    const account = await callerAccount(this.accounts, principal.loginId);
     // Pre-hijacking: a second factor on someone else's address would outlast the owner's password reset.
     if (!account.emailVerifiedAt) throw Problem.emailUnverified('turning on two-factor sign-in');
     if (await this.repository.isEnabled(account.id))
@@ -44,15 +44,15 @@ export class MfaService {
    */
   async enable(principal: Principal, input: EnableMfaRequest): Promise<RecoveryCodesResponse> {
     const current = currentSessionOf(principal);
-    await this.codes.countAttempt(principal.accountId);
-    const account = await callerAccount(this.accounts, principal.accountId);
+    await this.codes.countAttempt(principal.loginId);
+    const account = await callerAccount(this.accounts, principal.loginId);
     await this.passwordCheck.confirm(principal, account, input.password, 'two_factor_enable', 'password');
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
     const outcome = await this.tx.run(async (m, publish) => {
-      const mfa = await this.repository.find(m, principal.accountId, true);
+      const mfa = await this.repository.find(m, principal.loginId, true);
       if (!mfa) return 'not_set_up' as const;
       if (mfa.enabled_at) return 'enabled' as const;
-      if (!(await this.codes.acceptTotp(m, principal.accountId, mfa, input.code))) return 'bad_code' as const;
+      if (!(await this.codes.acceptTotp(m, principal.loginId, mfa, input.code))) return 'bad_code' as const;
       await this.changes.turnOn(m, publish, account, recoveryCodes.map(hashRecoveryCode), current, principal);
       return 'ok' as const;
     });
@@ -64,8 +64,8 @@ export class MfaService {
 
   async disable(principal: Principal, input: DisableMfaRequest): Promise<void> {
     const current = currentSessionOf(principal);
-    await this.codes.countAttempt(principal.accountId);
-    const account = await callerAccount(this.accounts, principal.accountId);
+    await this.codes.countAttempt(principal.loginId);
+    const account = await callerAccount(this.accounts, principal.loginId);
     await this.passwordCheck.confirm(principal, account, input.password, 'two_factor_disable', 'password');
     const outcome = await this.tx.run(async (m, publish) => {
       const mfa = await this.repository.find(m, account.id, true);

@@ -19,6 +19,10 @@ export class Session extends AccountOwned {
   @Column({ name: 'user_agent', type: 'varchar', length: 512, nullable: true })
   userAgent: string | null;
 
+  /** The account its tokens act on (a refresh keeps it); null: the login's first. */
+  @Column({ name: 'current_account_id', type: 'uuid', nullable: true })
+  currentAccountId: string | null;
+
   /** Written in batches off the request path, to the minute (SessionActivity). */
   @Column({ name: 'last_used_at', type: 'timestamptz', nullable: true })
   lastUsedAt: Date | null;

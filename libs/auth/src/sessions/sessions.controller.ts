@@ -1,11 +1,12 @@
 import { Controller, Delete, Get, HttpCode, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiProblems, CurrentPrincipal, Paginated, PageQuery, PaginatedResponse, Principal, UuidParam } from '@app/core';
+import { ApiProblems, CurrentPrincipal, LoginRoute, PageQuery, Paginated, PaginatedResponse, Principal, UuidParam } from '@app/core';
 import { SessionResponse } from './dto/session.response';
 import { SessionsService } from './sessions.service';
 
 @ApiTags('Auth')
 @ApiBearerAuth()
+@LoginRoute()
 @Controller('api/auth/sessions')
 export class SessionsController {
   constructor(private readonly sessions: SessionsService) {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ClientInfo, PageQuery, pageOfRows, poolQuery, RowsPage, runSql, sqlCount, sqlFirst, touchLastUsed } from '@app/core';
+import { ClientInfo, PageQuery, pageOfRows, poolQuery, Role, RowsPage, runSql, sqlCount, sqlFirst, touchLastUsed } from '@app/core';
 import { RefreshToken } from './refresh-token.entity';
 import { Session } from './session.entity';
 
@@ -14,14 +14,40 @@ export interface SessionRow {
 
 const LIVE = 'account_id = $1 AND revoked_at IS NULL AND expires_at > now()';
 
+/** A live session's answer for a request: when it ends, its login's address, and the login's membership of the token's account. */
+export interface SessionGrantRow {
+  expires_at: Date;
+  email: string;
+  member_id: string | null;
+  role: Role | null;
+}
+
 /** Every statement on sessions and refresh_tokens; the list and revocations owner-scoped. */
 @Injectable()
 export class SessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  insert(manager: EntityManager, accountId: string, expiresAt: Date, client?: ClientInfo): Promise<Session> {
+  insert(manager: EntityManager, accountId: string, currentAccountId: string, expiresAt: Date, client?: ClientInfo): Promise<Session> {
     const where = { ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
-    return manager.save(manager.create(Session, { accountId, expiresAt, revokedAt: null, ...where }));
+    return manager.save(manager.create(Session, { accountId, currentAccountId, expiresAt, revokedAt: null, ...where }));
+  }
+
+  async setCurrentAccount(manager: EntityManager, id: string, accountId: string): Promise<void> {
+    await manager.update(Session, { id }, { currentAccountId: accountId });
+  }
+
+  /** The session's refresh tokens not yet used are void (a switch hands out a new one). */
+  async dropUnusedRefreshTokens(manager: EntityManager, sessionId: string): Promise<void> {
+    await runSql(manager, 'DELETE FROM refresh_tokens WHERE session_id = $1 AND used_at IS NULL', [sessionId]);
+  }
+
+  /** The login's live session, locked; null if there is none with this id. */
+  lockLive(manager: EntityManager, loginId: string, id: string): Promise<Session | null> {
+    return manager
+      .createQueryBuilder(Session, 's')
+      .setLock('pessimistic_write')
+      .where('s.id = :id AND s.account_id = :loginId AND s.revoked_at IS NULL AND s.expires_at > now()', { id, loginId })
+      .getOne();
   }
 
   /** Ends a session whatever its state (a spent refresh token presented again). */
@@ -78,18 +104,32 @@ export class SessionsRepository {
     );
   }
 
-  /** One primary-key lookup on every request with an access token, so on the driver's pool (poolQuery). */
-  async isLive(accountId: string, id: string): Promise<boolean> {
-    return (await this.liveUntil(accountId, id)) !== null;
+  /**
+   * Runs on every request with an access token (so on the driver's pool, poolQuery): the live session
+   * by primary key, its login's address and the login's membership of `onAccountId`; null when the
+   * session is not live. `member_id` and `role` are null when the login is no member of that account.
+   */
+  async liveGrant(loginId: string, id: string, onAccountId: string): Promise<SessionGrantRow | null> {
+    const rows = await poolQuery<SessionGrantRow>(
+      this.dataSource,
+      `SELECT s.expires_at, l.email, m.id AS member_id, m.role
+        FROM sessions s JOIN accounts l ON l.id = s.account_id
+        LEFT JOIN account_members m ON m.account_id = $3 AND m.login_id = s.account_id
+        WHERE s.id = $2 AND s.account_id = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`,
+      [loginId, id, onAccountId],
+    );
+    return rows[0] ?? null;
   }
 
-  /** When a live session ends by itself; null when it is not live. */
-  async liveUntil(accountId: string, id: string): Promise<Date | null> {
-    const rows = await poolQuery<{ expires_at: Date }>(this.dataSource, `SELECT expires_at FROM sessions WHERE id = $2 AND ${LIVE}`, [
-      accountId,
-      id,
-    ]);
-    return rows[0]?.expires_at ?? null;
+  /** A live session's login's role on an account, by the session id alone (a console's recheck); null if either is gone. */
+  async roleOn(id: string, accountId: string): Promise<Role | null> {
+    const row = await sqlFirst<{ role: Role }>(
+      this.dataSource,
+      `SELECT m.role FROM sessions s JOIN account_members m ON m.account_id = $2 AND m.login_id = s.account_id
+        WHERE s.id = $1 AND s.revoked_at IS NULL AND s.expires_at > now()`,
+      [id, accountId],
+    );
+    return row?.role ?? null;
   }
 
   touch(ids: string[]): Promise<void> {

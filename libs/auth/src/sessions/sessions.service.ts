@@ -12,8 +12,10 @@ import {
   Principal,
   Problem,
   Publish,
+  Role,
   TransactionRunner,
 } from '@app/core';
+import { AccountsService } from '@app/accounts';
 import { AccessTokens } from '../tokens/access-tokens';
 import type { IssuedTokens } from '../tokens/issued-tokens';
 import { hashRefreshToken, newRefreshToken } from '../tokens/refresh-tokens';
@@ -21,7 +23,7 @@ import { currentSessionOf } from './current-session';
 import { SessionResponse } from './dto/session.response';
 import { Session } from './session.entity';
 import { SessionActivity } from './session-activity';
-import { SessionsRepository } from './sessions.repository';
+import { SessionGrantRow, SessionsRepository } from './sessions.repository';
 
 /** Streams held with the account's credentials check them again, so none outlives a revoked credential. */
 export const revoked = (accountId: string) => domainEvent<CredentialsRevokedEvent>('credentials.revoked', accountId, {});
@@ -35,13 +37,33 @@ export class SessionsService {
     private readonly repository: SessionsRepository,
     private readonly activity: SessionActivity,
     private readonly activityLog: ActivityLog,
+    private readonly accounts: AccountsService,
   ) {}
 
-  /** Opens a session inside the caller's transaction (registration, login, the second factor). */
-  async start(manager: EntityManager, accountId: string, client?: ClientInfo): Promise<IssuedTokens> {
+  /** Opens a session inside the caller's transaction (registration, login, the second factor), on the login's first account. */
+  async start(manager: EntityManager, loginId: string, client?: ClientInfo): Promise<IssuedTokens> {
     const expiresAt = new Date(Date.now() + this.config.refreshTokenTtlSeconds * 1000);
-    const session = await this.repository.insert(manager, accountId, expiresAt, client);
+    const current = await this.firstAccountOf(manager, loginId);
+    const session = await this.repository.insert(manager, loginId, current, expiresAt, client);
     return this.issue(manager, session);
+  }
+
+  /**
+   * New tokens of the caller's session acting on another of its login's accounts; the session's
+   * unused refresh token is void. Another login's account (or one it left) is a 404.
+   */
+  async switchAccount(principal: Principal, accountId: string): Promise<IssuedTokens> {
+    const sessionId = currentSessionOf(principal);
+    const tokens = await this.tx.run(async (m) => {
+      const session = await this.repository.lockLive(m, principal.loginId, sessionId);
+      if (!session) return null;
+      if (!(await this.accounts.membership(accountId, principal.loginId, m))) throw Problem.notFound('Account');
+      await this.repository.setCurrentAccount(m, session.id, accountId);
+      await this.repository.dropUnusedRefreshTokens(m, session.id);
+      return this.issue(m, { ...session, currentAccountId: accountId });
+    });
+    if (!tokens) throw Problem.unauthorized();
+    return tokens;
   }
 
   /** Rotates a refresh token; a spent token presented again ends its whole session. */
@@ -57,6 +79,12 @@ export class SessionsService {
         return 'reused' as const;
       }
       await this.repository.markRefreshTokenUsed(m, stored.id);
+      // The account the session acted on, while its login is still a member; else the login's first.
+      const current = session.currentAccountId && (await this.accounts.membership(session.currentAccountId, session.accountId, m));
+      if (!current) {
+        session.currentAccountId = await this.firstAccountOf(m, session.accountId);
+        await this.repository.setCurrentAccount(m, session.id, session.currentAccountId);
+      }
       return this.issue(m, session);
     });
     if (!outcome || outcome === 'reused') throw Problem.unauthorized('The refresh token is invalid, expired or already used.');
@@ -78,7 +106,7 @@ export class SessionsService {
 
   async list(principal: Principal, query: PageQuery): Promise<Paginated<SessionResponse>> {
     const current = currentSessionOf(principal);
-    const { rows, total } = await this.repository.listLive(principal.accountId, query);
+    const { rows, total } = await this.repository.listLive(principal.loginId, query);
     return paginated(
       rows.map((row) => SessionResponse.fromRow(row, current)),
       query,
@@ -90,10 +118,10 @@ export class SessionsService {
   async revoke(principal: Principal, sessionId: string): Promise<void> {
     currentSessionOf(principal);
     const done = await this.tx.run(async (m, publish) => {
-      if (!(await this.repository.revokeForAccount(m, principal.accountId, sessionId))) return false;
-      publish(revoked(principal.accountId));
+      if (!(await this.repository.revokeForAccount(m, principal.loginId, sessionId))) return false;
+      publish(revoked(principal.loginId));
       await this.activityLog.record(m, {
-        accountId: principal.accountId,
+        accountId: principal.loginId,
         action: 'session.revoke',
         entity: { type: 'session', id: sessionId },
         caller: principal,
@@ -106,21 +134,21 @@ export class SessionsService {
   async revokeOthers(principal: Principal): Promise<void> {
     const current = currentSessionOf(principal);
     await this.tx.run(async (m, publish) => {
-      await this.endAllExcept(m, publish, principal.accountId, current);
-      await this.activityLog.record(m, { accountId: principal.accountId, action: 'session.revoke_all', entity: null, caller: principal });
+      await this.endAllExcept(m, publish, principal.loginId, current);
+      await this.activityLog.record(m, { accountId: principal.loginId, action: 'session.revoke_all', entity: null, caller: principal });
     });
   }
 
-  /** One primary-key lookup: is this session still live for this account? */
-  async isLive(sessionId: string, accountId: string): Promise<boolean> {
-    return (await this.liveUntil(sessionId, accountId)) !== null;
+  /** A live session's login's role on the account (null: the session ended, or the login is no member). */
+  roleOn(sessionId: string, accountId: string): Promise<Role | null> {
+    return this.repository.roleOn(sessionId, accountId);
   }
 
-  /** A request's session check: when the session ends by itself, or null when it is not live. */
-  async liveUntil(sessionId: string, accountId: string): Promise<Date | null> {
-    const until = await this.repository.liveUntil(accountId, sessionId);
-    if (until) this.used(sessionId);
-    return until;
+  /** A request's session check: when the session ends by itself and who the token speaks for, or null when it is not live. */
+  async liveGrant(sessionId: string, loginId: string, accountId: string): Promise<SessionGrantRow | null> {
+    const grant = await this.repository.liveGrant(loginId, sessionId, accountId);
+    if (grant) this.used(sessionId);
+    return grant;
   }
 
   /** The session served a request (lastUsedAt, kept to the minute off the request path). */
@@ -128,13 +156,20 @@ export class SessionsService {
     this.activity.used(sessionId);
   }
 
+  /** The login's own account while it is a member there, else the first it joined; a login in none acts on its own (403 no_account). */
+  private async firstAccountOf(m: EntityManager, loginId: string): Promise<string> {
+    return (await this.accounts.accountsOf(loginId, m))[0]?.account_id ?? loginId;
+  }
+
   private async issue(m: EntityManager, session: Session): Promise<IssuedTokens> {
     const refresh = newRefreshToken();
     await this.repository.insertRefreshToken(m, session.id, refresh.hash);
+    const accountId = session.currentAccountId ?? session.accountId;
     return {
-      accountId: session.accountId,
+      loginId: session.accountId,
+      accountId,
       sessionId: session.id,
-      accessToken: this.accessTokens.issue({ accountId: session.accountId, sessionId: session.id }),
+      accessToken: this.accessTokens.issue({ loginId: session.accountId, accountId, sessionId: session.id }),
       refreshToken: refresh.token,
       expiresIn: this.config.accessTokenTtlSeconds,
     };

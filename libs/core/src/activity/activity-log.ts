@@ -11,6 +11,12 @@ export interface Actor {
   type: ActorType;
   id: string | null;
   name: string | null;
+  /** The member who acted (with an access token or their API key); null for staff, the system, a sign-in. */
+  memberId?: string | null;
+  /** The address of the login who acted; null for staff and the system. */
+  email?: string | null;
+  /** The API key they used; null with an access token. */
+  keyId?: string | null;
 }
 
 export interface ActivityEntity {

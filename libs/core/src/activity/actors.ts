@@ -3,7 +3,7 @@ import type { Actor } from './activity-log';
 
 /** The account holder, named by their display name (or email): for sign-in and other public routes. */
 export function accountActor(account: { id: string; name?: string | null; email: string }): Actor {
-  return { type: 'account', id: account.id, name: account.name || account.email };
+  return { type: 'account', id: account.id, name: account.name || account.email, memberId: null, email: account.email, keyId: null };
 }
 
 /** The operator running a CLI command on the provider's side: the OS user, or the name they give. */

@@ -3,6 +3,8 @@ import type { Logger } from '@nestjs/common';
 /** Something held open for a caller (an event stream, a console) for as long as its credential works. */
 export interface CredentialHold {
   accountId: string;
+  /** The login whose credential it is (announced when its sessions end, whichever account they acted on). */
+  loginId?: string;
   /** Holds opened with the same credential share a key: one check answers for all of them. */
   key: string;
   /** Verifies the credential again (a revoked key, an ended session, a changed password). */
@@ -51,9 +53,9 @@ export class CredentialRechecks<H extends CredentialHold = CredentialHold> {
     this.timer = null;
   }
 
-  /** After an announcement for the account. */
+  /** After an announcement for the account (or for the login holding it). */
   recheck(accountId: string): Promise<void> {
-    return this.verify([...this.verifiedAt.keys()].filter((hold) => hold.accountId === accountId));
+    return this.verify([...this.verifiedAt.keys()].filter((hold) => hold.accountId === accountId || hold.loginId === accountId));
   }
 
   /** After announcements may have been missed (LISTEN was down). */

@@ -1,4 +1,4 @@
-import type { CredentialKind } from './principal';
+import type { CredentialKind, Role } from './principal';
 
 /** The credential a request was made with, by id: what outlives the request (a console) keeps this. */
 export interface CredentialRef {
@@ -6,6 +6,8 @@ export interface CredentialRef {
   kind: CredentialKind;
   /** The session id for an access token, the key id for an API key. */
   credentialId: string;
+  /** The least role the holder needs on the account (a console: member); default: any member. */
+  needs?: Role;
 }
 
 /** A credential that still works, and when it stops by itself (an API key's expiry; null: never). */
@@ -19,6 +21,6 @@ export interface LiveCredential {
  * keys side implements it; the areas that ask never import it.
  */
 export abstract class CredentialStatus {
-  /** null when the credential was revoked, has expired, or belongs to another account. */
+  /** null when the credential was revoked, has expired, belongs to another account, or its member lost the role it needs. */
   abstract check(credential: CredentialRef): Promise<LiveCredential | null>;
 }

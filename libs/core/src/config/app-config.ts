@@ -28,6 +28,14 @@ export interface RateLimitConfig {
   passwordResetIpPerMinute: number;
   /** Verification and email-change mails per account. */
   emailPerHour: number;
+  /** Invitations sent per account; member changes (role, removal) get as many again. */
+  invitationsPerHour: number;
+}
+
+export interface TeamsConfig {
+  /** Members and pending invitations per account. */
+  membersPerAccount: number;
+  invitationTtlHours: number;
 }
 
 export interface NotificationStreamLimits {
@@ -111,6 +119,7 @@ export class AppConfig {
   objectStorage: ObjectStorageConfig;
   metrics: MetricsConfig;
   dns: DnsConfig;
+  teams: TeamsConfig;
   notificationsHeartbeatMs: number;
   notificationStreams: NotificationStreamLimits;
   /** Express `trust proxy`: false (trust no proxy), a hop count, or the proxies' addresses. */

@@ -128,6 +128,7 @@ export function loadConfig(source: Env = process.env): AppConfig {
       passwordResetPerHour: env.int('RATE_LIMIT_PASSWORD_RESET_PER_HOUR', 5),
       passwordResetIpPerMinute: env.int('RATE_LIMIT_PASSWORD_RESET_IP_PER_MINUTE', 10),
       emailPerHour: env.int('RATE_LIMIT_EMAIL_PER_HOUR', 5),
+      invitationsPerHour: env.int('RATE_LIMIT_INVITATIONS_PER_HOUR', 20),
     },
     corsOrigins: (env.string('CORS_ORIGINS', '') ?? '')
       .split(',')
@@ -139,6 +140,10 @@ export function loadConfig(source: Env = process.env): AppConfig {
     objectStorage: objectStorageConfig(env),
     metrics: metricsConfig(env),
     dns: dnsConfig(env),
+    teams: {
+      membersPerAccount: env.int('MEMBERS_PER_ACCOUNT', 50, 1, 1000),
+      invitationTtlHours: env.int('INVITATION_TTL_HOURS', 72, 1, 720),
+    },
     notificationsHeartbeatMs: env.int('NOTIFICATIONS_HEARTBEAT_MS', 15_000, 10),
     notificationStreams: {
       perAccount: env.int('NOTIFICATIONS_MAX_STREAMS_PER_ACCOUNT', 5, 1, 1000),

@@ -56,6 +56,21 @@ export const PROBLEM_CODES: Record<ProblemCode, ProblemCodeInfo> = {
     meaning: 'The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.',
     action: 'Use a key with the scope named in `detail` and `WWW-Authenticate`, or an access token.',
   },
+  insufficient_role: {
+    statuses: [403],
+    meaning: "The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.",
+    action: 'Ask an owner or admin of the account for that role, or hide the control for this role.',
+  },
+  no_account: {
+    statuses: [403],
+    meaning: 'The login is no longer a member of the account its token is for (it was removed or left).',
+    action: "List the login's accounts (`GET /api/auth/me`) and switch to one (`POST /api/auth/switch-account`).",
+  },
+  invitation_for_another_address: {
+    statuses: [403],
+    meaning: "The invitation was sent to another address than the signed-in login's confirmed one.",
+    action: 'Sign in as the invited address (register it if needed, confirm it), then accept the invitation.',
+  },
   forbidden: {
     statuses: [403],
     meaning:
@@ -102,6 +117,16 @@ export const PROBLEM_CODES: Record<ProblemCode, ProblemCodeInfo> = {
     statuses: [409],
     meaning: 'An account with this email already exists (sign-up).',
     action: 'Offer to log in or to reset the password instead.',
+  },
+  last_owner: {
+    statuses: [409],
+    meaning: 'The account would be left without an owner: its last owner cannot leave, be removed or be given another role.',
+    action: 'Make another member an owner first.',
+  },
+  already_member: {
+    statuses: [409],
+    meaning: 'The address is already a member of this account, or has a pending invitation to it.',
+    action: "Change the member's role instead, or delete the pending invitation first.",
   },
   quota_exceeded: {
     statuses: [409],

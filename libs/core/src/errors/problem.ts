@@ -4,6 +4,11 @@ export type ProblemCode =
   | 'invalid_input'
   | 'unauthorized'
   | 'insufficient_scope'
+  | 'insufficient_role'
+  | 'no_account'
+  | 'last_owner'
+  | 'already_member'
+  | 'invitation_for_another_address'
   | 'forbidden'
   | 'not_found'
   | 'method_not_allowed'
@@ -92,6 +97,18 @@ export class Problem extends HttpException {
     return new Problem(403, 'insufficient_scope', `This operation needs an API key with the "${scope}" scope.`, undefined, {
       'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
     });
+  }
+
+  static insufficientRole(role: string): Problem {
+    return new Problem(403, 'insufficient_role', `This operation needs the "${role}" role on this account (or a higher one).`);
+  }
+
+  static noAccount(): Problem {
+    return new Problem(
+      403,
+      'no_account',
+      'This login is not a member of the account its token is for: switch to one of its accounts (POST /api/auth/switch-account).',
+    );
   }
 
   /** Against account pre-hijacking: an address nobody has confirmed may not hand out lasting access. */

@@ -15,11 +15,28 @@ export class EventActor {
     type: 'string',
     nullable: true,
     maxLength: 100,
-    description: 'The account id, the API key id, the staff member; null for the system.',
+    description: 'The login id (an account id), the API key id, the staff member; null for the system.',
   })
   id: string | null;
   @ApiProperty({ type: 'string', nullable: true, maxLength: 200, example: 'Ada Lovelace', description: 'A readable name; null if none.' })
   name: string | null;
+  @ApiProperty({
+    type: 'string',
+    format: 'uuid',
+    nullable: true,
+    description: 'The member of the account who acted (GET /api/events?actor=); null for staff, the system and sign-ins.',
+  })
+  memberId: string | null;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    maxLength: 254,
+    example: 'ada@example.com',
+    description: 'The address of the login who acted; null for staff and the system.',
+  })
+  email: string | null;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'The API key used; null with an access token.' })
+  keyId: string | null;
 }
 
 export class EventResponse {
@@ -61,7 +78,8 @@ export class EventResponse {
   @ApiProperty({ format: 'date-time', description: 'When it happened.' })
   createdAt: string;
 
-  static fromEntry({ accountId: _accountId, ...entry }: ActivityEntry): EventResponse {
-    return { ...entry, createdAt: isoTimestamp(entry.createdAt) };
+  static fromEntry({ accountId: _accountId, actor, ...entry }: ActivityEntry): EventResponse {
+    const { memberId = null, email = null, keyId = null } = actor;
+    return { ...entry, actor: { ...actor, memberId, email, keyId }, createdAt: isoTimestamp(entry.createdAt) };
   }
 }

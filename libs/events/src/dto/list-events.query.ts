@@ -18,6 +18,11 @@ export class ListEventsQuery extends PageQuery {
   @IsUUID('all', { message: 'entityId must be a UUID' })
   entityId?: string;
 
+  @ApiPropertyOptional({ format: 'uuid', description: 'Only entries of what this member did (`actor.memberId`).' })
+  @IsOptional()
+  @IsUUID('all', { message: 'actor must be a member id (a UUID)' })
+  actor?: string;
+
   @ApiPropertyOptional({ format: 'date-time', example: '2026-01-02T03:04:05.678Z', description: 'Only entries at or after this time.' })
   @IsOptional()
   @IsISO8601({ strict: true, strictSeparator: true }, { message: 'since must be an ISO 8601 date-time' })

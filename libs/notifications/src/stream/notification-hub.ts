@@ -108,6 +108,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
       timer: undefined as unknown as NodeJS.Timeout,
       slice: this.opened++ % HEARTBEAT_SLICES,
       accountId,
+      loginId: credential.principal.loginId,
       key: credential.key,
       stillValid: () => credential.stillValid(),
       ended: () => this.finish(open, STREAM_ENDINGS.credentialInvalid),

@@ -20,7 +20,7 @@ export class StreamCredentials {
       validUntil: this.verifier.validUntil(token, principal),
       stillValid: async () => {
         const now = await this.verifier.verify(token);
-        return now !== null && now.credentialId === principal.credentialId;
+        return now !== null && now.credentialId === principal.credentialId && now.role !== null;
       },
     };
   }

@@ -137,4 +137,6 @@ const credentialOf = (row: CredentialRow): CredentialRef => ({
   accountId: row.account_id,
   kind: row.credential_kind,
   credentialId: row.credential_id,
+  // A console is a member's tool: a member made read-only loses it.
+  needs: 'member',
 });

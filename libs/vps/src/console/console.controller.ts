@@ -1,6 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiProblems, CurrentPrincipal, Principal, RateLimit, RequireScope, UuidParam } from '@app/core';
+import { ApiProblems, CurrentPrincipal, Principal, RateLimit, RequireRole, RequireScope, UuidParam } from '@app/core';
 import { ConsoleIssuer } from './console-issuer';
 import { ConsoleSessionResponse } from './dto/console-session.response';
 
@@ -13,6 +13,7 @@ export class ConsoleController {
 
   @Get('console')
   @RequireScope('write')
+  @RequireRole('member')
   @RateLimit('console')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({ summary: 'Create a VNC console session (single use, 60 seconds)', operationId: 'openInstanceConsole' })

@@ -1,0 +1,2 @@
+export * from './members.module';
+export * from './members.events';
