@@ -96,7 +96,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account of the caller */
+        /** The signed-in login, its accounts and its role on the current one */
         get: operations["getMe"];
         put?: never;
         post?: never;
@@ -105,6 +105,23 @@ export interface paths {
         head?: never;
         /** Change the name, or the email (confirmed through a link before it applies; the same answer whether or not the address is taken) */
         patch: operations["updateMe"];
+        trace?: never;
+    };
+    "/api/auth/switch-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** New tokens of this session acting on another of the login's accounts (its unused refresh token is void) */
+        post: operations["switchAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/auth/sessions": {
@@ -291,7 +308,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List API keys */
+        /** List the caller's own API keys on this account */
         get: operations["listApiKeys"];
         put?: never;
         /** Create an API key (its secret is shown only in this response) */
@@ -315,6 +332,93 @@ export interface paths {
         post?: never;
         /** Revoke an API key; it stops working at once */
         delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's members, first to join first */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/members/{memberId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member, or leave (your own member id): their keys, sessions on the account, consoles and streams end at once */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /** Change a member's role; a lower one revokes their API keys and what they hold open at once */
+        patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/api/account/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List pending invitations, newest first */
+        get: operations["listInvitations"];
+        put?: never;
+        /** Invite an address to the account with a role (a single-use link is mailed to it) */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a pending invitation (its link stops working) */
+        delete: operations["deleteInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Join the account of an invitation sent to the signed-in login's confirmed address */
+        post: operations["acceptInvitation"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1552,7 +1656,7 @@ export interface components {
          * @description Stable machine-readable error code; each response lists the codes that operation answers with its status.
          * @enum {string}
          */
-        ProblemCode: "invalid_input" | "invalid_code" | "invalid_token" | "attachment_invalid" | "unauthorized" | "invalid_credentials" | "invalid_mfa_token" | "insufficient_scope" | "forbidden" | "email_unverified" | "not_found" | "method_not_allowed" | "invalid_state" | "action_in_progress" | "ticket_closed" | "duplicate_key" | "email_taken" | "quota_exceeded" | "attachment_in_use" | "mfa_enabled" | "mfa_not_enabled" | "mfa_not_set_up" | "already_verified" | "idempotency_key_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable" | "hypervisor_unavailable" | "unsupported_network_mode" | "firewall_in_use" | "duplicate_name" | "volume_in_use" | "region_mismatch" | "zone_exists" | "dns_unavailable" | "no_capacity" | "guest_agent_unavailable" | "metrics_unavailable";
+        ProblemCode: "invalid_input" | "invalid_code" | "invalid_token" | "attachment_invalid" | "unauthorized" | "invalid_credentials" | "invalid_mfa_token" | "insufficient_scope" | "insufficient_role" | "no_account" | "invitation_for_another_address" | "forbidden" | "email_unverified" | "not_found" | "method_not_allowed" | "invalid_state" | "action_in_progress" | "ticket_closed" | "duplicate_key" | "email_taken" | "last_owner" | "already_member" | "quota_exceeded" | "attachment_in_use" | "mfa_enabled" | "mfa_not_enabled" | "mfa_not_set_up" | "already_verified" | "idempotency_key_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "unavailable" | "hypervisor_unavailable" | "unsupported_network_mode" | "firewall_in_use" | "duplicate_name" | "volume_in_use" | "region_mismatch" | "zone_exists" | "dns_unavailable" | "no_capacity" | "guest_agent_unavailable" | "metrics_unavailable";
         FieldErrorResponse: {
             /**
              * @description The input field at fault (dotted path).
@@ -1646,8 +1750,13 @@ export interface components {
             createdAt: string;
         };
         AuthTokensResponse: {
-            /** @description The account. */
+            /** @description The signed-in login (its own account row: address, name). */
             account: components["schemas"]["AccountResponse"];
+            /**
+             * Format: uuid
+             * @description The account the tokens act on (a login may belong to several).
+             */
+            accountId: string;
             /**
              * @description Bearer access token (JWT), valid for expiresIn seconds.
              * @example eyJhbGciOiJIUzI1NiJ9...
@@ -1721,6 +1830,73 @@ export interface components {
              * @example another long passphrase
              */
             newPassword: string;
+        };
+        /**
+         * @description The login's role on the current account; null if it is no longer a member there.
+         * @enum {string}
+         */
+        Role: "owner" | "admin" | "member" | "read_only";
+        LoginAccountResponse: {
+            /**
+             * Format: uuid
+             * @description Account id.
+             */
+            accountId: string;
+            /**
+             * @description The account's name (its first owner's display name).
+             * @example Acme Ltd
+             */
+            name: string;
+            /** @description The login's role on the account. */
+            role: components["schemas"]["Role"];
+        };
+        MeResponse: {
+            /**
+             * Format: uuid
+             * @description Account id.
+             */
+            id: string;
+            /**
+             * @description Email address (lower case).
+             * @example ada@example.com
+             */
+            email: string;
+            /**
+             * @description Display name.
+             * @example Ada Lovelace
+             */
+            name: string;
+            /**
+             * Format: date-time
+             * @description When the email address was confirmed; null until then.
+             */
+            emailVerifiedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the account was created.
+             */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @description The account this token acts on (POST /api/auth/switch-account changes it).
+             */
+            currentAccountId: string;
+            /** @description The login's role on the current account; null if it is no longer a member there. */
+            role: components["schemas"]["Role"] | null;
+            /**
+             * Format: uuid
+             * @description The login's membership of the current account; null if none.
+             */
+            memberId: string | null;
+            /** @description Every account the login is a member of, its own first. */
+            accounts: components["schemas"]["LoginAccountResponse"][];
+        };
+        SwitchAccountRequest: {
+            /**
+             * Format: uuid
+             * @description One of the login's accounts (GET /api/auth/me lists them).
+             */
+            accountId: string;
         };
         SessionResponse: {
             /**
@@ -2031,6 +2207,155 @@ export interface components {
              * @example 5
              */
             totalPages: number;
+        };
+        MemberResponse: {
+            /**
+             * Format: uuid
+             * @description Member id (GET /api/events?actor= takes it).
+             */
+            id: string;
+            /**
+             * @description The member's login address.
+             * @example grace@example.com
+             */
+            email: string;
+            /**
+             * @description The member's display name.
+             * @example Grace Hopper
+             */
+            name: string;
+            /** @description What the member may do on this account (docs/roles.md). */
+            role: components["schemas"]["Role"];
+            /**
+             * Format: date-time
+             * @description When the member joined the account.
+             */
+            joinedAt: string;
+        };
+        PaginatedMembers: {
+            /** @description One page of items. */
+            data: components["schemas"]["MemberResponse"][];
+            /**
+             * Format: int64
+             * @description Page number.
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int32
+             * @description Page size.
+             * @example 10
+             */
+            pageSize: number;
+            /**
+             * Format: int32
+             * @description Number of items on all pages.
+             * @example 42
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description Number of pages.
+             * @example 5
+             */
+            totalPages: number;
+        };
+        UpdateMemberRequest: {
+            /** @description The new role; an admin may not grant or take away `owner`. */
+            role: components["schemas"]["Role"];
+        };
+        CreateInvitationRequest: {
+            /**
+             * Format: email
+             * @description The address invited; only a login with it, confirmed, can accept.
+             * @example grace@example.com
+             */
+            email: string;
+            /** @description The role it grants: no more than the inviter has (an admin cannot invite an owner). */
+            role: components["schemas"]["Role"];
+        };
+        InvitationResponse: {
+            /**
+             * Format: uuid
+             * @description Invitation id.
+             */
+            id: string;
+            /**
+             * @description The address invited.
+             * @example grace@example.com
+             */
+            email: string;
+            /** @description The role it grants. */
+            role: components["schemas"]["Role"];
+            /**
+             * Format: uuid
+             * @description The member who sent it; null if they have left.
+             */
+            invitedBy: string | null;
+            /**
+             * Format: date-time
+             * @description When it was sent.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When its link stops working (INVITATION_TTL_HOURS after it was sent).
+             */
+            expiresAt: string;
+        };
+        PaginatedInvitations: {
+            /** @description One page of items. */
+            data: components["schemas"]["InvitationResponse"][];
+            /**
+             * Format: int64
+             * @description Page number.
+             * @example 1
+             */
+            page: number;
+            /**
+             * Format: int32
+             * @description Page size.
+             * @example 10
+             */
+            pageSize: number;
+            /**
+             * Format: int32
+             * @description Number of items on all pages.
+             * @example 42
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description Number of pages.
+             * @example 5
+             */
+            totalPages: number;
+        };
+        AcceptInvitationRequest: {
+            /**
+             * @description The token of the invitation mail's link.
+             * @example hinv_Z3Vlc3MgYWdhaW4uLi4
+             */
+            token: string;
+        };
+        AcceptedInvitationResponse: {
+            /**
+             * Format: uuid
+             * @description The account joined (POST /api/auth/switch-account acts on it).
+             */
+            accountId: string;
+            /**
+             * @description The account's name.
+             * @example Acme Ltd
+             */
+            name: string;
+            /** @description The role on it. */
+            role: components["schemas"]["Role"];
+            /**
+             * Format: uuid
+             * @description The new membership.
+             */
+            memberId: string;
         };
         VpsSpecsResponse: {
             /**
@@ -3494,13 +3819,28 @@ export interface components {
              * @enum {string}
              */
             type: "account" | "api_key" | "staff" | "system";
-            /** @description The account id, the API key id, the staff member; null for the system. */
+            /** @description The login id (an account id), the API key id, the staff member; null for the system. */
             id: string | null;
             /**
              * @description A readable name; null if none.
              * @example Ada Lovelace
              */
             name: string | null;
+            /**
+             * Format: uuid
+             * @description The member of the account who acted (GET /api/events?actor=); null for staff, the system and sign-ins.
+             */
+            memberId: string | null;
+            /**
+             * @description The address of the login who acted; null for staff and the system.
+             * @example ada@example.com
+             */
+            email: string | null;
+            /**
+             * Format: uuid
+             * @description The API key used; null with an access token.
+             */
+            keyId: string | null;
         };
         EventResponse: {
             /**
@@ -3513,7 +3853,7 @@ export interface components {
              * @example instance.stop
              * @enum {string}
              */
-            action: "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "instance.password_reset" | "image.delete" | "instance.backup" | "instance.restore" | "instance.backups_enable" | "instance.backups_disable" | "instance.backup_image" | "instance.rescue" | "instance.unrescue" | "instance.evacuate" | "instance.rdns_update" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "firewall.create" | "firewall.update" | "firewall.delete" | "firewall.apply" | "firewall.remove" | "volume.attach" | "volume.detach" | "volume.resize" | "dns_zone.create" | "dns_zone.delete" | "dns_zone.import" | "dns_record.create" | "dns_record.update" | "dns_record.delete" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable";
+            action: "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "member.invite" | "member.invitation_delete" | "member.join" | "member.role_change" | "member.remove" | "member.leave" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "instance.password_reset" | "image.delete" | "instance.backup" | "instance.restore" | "instance.backups_enable" | "instance.backups_disable" | "instance.backup_image" | "instance.rescue" | "instance.unrescue" | "instance.evacuate" | "instance.rdns_update" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "firewall.create" | "firewall.update" | "firewall.delete" | "firewall.apply" | "firewall.remove" | "volume.attach" | "volume.detach" | "volume.resize" | "dns_zone.create" | "dns_zone.delete" | "dns_zone.import" | "dns_record.create" | "dns_record.update" | "dns_record.delete" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable";
             /** @description The resource it is about; null if none. */
             entity: components["schemas"]["EventEntityRef"] | null;
             /** @description Who did it. */
@@ -3587,7 +3927,7 @@ export interface components {
              *       "ssh_key.create"
              *     ]
              */
-            events: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "instance.password_reset" | "image.delete" | "instance.backup" | "instance.restore" | "instance.backups_enable" | "instance.backups_disable" | "instance.backup_image" | "instance.rescue" | "instance.unrescue" | "instance.evacuate" | "instance.rdns_update" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "firewall.create" | "firewall.update" | "firewall.delete" | "firewall.apply" | "firewall.remove" | "volume.attach" | "volume.detach" | "volume.resize" | "dns_zone.create" | "dns_zone.delete" | "dns_zone.import" | "dns_record.create" | "dns_record.update" | "dns_record.delete" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
+            events: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "member.invite" | "member.invitation_delete" | "member.join" | "member.role_change" | "member.remove" | "member.leave" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "instance.password_reset" | "image.delete" | "instance.backup" | "instance.restore" | "instance.backups_enable" | "instance.backups_disable" | "instance.backup_image" | "instance.rescue" | "instance.unrescue" | "instance.evacuate" | "instance.rdns_update" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "firewall.create" | "firewall.update" | "firewall.delete" | "firewall.apply" | "firewall.remove" | "volume.attach" | "volume.detach" | "volume.resize" | "dns_zone.create" | "dns_zone.delete" | "dns_zone.import" | "dns_record.create" | "dns_record.update" | "dns_record.delete" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
             /**
              * @description A note to recognise the endpoint by.
              * @example CI notifier
@@ -3720,7 +4060,7 @@ export interface components {
              */
             url?: string;
             /** @description Event types to deliver: activity actions such as `ssh_key.create` or `ticket.reply`, or `*` for every type (also those added later). */
-            events?: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "instance.password_reset" | "image.delete" | "instance.backup" | "instance.restore" | "instance.backups_enable" | "instance.backups_disable" | "instance.backup_image" | "instance.rescue" | "instance.unrescue" | "instance.evacuate" | "instance.rdns_update" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "firewall.create" | "firewall.update" | "firewall.delete" | "firewall.apply" | "firewall.remove" | "volume.attach" | "volume.detach" | "volume.resize" | "dns_zone.create" | "dns_zone.delete" | "dns_zone.import" | "dns_record.create" | "dns_record.update" | "dns_record.delete" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
+            events?: ("*" | "account.register" | "account.update" | "account.email_verify" | "account.email_change" | "auth.login" | "auth.login_failed" | "auth.password_check_failed" | "auth.failures_summary" | "auth.logout" | "auth.password_change" | "auth.password_reset_request" | "auth.password_reset" | "session.revoke" | "session.revoke_all" | "two_factor.setup" | "two_factor.enable" | "two_factor.disable" | "member.invite" | "member.invitation_delete" | "member.join" | "member.role_change" | "member.remove" | "member.leave" | "api_key.create" | "api_key.revoke" | "api_key.refused" | "service.create" | "service.status_change" | "instance.start" | "instance.stop" | "instance.reboot" | "instance.rebuild" | "instance.action_succeeded" | "instance.action_failed" | "instance.console" | "instance.provisioned" | "instance.provision_failed" | "instance.power_state_observed" | "instance.machine_missing" | "instance.snapshot" | "instance.password_reset" | "image.delete" | "instance.backup" | "instance.restore" | "instance.backups_enable" | "instance.backups_disable" | "instance.backup_image" | "instance.rescue" | "instance.unrescue" | "instance.evacuate" | "instance.rdns_update" | "object_storage.credentials_view" | "object_storage.credentials_rotate" | "instance.alert_create" | "instance.alert_delete" | "instance.alert_fired" | "instance.alert_resolved" | "firewall.create" | "firewall.update" | "firewall.delete" | "firewall.apply" | "firewall.remove" | "volume.attach" | "volume.detach" | "volume.resize" | "dns_zone.create" | "dns_zone.delete" | "dns_zone.import" | "dns_record.create" | "dns_record.update" | "dns_record.delete" | "ssh_key.create" | "ssh_key.update" | "ssh_key.delete" | "ticket.create" | "ticket.reply" | "ticket.close" | "webhook.create" | "webhook.update" | "webhook.delete" | "webhook.rotate_secret" | "webhook.test" | "webhook.disable")[];
             /** @description false stops deliveries; true resumes them (and clears the failure streak). */
             enabled?: boolean;
             /** @description A new note; an empty string clears it. */
@@ -5522,7 +5862,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AccountResponse"];
+                    "application/json": components["schemas"]["MeResponse"];
                 };
             };
             /**
@@ -5739,6 +6079,247 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
                         code: "insufficient_scope";
+                    };
+                };
+            };
+            /**
+             * @description Content Too Large (problem+json), with `code`:
+             *     - `payload_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type (problem+json), with `code`:
+             *     - `unsupported_media_type`: The request body is not JSON (`Content-Type: application/json`), or its encoding or charset is not supported.
+             */
+            415: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests (problem+json), with `code`:
+             *     - `rate_limited`: Too many requests (or failed attempts) in the window of one of the limits.
+             */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error (problem+json), with `code`:
+             *     - `internal_error`: An unexpected error; nothing internal is shown.
+             */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable (problem+json), with `code`:
+             *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
+             */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    switchAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SwitchAccountRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthTokensResponse"];
+                };
+            };
+            /**
+             * @description Bad Request (problem+json), with `code`:
+             *     - `invalid_input`: A parameter, header or the body is malformed or out of range; `errors` names each field.
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_input";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized (problem+json), with `code`:
+             *     - `unauthorized`: The bearer token is missing, invalid, expired or revoked (on `POST /api/auth/refresh`: the refresh token is invalid, expired or already used).
+             */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unauthorized";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden (problem+json), with `code`:
+             *     - `forbidden`: Not allowed with this credential: the operation needs an access token from a login (not an API key), or a new key would outlive the key creating it.
+             *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "forbidden" | "insufficient_scope";
+                    };
+                };
+            };
+            /**
+             * @description Not Found (problem+json), with `code`:
+             *     - `not_found`: No such resource in this account (another account's resources are 404 too), or no such route.
+             */
+            404: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "not_found";
                     };
                 };
             };
@@ -8131,6 +8712,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -8147,7 +8730,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -8302,8 +8885,10 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
              *     - `forbidden`: Not allowed with this credential: the operation needs an access token from a login (not an API key), or a new key would outlive the key creating it.
              *     - `email_unverified`: The account's email address is not confirmed yet; API keys, webhooks and two-factor sign-in need it.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -8320,7 +8905,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope" | "forbidden" | "email_unverified";
+                        code: "insufficient_scope" | "insufficient_role" | "forbidden" | "email_unverified" | "no_account";
                     };
                 };
             };
@@ -8542,6 +9127,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -8558,7 +9145,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -8732,6 +9319,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -8748,7 +9337,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -8772,6 +9361,1515 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
                         code: "not_found";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests (problem+json), with `code`:
+             *     - `rate_limited`: Too many requests (or failed attempts) in the window of one of the limits.
+             */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error (problem+json), with `code`:
+             *     - `internal_error`: An unexpected error; nothing internal is shown.
+             */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable (problem+json), with `code`:
+             *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
+             */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page. */
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedMembers"];
+                };
+            };
+            /**
+             * @description Bad Request (problem+json), with `code`:
+             *     - `invalid_input`: A parameter, header or the body is malformed or out of range; `errors` names each field.
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_input";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized (problem+json), with `code`:
+             *     - `unauthorized`: The bearer token is missing, invalid, expired or revoked (on `POST /api/auth/refresh`: the refresh token is invalid, expired or already used).
+             */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unauthorized";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden (problem+json), with `code`:
+             *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
+             */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests (problem+json), with `code`:
+             *     - `rate_limited`: Too many requests (or failed attempts) in the window of one of the limits.
+             */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error (problem+json), with `code`:
+             *     - `internal_error`: An unexpected error; nothing internal is shown.
+             */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable (problem+json), with `code`:
+             *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
+             */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                memberId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Bad Request (problem+json), with `code`:
+             *     - `invalid_input`: A parameter, header or the body is malformed or out of range; `errors` names each field.
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_input";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized (problem+json), with `code`:
+             *     - `unauthorized`: The bearer token is missing, invalid, expired or revoked (on `POST /api/auth/refresh`: the refresh token is invalid, expired or already used).
+             */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unauthorized";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden (problem+json), with `code`:
+             *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
+             */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
+                    };
+                };
+            };
+            /**
+             * @description Not Found (problem+json), with `code`:
+             *     - `not_found`: No such resource in this account (another account's resources are 404 too), or no such route.
+             */
+            404: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict (problem+json), with `code`:
+             *     - `last_owner`: The account would be left without an owner: its last owner cannot leave, be removed or be given another role.
+             */
+            409: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "last_owner";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests (problem+json), with `code`:
+             *     - `rate_limited`: Too many requests (or failed attempts) in the window of one of the limits.
+             */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error (problem+json), with `code`:
+             *     - `internal_error`: An unexpected error; nothing internal is shown.
+             */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable (problem+json), with `code`:
+             *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
+             */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                memberId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMemberRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            /**
+             * @description Bad Request (problem+json), with `code`:
+             *     - `invalid_input`: A parameter, header or the body is malformed or out of range; `errors` names each field.
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_input";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized (problem+json), with `code`:
+             *     - `unauthorized`: The bearer token is missing, invalid, expired or revoked (on `POST /api/auth/refresh`: the refresh token is invalid, expired or already used).
+             */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unauthorized";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden (problem+json), with `code`:
+             *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
+             */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
+                    };
+                };
+            };
+            /**
+             * @description Not Found (problem+json), with `code`:
+             *     - `not_found`: No such resource in this account (another account's resources are 404 too), or no such route.
+             */
+            404: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /**
+             * @description Conflict (problem+json), with `code`:
+             *     - `last_owner`: The account would be left without an owner: its last owner cannot leave, be removed or be given another role.
+             */
+            409: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "last_owner";
+                    };
+                };
+            };
+            /**
+             * @description Content Too Large (problem+json), with `code`:
+             *     - `payload_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type (problem+json), with `code`:
+             *     - `unsupported_media_type`: The request body is not JSON (`Content-Type: application/json`), or its encoding or charset is not supported.
+             */
+            415: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests (problem+json), with `code`:
+             *     - `rate_limited`: Too many requests (or failed attempts) in the window of one of the limits.
+             */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error (problem+json), with `code`:
+             *     - `internal_error`: An unexpected error; nothing internal is shown.
+             */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable (problem+json), with `code`:
+             *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
+             */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page. */
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedInvitations"];
+                };
+            };
+            /**
+             * @description Bad Request (problem+json), with `code`:
+             *     - `invalid_input`: A parameter, header or the body is malformed or out of range; `errors` names each field.
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_input";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized (problem+json), with `code`:
+             *     - `unauthorized`: The bearer token is missing, invalid, expired or revoked (on `POST /api/auth/refresh`: the refresh token is invalid, expired or already used).
+             */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unauthorized";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden (problem+json), with `code`:
+             *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
+             */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests (problem+json), with `code`:
+             *     - `rate_limited`: Too many requests (or failed attempts) in the window of one of the limits.
+             */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error (problem+json), with `code`:
+             *     - `internal_error`: An unexpected error; nothing internal is shown.
+             */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable (problem+json), with `code`:
+             *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
+             */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInvitationRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationResponse"];
+                };
+            };
+            /**
+             * @description Bad Request (problem+json), with `code`:
+             *     - `invalid_input`: A parameter, header or the body is malformed or out of range; `errors` names each field.
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_input";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized (problem+json), with `code`:
+             *     - `unauthorized`: The bearer token is missing, invalid, expired or revoked (on `POST /api/auth/refresh`: the refresh token is invalid, expired or already used).
+             */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unauthorized";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden (problem+json), with `code`:
+             *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
+             */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
+                    };
+                };
+            };
+            /**
+             * @description Conflict (problem+json), with `code`:
+             *     - `already_member`: The address is already a member of this account, or has a pending invitation to it.
+             *     - `quota_exceeded`: A per-account limit is reached (API keys, SSH keys, webhook endpoints, open consoles); `detail` names it.
+             */
+            409: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "already_member" | "quota_exceeded";
+                    };
+                };
+            };
+            /**
+             * @description Content Too Large (problem+json), with `code`:
+             *     - `payload_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type (problem+json), with `code`:
+             *     - `unsupported_media_type`: The request body is not JSON (`Content-Type: application/json`), or its encoding or charset is not supported.
+             */
+            415: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests (problem+json), with `code`:
+             *     - `rate_limited`: Too many requests (or failed attempts) in the window of one of the limits.
+             */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error (problem+json), with `code`:
+             *     - `internal_error`: An unexpected error; nothing internal is shown.
+             */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable (problem+json), with `code`:
+             *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
+             */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    deleteInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description Bad Request (problem+json), with `code`:
+             *     - `invalid_input`: A parameter, header or the body is malformed or out of range; `errors` names each field.
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_input";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized (problem+json), with `code`:
+             *     - `unauthorized`: The bearer token is missing, invalid, expired or revoked (on `POST /api/auth/refresh`: the refresh token is invalid, expired or already used).
+             */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unauthorized";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden (problem+json), with `code`:
+             *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
+             */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
+                    };
+                };
+            };
+            /**
+             * @description Not Found (problem+json), with `code`:
+             *     - `not_found`: No such resource in this account (another account's resources are 404 too), or no such route.
+             */
+            404: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "not_found";
+                    };
+                };
+            };
+            /**
+             * @description Too Many Requests (problem+json), with `code`:
+             *     - `rate_limited`: Too many requests (or failed attempts) in the window of one of the limits.
+             */
+            429: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                    };
+                };
+            };
+            /**
+             * @description Internal Server Error (problem+json), with `code`:
+             *     - `internal_error`: An unexpected error; nothing internal is shown.
+             */
+            500: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description Service Unavailable (problem+json), with `code`:
+             *     - `unavailable`: A dependency (the database, the storage gateway) cannot serve now.
+             */
+            503: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unavailable";
+                    };
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptInvitationRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedInvitationResponse"];
+                };
+            };
+            /**
+             * @description Bad Request (problem+json), with `code`:
+             *     - `invalid_input`: A parameter, header or the body is malformed or out of range; `errors` names each field.
+             *     - `invalid_token`: The token of a mailed link (password reset, email confirmation) is invalid, expired or already used.
+             */
+            400: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "invalid_input" | "invalid_token";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized (problem+json), with `code`:
+             *     - `unauthorized`: The bearer token is missing, invalid, expired or revoked (on `POST /api/auth/refresh`: the refresh token is invalid, expired or already used).
+             */
+            401: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unauthorized";
+                    };
+                };
+            };
+            /**
+             * @description Forbidden (problem+json), with `code`:
+             *     - `forbidden`: Not allowed with this credential: the operation needs an access token from a login (not an API key), or a new key would outlive the key creating it.
+             *     - `email_unverified`: The account's email address is not confirmed yet; API keys, webhooks and two-factor sign-in need it.
+             *     - `invitation_for_another_address`: The invitation was sent to another address than the signed-in login's confirmed one.
+             *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             */
+            403: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "forbidden" | "email_unverified" | "invitation_for_another_address" | "insufficient_scope";
+                    };
+                };
+            };
+            /**
+             * @description Conflict (problem+json), with `code`:
+             *     - `already_member`: The address is already a member of this account, or has a pending invitation to it.
+             */
+            409: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "already_member";
+                    };
+                };
+            };
+            /**
+             * @description Content Too Large (problem+json), with `code`:
+             *     - `payload_too_large`: The request body is larger than 1 MiB.
+             */
+            413: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                    };
+                };
+            };
+            /**
+             * @description Unsupported Media Type (problem+json), with `code`:
+             *     - `unsupported_media_type`: The request body is not JSON (`Content-Type: application/json`), or its encoding or charset is not supported.
+             */
+            415: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
                     };
                 };
             };
@@ -8929,6 +11027,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -8945,7 +11045,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -9098,6 +11198,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -9114,7 +11216,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -9297,6 +11399,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -9313,7 +11417,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -9466,6 +11570,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -9482,7 +11588,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -9664,6 +11770,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -9680,7 +11788,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -9957,6 +12065,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -9973,7 +12083,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -10250,6 +12360,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -10266,7 +12378,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -10547,6 +12659,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -10563,7 +12677,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -10844,6 +12958,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -10860,7 +12976,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -11137,6 +13253,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -11153,7 +13271,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -11330,6 +13448,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -11346,7 +13466,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -11522,6 +13642,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -11538,7 +13660,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -11739,6 +13861,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -11755,7 +13879,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -12009,6 +14133,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -12025,7 +14151,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -12277,6 +14403,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -12293,7 +14421,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -12568,6 +14696,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -12584,7 +14714,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -12763,6 +14893,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -12779,7 +14911,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -13051,6 +15183,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -13067,7 +15201,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -13342,6 +15476,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -13358,7 +15494,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -13639,6 +15775,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -13655,7 +15793,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -13929,6 +16067,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -13945,7 +16085,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -14192,6 +16332,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -14208,7 +16350,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -14407,6 +16549,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -14423,7 +16567,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -14673,6 +16817,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -14689,7 +16835,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -14868,6 +17014,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -14884,7 +17032,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -15156,6 +17304,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -15172,7 +17322,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -15325,6 +17475,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -15341,7 +17493,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -15517,6 +17669,8 @@ export interface operations {
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
              *     - `forbidden`: Not allowed with this credential: the operation needs an access token from a login (not an API key), or a new key would outlive the key creating it.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -15533,7 +17687,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope" | "forbidden";
+                        code: "insufficient_scope" | "forbidden" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -15736,6 +17890,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -15752,7 +17908,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -15910,6 +18066,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -15926,7 +18084,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -16173,6 +18331,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -16189,7 +18349,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -16363,6 +18523,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -16379,7 +18541,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -16559,6 +18721,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -16575,7 +18739,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -16802,6 +18966,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -16818,7 +18984,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -17068,6 +19234,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -17084,7 +19252,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -17243,6 +19411,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -17259,7 +19429,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -17505,6 +19675,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -17521,7 +19693,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -17705,6 +19877,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -17721,7 +19895,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -17994,6 +20168,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -18010,7 +20186,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -18283,6 +20459,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -18299,7 +20477,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -18427,6 +20605,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -18443,7 +20623,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -18572,6 +20752,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -18588,7 +20770,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -18742,6 +20924,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -18758,7 +20942,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -19003,6 +21187,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -19019,7 +21205,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -19198,6 +21384,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -19214,7 +21402,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -19419,6 +21607,8 @@ export interface operations {
                 entityType?: string;
                 /** @description Only entries about this resource. */
                 entityId?: string;
+                /** @description Only entries of what this member did (`actor.memberId`). */
+                actor?: string;
                 /** @description Only entries at or after this time. */
                 since?: string;
             };
@@ -19493,6 +21683,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -19509,7 +21701,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -19662,6 +21854,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -19678,7 +21872,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -19857,6 +22051,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -19873,7 +22069,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -20032,6 +22228,8 @@ export interface operations {
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
              *     - `email_unverified`: The account's email address is not confirmed yet; API keys, webhooks and two-factor sign-in need it.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -20048,7 +22246,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope" | "email_unverified";
+                        code: "insufficient_scope" | "email_unverified" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -20294,6 +22492,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -20310,7 +22510,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -20484,6 +22684,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -20500,7 +22702,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -20680,6 +22882,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -20696,7 +22900,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -20921,6 +23125,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -20937,7 +23143,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -21208,6 +23414,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -21224,7 +23432,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -21498,6 +23706,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -21514,7 +23724,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -21696,6 +23906,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -21712,7 +23924,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -21892,6 +24104,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -21908,7 +24122,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -22179,6 +24393,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -22195,7 +24411,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -22353,6 +24569,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -22369,7 +24587,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -22617,6 +24835,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -22633,7 +24853,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -22807,6 +25027,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -22823,7 +25045,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -23001,6 +25223,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -23017,7 +25241,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -23198,6 +25422,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -23214,7 +25440,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -23465,6 +25691,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -23481,7 +25709,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -23664,6 +25892,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -23680,7 +25910,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -23951,6 +26181,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -23967,7 +26199,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -24142,6 +26374,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -24158,7 +26392,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -24340,6 +26574,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -24356,7 +26592,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -24588,6 +26824,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -24604,7 +26842,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -24786,6 +27024,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -24802,7 +27042,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -24985,6 +27225,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -25001,7 +27243,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -25269,6 +27511,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -25285,7 +27529,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -25464,6 +27708,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -25480,7 +27726,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -25638,6 +27884,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -25654,7 +27902,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -25901,6 +28149,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -25917,7 +28167,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -26091,6 +28341,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -26107,7 +28359,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -26310,6 +28562,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -26326,7 +28580,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -26576,6 +28830,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -26592,7 +28848,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -26842,6 +29098,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -26858,7 +29116,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -27080,6 +29338,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -27096,7 +29356,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -27282,6 +29542,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -27298,7 +29560,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -27577,6 +29839,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -27593,7 +29857,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -27873,6 +30137,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -27889,7 +30155,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -28164,6 +30430,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -28180,7 +30448,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };
@@ -28357,6 +30625,8 @@ export interface operations {
             /**
              * @description Forbidden (problem+json), with `code`:
              *     - `insufficient_scope`: The API key lacks the scope the operation needs (`read` for GET, `write` otherwise), or would grant more than it has.
+             *     - `insufficient_role`: The member's role on this account does not allow the operation (docs/roles.md); `detail` names the role it needs.
+             *     - `no_account`: The login is no longer a member of the account its token is for (it was removed or left).
              */
             403: {
                 headers: {
@@ -28373,7 +30643,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "insufficient_scope";
+                        code: "insufficient_scope" | "insufficient_role" | "no_account";
                     };
                 };
             };

@@ -42,7 +42,8 @@ export function addCommonResponses(document: OpenAPIObject): void {
     for (const [method, operation] of Object.entries(item) as [string, Operation][]) {
       if (!operation?.responses) continue;
       const responses = operation.responses;
-      if (operation.security?.length && !operation['x-login-route']) operation['x-required-role'] ??= defaultRole(method);
+      if (!operation.security?.length) delete operation['x-login-route'];
+      else if (!operation['x-login-route']) operation['x-required-role'] ??= defaultRole(method);
       for (const [status, codes] of Object.entries(commonProblems(method, operation))) {
         responses[status] = problemResponse(Number(status), [...documentedProblemCodes(responses[status]), ...codes] as ProblemCode[]);
       }
