@@ -177,6 +177,18 @@ describe('Teams: members, roles and invitations', () => {
     expect(delivered[0]?.json.data.actor).toMatchObject({ memberId: developerMemberId, email: developer.email });
     const bad = await api().get('/api/events?actor=someone').set('Authorization', owner.bearer);
     expect(bad.status).toBe(400);
+    const ticket = await api()
+      .post('/api/support/tickets')
+      .set('Authorization', developer.bearer)
+      .send({ subject: 'Reboot loop', message: 'web-1 reboots by itself' })
+      .expect(200);
+    expect(ticket.body.messages[0].author).toEqual({
+      type: 'customer',
+      name: 'Dev',
+      memberId: developerMemberId,
+      email: developer.email,
+      keyId: null,
+    });
   });
 
   it('the read-only contractor reads but writes nothing and sees no secrets', async () => {

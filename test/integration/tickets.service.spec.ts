@@ -30,7 +30,11 @@ describe('TicketsService (TestingModule on the real database)', () => {
       reference: expect.stringMatching(/^T-\d+$/),
     });
     expect(ticket.messages).toEqual([
-      expect.objectContaining({ author: { type: 'customer', name: 'Ada Lovelace' }, message: 'No space left on /var', attachments: [] }),
+      expect.objectContaining({
+        author: { type: 'customer', name: 'Ada Lovelace', memberId: null, email: `${accountId}@example.test`, keyId: null },
+        message: 'No space left on /var',
+        attachments: [],
+      }),
     ]);
     expect(events).toEqual([]);
   });
@@ -41,7 +45,7 @@ describe('TicketsService (TestingModule on the real database)', () => {
     await tickets.reply(callerFor(accountId), ticket.id, { message: 'Any news?' });
     expect((await tickets.get(accountId, ticket.id)).status).toBe('customer_reply');
     const staff = await tickets.staffReply(ticket.id, 'Cleaned up the logs.');
-    expect(staff.author).toEqual({ type: 'staff', name: 'Support team' });
+    expect(staff.author).toEqual({ type: 'staff', name: 'Support team', memberId: null, email: null, keyId: null });
     const after = await tickets.get(accountId, ticket.id);
     expect(after).toMatchObject({ status: 'answered', replyCount: 2 });
     expect(events.map((e) => [e.name, e.accountId, (e as TicketRepliedEvent).payload.author])).toEqual([

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import { CredentialHold, CredentialRechecks, CredentialStatus, Principal, Problem } from '@app/core';
+import { CredentialHold, CredentialRechecks, CredentialStatus, Principal, Problem, scopesOfRole } from '@app/core';
 import { ClientRelay } from './client-relay';
 import { Loopback } from './loopback';
 import { McpOrigins } from './mcp-origins';
@@ -154,7 +154,8 @@ export class McpSessions implements BeforeApplicationShutdown {
       retry: { onRetry: ({ response }) => (response?.status === 429 ? false : undefined) },
     });
     session.server = runtime.createMcpServer(api, {
-      scopes: principal.scopes,
+      // Tools the member's role forbids are not offered (the guard would refuse them anyway).
+      scopes: principal.role ? principal.scopes.filter((scope) => scopesOfRole(principal.role!).includes(scope)) : [],
       userAgent: runtime.userAgent,
       openApiDocument: () => this.document.get(),
     });

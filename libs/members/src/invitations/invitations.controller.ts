@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import {
   ApiProblems,
   CurrentPrincipal,
+  Idempotent,
   LoginRoute,
   PageQuery,
   Paginated,
@@ -23,6 +24,7 @@ export class InvitationsController {
   constructor(private readonly invitations: InvitationsService) {}
 
   @Post()
+  @Idempotent()
   @RequireRole('admin')
   @ApiOperation({
     summary: 'Invite an address to the account with a role (a single-use link is mailed to it)',

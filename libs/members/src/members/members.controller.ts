@@ -41,7 +41,8 @@ export class MembersController {
   // Any member may leave (their own id); removing another needs admin, which the service checks.
   @RequireRole('read_only')
   @ApiOperation({
-    summary: 'Remove a member, or leave (your own member id): their keys, sessions on the account, consoles and streams end at once',
+    summary:
+      'Remove a member, or leave (your own member id): their API keys end at once; their sessions, consoles, streams and MCP sessions lose the account',
     operationId: 'removeMember',
   })
   @ApiProblems(400, 404, { 409: ['last_owner'] })

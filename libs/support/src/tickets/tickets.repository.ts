@@ -18,6 +18,9 @@ export interface NewMessage {
   authorType: AuthorType;
   authorName: string;
   message: string;
+  authorMemberId?: string | null;
+  authorEmail?: string | null;
+  authorKeyId?: string | null;
 }
 
 /** A ticket row under its entity's property names (what TicketResponse.from reads). */

@@ -18,12 +18,13 @@ import { ServiceOwnership } from '@app/services';
 import { AttachmentsService } from '../attachments/attachments.service';
 import { CreateTicketRequest, ListTicketsQuery, ReplyRequest } from './dto/ticket.request';
 import { TicketMessageResponse, TicketResponse, TicketWithMessagesResponse } from './dto/ticket.response';
-import type { AuthorType } from '../support.types';
 import { TicketMessage } from './ticket-message.entity';
 import { Ticket } from './ticket.entity';
-import { TicketsRepository } from './tickets.repository';
+import { NewMessage, TicketsRepository } from './tickets.repository';
 
 export const STAFF_NAME = 'Support team';
+
+type MessageAuthorRow = Omit<NewMessage, 'ticketId' | 'message'>;
 
 @Injectable()
 export class TicketsService {
@@ -44,7 +45,7 @@ export class TicketsService {
       ]);
     }
     const sizes = await this.attachments.verifyUploaded(accountId, input.attachmentIds ?? []);
-    const author = await this.customerName(accountId);
+    const author = await this.customerName(caller);
     const ticketId = await this.tx.run(async (m) => {
       const ticket = await this.tickets.insert(m, {
         accountId,
@@ -53,12 +54,7 @@ export class TicketsService {
         department: input.department ?? 'general',
         serviceId: input.serviceId ?? null,
       });
-      const message = await this.tickets.insertMessage(m, {
-        ticketId: ticket.id,
-        authorType: 'customer',
-        authorName: author,
-        message: input.message,
-      });
+      const message = await this.tickets.insertMessage(m, { ticketId: ticket.id, ...author, message: input.message });
       await this.attachments.attach(m, accountId, message.id, sizes);
       await this.activity.record(m, {
         accountId,
@@ -88,9 +84,9 @@ export class TicketsService {
     const { accountId } = caller;
     await this.findOneForAccount(accountId, id);
     const sizes = await this.attachments.verifyUploaded(accountId, input.attachmentIds ?? []);
-    const author = await this.customerName(accountId);
+    const author = await this.customerName(caller);
     const messageId = await this.tx.run(async (m, publish) => {
-      const message = await this.addMessage(m, publish, accountId, id, 'customer', author, input.message);
+      const message = await this.addMessage(m, publish, accountId, id, author, input.message);
       await this.attachments.attach(m, accountId, message.id, sizes);
       await this.recordReply(m, accountId, id, message.id, sizes.size, { caller });
       return message.id;
@@ -103,7 +99,7 @@ export class TicketsService {
     const ticket = await this.tickets.findById(ticketId);
     if (!ticket) throw Problem.notFound('Ticket');
     const messageId = await this.tx.run(async (m, publish) => {
-      const message = await this.addMessage(m, publish, ticket.accountId, ticketId, 'staff', staffName, text);
+      const message = await this.addMessage(m, publish, ticket.accountId, ticketId, { authorType: 'staff', authorName: staffName }, text);
       await this.recordReply(m, ticket.accountId, ticketId, message.id, 0, { actor: staffActor(staffName) });
       return message.id;
     });
@@ -127,13 +123,13 @@ export class TicketsService {
     publish: Publish,
     accountId: string,
     ticketId: string,
-    authorType: AuthorType,
-    authorName: string,
+    author: MessageAuthorRow,
     text: string,
   ): Promise<TicketMessage> {
+    const { authorType } = author;
     const replied = await this.tickets.recordReply(m, ticketId, authorType === 'staff' ? 'answered' : 'customer_reply');
     if (!replied) throw Problem.conflict('ticket_closed', 'The ticket is closed; open a new ticket instead.');
-    const message = await this.tickets.insertMessage(m, { ticketId, authorType, authorName, message: text });
+    const message = await this.tickets.insertMessage(m, { ticketId, ...author, message: text });
     publish(
       domainEvent<TicketRepliedEvent>('ticket.replied', accountId, {
         ticketId,
@@ -168,7 +164,14 @@ export class TicketsService {
     return ticket;
   }
 
-  private async customerName(accountId: string): Promise<string> {
-    return (await this.accounts.displayName(accountId)) ?? 'Customer';
+  /** The member writing: their login's name, their address, the key they used. */
+  private async customerName(caller: Principal): Promise<MessageAuthorRow> {
+    return {
+      authorType: 'customer',
+      authorName: (await this.accounts.displayName(caller.loginId)) ?? 'Customer',
+      authorMemberId: caller.memberId,
+      authorEmail: caller.email,
+      authorKeyId: caller.kind === 'api_key' ? caller.credentialId : null,
+    };
   }
 }

@@ -10,6 +10,17 @@ export class MessageAuthor {
   type: 'customer' | 'staff';
   @ApiProperty({ example: 'Ada Lovelace', description: 'Display name.' })
   name: string;
+  @ApiProperty({
+    type: 'string',
+    format: 'uuid',
+    nullable: true,
+    description: 'The member who wrote it; null for staff (and messages from before teams).',
+  })
+  memberId: string | null;
+  @ApiProperty({ type: 'string', nullable: true, example: 'ada@example.com', description: "The writer's login address; null for staff." })
+  email: string | null;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'The API key it was sent with; null otherwise.' })
+  keyId: string | null;
 }
 
 export class TicketMessageResponse {
@@ -27,7 +38,7 @@ export class TicketMessageResponse {
   static from(m: TicketMessage, attachments: AttachmentResponse[]): TicketMessageResponse {
     return {
       id: m.id,
-      author: { type: m.authorType, name: m.authorName },
+      author: { type: m.authorType, name: m.authorName, memberId: m.authorMemberId, email: m.authorEmail, keyId: m.authorKeyId },
       message: m.message,
       attachments,
       createdAt: isoTimestamp(m.createdAt),
