@@ -99,6 +99,14 @@ describe('Teams: members, roles and invitations', () => {
     expect(mail.body).toContain('as a member');
     const developerToken = linkToken(mail, '/accept-invitation');
     const contractorToken = linkToken(await smtp.waitForMail(contractorEmail, /invited/), '/accept-invitation');
+    // The link's page says who may accept and how, and accepts nothing.
+    const page = await api()
+      .get(`/account/accept-invitation?token=${encodeURIComponent(developerToken)}`)
+      .expect(200);
+    expect(page.text).toContain('Acme Ltd');
+    expect(page.text).toContain(developerEmail);
+    expect(page.text).toContain(`hostctl invitations accept ${developerToken}`);
+    await api().get('/account/accept-invitation?token=hinv_nothing').expect(400);
 
     // Not yet confirmed: the address must be the login's own, proven.
     const unconfirmed = await api().post('/api/auth/register').send({ email: developerEmail, password: PASSWORD, name: 'Dev' }).expect(201);

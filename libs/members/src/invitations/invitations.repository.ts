@@ -56,6 +56,14 @@ export class InvitationsRepository {
     ]);
   }
 
+  findPending(tokenHash: string): Promise<InvitationRow | null> {
+    return sqlFirst<InvitationRow>(
+      this.dataSource,
+      `SELECT ${COLUMNS} FROM account_invitations WHERE token_hash = $1 AND accepted_at IS NULL AND expires_at > now()`,
+      [tokenHash],
+    );
+  }
+
   /** The pending invitation with this token's hash, locked for its acceptance; null if none (unknown, used or expired). */
   lockByToken(manager: EntityManager, tokenHash: string): Promise<InvitationRow | null> {
     return sqlFirst<InvitationRow>(

@@ -5,6 +5,7 @@ import {
   ActivityLog,
   AppConfig,
   isUniqueViolation,
+  Page,
   PageQuery,
   Paginated,
   paginated,
@@ -16,6 +17,7 @@ import {
 import { MemberMail } from '../member-mail';
 import { TeamRateLimits } from '../team-rate-limits';
 import { AcceptedInvitationResponse, CreateInvitationRequest, InvitationResponse } from './dto/invitation.dto';
+import { invitationFailedPage, invitationPage } from './invitation.page';
 import { InvitationsRepository } from './invitations.repository';
 
 const TOKEN_PREFIX = 'hinv_';
@@ -102,6 +104,15 @@ export class InvitationsService {
       return true;
     });
     if (!done) throw Problem.notFound('Invitation');
+  }
+
+  /** The link's page: what the invitation is and how to accept it; a token that does not work gets the failure page. */
+  async page(token: string): Promise<Page> {
+    const invitation = token.length <= 200 ? await this.repository.findPending(hashToken(token)) : null;
+    if (!invitation) return invitationFailedPage();
+    const account = await this.accounts.findById(invitation.account_id);
+    const view = { email: invitation.email, account: account?.name ?? '', role: invitation.role, expiresAt: invitation.expires_at };
+    return invitationPage(token, view, this.config.publicUrl);
   }
 
   /** By the signed-in login whose confirmed address was invited; a link forwarded to another login is refused. */
