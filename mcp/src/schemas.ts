@@ -216,12 +216,36 @@ export const notification = z.looseObject({
 export const activityEntry = z.looseObject({
   id: z.string(),
   action: z.string().describe('<entity>.<verb>, e.g. instance.reboot'),
-  actor: z.looseObject({ type: z.string(), name: text('The account or API key name').nullable() }),
+  actor: z.looseObject({
+    type: z.string(),
+    name: text('The account or API key name').nullable(),
+    memberId: z.string().nullable().optional().describe('The member who acted (members_list); null for staff, the system and sign-ins'),
+    email: text('The address of the login who acted').nullable().optional(),
+  }),
   ip: z.string().nullable(),
   userAgent: text('The client (a family such as curl or Firefox for a sign-in that failed)').nullable(),
   status: z.string(),
   details: untrusted(z.record(z.string(), z.unknown()).describe('Facts of the entry; names, subjects and URLs in it')),
   createdAt: timestamp,
+});
+
+const role = z.string().describe('owner, admin, member or read_only');
+
+export const member = z.looseObject({
+  id: z.string(),
+  email: text("The member's login address"),
+  name: text("The member's display name"),
+  role,
+  joinedAt: timestamp,
+});
+
+export const invitation = z.looseObject({
+  id: z.string(),
+  email: text('The address invited'),
+  role,
+  invitedBy: z.string().nullable().describe('The member id of who sent it; null once they have left'),
+  createdAt: timestamp,
+  expiresAt: timestamp,
 });
 
 export const webhook = z.looseObject({

@@ -87,6 +87,7 @@ export const ACCOUNT_TOOLS = [
       action: z.string().optional().describe('Only this action, e.g. instance.reboot'),
       entityType: z.string().optional().describe('Only entries about this kind of resource, e.g. service'),
       entityId: z.string().optional().describe('Only entries about this resource'),
+      actor: z.uuid().optional().describe('Only what this member did: a member id (members_list)'),
       since: z.string().optional().describe('Only entries at or after this time (ISO 8601)'),
       ...paging,
     },

@@ -2,6 +2,7 @@ import type { HostingTool } from '../tool';
 import { ACCOUNT_TOOLS } from './account';
 import { DNS_TOOLS } from './dns';
 import { FIREWALL_TOOLS } from './firewalls';
+import { MEMBER_TOOLS } from './members';
 import { METRICS_TOOLS } from './metrics';
 import { SERVICE_TOOLS } from './services';
 import { SUPPORT_TOOLS } from './support';
@@ -18,4 +19,5 @@ export const MCP_TOOLS: readonly HostingTool[] = [
   ...DNS_TOOLS,
   ...SUPPORT_TOOLS,
   ...ACCOUNT_TOOLS,
+  ...MEMBER_TOOLS,
 ];
