@@ -1,6 +1,6 @@
 import { NotFoundError, UsageError } from './errors';
-import { pickRef, RefKind } from './ref';
-import { IMAGE, TICKET } from './refs';
+import { findRef, pickRef, RefKind } from './ref';
+import { ACCOUNT, IMAGE, MEMBER, TICKET } from './refs';
 
 describe('pickRef', () => {
   const KEY: RefKind<{ id: string; name: string; fingerprint: string }> = {
@@ -48,5 +48,20 @@ describe('pickRef', () => {
     >[0];
     expect(pickRef([image], 'snapshot-1a2b', IMAGE)).toBe(ci.id);
     expect(pickRef([image], 'before-upgrade', IMAGE)).toBe(ci.id);
+  });
+
+  it('finds a member by email in any case, and one of your accounts by its name, saying where it looked', () => {
+    const grace = { id: ci.id, email: 'grace@example.com', name: 'Grace', role: 'admin', joinedAt: '2026-01-01T00:00:00.000Z' } as const;
+    expect(findRef([grace], 'Grace@Example.com', MEMBER)).toBe(grace);
+    const acme = { id: laptop.id, accountId: laptop.id, name: 'Acme Ltd', role: 'member' } as const;
+    expect(findRef([acme], 'Acme Ltd', ACCOUNT)).toBe(acme);
+    expect(() => findRef([acme], 'Initech', ACCOUNT)).toThrow(
+      'no account named "Initech" among yours ("hostctl accounts list" shows names and ids)',
+    );
+  });
+
+  it('refuses an id that is not in the list it reads (exit 1), where pickRef takes any id', () => {
+    expect(() => findRef([], ci.id, MEMBER)).toThrow(NotFoundError);
+    expect(() => findRef([], ci.id, MEMBER)).toThrow(`no member ${ci.id} in this account ("hostctl members list" shows names and ids)`);
   });
 });

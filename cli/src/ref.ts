@@ -18,6 +18,8 @@ export interface RefKind<T extends { id: string }> {
   prefer?: (item: T) => boolean;
   /** The plural in the "several match" error; `<kind>s` when absent. */
   plural?: string;
+  /** Where names are looked for, in the "nothing matches" error; `in this account` when absent. */
+  among?: string;
 }
 
 /**
@@ -32,7 +34,9 @@ export function pickRef<T extends { id: string }>(items: T[], reference: string,
   const preferred = found.length > 1 && spec.prefer ? found.filter(spec.prefer) : found;
   if (preferred.length === 1) return preferred[0].id;
   if (found.length === 0)
-    throw new NotFoundError(`no ${spec.kind} named "${reference}" in this account ("${spec.listedBy}" shows names and ids)`);
+    throw new NotFoundError(
+      `no ${spec.kind} named "${reference}" ${spec.among ?? 'in this account'} ("${spec.listedBy}" shows names and ids)`,
+    );
   const listed = found.map((item) => (spec.describe ? `${item.id} (${spec.describe(item)})` : item.id)).join(', ');
   throw new UsageError(`${found.length} ${spec.plural ?? `${spec.kind}s`} are named "${reference}": ${listed}; give the id instead`);
 }
@@ -41,4 +45,13 @@ export function pickRef<T extends { id: string }>(items: T[], reference: string,
 export async function resolveRef<T extends { id: string }>(reference: string, list: () => Promise<T[]>, spec: RefKind<T>): Promise<string> {
   if (UUID.test(reference)) return reference;
   return pickRef(await list(), reference, spec);
+}
+
+/** The thing itself, from a list the caller read: by one of its names, or by an id that must be in the list. */
+export function findRef<T extends { id: string }>(items: T[], reference: string, spec: RefKind<T>): T {
+  const id = pickRef(items, reference, spec);
+  const item = items.find((i) => i.id === id);
+  if (!item)
+    throw new NotFoundError(`no ${spec.kind} ${reference} ${spec.among ?? 'in this account'} ("${spec.listedBy}" shows names and ids)`);
+  return item;
 }

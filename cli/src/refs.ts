@@ -1,5 +1,5 @@
 import { HostingClient, listAll, Schemas } from '@hosting-account/sdk';
-import { RefKind, resolveRef } from './ref';
+import { findRef, RefKind, resolveRef } from './ref';
 
 type SshKey = Schemas['SshKeyResponse'];
 type Ticket = Schemas['TicketResponse'];
@@ -47,3 +47,41 @@ export const API_KEY: RefKind<ApiKey> = {
 /** An API key by its id, name or prefix. */
 export const resolveApiKeyId = (api: HostingClient, reference: string) =>
   resolveRef(reference, () => listAll(api, '/api/auth/api-keys'), API_KEY);
+
+type Member = Schemas['MemberResponse'];
+export const MEMBER: RefKind<Member> = {
+  kind: 'member',
+  listedBy: 'hostctl members list',
+  normalise: (reference) => reference.toLowerCase(),
+  names: (m) => [m.email],
+};
+
+/** A member of the account by its member id or email (any case). */
+export const resolveMemberId = (api: HostingClient, reference: string) =>
+  resolveRef(reference, () => listAll(api, '/api/account/members'), MEMBER);
+
+/** The member itself: the API has no route for one member, so it is found in the list. */
+export const findMember = async (api: HostingClient, reference: string): Promise<Member> =>
+  findRef(await listAll(api, '/api/account/members'), reference, MEMBER);
+
+type Invitation = Schemas['InvitationResponse'];
+export const INVITATION: RefKind<Invitation> = {
+  kind: 'pending invitation',
+  listedBy: 'hostctl invitations list',
+  normalise: (reference) => reference.toLowerCase(),
+  names: (i) => [i.email],
+};
+
+/** A pending invitation by its id or the address invited (an address has one pending invitation at most). */
+export const resolveInvitationId = (api: HostingClient, reference: string) =>
+  resolveRef(reference, () => listAll(api, '/api/account/invitations'), INVITATION);
+
+/** One of the login's accounts as `GET /api/auth/me` lists them, with `id` for the resolver. */
+export type LoginAccount = Schemas['LoginAccountResponse'] & { id: string };
+export const ACCOUNT: RefKind<LoginAccount> = {
+  kind: 'account',
+  listedBy: 'hostctl accounts list',
+  among: 'among yours',
+  names: (a) => [a.name],
+  describe: (a) => a.role,
+};
