@@ -1,11 +1,14 @@
 import { Command, HelpContext, Option } from 'commander';
+import { accountsCommand } from './commands/accounts';
 import { authCommand } from './commands/auth';
 import { completionCommand } from './commands/completion';
 import { contextCommand } from './commands/context';
 import { dnsCommand } from './commands/dns';
 import { firewallCommand } from './commands/firewall';
 import { imagesCommand } from './commands/images';
+import { invitationsCommand } from './commands/invitations';
 import { mcpCommand } from './commands/mcp';
+import { membersCommand } from './commands/members';
 import { notificationsCommand } from './commands/notifications';
 import { servicesCommand } from './commands/services';
 import { sshCommand } from './commands/ssh';
@@ -49,6 +52,9 @@ not be reached, 2 usage error.
   for (const command of [
     authCommand(),
     contextCommand(),
+    accountsCommand(),
+    membersCommand(),
+    invitationsCommand(),
     servicesCommand(),
     vpsCommand(),
     sshCommand(),

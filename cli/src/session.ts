@@ -6,6 +6,7 @@ import { reportingUnreachable } from './unreachable';
 import { VERSION } from './version';
 
 export const USER_AGENT = `hostctl/${VERSION}`;
+const API_KEY_PREFIX = 'hpk_';
 /** Refresh an access token this long before it expires, so a request never carries a stale one. */
 const REFRESH_MARGIN_MS = 30_000;
 
@@ -99,4 +100,33 @@ function sessionToken(url: string, urlSource: string, name: string): () => Promi
 
 export function trimUrl(url: string): string {
   return url.replace(/\/+$/, '');
+}
+
+/**
+ * The context whose saved session a command replaces with new tokens (`accounts switch`): an API
+ * key belongs to one account, and a token from HOSTCTL_TOKEN leaves hostctl nowhere to keep new ones.
+ */
+export function savedSessionContext(contextFlag?: string): string {
+  const { contextName: name, context } = target(contextFlag);
+  const fromEnvironment = process.env.HOSTCTL_TOKEN;
+  const keyHolder = fromEnvironment ? 'HOSTCTL_TOKEN' : `context "${name}"`;
+  if (fromEnvironment?.startsWith(API_KEY_PREFIX) || (!fromEnvironment && context?.apiKey))
+    throw new UsageError(
+      `${keyHolder} holds an API key, and an API key belongs to one account: to act on another, log in with email and password ` +
+        '("hostctl auth login" without --api-key) and switch, or use a key made on that account',
+    );
+  if (fromEnvironment)
+    throw new UsageError('the token comes from HOSTCTL_TOKEN, where hostctl cannot keep new tokens: unset it and run "hostctl auth login"');
+  if (!context?.refreshToken) throw new UsageError(`not logged in (context "${name}"): run "hostctl auth login"`);
+  return name;
+}
+
+/** After leaving the account a session acts on: its next command refreshes the token, which then acts on another of the login's accounts. */
+export function dropAccessToken(contextFlag?: string): void {
+  const { contextName: name, context } = target(contextFlag);
+  if (process.env.HOSTCTL_TOKEN || !context?.refreshToken) return;
+  updateConfig((config) => {
+    delete config.contexts[name].accessToken;
+    delete config.contexts[name].accessTokenExpiresAt;
+  });
 }

@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { HostingClient, listAll, Schemas, unwrap } from '@hosting-account/sdk';
 import { resolveApiKeyId } from '../refs';
+import { currentAccountLabel } from './accounts';
 import { examples, globals, session } from '../command-context';
 import { Context, updateConfig } from '../config';
 import { UsageError } from '../errors';
@@ -86,7 +87,7 @@ export function authCommand(): Command {
 
   auth
     .command('whoami')
-    .description('Show the account the current credentials belong to')
+    .description('Show the login the current credentials belong to, and the account and role they act with')
     .addHelpText('after', examples('hostctl auth whoami', 'HOSTCTL_TOKEN=hpk_... hostctl auth whoami -o json'))
     .action(async (_options: unknown, command: Command) => {
       const { api, out } = session(command);
@@ -98,6 +99,8 @@ export function authCommand(): Command {
           { header: 'Email', value: (a) => a.email },
           { header: 'Name', value: (a) => a.name },
           { header: 'Created', value: (a) => a.createdAt },
+          { header: 'Account', value: currentAccountLabel },
+          { header: 'Role', value: (a) => a.role },
         ],
         out,
       );
@@ -114,7 +117,7 @@ function tokenCommand(): Command {
     .command('create')
     .description('Create an API key; its secret is shown this once')
     .requiredOption('--name <name>', 'what the key is for (1 to 100 characters)')
-    .addOption(new Option('--scopes <scopes>', 'comma-separated: read, write').default('read,write'))
+    .option('--scopes <scopes>', 'comma-separated: read, write (default: all your role allows, read alone for a read_only member)')
     .option('--expires-at <time>', 'ISO 8601 time after which the key stops working')
     .addHelpText(
       'after',
@@ -123,17 +126,17 @@ function tokenCommand(): Command {
         'hostctl auth token create --name backup --expires-at 2027-01-01T00:00:00Z -o json | jq -r .key',
       ),
     )
-    .action(async (options: { name: string; scopes: string; expiresAt?: string }, command: Command) => {
+    .action(async (options: { name: string; scopes?: string; expiresAt?: string }, command: Command) => {
       const scopes = options.scopes
-        .split(',')
+        ?.split(',')
         .map((s) => s.trim())
         .filter(Boolean);
-      if (scopes.some((s) => s !== 'read' && s !== 'write'))
+      if (scopes?.some((s) => s !== 'read' && s !== 'write'))
         throw new UsageError(`--scopes takes read and/or write, not "${options.scopes}"`);
       const { api, out } = session(command);
       const key = await unwrap(
         api.POST('/api/auth/api-keys', {
-          body: { name: options.name, scopes: scopes as ('read' | 'write')[], expiresAt: options.expiresAt },
+          body: { name: options.name, scopes: scopes as ('read' | 'write')[] | undefined, expiresAt: options.expiresAt },
         }),
       );
       printObject(key, [{ header: 'Key', value: (k) => k.key }, ...asFields(KEY_COLUMNS)], out);
