@@ -26,6 +26,7 @@ async function crawl({ base, api, demoKey, sshKey, outbox }) {
   await notifications(ctx);
   await events(ctx);
   await accountSecurity(ctx, outbox);
+  await teams(ctx, outbox);
   await auth(ctx);
   return report;
 }
@@ -474,6 +475,36 @@ async function accountSecurity({ call }, outbox) {
     expect: 204,
   });
   await call('get /api/auth/me', { token: bearer, expect: 401 }); // a reset ends every session
+}
+
+/** The demo owner invites a new login, which registers, confirms, accepts, switches, is made read-only and leaves. */
+async function teams({ call, token }, outbox) {
+  const email = `crawl-member-${randomUUID()}@example.com`;
+  const password = 'correct horse battery';
+  await call('post /api/account/invitations', { token, body: { email, role: 'member' }, expect: 201 });
+  await call('post /api/account/invitations', { token, body: { email, role: 'member' }, expect: 409 });
+  const spare = await call('post /api/account/invitations', { token, body: { email: `spare-${email}`, role: 'read_only' }, expect: 201 });
+  await call('get /api/account/invitations', { token });
+  await call('delete /api/account/invitations/{id}', { token, params: { id: spare.body.id }, expect: 204 });
+  const invitation = await mailedToken(outbox, email, '/accept-invitation');
+
+  const registered = await call('post /api/auth/register', { body: { email, password, name: 'Crawl Member' }, expect: 201 });
+  const bearer = `Bearer ${registered.body.accessToken}`;
+  await call('post /api/auth/email/verify', { body: { token: await mailedToken(outbox, email, '/confirm-email') }, expect: 204 });
+  await call('post /api/auth/invitations/accept', { token: bearer, body: { token: 'hinv_nothing' }, expect: 400 });
+  const joined = await call('post /api/auth/invitations/accept', { token: bearer, body: { token: invitation } });
+  const switched = await call('post /api/auth/switch-account', { token: bearer, body: { accountId: joined.body.accountId } });
+  const asMember = `Bearer ${switched.body.accessToken}`;
+  await call('get /api/account/members', { token: asMember });
+  await call('patch /api/account/members/{memberId}', {
+    token: asMember,
+    params: { memberId: joined.body.memberId },
+    body: { role: 'admin' },
+    expect: 403,
+  });
+  await call('patch /api/account/members/{memberId}', { token, params: { memberId: joined.body.memberId }, body: { role: 'read_only' } });
+  await call('delete /api/account/members/{memberId}', { token: asMember, params: { memberId: joined.body.memberId }, expect: 204 });
+  await call('get /api/services', { token: asMember, expect: 403 }); // no_account
 }
 
 async function auth({ call }) {

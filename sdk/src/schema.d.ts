@@ -364,7 +364,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a member, or leave (your own member id): their keys, sessions on the account, consoles and streams end at once */
+        /** Remove a member, or leave (your own member id): their API keys end at once; their sessions, consoles, streams and MCP sessions lose the account */
         delete: operations["removeMember"];
         options?: never;
         head?: never;
@@ -1832,7 +1832,7 @@ export interface components {
             newPassword: string;
         };
         /**
-         * @description The login's role on the current account; null if it is no longer a member there.
+         * @description The login's role on the account.
          * @enum {string}
          */
         Role: "owner" | "admin" | "member" | "read_only";
@@ -1881,8 +1881,11 @@ export interface components {
              * @description The account this token acts on (POST /api/auth/switch-account changes it).
              */
             currentAccountId: string;
-            /** @description The login's role on the current account; null if it is no longer a member there. */
-            role: components["schemas"]["Role"] | null;
+            /**
+             * @description The login's role on the current account; null if it is no longer a member there.
+             * @enum {string|null}
+             */
+            role: "owner" | "admin" | "member" | "read_only" | null;
             /**
              * Format: uuid
              * @description The login's membership of the current account; null if none.
@@ -3480,6 +3483,21 @@ export interface components {
              * @example Ada Lovelace
              */
             name: string;
+            /**
+             * Format: uuid
+             * @description The member who wrote it; null for staff (and messages from before teams).
+             */
+            memberId: string | null;
+            /**
+             * @description The writer's login address; null for staff.
+             * @example ada@example.com
+             */
+            email: string | null;
+            /**
+             * Format: uuid
+             * @description The API key it was sent with; null otherwise.
+             */
+            keyId: string | null;
         };
         AttachmentResponse: {
             /**
@@ -10270,7 +10288,10 @@ export interface operations {
     createInvitation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first response is kept for 24 hours and replayed for the same key and body from the same API key or session (with `Idempotent-Replayed: true`); the same key with another request or from another credential is 422, and while the first is still running 409. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10371,6 +10392,7 @@ export interface operations {
              * @description Conflict (problem+json), with `code`:
              *     - `already_member`: The address is already a member of this account, or has a pending invitation to it.
              *     - `quota_exceeded`: A per-account limit is reached (API keys, SSH keys, webhook endpoints, open consoles); `detail` names it.
+             *     - `idempotency_key_in_progress`: A request with this Idempotency-Key is still being processed.
              */
             409: {
                 headers: {
@@ -10387,7 +10409,7 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
-                        code: "already_member" | "quota_exceeded";
+                        code: "already_member" | "quota_exceeded" | "idempotency_key_in_progress";
                     };
                 };
             };
@@ -10434,6 +10456,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemResponse"] & {
                         /** @enum {string} */
                         code: "unsupported_media_type";
+                    };
+                };
+            };
+            /**
+             * @description Unprocessable Content (problem+json), with `code`:
+             *     - `idempotency_key_reused`: This Idempotency-Key was used within 24 hours with a different request, or by another API key or session of the account.
+             */
+            422: {
+                headers: {
+                    /** @description Id of this request; quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed in the current window of the most restrictive bucket. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in that window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until that window resets. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemResponse"] & {
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
                     };
                 };
             };

@@ -18,7 +18,12 @@ import { TEST_DATABASE_URL } from '../support/test-env';
     const res = await runCli(['ticket:staff-reply', '--ticket', ticket.id, '--message', 'Fixed on our side.', '--name', 'Grace']);
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
-    expect(res.lines).toEqual([expect.objectContaining({ author: { type: 'staff', name: 'Grace', memberId: null, email: null, keyId: null }, message: 'Fixed on our side.' })]);
+    expect(res.lines).toEqual([
+      expect.objectContaining({
+        author: { type: 'staff', name: 'Grace', memberId: null, email: null, keyId: null },
+        message: 'Fixed on our side.',
+      }),
+    ]);
     const after = await request(t.http).get(`/api/support/tickets/${ticket.id}`).set('Authorization', account.keyBearer);
     expect(after.body.status).toBe('answered');
     expect(after.body.messages.map((m: { author: { type: string } }) => m.author.type)).toEqual(['customer', 'staff']);

@@ -48,10 +48,11 @@ export class MembersRepository {
   }
 
   find(accountId: string, memberId: string, manager?: EntityManager): Promise<MemberRow | null> {
-    return sqlFirst<MemberRow>(manager ?? this.dataSource, `SELECT ${MEMBER_COLUMNS} FROM ${MEMBERS} WHERE m.account_id = $1 AND m.id = $2`, [
-      accountId,
-      memberId,
-    ]);
+    return sqlFirst<MemberRow>(
+      manager ?? this.dataSource,
+      `SELECT ${MEMBER_COLUMNS} FROM ${MEMBERS} WHERE m.account_id = $1 AND m.id = $2`,
+      [accountId, memberId],
+    );
   }
 
   findByLogin(accountId: string, loginId: string, manager?: EntityManager): Promise<MemberRow | null> {
@@ -63,10 +64,11 @@ export class MembersRepository {
   }
 
   findByEmail(accountId: string, email: string, manager?: EntityManager): Promise<MemberRow | null> {
-    return sqlFirst<MemberRow>(manager ?? this.dataSource, `SELECT ${MEMBER_COLUMNS} FROM ${MEMBERS} WHERE m.account_id = $1 AND a.email = $2`, [
-      accountId,
-      email,
-    ]);
+    return sqlFirst<MemberRow>(
+      manager ?? this.dataSource,
+      `SELECT ${MEMBER_COLUMNS} FROM ${MEMBERS} WHERE m.account_id = $1 AND a.email = $2`,
+      [accountId, email],
+    );
   }
 
   /** The account's members, locked in this transaction: role changes and removals are decided one at a time. */

@@ -28,7 +28,9 @@ export class AccountMembers1764000004800 implements MigrationInterface {
         INSERT INTO account_members (account_id, login_id, role, joined_at) VALUES (NEW.id, NEW.id, 'owner', NEW.created_at);
         RETURN NULL;
       END $$`);
-    await db.query(`CREATE TRIGGER accounts_owner_membership AFTER INSERT ON accounts FOR EACH ROW EXECUTE FUNCTION account_owner_membership()`);
+    await db.query(
+      `CREATE TRIGGER accounts_owner_membership AFTER INSERT ON accounts FOR EACH ROW EXECUTE FUNCTION account_owner_membership()`,
+    );
     await db.query(`
       CREATE FUNCTION account_member_changed() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN

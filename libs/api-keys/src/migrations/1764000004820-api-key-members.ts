@@ -21,7 +21,9 @@ export class ApiKeyMembers1764000004820 implements MigrationInterface {
         END IF;
         RETURN NEW;
       END $$`);
-    await db.query(`CREATE TRIGGER api_keys_default_member BEFORE INSERT ON api_keys FOR EACH ROW EXECUTE FUNCTION api_key_default_member()`);
+    await db.query(
+      `CREATE TRIGGER api_keys_default_member BEFORE INSERT ON api_keys FOR EACH ROW EXECUTE FUNCTION api_key_default_member()`,
+    );
   }
 
   async down(db: QueryRunner): Promise<void> {

@@ -47,9 +47,9 @@ export class LoginAccountResponse {
 export class MeResponse extends AccountResponse {
   @ApiProperty({ format: 'uuid', description: 'The account this token acts on (POST /api/auth/switch-account changes it).' })
   currentAccountId: string;
+  // No enumName: the shared Role schema would take this property's description (and its null).
   @ApiProperty({
     enum: ROLES,
-    enumName: 'Role',
     nullable: true,
     type: 'string',
     description: "The login's role on the current account; null if it is no longer a member there.",
