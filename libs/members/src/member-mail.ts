@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AppConfig, customerMail, OutboundMail, Role } from '@app/core';
-
-const ROLE_NAMES: Record<Role, string> = { owner: 'an owner', admin: 'an admin', member: 'a member', read_only: 'a read-only member' };
+import { ROLE_NAMES } from './role-names';
 
 /** The team's mails: an invitation to its address, and every member change to the account's owners. */
 @Injectable()

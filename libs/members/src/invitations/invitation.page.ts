@@ -1,5 +1,6 @@
 import { errorPage, markup, Page } from '@app/core';
 import type { Role } from '@app/core';
+import { ROLE_NAMES } from '../role-names';
 
 export interface InvitationView {
   email: string;
@@ -7,8 +8,6 @@ export interface InvitationView {
   role: Role;
   expiresAt: Date;
 }
-
-const ROLE_NAMES: Record<Role, string> = { owner: 'an owner', admin: 'an admin', member: 'a member', read_only: 'a read-only member' };
 
 /** Opening the link accepts nothing (mail scanners open links): it says who may accept, and how. */
 export function invitationPage(token: string, invitation: InvitationView, publicUrl: string): Page {
