@@ -483,7 +483,11 @@ async function teams({ call, token }, outbox) {
   const password = 'correct horse battery';
   await call('post /api/account/invitations', { token, body: { email, role: 'member' }, expect: 201 });
   await call('post /api/account/invitations', { token, body: { email, role: 'member' }, expect: 409 });
-  const spare = await call('post /api/account/invitations', { token, body: { email: `spare-${email}`, role: 'read_only' }, expect: 201 });
+  const spare = await call('post /api/account/invitations', {
+    token,
+    body: { email: `crawl-spare-${randomUUID()}@example.com`, role: 'read_only' },
+    expect: 201,
+  });
   await call('get /api/account/invitations', { token });
   await call('delete /api/account/invitations/{id}', { token, params: { id: spare.body.id }, expect: 204 });
   const invitation = await mailedToken(outbox, email, '/accept-invitation');

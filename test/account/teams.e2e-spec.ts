@@ -373,7 +373,13 @@ describe('Teams: members, roles and invitations', () => {
     const lowered = await request(b.url).post('/api/ssh-keys').set('Authorization', bearer).send({ name: 'k', publicKey: 'x' });
     expect([lowered.status, lowered.body.code]).toEqual([403, 'insufficient_role']);
     await request(b.url).get('/api/services').set('Authorization', keyBearer).expect(401);
+    const readKey = await request(a.url).post('/api/auth/api-keys').set('Authorization', bearer).send({ name: 'watch' }).expect(201);
+    const readBearer = `Bearer ${readKey.body.key}`;
+    for (const credential of [readBearer, bearer, readBearer, bearer]) {
+      await request(b.url).get('/api/services').set('Authorization', credential).expect(200);
+    }
     await request(a.url).delete(`/api/account/members/${member.id}`).set('Authorization', owner.bearer).expect(204);
+    await request(b.url).get('/api/services').set('Authorization', readBearer).expect(401);
     const removed = await request(b.url).get('/api/services').set('Authorization', bearer);
     expect([removed.status, removed.body.code]).toEqual([403, 'no_account']);
   });
