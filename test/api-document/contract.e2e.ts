@@ -17,6 +17,10 @@ describe('Contract check of recorded responses', () => {
     name: 'A',
     emailVerifiedAt: null,
     createdAt: '2026-01-01T00:00:00.000Z',
+    currentAccountId: '8c5e7c8e-2a51-4f7b-9d2c-1d6c5f9b8a10',
+    role: 'owner',
+    memberId: '9d6f8d9f-3b62-4a8c-8e7d-2e7d6a0c9b21',
+    accounts: [{ accountId: '8c5e7c8e-2a51-4f7b-9d2c-1d6c5f9b8a10', name: 'A', role: 'owner' }],
   };
   const recorded = (status: number, body: unknown, route = '/api/auth/me') => [
     { method: 'get', route, status, contentType: 'application/json', body },
@@ -78,7 +82,14 @@ describe('Contract check of recorded responses', () => {
     id: '3c1d2e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f',
     action: 'instance.stop',
     entity: { type: 'service', id: storage.id },
-    actor: { type: 'api_key', id: '4d2e3f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a', name: 'deploy bot' },
+    actor: {
+      type: 'api_key',
+      id: '4d2e3f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a',
+      name: 'deploy bot',
+      memberId: '9d6f8d9f-3b62-4a8c-8e7d-2e7d6a0c9b21',
+      email: 'a@b.io',
+      keyId: '4d2e3f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a',
+    },
     ip: '203.0.113.7',
     userAgent: 'curl/8.0',
     requestId: 'b5c0b1f4-6c0e-4f0e-9d7b-2a6f3c1e8d90',
@@ -90,9 +101,17 @@ describe('Contract check of recorded responses', () => {
   it('takes an activity entry with or without an entity, and a system actor without id or name', () => {
     const entry = (body: unknown) => recorded(200, body, '/api/events/{id}');
     expect(contractViolations(doc, entry(event))).toEqual([]);
-    expect(contractViolations(doc, entry({ ...event, entity: null, actor: { type: 'system', id: null, name: null }, ip: null }))).toEqual(
-      [],
-    );
+    expect(
+      contractViolations(
+        doc,
+        entry({
+          ...event,
+          entity: null,
+          actor: { type: 'system', id: null, name: null, memberId: null, email: null, keyId: null },
+          ip: null,
+        }),
+      ),
+    ).toEqual([]);
     expect(contractViolations(doc, entry({ ...event, entity: 'none' }))[0]).toMatch(/entity/);
     expect(contractViolations(doc, entry({ ...event, actor: { type: 'robot', id: null, name: null } }))[0]).toMatch(/actor/);
   });

@@ -23,6 +23,7 @@ describe('OpenAPI document and Swagger UI', () => {
     expect(doc.tags.map((tag: { name: string }) => tag.name)).toEqual([
       'Auth',
       'API Keys',
+      'Members',
       'Products',
       'Services',
       'Images',
