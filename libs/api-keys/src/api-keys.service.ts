@@ -5,7 +5,7 @@ import {
   ActivityLog,
   Actor,
   ALL_SCOPES,
-  CredentialsRevokedEvent,
+  credentialsRevoked,
   domainEvent,
   isoTimestamp,
   Paginated,
@@ -135,7 +135,7 @@ export class ApiKeysService {
     const { accountId } = caller;
     const done = await this.tx.run(async (m, publish) => {
       if (!(await this.keys.revokeForMember(m, accountId, caller.memberId!, id))) return false;
-      publish(domainEvent<CredentialsRevokedEvent>('credentials.revoked', accountId, {}));
+      publish(credentialsRevoked(accountId));
       await this.activity.record(m, { accountId, caller, action: 'api_key.revoke', entity: { type: 'api_key', id } });
       return true;
     });
@@ -171,7 +171,7 @@ export class ApiKeysService {
     reason: string,
   ): Promise<number> {
     for (const accountId of new Set(revoked.map((key) => key.account_id))) {
-      publish(domainEvent<CredentialsRevokedEvent>('credentials.revoked', accountId, {}));
+      publish(credentialsRevoked(accountId));
     }
     for (const key of revoked) {
       await this.activity.record(manager, {

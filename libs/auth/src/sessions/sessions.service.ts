@@ -4,8 +4,7 @@ import {
   ActivityLog,
   AppConfig,
   ClientInfo,
-  CredentialsRevokedEvent,
-  domainEvent,
+  credentialsRevoked,
   Paginated,
   paginated,
   PageQuery,
@@ -24,9 +23,6 @@ import { SessionResponse } from './dto/session.response';
 import { Session } from './session.entity';
 import { SessionActivity } from './session-activity';
 import { SessionGrantRow, SessionsRepository } from './sessions.repository';
-
-/** Streams held with the account's credentials check them again, so none outlives a revoked credential. */
-export const revoked = (accountId: string) => domainEvent<CredentialsRevokedEvent>('credentials.revoked', accountId, {});
 
 @Injectable()
 export class SessionsService {
@@ -75,7 +71,7 @@ export class SessionsService {
       if (session.revokedAt || session.expiresAt <= new Date()) return null;
       if (stored.usedAt) {
         await this.repository.markRevoked(m, session.id);
-        publish(revoked(session.accountId));
+        publish(credentialsRevoked(session.accountId));
         return 'reused' as const;
       }
       await this.repository.markRefreshTokenUsed(m, stored.id);
@@ -94,14 +90,14 @@ export class SessionsService {
   /** Ends a live session in the caller's transaction; false if it was not live. */
   async end(m: EntityManager, publish: Publish, sessionId: string): Promise<boolean> {
     const accountId = await this.repository.revoke(m, sessionId);
-    if (accountId) publish(revoked(accountId));
+    if (accountId) publish(credentialsRevoked(accountId));
     return accountId !== null;
   }
 
   /** Ends the account's sessions but one; after COMMIT, open notification streams of the ended ones close. */
   async endAllExcept(manager: EntityManager, publish: Publish, accountId: string, keepSessionId: string | null): Promise<void> {
     await this.repository.revokeAllExcept(manager, accountId, keepSessionId);
-    publish(revoked(accountId));
+    publish(credentialsRevoked(accountId));
   }
 
   async list(principal: Principal, query: PageQuery): Promise<Paginated<SessionResponse>> {
@@ -119,7 +115,7 @@ export class SessionsService {
     currentSessionOf(principal);
     const done = await this.tx.run(async (m, publish) => {
       if (!(await this.repository.revokeForAccount(m, principal.loginId, sessionId))) return false;
-      publish(revoked(principal.loginId));
+      publish(credentialsRevoked(principal.loginId));
       await this.activityLog.record(m, {
         accountId: principal.loginId,
         action: 'session.revoke',

@@ -34,3 +34,8 @@ export type DomainEventNamed<N extends DomainEvent['name']> = Extract<DomainEven
 export function domainEvent<E extends DomainEvent>(name: E['name'], accountId: string, payload: E['payload']): E {
   return { name, accountId, payload, occurredAt: new Date() } as E;
 }
+
+/** Held-open things (streams, consoles, MCP sessions) of the account, or of the login, check their credential again. */
+export function credentialsRevoked(accountId: string): CredentialsRevokedEvent {
+  return domainEvent<CredentialsRevokedEvent>('credentials.revoked', accountId, {});
+}

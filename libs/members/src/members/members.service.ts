@@ -4,8 +4,7 @@ import { AccountsService, MemberRow } from '@app/accounts';
 import { ApiKeysService } from '@app/api-keys';
 import {
   ActivityLog,
-  CredentialsRevokedEvent,
-  domainEvent,
+  credentialsRevoked,
   PageQuery,
   Paginated,
   paginated,
@@ -64,7 +63,7 @@ export class MembersService {
       if (!roleAllows(role, target.role)) {
         await this.apiKeys.revokeAllOfMember(m, publish, accountId, memberId, { caller: principal }, 'role_lowered');
       }
-      publish(revoked(accountId));
+      publish(credentialsRevoked(accountId));
       await this.activity.record(m, {
         accountId,
         action: 'member.role_change',
@@ -102,7 +101,7 @@ export class MembersService {
         leaving ? 'member_left' : 'member_removed',
       );
       await this.accounts.removeMember(m, memberId);
-      publish(revoked(accountId));
+      publish(credentialsRevoked(accountId));
       await this.record(m, principal, target, leaving);
     });
   }
@@ -124,6 +123,3 @@ export class MembersService {
     await this.mail.memberChanged(m, await this.accounts.ownerEmails(m, accountId), account?.name ?? accountId, what);
   }
 }
-
-/** Streams, consoles and MCP sessions on the account check their credential (and its role) again at once. */
-export const revoked = (accountId: string) => domainEvent<CredentialsRevokedEvent>('credentials.revoked', accountId, {});
