@@ -26,7 +26,7 @@ function skipOnPglite(): false {
   process.stderr.write('Skipping the operator-CLI-process libvirt tests on PGlite: the embedded database takes one process.\n');
   return false;
 }
-
+/** Three boots of a TCG guest and a few CLI runs, or a test that waits for a guest to start and stop: about 30 s on an idle machine, past the 60 s default on a busy one. */
 /** Three boots of a TCG guest and a few CLI runs: about 30 s on an idle machine, far more on a busy one. */
 const SLOW = 240_000;
 
@@ -164,7 +164,7 @@ interface Action {
     expect(await domstate(vps.domain)).toBe('shut off');
     expect(await powerStateOf(vps.id)).toBe('stopped');
     expect((await act(fast, vps.id, 'stop').expect(409)).body.code).toBe('invalid_state');
-  });
+  }, SLOW);
 
   it(
     'stops a Linux guest gracefully on ACPI, starts it, and reboots it (a new QEMU process, no forced power-off)',
@@ -209,7 +209,7 @@ interface Action {
     expect(observed).toContainEqual({ details: { from: 'running', to: 'stopped' } });
     const list = await request(fast.http).get('/api/services?pageSize=100').set('Authorization', owner.bearer).expect(200);
     expect(list.body.data.find((s: { id: string }) => s.id === other.id).instance.powerState).toBe('stopped');
-  });
+  }, SLOW);
 
   it('answers two concurrent starts with one 202 and one 409', async () => {
     const vps = stopped[1];
@@ -218,7 +218,7 @@ interface Action {
     const accepted = answers.find((res) => res.status === 202)!;
     expect(await settle(fast, vps.id, accepted.body.id)).toMatchObject({ status: 'succeeded' });
     expect(await domstate(vps.domain)).toBe('running');
-  });
+  }, SLOW);
 
   it('sets a fresh VNC password with a validity time on the domain for each console', async () => {
     const vps = running[2];
