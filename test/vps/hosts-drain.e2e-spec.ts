@@ -65,13 +65,21 @@ describe('Hosts: drain and durable moves (issue 40)', () => {
         .get('/metrics')
         .expect(200)
     ).text;
-  /** Moves ended by outcome on /metrics, less what earlier files of this worker's database left. */
+  /** Moves ended by mode and outcome on /metrics ('cold succeeded': n), less what earlier files of this worker's database left. */
   let before: Record<string, number> = {};
   const movesCounted = async () => {
     const counted: Record<string, number> = {};
-    for (const [, outcome, n] of (await metrics()).matchAll(/^vps_moves_total\{outcome="(\w+)"\} (\d+)$/gm))
-      counted[outcome] = Number(n) - (before[outcome] ?? 0);
+    for (const [, mode, outcome, n] of (await metrics()).matchAll(/^vps_moves_total\{mode="(\w+)",outcome="(\w+)"\} (\d+)$/gm))
+      counted[`${mode} ${outcome}`] = Number(n) - (before[`${mode} ${outcome}`] ?? 0);
     return counted;
+  };
+  const noMoves = {
+    'cold succeeded': 0,
+    'cold rolled_back': 0,
+    'cold failed': 0,
+    'live succeeded': 0,
+    'live rolled_back': 0,
+    'live failed': 0,
   };
   const moveOf = (id: string) =>
     sqlRows<{ status: string; from_host: string; to_host: string; was_running: boolean; attempts: number; last_error: string | null }>(
@@ -116,19 +124,19 @@ describe('Hosts: drain and durable moves (issue 40)', () => {
     await smtp.stop();
   });
 
-  it('drains a host: a stopped VPS moved cold, a running one stopped, moved and started again with its customer told', async () => {
+  it('drains a host --cold: a stopped VPS moved cold, a running one stopped, moved and started again with its customer told', async () => {
     expect((await cli('host:set', '--name', 'drain-b', '--state', 'disabled')).code).toBe(0);
     const stopped = await provision('stopped');
     const running = await provision();
     expect([await hostOf(stopped), await hostOf(running)]).toEqual(['drain-a', 'drain-a']);
     expect((await cli('host:set', '--name', 'drain-b', '--state', 'enabled')).code).toBe(0);
 
-    const drained = await cli('host:drain', '--name', 'drain-a');
+    const drained = await cli('host:drain', '--name', 'drain-a', '--cold');
     expect(drained.stderr).toBe('');
     expect(drained.code).toBe(0);
     expect(drained.lines).toEqual([
-      { id: stopped, from: 'drain-a', to: 'drain-b', outcome: 'moved' },
-      { id: running, from: 'drain-a', to: 'drain-b', outcome: 'moved' },
+      { id: stopped, from: 'drain-a', to: 'drain-b', outcome: 'moved', mode: 'cold', downtimeMs: null },
+      { id: running, from: 'drain-a', to: 'drain-b', outcome: 'moved', mode: 'cold', downtimeMs: null },
     ]);
     expect([await hostOf(stopped), await hostOf(running)]).toEqual(['drain-b', 'drain-b']);
     expect(await powerOf(stopped)).toBe('stopped');
@@ -148,12 +156,12 @@ describe('Hosts: drain and durable moves (issue 40)', () => {
     await smtp.waitForMail(owner.email, /is moving to another host/);
     await smtp.waitForMail(owner.email, /is running on its new host/);
 
-    expect(await movesCounted()).toEqual({ succeeded: 2, rolled_back: 0, failed: 0 });
+    expect(await movesCounted()).toEqual({ ...noMoves, 'cold succeeded': 2 });
     // Run again: nothing is left on it.
     expect(await cli('host:drain', '--name', 'drain-a')).toMatchObject({ code: 0, lines: [] });
   });
 
-  it('a VPS with no room on another host stays where it is, running, and the drain exits 65; run again, it goes on', async () => {
+  it('a VPS with no room on another host stays where it is, running, and the drain exits 65; run again, it goes on, the running VPS live', async () => {
     const running = made[1];
     const drained = await cli('host:drain', '--name', 'drain-b');
     expect(drained.code).toBe(65);
@@ -168,10 +176,22 @@ describe('Hosts: drain and durable moves (issue 40)', () => {
     expect((await cli('host:set', '--name', 'drain-a', '--state', 'enabled')).code).toBe(0);
     const again = await cli('host:drain', '--name', 'drain-b');
     expect(again.stderr).toBe('');
-    expect(again.lines.map((line) => line.outcome)).toEqual(['moved', 'moved']);
+    expect(again.lines.map((line) => [line.outcome, line.mode])).toEqual([
+      ['moved', 'cold'],
+      ['moved', 'live'],
+    ]);
     expect(await hostOf(running)).toBe('drain-a');
     expect(await powerOf(running)).toBe('running');
     expect(await listed('drain-b')).toMatchObject({ vpsCount: 0, memoryMb: { used: 0 } });
+    expect((await moveOf(running)).at(-1)).toMatchObject({ status: 'succeeded', was_running: true });
+    // Moved live: told once, after, that nothing is asked of them; never that it is being shut down.
+    const live = await waitFor(
+      async () => (await notificationsOf(t, owner)).filter((n) => n.entity?.id === running && n.type === 'instance_move_finished'),
+      (told) => told.length === 2,
+    );
+    expect(live.map((n) => n.body).join('\n')).toContain('was moved to another host while it ran');
+    expect((await notificationsOf(t, owner)).filter((n) => n.entity?.id === running && n.type === 'instance_move_started')).toHaveLength(1);
+    await smtp.waitForMail(owner.email, /was moved to another host, no action needed/);
   });
 
   it('a move a dead process left is resumed by the job and finished', async () => {
@@ -208,19 +228,37 @@ describe('Hosts: drain and durable moves (issue 40)', () => {
     expect(await powerOf(id)).toBe('stopped');
     expect(await listed('drain-a')).toMatchObject({ vpsCount: 1, memoryMb: { used: 1024 } });
     expect(await listed('drain-b')).toMatchObject({ vpsCount: 1, memoryMb: { used: 1024 } });
-    expect(await movesCounted()).toEqual({ succeeded: 5, rolled_back: 1, failed: 0 });
+    expect(await movesCounted()).toEqual({ ...noMoves, 'cold succeeded': 4, 'cold rolled_back': 1, 'live succeeded': 1 });
   });
 
-  it('service:move moves a running VPS only with --stop, and starts it again on the new host', async () => {
+  it('service:move moves a running VPS only with --live or --stop: --stop starts it again on the new host, --live keeps it running', async () => {
     const running = made[1];
     expect(await hostOf(running)).toBe('drain-a');
     expect((await cli('service:move', '--id', running, '--to', 'drain-b')).stderr).toBe(
-      'invalid_state: Only a stopped VPS is moved: stop it first.\n',
+      'invalid_state: Only a stopped VPS is moved without --live or --stop: stop it first.\n',
     );
+    expect(await cli('service:move', '--id', running, '--to', 'drain-b', '--live', '--stop')).toMatchObject({
+      code: 64,
+      stderr: expect.stringContaining('--live and --stop are one or the other'),
+    });
     const moved = await cli('service:move', '--id', running, '--to', 'drain-b', '--stop');
     expect(moved.stderr).toBe('');
-    expect(moved.lines).toEqual([{ id: running, from: 'drain-a', to: 'drain-b' }]);
+    expect(moved.lines).toEqual([{ id: running, from: 'drain-a', to: 'drain-b', mode: 'cold', downtimeMs: null }]);
     expect(await powerOf(running)).toBe('running');
+    const live = await cli('service:move', '--id', running, '--to', 'drain-a', '--live');
+    expect(live.stderr).toBe('');
+    expect(live.lines).toEqual([{ id: running, from: 'drain-b', to: 'drain-a', mode: 'live', downtimeMs: null }]);
+    expect(await powerOf(running)).toBe('running');
+    expect(await hostOf(running)).toBe('drain-a');
+    const [record] = await sqlRows<{ live: boolean }>(
+      t.db,
+      `SELECT live FROM vps_relocations WHERE service_id = $1 ORDER BY created_at DESC LIMIT 1`,
+      [running],
+    );
+    expect(record.live).toBe(true);
+    expect((await cli('service:move', '--id', running, '--to', 'drain-b', '--live')).lines).toMatchObject([
+      { to: 'drain-b', mode: 'live' },
+    ]);
   });
 
   it('a moving VPS keeps its forwarded SSH port when it is free on the new host, and gets another when it is not', async () => {

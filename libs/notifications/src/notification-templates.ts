@@ -188,7 +188,9 @@ function describe(event: DomainEvent): NewNotification | null {
         severity: running ? 'info' : 'warning',
         title: running ? `${p.serviceName} is running on its new host` : `${p.serviceName} is stopped after its move`,
         body: running
-          ? `${p.serviceName} was moved to another host and started again.`
+          ? p.live
+            ? `${p.serviceName} was moved to another host while it ran, for maintenance of its old one. No action is needed: its processes, address and data are as they were.`
+            : `${p.serviceName} was moved to another host and started again.`
           : `${p.serviceName} could not be started again after the maintenance of its host: it is stopped. Start it, or open a support ticket if it does not start.`,
         ...about('service', p.serviceId),
       };

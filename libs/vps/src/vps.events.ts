@@ -60,7 +60,11 @@ export type InstanceAccessEvent =
  */
 export type InstanceMoveEvent =
   | DomainEventBase<'instance.move_started', { serviceId: string; serviceName: string; moveId: string }>
-  | DomainEventBase<'instance.move_finished', { serviceId: string; serviceName: string; moveId: string; outcome: 'running' | 'stopped' }>;
+  | DomainEventBase<
+      'instance.move_finished',
+      /** `live`: moved while it ran (no stop, no earlier notice). */
+      { serviceId: string; serviceName: string; moveId: string; outcome: 'running' | 'stopped'; live?: boolean }
+    >;
 
 /**
  * The host of a VPS died and the operator evacuated it: it was made again on another

@@ -70,12 +70,31 @@ export function registerHostGauges(registry: Registry, services: VpsGauges): voi
   });
   new Counter({
     name: 'vps_moves_total',
-    help: 'Moves of VPSes between hosts that ended (service:move, host:drain), by outcome: succeeded, rolled_back or failed.',
-    labelNames: ['outcome'] as const,
+    help: 'Moves of VPSes between hosts that ended (service:move, host:drain), by mode (cold or live) and outcome: succeeded, rolled_back or failed.',
+    labelNames: ['mode', 'outcome'] as const,
     registers: [registry],
     async collect() {
       this.reset();
-      for (const [outcome, n] of Object.entries(await services.moves())) this.inc({ outcome }, n);
+      const counts = await services.moves();
+      for (const mode of ['cold', 'live'] as const) for (const [outcome, n] of Object.entries(counts[mode])) this.inc({ mode, outcome }, n);
+    },
+  });
+  new Counter({
+    name: 'vps_live_move_downtime_seconds_total',
+    help: 'The pause guests saw in the live moves that succeeded, summed (libvirt measures each; divide by vps_live_moves_timed_total for the mean).',
+    registers: [registry],
+    async collect() {
+      this.reset();
+      this.inc((await services.moves()).liveDowntime.seconds);
+    },
+  });
+  new Counter({
+    name: 'vps_live_moves_timed_total',
+    help: 'Live moves that succeeded with a downtime measured by libvirt.',
+    registers: [registry],
+    async collect() {
+      this.reset();
+      this.inc((await services.moves()).liveDowntime.count);
     },
   });
 }

@@ -89,6 +89,8 @@ export interface NetworkConfig {
 export interface HostsConfig {
   placementPolicy: 'spread' | 'pack';
   unreachableGraceSeconds: number;
+  /** A live move still running this long is aborted: the VPS stays running on its old host. */
+  migrationTimeoutSeconds: number;
 }
 
 /** Backups of VPS disks: an S3 bucket off the hypervisors, or a local folder (the embedded default). */

@@ -15,6 +15,11 @@ export interface MachinePlace {
 export type RecreatedDisk =
   { from: 'backup'; open: () => Promise<Readable>; sizeBytes: number; seed: GuestSeed } | { from: 'image'; boot: GuestBoot };
 
+/** What a live move measured: the guest's pause at the switch-over; null where nothing measured it (a move a dead process began). */
+export interface LiveMoved {
+  downtimeMs: number | null;
+}
+
 /** What a VPS's machine is made again with on its new host. */
 export interface RecreatedMachine {
   vcpus: number;
@@ -34,6 +39,12 @@ export interface RecreatedMachine {
  */
 export abstract class MachineRelocator {
   abstract copy(instance: InstanceRef, to: RelocationTarget): Promise<void>;
+  /**
+   * `live`: a running machine moved to the new host while it runs (its local disks copied along), the
+   * old host's definition and disks removed after. One that fails, or runs past `timeoutMs` (aborted),
+   * leaves the machine running on the old host; one already done (a resumed move) is not done again.
+   */
+  abstract migrate(instance: InstanceRef, to: RelocationTarget, timeoutMs: number): Promise<LiveMoved>;
   /** Where the machine is now (a rolled-back copy decides by it). */
   abstract locate(instance: InstanceRef, to: HostTarget): Promise<MachinePlace>;
   /** Removes the copy on the new host of a machine the old host verifiably still has (a rolled-back copy). */
@@ -45,6 +56,11 @@ export abstract class MachineRelocator {
 export class SimulatedMachineRelocator extends MachineRelocator {
   copy(): Promise<void> {
     return Promise.resolve();
+  }
+
+  /** Nothing runs to pause: no downtime is measured. */
+  migrate(): Promise<LiveMoved> {
+    return Promise.resolve({ downtimeMs: null });
   }
 
   /** A simulated machine moves with its record: until the record is settled it is where the record says. */

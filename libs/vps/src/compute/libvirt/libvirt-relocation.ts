@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ComputeProviderError, InstanceRef } from '../compute-provider';
 import type { HostTarget } from '../../hosts/host.entity';
-import { MachinePlace, MachineRelocator, RecreatedMachine, RelocationTarget } from '../machine-relocator';
+import { LiveMoved, MachinePlace, MachineRelocator, RecreatedMachine, RelocationTarget } from '../machine-relocator';
 import { seedFiles } from './cloud-init-seed';
 import type { DeploymentMarks } from './deployment-marks';
 import { uploadStream } from './disk-exports';
@@ -11,6 +11,7 @@ import { powerStateOf } from './domain-state';
 import { renderDomain, withDeploymentMark } from './domain-xml';
 import type { LibvirtConnections } from './libvirt-connections';
 import { LibvirtInventory } from './libvirt-inventory';
+import { migrateLive } from './live-migration';
 import type { NetworkFilters } from './libvirt-network-filters';
 import type { LibvirtParts } from './libvirt-parts';
 import { withVpsFilter } from './network-filters';
@@ -35,6 +36,8 @@ const isNotFound = (err: unknown) => err instanceof ComputeProviderError && err.
  * (`vol-upload`, as a restore does) or a new overlay on the image (as a rebuild does), the seed is
  * written, and the domain is defined from the template with this deployment's mark and started if
  * the VPS ran. What an earlier try left on the new host goes first: a half-written disk is worth nothing.
+ * `migrate` (live): the hosts reach each other; the running domain goes over with libvirt's live
+ * migration, its root disk copied into a volume made first on the new host, its seed uploaded there.
  */
 export class LibvirtRelocation extends MachineRelocator {
   private readonly connections: LibvirtConnections;
@@ -85,6 +88,48 @@ export class LibvirtRelocation extends MachineRelocator {
     if (onOld !== null) await this.undefine(from, name);
     await this.removeVolumes(from, instance.serviceId);
     await this.filters.remove(from, instance.serviceId);
+  }
+
+  async migrate(instance: InstanceRef, to: RelocationTarget, timeoutMs: number): Promise<LiveMoved> {
+    const from = this.connections.uriOf(instance);
+    const name = nameOf(instance);
+    if (from === to.uri) return { downtimeMs: null };
+    const [onOld, onNew] = [await this.state(from, name), await this.state(to.uri, name)];
+    if (onOld === null) {
+      if (onNew === null) throw new ComputeProviderError('not_found', 'The machine is on neither host.');
+      // Moved before the process that moved it died: only the old host's disks are left to remove.
+      await this.forget(from, instance.serviceId);
+      return { downtimeMs: null };
+    }
+    await this.marks.refuseForeign(from, name);
+    if (onNew !== null) throw new ComputeProviderError('invalid_state', 'A live move of the machine is under way.', true);
+    if (powerStateOf(onOld) !== 'running')
+      throw new ComputeProviderError('invalid_state', 'The machine is not running: it is not moved live.');
+    const xml = await this.run(from, ['dumpxml', '--migratable', '--security-info', name]);
+    const local = localVolumeDisks(xml);
+    if (local.length)
+      throw new ComputeProviderError(
+        'invalid_state',
+        `The machine has ${local.length} volume(s) in its host's own pool (VOLUME_BACKEND=local).`,
+      );
+    const root = rootVolumeOf(instance.serviceId);
+    const { capacity } = await this.pool.sizes(from, root);
+    await this.pool.ensure(to.uri);
+    await this.pool.remove(to.uri, root);
+    await this.run(to.uri, ['vol-create-as', '--pool', this.pool.name, '--name', root, '--capacity', `${capacity}b`, '--format', 'qcow2']);
+    await this.copyVolume(from, to.uri, seedVolumeOf(instance.serviceId), 'raw');
+    const moved = withVpsFilter(withSshPort(xml, to.sshPort), instance.serviceId);
+    await this.filters.beforeDefine(to.uri, instance.serviceId, moved);
+    try {
+      const done = await migrateLive(this.virsh, from, to.uri, name, moved, timeoutMs);
+      await this.forget(from, instance.serviceId);
+      return done;
+    } catch (err) {
+      // Still on the old host (libvirt's own rollback): what was made for it on the new one goes.
+      if ((await this.state(from, name)) !== null && (await this.state(to.uri, name)) === null)
+        await this.forget(to.uri, instance.serviceId);
+      throw err;
+    }
   }
 
   async locate(instance: InstanceRef, to: HostTarget): Promise<MachinePlace> {
@@ -140,6 +185,12 @@ export class LibvirtRelocation extends MachineRelocator {
     await this.filters.beforeDefine(uri, instance.serviceId, marked);
     await withXmlFile(marked, (file) => this.run(uri, ['define', file]));
     if (machine.powerOn) await this.run(uri, ['start', name]);
+  }
+
+  /** A host the machine is not on: its disks and its filter go. */
+  private async forget(uri: string, serviceId: string): Promise<void> {
+    await this.removeVolumes(uri, serviceId);
+    await this.filters.remove(uri, serviceId);
   }
 
   private async removeVolumes(uri: string, serviceId: string): Promise<void> {

@@ -6,14 +6,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The operator's service:move: a stopped VPS's machine, cold, to another host of its
- * region; with --stop a running one is stopped, moved and started again (its customer told).
+ * region; a running one with --live while it runs (its customer told after), or with --stop (or
+ * --cold) stopped, moved and started again (its customer told before and after).
  */
 @Injectable()
 export class ServiceMoveCommand extends CliCommand {
   readonly name = 'service:move';
-  readonly usage = 'service:move --id <service> --to <host> [--stop]';
+  readonly usage = 'service:move --id <service> --to <host> [--live | --stop]';
   readonly options = ['id', 'to'];
-  override readonly flags = ['stop'];
+  override readonly flags = ['live', 'stop', 'cold'];
 
   constructor(private readonly relocations: VpsRelocations) {
     super();
@@ -23,6 +24,8 @@ export class ServiceMoveCommand extends CliCommand {
     const id = requireArg(args, 'id').toLowerCase();
     if (!UUID.test(id)) throw new CliUsageError('--id must be a service id (a UUID)');
     const to = requireArg(args, 'to');
-    return [await this.relocations.move(id, to, args.stop === true)];
+    const cold = args.stop === true || args.cold === true;
+    if (cold && args.live === true) throw new CliUsageError('--live and --stop are one or the other');
+    return [await this.relocations.move(id, to, args.live === true ? 'live' : cold ? 'cold' : null)];
   }
 }

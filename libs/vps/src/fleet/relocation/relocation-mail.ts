@@ -8,8 +8,8 @@ type Named<N extends InstanceMoveEvent['name']> = Extract<InstanceMoveEvent, { n
 
 /**
  * Mails the account's owner about a relocation of its VPS: before a running VPS is stopped for
- * its disk to be copied to another host and after it is started there (`host:drain`, `service:move
- * --stop`), and once one whose host died was made again elsewhere, restored from the backup of a
+ * its disk to be copied to another host and after it is started there (`host:drain --cold`,
+ * `service:move --stop`), once after a running VPS was moved live (`host:drain`, `service:move --live`), and once one whose host died was made again elsewhere, restored from the backup of a
  * given time (what was written since is lost) or rebuilt from its image (its data is lost).
  * Sent after COMMIT through the mail queue.
  */
@@ -33,9 +33,18 @@ export class RelocationMail {
     return this.mail.send(
       event.accountId,
       event.payload.serviceId,
-      running ? `${name} is running on its new host` : `${name} is stopped after its move`,
       running
-        ? [`${name} was moved to another host and is running again.`]
+        ? event.payload.live
+          ? `${name} was moved to another host, no action needed`
+          : `${name} is running on its new host`
+        : `${name} is stopped after its move`,
+      running
+        ? event.payload.live
+          ? [
+              `${name} was moved to another host while it ran, for maintenance of the host it ran on. No action is needed.`,
+              'Its processes kept running; its address, SSH port and data are as they were. It paused for a moment at the switch-over.',
+            ]
+          : [`${name} was moved to another host and is running again.`]
         : [
             `${name} could not be started again after the maintenance of its host: it is stopped. Start it, or open a support ticket if it does not start.`,
           ],

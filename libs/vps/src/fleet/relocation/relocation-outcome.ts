@@ -79,12 +79,15 @@ export class RelocationOutcome {
     this.logger.log(`VPS ${work.serviceId} made again from ${work.fromHost} on ${work.toHost}: ${outcome}`);
   }
 
-  /** The VPS stays where it was: stopped after a copy, in its last known state when it was to be made again. */
+  /**
+   * The VPS stays where it was: stopped after a cold copy, running after a live one (it never stopped; its
+   * customer was not told of it), in its last known state when it was to be made again.
+   */
   async rolledBack(work: RelocationWork, error: Failure): Promise<void> {
     await this.end(work, 'rolled_back', error, async (m, publish) => {
       await this.giveBack(m, work);
-      await this.instances.setPowerState(m, work.serviceId, work.plan?.powerState ?? 'stopped');
-      this.told(work, publish, 'stopped');
+      await this.instances.setPowerState(m, work.serviceId, work.live ? 'running' : (work.plan?.powerState ?? 'stopped'));
+      if (!work.live) this.told(work, publish, 'stopped');
     });
     this.logger.warn(`Relocation of VPS ${work.serviceId} to ${work.toHost} rolled back: it stays on ${work.fromHost} (${error.message})`);
   }
@@ -110,10 +113,10 @@ export class RelocationOutcome {
     await this.network.undo(m, work.serviceId, work.toHostId);
   }
 
-  /** A running VPS's copy: its customer was told before, and is told how it ended. */
+  /** A running VPS's copy: its customer was told before a cold one, and is told how either ended. */
   private told(work: RelocationWork, publish: Publish, outcome: 'running' | 'stopped'): void {
     if (work.source !== 'copy' || !work.wasRunning) return;
-    const payload = { serviceId: work.serviceId, serviceName: work.serviceName, moveId: work.id, outcome };
+    const payload = { serviceId: work.serviceId, serviceName: work.serviceName, moveId: work.id, outcome, live: work.live };
     publish(domainEvent<InstanceMoveEvent>('instance.move_finished', work.accountId, payload));
   }
 

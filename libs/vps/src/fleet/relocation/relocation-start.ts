@@ -20,12 +20,16 @@ export interface RelocationBegun {
   to: string;
 }
 
+/** How a running VPS is moved: kept running (libvirt's live migration) or stopped, copied and started again; null: only a stopped one moves. */
+export type RunningMove = 'live' | 'cold' | null;
+
 /**
  * Begins a relocation in one transaction under the service's row lock: the room is held on
  * the new host (the one named, or the best other enabled host of the region by placement's
  * ranking), its SSH port leased there, the VPS shows `provisioning` (power actions answer 409),
- * and the record and its job are written. A copy takes a stopped VPS (a running one with
- * `stopRunning`: the job stops it, its customer is told now); a machine made again (the old host
+ * and the record and its job are written. A copy takes a stopped VPS; a running one is moved live
+ * (`live`: it keeps running, its customer is told after) or cold (`cold`: the job stops it, its
+ * customer is told now); a machine made again (the old host
  * is dead) takes its latest backup or its image, planned here. Refusals throw RelocationRefused.
  */
 @Injectable()
@@ -43,14 +47,16 @@ export class RelocationStart {
   ) {}
 
   /** The disk copied from the old host; `target` null: the best other host of the region. */
-  copy(serviceId: string, target: HostRow | null, stopRunning: boolean): Promise<RelocationBegun> {
+  copy(serviceId: string, target: HostRow | null, running: RunningMove): Promise<RelocationBegun> {
     return this.begin(async (m, publish) => {
       const vps = await this.states.lockById(m, serviceId);
       if (!vps?.powerState || vps.status === 'terminated') throw RelocationRefused.notFound('Service');
       const wasRunning = vps.powerState === 'running';
-      if (vps.powerState !== 'stopped' && !(wasRunning && stopRunning))
+      if (vps.powerState !== 'stopped' && !(wasRunning && running))
         throw refused(
-          wasRunning || !stopRunning ? 'Only a stopped VPS is moved: stop it first.' : `The VPS is ${vps.powerState}: it is not moved now.`,
+          wasRunning || !running
+            ? 'Only a stopped VPS is moved without --live or --stop: stop it first.'
+            : `The VPS is ${vps.powerState}: it is not moved now.`,
         );
       if (target && vps.region !== target.region) throw refused(`Host ${target.name} is not in the VPS's region (${vps.region}).`);
       if (target && vps.host?.id === target.id) throw refused(`The VPS is on ${target.name} already.`);
@@ -61,8 +67,9 @@ export class RelocationStart {
       const to = await this.hold(m, vps.region ?? '', need, vps.host.id, target);
       const toSshPort = await this.network.lease(m, serviceId, vps.host.id, to.id);
       const from = { id: vps.host.id, name: vps.host.name };
-      const begun = await this.write(m, { serviceId, source: 'copy', from, to, need, wasRunning, toSshPort });
-      if (wasRunning)
+      const live = wasRunning && running === 'live';
+      const begun = await this.write(m, { serviceId, source: 'copy', from, to, need, wasRunning, live, toSshPort });
+      if (wasRunning && !live)
         publish(
           domainEvent<InstanceMoveEvent>('instance.move_started', vps.accountId, {
             serviceId,
@@ -119,6 +126,7 @@ export class RelocationStart {
     return begun;
   }
 
+  /** A live move too: the machine runs throughout, but no action of the customer may begin on it meanwhile. */
   private async write(m: EntityManager, relocation: NewRelocation): Promise<RelocationBegun> {
     await this.instances.setPowerState(m, relocation.serviceId, 'provisioning');
     const relocationId = await this.relocations.insert(m, relocation);

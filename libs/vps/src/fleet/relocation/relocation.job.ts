@@ -105,6 +105,7 @@ export class RelocationJob implements OnModuleInit {
   }
 
   private async copy(work: RelocationWork, machine: MachineState, settled: boolean): Promise<void> {
+    if (work.live) return this.migrate(work, machine, settled);
     let ref = instanceRef(work.serviceId, machine);
     if (!settled) {
       const to = await this.target(work);
@@ -114,6 +115,18 @@ export class RelocationJob implements OnModuleInit {
       ref = instanceRef(work.serviceId, (await this.instances.machineOf(work.serviceId))!);
     }
     if (work.wasRunning) await this.power(ref, 'start', `move-${work.id}-start`);
+    await this.outcome.succeeded(work);
+  }
+
+  /** Live: the machine runs throughout; a failed migration is not tried again (it leaves the machine running on the old host). */
+  private async migrate(work: RelocationWork, machine: MachineState, settled: boolean): Promise<void> {
+    if (!settled) {
+      const to = await this.target(work);
+      const timeoutMs = this.config.hosts.migrationTimeoutSeconds * 1000;
+      const moved = await this.relocator.migrate(instanceRef(work.serviceId, machine), { ...to, sshPort: work.toSshPort }, timeoutMs);
+      await this.relocations.recordDowntime(work.id, moved.downtimeMs);
+      await this.outcome.settle(work);
+    }
     await this.outcome.succeeded(work);
   }
 

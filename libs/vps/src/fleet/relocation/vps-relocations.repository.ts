@@ -15,6 +15,8 @@ export interface NewRelocation {
   to: { id: string; name: string };
   need: HostNeed;
   wasRunning: boolean;
+  /** A copy of a running machine by live migration (it keeps running). */
+  live?: boolean;
   toSshPort: number | null;
   backupId?: string | null;
   plan?: RecreatePlan | null;
@@ -34,6 +36,7 @@ export interface RelocationWork {
   toHost: string;
   need: HostNeed;
   wasRunning: boolean;
+  live: boolean;
   toSshPort: number | null;
   /** A recreated machine's plan; null for a copy. */
   plan: RecreatePlan | null;
@@ -49,6 +52,8 @@ export interface RelocationRecord {
   fromHost: string;
   toHost: string;
   status: RelocationStatus;
+  live: boolean;
+  downtimeMs: number | null;
   backupId: string | null;
   errorCode: string | null;
   lastError: string | null;
@@ -56,8 +61,15 @@ export interface RelocationRecord {
 
 export type Ended = Exclude<RelocationStatus, 'running'>;
 
-const RECORD = `r.id, r.service_id AS "serviceId", r.source, r.from_host AS "fromHost", r.to_host AS "toHost", r.status,
-  r.backup_id AS "backupId", r.error_code AS "errorCode", r.last_error AS "lastError"`;
+export interface MoveCounts {
+  cold: Record<Ended, number>;
+  live: Record<Ended, number>;
+  /** The live moves that succeeded with a measured downtime: its sum and their count. */
+  liveDowntime: { seconds: number; count: number };
+}
+
+const RECORD = `r.id, r.service_id AS "serviceId", r.source, r.from_host AS "fromHost", r.to_host AS "toHost", r.status, r.live,
+  r.downtime_ms AS "downtimeMs", r.backup_id AS "backupId", r.error_code AS "errorCode", r.last_error AS "lastError"`;
 const cut = (error: string | null | undefined) => error?.slice(0, 2000) ?? null;
 
 /** All SQL on vps_relocations: the durable record of each relocation of a VPS to another host. */
@@ -69,8 +81,8 @@ export class VpsRelocationsRepository implements LeaseStore<string, RelocationWo
     const row = await sqlFirst<{ id: string }>(
       manager,
       `INSERT INTO vps_relocations (service_id, source, from_host_id, from_host, to_host_id, to_host, vcpus, memory_mb, disk_gb, was_running,
-                                    to_ssh_port, backup_id, plan)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
+                                    to_ssh_port, backup_id, plan, live)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
       [
         r.serviceId,
         r.source,
@@ -85,6 +97,7 @@ export class VpsRelocationsRepository implements LeaseStore<string, RelocationWo
         r.toSshPort,
         r.backupId ?? null,
         r.plan ? JSON.stringify(r.plan) : null,
+        r.live ?? false,
       ],
     );
     return row!.id;
@@ -102,7 +115,7 @@ export class VpsRelocationsRepository implements LeaseStore<string, RelocationWo
        SELECT l.id, l.service_id AS "serviceId", s.account_id AS "accountId", s.name AS "serviceName", s.status AS "serviceStatus",
               l.source, l.from_host_id AS "fromHostId", l.to_host_id AS "toHostId", l.from_host AS "fromHost", l.to_host AS "toHost",
               json_build_object('vcpus', l.vcpus, 'memoryMb', l.memory_mb, 'diskGb', l.disk_gb) AS need,
-              l.was_running AS "wasRunning", l.to_ssh_port AS "toSshPort", l.plan, l.attempts, l.last_error AS "lastError"
+              l.was_running AS "wasRunning", l.live, l.to_ssh_port AS "toSshPort", l.plan, l.attempts, l.last_error AS "lastError"
          FROM leased l JOIN services s ON s.id = l.service_id`,
       [id, seconds],
     );
@@ -122,6 +135,11 @@ export class VpsRelocationsRepository implements LeaseStore<string, RelocationWo
       `UPDATE vps_relocations SET lease_until = NULL, last_error = coalesce($2, last_error), updated_at = now() WHERE id = $1 AND status = 'running'`,
       [id, cut(error)],
     );
+  }
+
+  /** The pause a live move's guest saw at the switch-over, as libvirt measured it. */
+  async recordDowntime(id: string, downtimeMs: number | null): Promise<void> {
+    await runSql(this.dataSource, `UPDATE vps_relocations SET downtime_ms = $2, updated_at = now() WHERE id = $1`, [id, downtimeMs]);
   }
 
   /** Ends a running relocation; false when it had ended already. */
@@ -191,14 +209,23 @@ export class VpsRelocationsRepository implements LeaseStore<string, RelocationWo
     return rows.map((row) => row.id);
   }
 
-  /** Copies (moves) ended, by outcome, for /metrics. */
-  async moveCounts(): Promise<Record<Ended, number>> {
-    const rows = await sqlRows<{ status: RelocationStatus; n: number }>(
+  /** Copies (moves) ended, by how (cold or live) and outcome, and the live ones' downtime, for /metrics. */
+  async moveCounts(): Promise<MoveCounts> {
+    const rows = await sqlRows<{ live: boolean; status: RelocationStatus; n: number; downtime: number; timed: number }>(
       this.dataSource,
-      `SELECT status, count(*)::int AS n FROM vps_relocations WHERE source = 'copy' AND status <> 'running' GROUP BY status`,
+      `SELECT live, status, count(*)::int AS n, coalesce(sum(downtime_ms), 0)::float8 AS downtime, count(downtime_ms)::int AS timed
+         FROM vps_relocations WHERE source = 'copy' AND status <> 'running' GROUP BY live, status`,
     );
-    const counts = { succeeded: 0, rolled_back: 0, failed: 0 };
-    for (const row of rows) if (row.status !== 'running') counts[row.status] = row.n;
+    const counts: MoveCounts = {
+      cold: { succeeded: 0, rolled_back: 0, failed: 0 },
+      live: { succeeded: 0, rolled_back: 0, failed: 0 },
+      liveDowntime: { seconds: 0, count: 0 },
+    };
+    for (const row of rows) {
+      if (row.status === 'running') continue;
+      counts[row.live ? 'live' : 'cold'][row.status] = row.n;
+      if (row.live && row.status === 'succeeded') counts.liveDowntime = { seconds: row.downtime / 1000, count: row.timed };
+    }
     return counts;
   }
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { HostRow } from '../../hosts/host.entity';
 import { HostsRepository } from '../../hosts/hosts.repository';
 import { RelocationError, RelocationRefused } from './relocation-error';
-import { RelocationBegun, RelocationStart } from './relocation-start';
+import { RelocationBegun, RelocationStart, RunningMove } from './relocation-start';
 import { RelocationJob } from './relocation.job';
 import { RelocationRecord, VpsRelocationsRepository } from './vps-relocations.repository';
 
@@ -10,6 +10,9 @@ export interface MoveDone {
   id: string;
   from: string;
   to: string;
+  /** `live`: the VPS ran throughout, paused for `downtimeMs` at the switch-over; `cold`: copied while stopped. */
+  mode: 'live' | 'cold';
+  downtimeMs: number | null;
 }
 
 /**
@@ -28,19 +31,19 @@ export class VpsRelocations {
     private readonly relocations: VpsRelocationsRepository,
   ) {}
 
-  /** `stopRunning`: a running VPS is stopped, moved and started again; without it only a stopped one moves. */
-  async move(serviceId: string, toName: string, stopRunning = false): Promise<MoveDone> {
+  /** `running`: how a running VPS moves (live, or stopped and started again); null: only a stopped one moves. */
+  async move(serviceId: string, toName: string, running: RunningMove = null): Promise<MoveDone> {
     const target = await this.hosts.byName(toName);
     if (!target) throw RelocationRefused.notFound('Host');
-    return this.moved(await this.start.copy(serviceId, target, stopRunning), serviceId);
+    return this.moved(await this.start.copy(serviceId, target, running), serviceId);
   }
 
-  /** To the best other enabled host of its region (a drain); a running VPS is stopped and started again. */
-  async moveAway(serviceId: string): Promise<MoveDone> {
-    const running = await this.relocations.runningFor(serviceId);
-    const begun = running
-      ? { relocationId: running.id, from: running.fromHost, to: running.toHost }
-      : await this.start.copy(serviceId, null, true);
+  /** To the best other enabled host of its region (a drain); a running VPS is moved live, or `cold`: stopped and started again. */
+  async moveAway(serviceId: string, running: 'live' | 'cold' = 'live'): Promise<MoveDone> {
+    const under = await this.relocations.runningFor(serviceId);
+    const begun = under
+      ? { relocationId: under.id, from: under.fromHost, to: under.toHost }
+      : await this.start.copy(serviceId, null, running);
     return this.moved(begun, serviceId);
   }
 
@@ -59,9 +62,12 @@ export class VpsRelocations {
   private async moved(begun: RelocationBegun, serviceId: string): Promise<MoveDone> {
     await this.job.runToEnd(begun.relocationId);
     const record = await this.relocations.find(begun.relocationId);
-    if (record?.status === 'succeeded') return { id: serviceId, from: begun.from, to: begun.to };
+    if (record?.status === 'succeeded')
+      return { id: serviceId, from: begun.from, to: begun.to, mode: record.live ? 'live' : 'cold', downtimeMs: record.downtimeMs };
     const how =
-      record?.status === 'rolled_back' ? `was rolled back: the VPS stays on ${begun.from}` : `ended on ${begun.to}, the VPS stopped`;
+      record?.status === 'rolled_back'
+        ? `was rolled back: the VPS stays on ${begun.from}${record.live ? ', running' : ''}`
+        : `ended on ${begun.to}, the VPS stopped`;
     throw new RelocationError('invalid_state', `The move to ${begun.to} ${how} (${record?.lastError ?? 'no error recorded'}).`);
   }
 }
