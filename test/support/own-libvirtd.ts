@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemTmpdir } from './temp-folder';
@@ -34,7 +35,8 @@ export async function startOwnLibvirtd(): Promise<OwnLibvirtd> {
   for (const path of Object.values(paths)) mkdirSync(path, { recursive: true });
   mkdirSync(join(paths.config, 'libvirt'), { recursive: true });
   writeFileSync(join(paths.config, 'libvirt', 'qemu.conf'), 'stdio_handler = "file"\n');
-  writeFileSync(join(paths.config, 'libvirt', 'libvirtd.conf'), 'log_outputs = "3:stderr"\n');
+  // A host UUID of its own: libvirt refuses to migrate a machine to a daemon with its own (this machine's).
+  writeFileSync(join(paths.config, 'libvirt', 'libvirtd.conf'), `log_outputs = "3:stderr"\nhost_uuid = "${randomUUID()}"\n`);
   for (const path of [dir, ...Object.values(paths), join(paths.config, 'libvirt')]) chownSync(path, NOBODY, NOBODY);
   for (const file of ['qemu.conf', 'libvirtd.conf']) chownSync(join(paths.config, 'libvirt', file), NOBODY, NOBODY);
   chmodSync(dir, 0o755);

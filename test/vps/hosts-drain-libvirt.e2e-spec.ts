@@ -134,9 +134,9 @@ const REGION = 'eu-west';
       const uuid = await virsh(daemons.a, 'domuuid', `svc-${id}`);
       expect((await cli('host:set', '--name', 'drain-b', '--state', 'enabled')).code).toBe(0);
 
-      const drained = await cli('host:drain', '--name', 'drain-a');
+      const drained = await cli('host:drain', '--name', 'drain-a', '--cold');
       expect(drained.stderr).toBe('');
-      expect(drained.lines).toEqual([{ id, from: 'drain-a', to: 'drain-b', outcome: 'moved' }]);
+      expect(drained.lines).toEqual([{ id, from: 'drain-a', to: 'drain-b', outcome: 'moved', mode: 'cold', downtimeMs: null }]);
 
       expect(await domainsOf(daemons.b)).toEqual([`svc-${id}`]);
       expect(await virsh(daemons.b, 'domuuid', `svc-${id}`)).toBe(uuid);
@@ -214,5 +214,37 @@ const REGION = 'eu-west';
       expect(shown.body.instance.powerState).toBe('stopped');
     },
     BOOT_MS,
+  );
+
+  it(
+    'moves the running VPS live: the same boot and processes go on, its clock ticks without a gap, SSH answers at its new port, nothing is left on the old host',
+    async () => {
+      expect((await cli('host:set', '--name', 'drain-a', '--state', 'enabled')).code).toBe(0);
+      // A process writing the guest's time ten times a second, started before the move.
+      const started = await sshWhenUp(
+        `nohup sh -c 'while :; do date +%s.%N >> /root/ticks; sleep 0.1; done' >/dev/null 2>&1 & echo $!; cat /proc/sys/kernel/random/boot_id`,
+      );
+      const [writer, bootId] = started.stdout.split('\n');
+      const uptime = async () => Number((await ssh('cut -d" " -f1 /proc/uptime')).stdout);
+      const before = await uptime();
+
+      const moved = await cli('service:move', '--id', id!, '--to', 'drain-a', '--live');
+      expect(moved.stderr).toBe('');
+      expect(moved.lines).toEqual([{ id, from: 'drain-b', to: 'drain-a', mode: 'live', downtimeMs: expect.any(Number) }]);
+      expect(await domainsOf(daemons.a)).toEqual([`svc-${id}`]);
+      expect(await domainsOf(daemons.b, '--all')).toEqual([`svc-${second}`]);
+      expect((await volumesOf(daemons.b)).filter((v) => v.includes(id!))).toEqual([]);
+
+      // Over SSH at the port the service shows now: the same boot, the writer still running, uptime went on.
+      const after = await sshWhenUp(`cat /proc/sys/kernel/random/boot_id; kill -0 ${writer} && echo alive; cat /root/data`);
+      expect(after.stdout.split('\n')).toEqual([bootId, 'alive', 'moved-with-me']);
+      expect(await uptime()).toBeGreaterThan(before);
+      const ticks = (await ssh('cat /root/ticks')).stdout.split('\n').map(Number);
+      const gaps = ticks.slice(1).map((tick, i) => tick - ticks[i]);
+      expect(Math.max(...gaps)).toBeLessThan(2);
+      const shown = await t!.get(`/api/services/${id}`, owner.bearer).expect(200);
+      expect(shown.body.instance.powerState).toBe('running');
+    },
+    2 * BOOT_MS,
   );
 });

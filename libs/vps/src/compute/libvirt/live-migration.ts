@@ -14,7 +14,7 @@ const VIRSH_GRACE_MS = 60_000;
 export function migrationAddress(uri: string): string {
   let host = '';
   try {
-    host = new URL(uri).hostname;
+    host = new URL(uri).hostname.replace(/^\[(.*)\]$/, '$1');
   } catch {
     host = '';
   }
@@ -59,14 +59,13 @@ export async function migrateLive(
       await migrating;
     } catch (err) {
       const said = err instanceof ComputeProviderError ? (err.operatorDetail ?? err.message) : String(err);
+      // Only operators read a relocation's error (its record, their command line): libvirt's own words are kept in it.
       if (timedOut)
         throw new ComputeProviderError(
           'migration_timeout',
-          `The live move did not end within ${timeoutMs / 1000} s and was aborted.`,
-          false,
-          said,
+          `The live move did not end within ${timeoutMs / 1000} s and was aborted (${said}).`,
         );
-      throw new ComputeProviderError('migration_failed', 'The hypervisor refused the live move.', false, said);
+      throw new ComputeProviderError('migration_failed', `The hypervisor refused the live move: ${said}`);
     } finally {
       clearTimeout(timer);
     }

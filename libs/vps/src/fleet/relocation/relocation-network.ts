@@ -14,7 +14,8 @@ export const sshScope = (hostId: string): string => `ssh-port:host:${hostId}`;
  * A relocated VPS's forwarded SSH port (user networking): each hypervisor forwards its own
  * ports (leases scoped `ssh-port:host:<id>`), so the relocation leases one on the new host, the same
  * number when it is free there; the old host's goes when it settles, the new one's when it is
- * rolled back. Bridged VPSes keep their addresses: nothing to do.
+ * rolled back. A live move takes another number: both machines run at once, and every host forwards
+ * on the same NETWORK_SSH_LISTEN address. Bridged VPSes keep their addresses: nothing to do.
  */
 @Injectable()
 export class RelocationNetwork {
@@ -27,11 +28,15 @@ export class RelocationNetwork {
   ) {}
 
   /** A copy, in the transaction that holds the room: the port leased on the new host, null without one. */
-  async lease(manager: EntityManager, serviceId: string, fromHostId: string, toHostId: string): Promise<number | null> {
+  async lease(manager: EntityManager, serviceId: string, fromHostId: string, toHostId: string, live = false): Promise<number | null> {
     if (this.config.network.mode !== 'user' || !(await this.leases.holds(manager, serviceId, sshScope(fromHostId)))) return null;
-    const same = await this.leases.carry(manager, serviceId, sshScope(fromHostId), sshScope(toHostId));
-    if (same !== null) return Number(same);
-    const network = await this.allocator.allocate(manager, serviceId, `host:${toHostId}`);
+    let current: number | undefined;
+    if (live) current = Number((await this.leases.valuesOf(manager, serviceId)).find((l) => l.scope === sshScope(fromHostId))?.value);
+    else {
+      const same = await this.leases.carry(manager, serviceId, sshScope(fromHostId), sshScope(toHostId));
+      if (same !== null) return Number(same);
+    }
+    const network = await this.allocator.allocate(manager, serviceId, `host:${toHostId}`, current);
     return network.mode === 'user' ? network.sshPort : null;
   }
 

@@ -65,9 +65,9 @@ export class RelocationStart {
       if (await this.vps.inRescue(m, serviceId)) throw refused('A VPS in rescue mode is not moved.');
       const need: HostNeed = { vcpus: allocation.vcpus, memoryMb: allocation.memoryMb, diskGb: allocation.diskGb };
       const to = await this.hold(m, vps.region ?? '', need, vps.host.id, target);
-      const toSshPort = await this.network.lease(m, serviceId, vps.host.id, to.id);
-      const from = { id: vps.host.id, name: vps.host.name };
       const live = wasRunning && running === 'live';
+      const toSshPort = await this.network.lease(m, serviceId, vps.host.id, to.id, live);
+      const from = { id: vps.host.id, name: vps.host.name };
       const begun = await this.write(m, { serviceId, source: 'copy', from, to, need, wasRunning, live, toSshPort });
       if (wasRunning && !live)
         publish(

@@ -19,8 +19,11 @@ export class NetworkAllocator {
     private readonly leases: NetworkLeasesRepository,
   ) {}
 
-  /** `where`: the VPS's region, or `host:<id>` for one placed on a host (each hypervisor forwards its own ports). */
-  async allocate(manager: EntityManager, serviceId: string, where: string): Promise<GuestNetwork> {
+  /**
+   * `where`: the VPS's region, or `host:<id>` for one placed on a host (each hypervisor forwards its own ports);
+   * `avoidPort`: a forwarded port not to take (the one a live-moving VPS's old machine still holds).
+   */
+  async allocate(manager: EntityManager, serviceId: string, where: string, avoidPort?: number): Promise<GuestNetwork> {
     const { network } = this.config;
     const mac = macAddressOf(serviceId);
     if (network.mode === 'user') {
@@ -28,7 +31,7 @@ export class NetworkAllocator {
       const port = await this.take(
         manager,
         serviceId,
-        { scope: `ssh-port:${where}`, valueOf: 'v::text', from, to, skip: [] },
+        { scope: `ssh-port:${where}`, valueOf: 'v::text', from, to, skip: avoidPort ? [avoidPort] : [] },
         'NETWORK_SSH_PORTS',
       );
       return { mode: 'user', mac, sshHost: network.sshListen, sshPort: Number(port) };
