@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, Server } from 'node:net';
 import { join } from 'node:path';
 import { DEFAULT_DOMAIN_TEMPLATE } from '../../libs/vps/src/compute/libvirt/domain-xml';
 import { sqlRows } from '@app/core';
@@ -247,4 +248,46 @@ const REGION = 'eu-west';
     },
     2 * BOOT_MS,
   );
+
+  it(
+    'a live move the new host refuses (every migration port of its QEMU taken) leaves the VPS running where it was, nothing of it there',
+    async () => {
+      const bootId = (await ssh('cat /proc/sys/kernel/random/boot_id')).stdout;
+      const ports = Array.from({ length: MIGRATION_PORTS.to - MIGRATION_PORTS.from + 1 }, (_, i) => MIGRATION_PORTS.from + i);
+      const taken = await Promise.all(ports.map((port) => listenOn(port)));
+      try {
+        const moved = await cli('service:move', '--id', id!, '--to', 'drain-b', '--live');
+        expect(moved.code).toBe(65);
+        expect(moved.stderr).toMatch(
+          /^invalid_state: The move to drain-b was rolled back: the VPS stays on drain-a, running \(The hypervisor refused the live move: /,
+        );
+      } finally {
+        await Promise.all(taken.map((server) => new Promise((resolve) => server?.close(resolve))));
+      }
+      expect(await domainsOf(daemons.a)).toEqual([`svc-${id}`]);
+      expect((await volumesOf(daemons.b)).filter((v) => v.includes(id!))).toEqual([]);
+      expect((await ssh('cat /proc/sys/kernel/random/boot_id')).stdout).toBe(bootId);
+      const shown = await t!.get(`/api/services/${id}`, owner.bearer).expect(200);
+      expect(shown.body.instance.powerState).toBe('running');
+      const [record] = await sqlRows<{ status: string; live: boolean }>(
+        t!.db,
+        `SELECT status, live FROM vps_relocations WHERE service_id = $1 ORDER BY created_at DESC LIMIT 1`,
+        [id],
+      );
+      expect(record).toEqual({ status: 'rolled_back', live: true });
+    },
+    BOOT_MS,
+  );
 });
+
+/** libvirt's default range for QEMU's incoming migration (qemu.conf migration_port_min/max). */
+const MIGRATION_PORTS = { from: 49152, to: 49215 };
+
+/** A listener on 127.0.0.1:port; null when something listens there already (it is taken either way). */
+function listenOn(port: number): Promise<Server | null> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(null));
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
+}

@@ -231,7 +231,7 @@ const REGION = 'eu-west';
 
       const moved = await cli('service:move', '--id', id, '--to', `host-${to}`);
       expect(moved.stderr).toBe('');
-      expect(moved.lines[0]).toEqual({ id, from: `host-${from}`, to: `host-${to}` });
+      expect(moved.lines[0]).toEqual({ id, from: `host-${from}`, to: `host-${to}`, mode: 'cold', downtimeMs: null });
       expect(await domainsOf(daemons[to])).toContain(`svc-${id}`);
       expect(await domainsOf(daemons[from])).not.toContain(`svc-${id}`);
       expect(await virsh(daemons[to], 'domuuid', `svc-${id}`)).toBe(uuid);

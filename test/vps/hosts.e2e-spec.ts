@@ -177,7 +177,7 @@ describe('Hosts: operator commands and placement (issue 40)', () => {
     });
     expect((await cli('service:move', '--id', id, '--to', 'nowhere')).stderr).toMatch(/^not_found: /);
     expect((await cli('service:move', '--id', made[3], '--to', to)).stderr).toBe(
-      'invalid_state: Only a stopped VPS is moved: stop it first.\n',
+      'invalid_state: Only a stopped VPS is moved without --live or --stop: stop it first.\n',
     );
 
     // Room on the other host (each holds two vps-xs).
@@ -185,7 +185,7 @@ describe('Hosts: operator commands and placement (issue 40)', () => {
     const before = await used();
     const moved = await cli('service:move', '--id', id, '--to', to);
     expect(moved.stderr).toBe('');
-    expect(moved.lines[0]).toEqual({ id, from, to });
+    expect(moved.lines[0]).toEqual({ id, from, to, mode: 'cold', downtimeMs: null });
     expect(await hostOf(id)).toBe(to);
     expect(await used()).toEqual({ [from]: (before[from] as number) - 1, [to]: (before[to] as number) + 1 });
     const shown = await t.get(`/api/services/${id}`, account.bearer).expect(200);
