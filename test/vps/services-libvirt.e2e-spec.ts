@@ -145,26 +145,30 @@ interface Action {
     }
   });
 
-  it('starts, and stops a guest that ignores ACPI by powering it off after COMPUTE_STOP_TIMEOUT_SECONDS, saying so', async () => {
-    const vps = stopped[0];
-    const start = await act(fast, vps.id, 'start').expect(202);
-    expect(await settle(fast, vps.id, start.body.id)).toMatchObject({ status: 'succeeded', error: null, notice: null });
-    expect(await domstate(vps.domain)).toBe('running');
-    expect(await powerStateOf(vps.id)).toBe('running');
+  it(
+    'starts, and stops a guest that ignores ACPI by powering it off after COMPUTE_STOP_TIMEOUT_SECONDS, saying so',
+    async () => {
+      const vps = stopped[0];
+      const start = await act(fast, vps.id, 'start').expect(202);
+      expect(await settle(fast, vps.id, start.body.id)).toMatchObject({ status: 'succeeded', error: null, notice: null });
+      expect(await domstate(vps.domain)).toBe('running');
+      expect(await powerStateOf(vps.id)).toBe('running');
 
-    const began = Date.now();
-    const stop = await act(fast, vps.id, 'stop').expect(202);
-    const done = await settle(fast, vps.id, stop.body.id);
-    expect(Date.now() - began).toBeGreaterThanOrEqual(3000);
-    expect(done).toMatchObject({
-      status: 'succeeded',
-      error: null,
-      notice: { code: 'forced_power_off', message: expect.stringContaining('3 s') },
-    });
-    expect(await domstate(vps.domain)).toBe('shut off');
-    expect(await powerStateOf(vps.id)).toBe('stopped');
-    expect((await act(fast, vps.id, 'stop').expect(409)).body.code).toBe('invalid_state');
-  }, SLOW);
+      const began = Date.now();
+      const stop = await act(fast, vps.id, 'stop').expect(202);
+      const done = await settle(fast, vps.id, stop.body.id);
+      expect(Date.now() - began).toBeGreaterThanOrEqual(3000);
+      expect(done).toMatchObject({
+        status: 'succeeded',
+        error: null,
+        notice: { code: 'forced_power_off', message: expect.stringContaining('3 s') },
+      });
+      expect(await domstate(vps.domain)).toBe('shut off');
+      expect(await powerStateOf(vps.id)).toBe('stopped');
+      expect((await act(fast, vps.id, 'stop').expect(409)).body.code).toBe('invalid_state');
+    },
+    SLOW,
+  );
 
   it(
     'stops a Linux guest gracefully on ACPI, starts it, and reboots it (a new QEMU process, no forced power-off)',
@@ -190,35 +194,43 @@ interface Action {
     SLOW,
   );
 
-  it('sees a machine stopped or started outside the API: on the next read, and in the reconcile pass', async () => {
-    const [vps, other] = [running[0], running[1]];
-    await virsh('destroy', vps.domain);
-    expect(await powerStateOf(vps.id)).toBe('stopped');
-    expect((await act(fast, vps.id, 'stop').expect(409)).body.code).toBe('invalid_state');
-    await virsh('start', vps.domain);
-    expect((await act(fast, vps.id, 'start').expect(409)).body.code).toBe('invalid_state');
-    expect(await powerStateOf(vps.id)).toBe('running');
+  it(
+    'sees a machine stopped or started outside the API: on the next read, and in the reconcile pass',
+    async () => {
+      const [vps, other] = [running[0], running[1]];
+      await virsh('destroy', vps.domain);
+      expect(await powerStateOf(vps.id)).toBe('stopped');
+      expect((await act(fast, vps.id, 'stop').expect(409)).body.code).toBe('invalid_state');
+      await virsh('start', vps.domain);
+      expect((await act(fast, vps.id, 'start').expect(409)).body.code).toBe('invalid_state');
+      expect(await powerStateOf(vps.id)).toBe('running');
 
-    await virsh('destroy', other.domain);
-    // This pass, or the apps' own scheduled one a moment before it: either records what it saw.
-    await fast.app.get(PowerStateSync).reconcile();
-    const observed = await fast.db.query(
-      `SELECT details FROM activity_events WHERE entity_id = $1 AND action = 'instance.power_state_observed'`,
-      [other.id],
-    );
-    expect(observed).toContainEqual({ details: { from: 'running', to: 'stopped' } });
-    const list = await request(fast.http).get('/api/services?pageSize=100').set('Authorization', owner.bearer).expect(200);
-    expect(list.body.data.find((s: { id: string }) => s.id === other.id).instance.powerState).toBe('stopped');
-  }, SLOW);
+      await virsh('destroy', other.domain);
+      // This pass, or the apps' own scheduled one a moment before it: either records what it saw.
+      await fast.app.get(PowerStateSync).reconcile();
+      const observed = await fast.db.query(
+        `SELECT details FROM activity_events WHERE entity_id = $1 AND action = 'instance.power_state_observed'`,
+        [other.id],
+      );
+      expect(observed).toContainEqual({ details: { from: 'running', to: 'stopped' } });
+      const list = await request(fast.http).get('/api/services?pageSize=100').set('Authorization', owner.bearer).expect(200);
+      expect(list.body.data.find((s: { id: string }) => s.id === other.id).instance.powerState).toBe('stopped');
+    },
+    SLOW,
+  );
 
-  it('answers two concurrent starts with one 202 and one 409', async () => {
-    const vps = stopped[1];
-    const answers = await Promise.all([act(fast, vps.id, 'start'), act(fast, vps.id, 'start')]);
-    expect(answers.map((res) => res.status).sort()).toEqual([202, 409]);
-    const accepted = answers.find((res) => res.status === 202)!;
-    expect(await settle(fast, vps.id, accepted.body.id)).toMatchObject({ status: 'succeeded' });
-    expect(await domstate(vps.domain)).toBe('running');
-  }, SLOW);
+  it(
+    'answers two concurrent starts with one 202 and one 409',
+    async () => {
+      const vps = stopped[1];
+      const answers = await Promise.all([act(fast, vps.id, 'start'), act(fast, vps.id, 'start')]);
+      expect(answers.map((res) => res.status).sort()).toEqual([202, 409]);
+      const accepted = answers.find((res) => res.status === 202)!;
+      expect(await settle(fast, vps.id, accepted.body.id)).toMatchObject({ status: 'succeeded' });
+      expect(await domstate(vps.domain)).toBe('running');
+    },
+    SLOW,
+  );
 
   it('sets a fresh VNC password with a validity time on the domain for each console', async () => {
     const vps = running[2];
