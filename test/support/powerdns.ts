@@ -61,6 +61,20 @@ export function powerDnsEnv(pdns: PowerDns): Record<string, string> {
  * (zones are Native), no security polling. Caches are off, so dig sees every change at once.
  */
 export async function startPowerDns(): Promise<PowerDns> {
+  // A port found free may be taken by another process before pdns_server binds it: fresh ports, up to three times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePorts();
+    } catch (err) {
+      if (!(err instanceof PortTaken) || attempt === 3) throw err;
+    }
+  }
+}
+
+/** pdns_server said a port it was to bind is in use. */
+class PortTaken extends Error {}
+
+async function startOnFreePorts(): Promise<PowerDns> {
   const dir = mkdtempSync(join(tmpdir(), 'powerdns-'));
   try {
     const database = join(dir, 'pdns.sqlite3');
@@ -147,6 +161,10 @@ class PdnsProcess {
     void this.exited.then(() => (gone = true));
     const deadline = Date.now() + START_TIMEOUT_MS;
     while (!(await this.answers())) {
+      if (/Address already in use/.test(this.output)) {
+        await this.kill();
+        throw new PortTaken(`PowerDNS could not bind its ports: ${this.output}`);
+      }
       if (gone || Date.now() > deadline) {
         const why = gone ? `exited (${child.exitCode ?? child.signalCode})` : `did not answer within ${START_TIMEOUT_MS} ms`;
         await this.kill();
