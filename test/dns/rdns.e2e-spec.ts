@@ -38,6 +38,11 @@ run('Reverse DNS on PowerDNS', () => {
   });
 
   const bridged = async (name: string, ipv4: string, ipv6: string | null, who: TestAccount = owner) => {
+    // The address is written, not leased: a VPS an earlier file of this worker's database left on it
+    // would have its PTR synced to the address too. The address is this test's alone.
+    await t.db.query(`UPDATE vps_instances SET ipv4 = NULL WHERE ipv4 = $1`, [ipv4]);
+    if (ipv6) await t.db.query(`UPDATE vps_instances SET ipv6 = NULL WHERE ipv6 = $1`, [ipv6]);
+    await t.db.query(`DELETE FROM vps_address_ptrs WHERE address = $1 OR address = $2`, [ipv4, ipv6 ?? ipv4]);
     const vps = await createService(t, who.id, { name });
     await t.db.query(`UPDATE vps_instances SET ipv4 = $2, ipv6 = $3, network = '{"mode": "bridge"}' WHERE service_id = $1`, [
       vps.id,
