@@ -38,13 +38,17 @@ function isWellFormedApiKey(key) {
 
 // ---- SQL: the same statements as the API -----------------------------------------------------
 // libs/api-keys/src/api-key-verifier.ts
-const KEY_SQL = `SELECT id, name, account_id, scopes, expires_at, last_used_at, revoked_at,
-        revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AS live
-        FROM api_keys WHERE key_hash = $1`;
+// ApiKeysRepository.findByHash: the key with its member and the member's login (teams).
+const KEY_SQL = `SELECT k.id, k.name, k.account_id, k.scopes, k.expires_at, k.last_used_at, k.revoked_at, k.member_id, l.email,
+        k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now()) AS live
+        FROM api_keys k JOIN account_members m ON m.id = k.member_id JOIN accounts l ON l.id = m.login_id WHERE k.key_hash = $1`;
 const TOUCH_SQL = `UPDATE api_keys SET last_used_at = now()
           WHERE id = ANY($1::uuid[]) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`;
 // libs/auth/src/sessions/sessions.service.ts isLive
-const SESSION_SQL = 'SELECT 1 FROM sessions WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL AND expires_at > now()';
+// SessionsRepository.liveGrant: the live session with the login's membership of the account it acts on.
+const SESSION_SQL = `SELECT m.id AS member_id, l.email FROM sessions s JOIN accounts l ON l.id = s.account_id
+        JOIN account_members m ON m.account_id = coalesce(s.current_account_id, s.account_id) AND m.login_id = s.account_id
+       WHERE s.id = $1 AND s.account_id = $2 AND s.revoked_at IS NULL AND s.expires_at > now()`;
 
 // ServicesRepository.pageStatement in libs/services/src/services.repository.ts (bench/run.js compares this text with the built API's)
 const isoText = (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -127,11 +131,13 @@ const TICKET_OWNED_SQL = 'SELECT id FROM tickets WHERE id = $1 AND account_id = 
 const DISPLAY_NAME_SQL = 'SELECT id, name FROM accounts WHERE id = $1';
 const RECORD_REPLY_SQL = `UPDATE tickets SET status = $2, reply_count = reply_count + 1, last_reply_at = now(), updated_at = now()
         WHERE id = $1 AND status <> 'closed' RETURNING reference, subject`;
-const INSERT_MESSAGE_SQL = `INSERT INTO ticket_messages (ticket_id, author_type, author_name, message) VALUES ($1, $2, $3, $4) RETURNING id`;
+const INSERT_MESSAGE_SQL = `INSERT INTO ticket_messages (ticket_id, author_type, author_name, message, author_member_id, author_email, author_key_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`;
 const INSERT_ACTIVITY_SQL = `INSERT INTO activity_events (account_id, action, entity_type, entity_id, actor_type, actor_id, actor_name, ip, user_agent,
-         request_id, status, details)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb) RETURNING id`;
-const MESSAGE_SQL = 'SELECT id, ticket_id, author_type, author_name, message, created_at FROM ticket_messages WHERE id = $1';
+         request_id, status, details, actor_member_id, actor_email, actor_key_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14, $15) RETURNING id`;
+const MESSAGE_SQL = `SELECT id, ticket_id, author_type, author_name, message, created_at, author_member_id, author_email, author_key_id
+        FROM ticket_messages WHERE id = $1`;
 const ATTACHMENTS_SQL = 'SELECT id FROM attachments WHERE message_id = ANY($1::uuid[]) ORDER BY created_at, id';
 
 module.exports = { ALPHABET, toBase62, isWellFormedApiKey, listServicesQuery, KEY_SQL, SESSION_SQL, UNREAD_SQL, MARK_READ_SQL };
@@ -185,7 +191,15 @@ function start() {
       const row = rows[0];
       if (!row || !row.live) return null;
       if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_GRANULARITY_MS) touched.add(row.id);
-      return { accountId: row.account_id, scopes: row.scopes, kind: 'api_key', id: row.id, name: row.name };
+      return {
+        accountId: row.account_id,
+        scopes: row.scopes,
+        kind: 'api_key',
+        id: row.id,
+        name: row.name,
+        memberId: row.member_id,
+        email: row.email,
+      };
     }
     let claims;
     try {
@@ -195,7 +209,10 @@ function start() {
     }
     if (typeof claims === 'string' || claims.typ !== 'access' || !claims.sub || typeof claims.sid !== 'string') return null;
     const { rows } = await pool.query(SESSION_SQL, [claims.sid, claims.sub]);
-    return rows.length ? { accountId: claims.sub, scopes: ALL_SCOPES, kind: 'access_token', id: claims.sid } : null;
+    const grant = rows[0];
+    return grant
+      ? { accountId: claims.sub, scopes: ALL_SCOPES, kind: 'access_token', id: claims.sid, memberId: grant.member_id, email: grant.email }
+      : null;
   }
 
   function send(res, status, body) {
@@ -430,7 +447,9 @@ function start() {
         await client.query('ROLLBACK');
         return problem(res, 409, 'ticket_closed');
       }
-      messageId = (await client.query(INSERT_MESSAGE_SQL, [ticketId, 'customer', author, text])).rows[0].id;
+      const keyId = principal.kind === 'api_key' ? principal.id : null;
+      messageId = (await client.query(INSERT_MESSAGE_SQL, [ticketId, 'customer', author, text, principal.memberId, principal.email, keyId]))
+        .rows[0].id;
       const actor =
         principal.kind === 'api_key'
           ? ['api_key', principal.id, principal.name]
@@ -447,6 +466,9 @@ function start() {
         req.id,
         'succeeded',
         JSON.stringify({ messageId, attachments: 0 }),
+        principal.memberId,
+        principal.email,
+        keyId,
       ]);
       await client.query('COMMIT');
     } catch (err) {
@@ -459,7 +481,13 @@ function start() {
     await pool.query(ATTACHMENTS_SQL, [[messageId]]);
     send(res, 201, {
       id: message.id,
-      author: { type: message.author_type, name: message.author_name },
+      author: {
+        type: message.author_type,
+        name: message.author_name,
+        memberId: message.author_member_id,
+        email: message.author_email,
+        keyId: message.author_key_id,
+      },
       message: message.message,
       attachments: [],
       createdAt: message.created_at.toISOString(),
