@@ -10,6 +10,7 @@ const RESOURCES = { vcpus: 'vcpus', memory_mb: 'memoryMb', disk_gb: 'diskGb' } a
  * reports the same). The registry collects its metrics at once: the four share one read.
  */
 export function registerHostGauges(registry: Registry, services: VpsGauges): void {
+  const moves = onePerScrape(() => services.moves());
   let reading: Promise<Host[]> | null = null;
   const hosts = () => {
     reading ??= services.hosts().finally(() => setImmediate(() => (reading = null)));
@@ -75,7 +76,7 @@ export function registerHostGauges(registry: Registry, services: VpsGauges): voi
     registers: [registry],
     async collect() {
       this.reset();
-      const counts = await services.moves();
+      const counts = await moves();
       for (const mode of ['cold', 'live'] as const) for (const [outcome, n] of Object.entries(counts[mode])) this.inc({ mode, outcome }, n);
     },
   });
@@ -85,7 +86,7 @@ export function registerHostGauges(registry: Registry, services: VpsGauges): voi
     registers: [registry],
     async collect() {
       this.reset();
-      this.inc((await services.moves()).liveDowntime.seconds);
+      this.inc((await moves()).liveDowntime.seconds);
     },
   });
   new Counter({
@@ -94,7 +95,16 @@ export function registerHostGauges(registry: Registry, services: VpsGauges): voi
     registers: [registry],
     async collect() {
       this.reset();
-      this.inc((await services.moves()).liveDowntime.count);
+      this.inc((await moves()).liveDowntime.count);
     },
   });
+}
+
+/** A scrape collects its metrics side by side: those that start while a read is in flight share it (one query, not one each). */
+function onePerScrape<T>(read: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | null = null;
+  return () =>
+    (pending ??= read().finally(() => {
+      pending = null;
+    }));
 }
