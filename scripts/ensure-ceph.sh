@@ -8,7 +8,7 @@
 # and prints its keys as shell exports, also kept in $CEPH_DIR/admin.env (mode 600).
 #   eval "$(bash scripts/ensure-ceph.sh)"   # then OBJECT_STORAGE_PROVIDER=rgw npm start
 # RGW_BIND (127.0.0.1) is the gateway's listen address (0.0.0.0 in a container).
-set -euo pipefail
+set -Eeuo pipefail
 
 CEPH_DIR=${CEPH_DIR:-/var/lib/hosting-ceph}
 RGW_PORT=${RGW_PORT:-7480}
@@ -19,6 +19,8 @@ PACKAGES="ceph-mon ceph-osd radosgw ceph-common"
 CONF=$CEPH_DIR/ceph.conf
 RUN=$CEPH_DIR/run
 log() { printf '%s\n' "$*" >&2; }
+# A step that fails says which, and what the daemons said last (CI shows only this script's stderr).
+trap 'rc=$?; log "ensure-ceph.sh: \"$BASH_COMMAND\" failed with exit $rc (line $LINENO)"; tail -n 15 "$CEPH_DIR/log/start.log" >&2 2>/dev/null; exit $rc' ERR
 
 if ! command -v ceph-mon >/dev/null || ! command -v ceph-osd >/dev/null || ! command -v radosgw >/dev/null || ! command -v ceph >/dev/null; then
   log "installing $PACKAGES from Debian packages"
@@ -35,12 +37,26 @@ alive() {
 ceph_() { timeout 20 ceph -c "$CONF" --connect-timeout 10 "$@"; }
 gateway_up() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$RGW_PORT" 2>/dev/null; }
 
+# Every daemon of this cluster's configuration, also one whose pid file is gone (a stray OSD of an
+# earlier cluster makes the new osd.0 exit with 250 at start) or one frozen by SIGSTOP (it would
+# hold a TERM until it runs again).
+our_daemons() { pgrep -f -- "^(ceph-mon|ceph-osd|radosgw) -c $CONF( |$)" || true; }
+
 stop_all() {
-  for name in client.rgw.a osd.0 mon.a; do
-    if alive "$name"; then kill "$(cat "$RUN/$name.pid")" 2>/dev/null || true; fi
-  done
-  for _ in $(seq 1 150); do alive client.rgw.a || alive osd.0 || alive mon.a || return 0; sleep 0.2; done
-  for name in client.rgw.a osd.0 mon.a; do alive "$name" && kill -9 "$(cat "$RUN/$name.pid")" 2>/dev/null || true; done
+  local pids
+  pids=$(our_daemons)
+  [ -z "$pids" ] && return 0
+  # shellcheck disable=SC2086
+  kill -CONT $pids 2>/dev/null || true
+  # shellcheck disable=SC2086
+  kill $pids 2>/dev/null || true
+  for _ in $(seq 1 150); do [ -z "$(our_daemons)" ] && return 0; sleep 0.2; done
+  pids=$(our_daemons)
+  # shellcheck disable=SC2086
+  [ -n "$pids" ] && kill -9 $pids 2>/dev/null || true
+  for _ in $(seq 1 50); do [ -z "$(our_daemons)" ] && return 0; sleep 0.2; done
+  log "daemons of $CONF did not stop: $(our_daemons | tr '\n' ' ')"
+  return 1
 }
 
 write_conf() {
@@ -93,10 +109,10 @@ fresh_cluster() {
   fsid=$(cat /proc/sys/kernel/random/uuid)
   write_conf "$fsid"
   monmaptool --create --add a "v1:$MON_ADDR" --fsid "$fsid" "$CEPH_DIR/monmap" >/dev/null
-  ceph-mon -c "$CONF" --mkfs -i a --monmap "$CEPH_DIR/monmap" >/dev/null
+  ceph-mon -c "$CONF" --mkfs -i a --monmap "$CEPH_DIR/monmap" >>"$CEPH_DIR/log/start.log" 2>&1
   ceph-mon -c "$CONF" -i a 2>>"$CEPH_DIR/log/start.log"
   ceph_ osd create >/dev/null
-  ceph-osd -c "$CONF" -i 0 --mkfs >/dev/null 2>&1
+  ceph-osd -c "$CONF" -i 0 --mkfs >>"$CEPH_DIR/log/start.log" 2>&1
   ceph-osd -c "$CONF" -i 0 2>>"$CEPH_DIR/log/start.log"
 }
 
