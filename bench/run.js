@@ -14,6 +14,8 @@
 //          backups, only when named: a VPS disk backed up to Ceph RGW against qemu-img convert and the same upload;
 //          volumes, only when named: a tiny TCG guest's dd through an RBD and a local-pool volume against its own
 //          root disk, bench/volumes.js; alone it needs no database and writes bench/results/volumes.json)
+//          moves, only when named: a tiny TCG guest moved live (idle and busy) between two libvirtds of its own,
+//          and once cold, bench/moves.js; alone it needs no database and writes bench/results/moves.json)
 //          --streams=N  --backup-mb=N (the backups scenario's disk, 128; then one 4x)  --backup-transfer=auto|stream (LIBVIRT_DISK_TRANSFER of the API's backups)
 //          --volume-mb=N (the volumes scenario's dd size, 256)  --rounds=N  --duration=S  --warmup=S  --connections=N
 //          --pool=N (DB_POOL_SIZE of both servers; unset: the API's default)  --db=<name>
@@ -54,6 +56,7 @@ const { writeProfileReport } = require('./profile');
 const { metricsScenario } = require('./metrics');
 const { backupsScenario } = require('./backups');
 const { volumesScenario, volumesSummary, stopVolumes } = require('./volumes');
+const { movesScenario, movesSummary, stopMoves } = require('./moves');
 
 // ---- options -----------------------------------------------------------------------------------
 function parseArgs(argv) {
@@ -600,22 +603,23 @@ async function main() {
   const profiledEnv = (env) => ({ ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() });
   const started = [];
   const cleanup = async () => {
-    await Promise.all([...started.map((p) => stopProcess(p).catch(() => undefined)), stopVolumes()]);
+    await Promise.all([...started.map((p) => stopProcess(p).catch(() => undefined)), stopVolumes(), stopMoves()]);
   };
   process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
   // A bench killed with SIGTERM (kill, pkill) stops its servers too: one left running took the next run's jobs.
   process.on('SIGTERM', () => void cleanup().then(() => process.exit(143)));
 
   // Scenarios that need neither the database nor the servers: named alone, they run without them.
-  if (opts.only && opts.only.every((id) => id === 'volumes')) {
-    const volumesRow = await volumesScenario({ rounds: opts.rounds, volumeMb: opts.volumeMb, log });
+  if (opts.only && opts.only.every((id) => id === 'volumes' || id === 'moves')) {
+    const volumesRow = opts.only.includes('volumes') ? await volumesScenario({ rounds: opts.rounds, volumeMb: opts.volumeMb, log }) : null;
     if (volumesRow) for (const line of volumesSummary(volumesRow)) log(line);
-    const out = opts.out.endsWith('latest.json') ? path.join(ROOT, 'bench/results/volumes.json') : opts.out;
+    const movesRow = opts.only.includes('moves') ? await movesScenario({ rounds: opts.rounds, log }) : null;
+    if (movesRow) for (const line of movesSummary(movesRow)) log(line);
+    const alone = opts.only.length === 1 ? opts.only[0] : 'latest';
+    const out = opts.out.endsWith('latest.json') ? path.join(ROOT, `bench/results/${alone}.json`) : opts.out;
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(
-      out,
-      `${JSON.stringify({ generatedAt: new Date().toISOString(), machine: machine(), volumes: volumesRow }, null, 2)}\n`,
-    );
+    const rows = { ...(volumesRow ? { volumes: volumesRow } : {}), ...(movesRow ? { moves: movesRow } : {}) };
+    fs.writeFileSync(out, `${JSON.stringify({ generatedAt: new Date().toISOString(), machine: machine(), ...rows }, null, 2)}\n`);
     log(`\nWritten to ${path.relative(ROOT, out)}`);
     fs.rmSync(dataDir, { recursive: true, force: true });
     return;
@@ -873,6 +877,8 @@ async function main() {
       : null;
     // 4f. volumes: only when named (libvirt, a TCG guest, and Ceph for the RBD volume)
     const volumesRow = opts.only?.includes('volumes') ? await volumesScenario({ rounds: opts.rounds, volumeMb: opts.volumeMb, log }) : null;
+    // 4g. moves: only when named (two libvirtds of its own and a TCG guest)
+    const movesRow = opts.only?.includes('moves') ? await movesScenario({ rounds: opts.rounds, log }) : null;
 
     const peak = sampler.stop();
     for (const p of [api, baseline]) if (p.child.exitCode !== null) throw new Error(`${p.name} died during the bench:\n${p.tail()}`);
@@ -981,6 +987,7 @@ async function main() {
     }
     // Informational, no target: a TCG guest, and the one-node Ceph keeps its objects in memory.
     if (volumesRow) for (const line of volumesSummary(volumesRow)) log(line);
+    if (movesRow) for (const line of movesSummary(movesRow)) log(line);
     if (webhooksRow) {
       log(
         `Webhooks: API ${webhooksRow.apiPerSecond}/s, bare loop ${webhooksRow.barePerSecond}/s, ratio ${webhooksRow.ratio}; ` +
@@ -1028,6 +1035,7 @@ async function main() {
       metrics: metricsRow,
       backups: backupsRow,
       volumes: volumesRow,
+      moves: movesRow,
       rss,
       targets: checks,
     };

@@ -463,4 +463,4 @@ function volumesSummary(row) {
     });
 }
 
-module.exports = { volumesScenario, volumesSummary, stopVolumes };
+module.exports = { volumesScenario, volumesSummary, stopVolumes, newcArchive, kernel };
