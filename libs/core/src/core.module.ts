@@ -13,9 +13,7 @@ import { PgBossJobQueue } from './jobs/pg-boss-job-queue';
 import { Mailer } from './mail/mailer';
 import { OutboundMail } from './mail/outbound-mail';
 import { OutboxMailer } from './mail/outbox-mailer';
-import { SmtpMailer } from './mail/smtp-mailer';
 import { MemoryRateLimitStore } from './rate-limit/memory-rate-limit.store';
-import { RedisRateLimitStore } from './rate-limit/redis-rate-limit.store';
 import { RateLimitStore } from './rate-limit/rate-limit.store';
 import { PasswordFailures } from './rate-limit/password-failures';
 
@@ -35,15 +33,21 @@ import { PasswordFailures } from './rate-limit/password-failures';
     {
       provide: Mailer,
       inject: [AppConfig],
-      useFactory: (config: AppConfig) =>
-        config.mail.smtpUrl
-          ? new SmtpMailer(config.mail.smtpUrl, config.mail.from)
-          : new OutboxMailer(join(config.dataDir, 'outbox'), config.mail.from),
+      // nodemailer and ioredis load only where they are used (their memory is every replica's otherwise).
+      useFactory: async (config: AppConfig): Promise<Mailer> => {
+        if (!config.mail.smtpUrl) return new OutboxMailer(join(config.dataDir, 'outbox'), config.mail.from);
+        const { SmtpMailer } = await import('./mail/smtp-mailer');
+        return new SmtpMailer(config.mail.smtpUrl, config.mail.from);
+      },
     },
     {
       provide: RateLimitStore,
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => (config.redisUrl ? new RedisRateLimitStore(config.redisUrl) : new MemoryRateLimitStore()),
+      useFactory: async (config: AppConfig): Promise<RateLimitStore> => {
+        if (!config.redisUrl) return new MemoryRateLimitStore();
+        const { RedisRateLimitStore } = await import('./rate-limit/redis-rate-limit.store');
+        return new RedisRateLimitStore(config.redisUrl);
+      },
     },
   ],
   exports: [

@@ -65,7 +65,6 @@ export * from './idempotency/idempotency.decorator';
 export * from './idempotency/idempotency.interceptor';
 export * from './idempotency/idempotency.store';
 export * from './migrations';
-export * from './rate-limit/redis-rate-limit.store';
 export * from './rate-limit/auth-failure-limiter';
 export * from './rate-limit/password-failures';
 export * from './jobs/job-queue';
