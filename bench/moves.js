@@ -13,14 +13,14 @@
 // live move the guest must tick on with its uptime gone on (the same boot). Informational, no
 // target: TCG is slow and noisy. Needs virsh, libvirtd, setpriv, the cloud kernel in /boot,
 // busybox-static and genisoimage; without them it is skipped with a line saying so.
-const { execFile, execFileSync, spawn } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { gzipSync } = require('node:zlib');
-const { newcArchive, kernel } = require('./volumes');
+const { run, has, kernel, newcArchive, quietApiLogs } = require('./tcg-guest');
 
 const LIBS = path.join(__dirname, '../dist/apps/api/libs');
 const LIBVIRTD = '/usr/sbin/libvirtd';
@@ -33,22 +33,7 @@ const MIGRATION_TIMEOUT_MS = 10 * 60_000;
 let pendingCleanup = null;
 let stopping = false;
 
-const run = (file, args, timeout = 120_000) =>
-  new Promise((resolve, reject) =>
-    execFile(file, args, { timeout, encoding: 'utf8' }, (err, stdout, stderr) =>
-      err ? reject(new Error(`${file} ${args.join(' ')}: ${(stderr || err.message).trim().slice(-500)}`)) : resolve(stdout),
-    ),
-  );
-
 function missing() {
-  const has = (cmd) => {
-    try {
-      execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    }
-  };
   if (!has('virsh')) return 'virsh is not installed (libvirt-clients)';
   if (!fs.existsSync(LIBVIRTD)) return `${LIBVIRTD} is missing (libvirt-daemon-system)`;
   if (!has('setpriv')) return 'setpriv is missing (util-linux)';
@@ -99,7 +84,7 @@ async function startDaemon() {
     await sleep(200);
   }
   const uri = `qemu+unix:///session?socket=${socket}`;
-  const virsh = (...args) => run('virsh', ['-c', uri, ...args]);
+  const virsh = (...args) => run('virsh', ['-c', uri, ...args], 120_000);
   await virsh('pool-define-as', 'default', 'dir', '--target', sub('pool'));
   await virsh('pool-start', 'default');
   return {
@@ -208,10 +193,7 @@ async function movesScenario({ rounds = 3, log }) {
     log(`  moves           skipped: ${why}`);
     return null;
   }
-  const { Logger } = require('@nestjs/common');
-  const said = [];
-  const keep = (level) => (message) => said.push(`${level}: ${message}`) > 20 && said.shift();
-  Logger.overrideLogger({ log() {}, debug() {}, verbose() {}, warn: keep('warn'), error: keep('error'), fatal: keep('fatal') });
+  const said = quietApiLogs();
   const { loadConfig } = require(`${LIBS}/core/src`);
   const { LibvirtParts } = require(`${LIBS}/vps/src/compute/libvirt/libvirt-parts`);
   const { LibvirtComputeProvider } = require(`${LIBS}/vps/src/compute/libvirt/libvirt-compute.provider`);

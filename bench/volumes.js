@@ -14,13 +14,14 @@
 // Needs virsh (qemu:///system, pool `default`), the cloud kernel in /boot, busybox-static and
 // genisoimage; without them it is skipped with a line saying so, and without a Ceph cluster that
 // answers (/var/lib/hosting-ceph/ceph.conf) only the local volume is measured.
-const { execFile, execFileSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { gzipSync } = require('node:zlib');
+const { run, has, kernel, newcArchive, quietApiLogs } = require('./tcg-guest');
 
 const CEPH_CONF = path.join(process.env.CEPH_DIR ?? '/var/lib/hosting-ceph', 'ceph.conf');
 const LIBS = path.join(__dirname, '../dist/apps/api/libs');
@@ -33,25 +34,11 @@ const MARK = 'bench-volumes';
 let pendingCleanup = null;
 let stopping = false;
 
-const run = (file, args, timeout = 60_000) =>
-  new Promise((resolve, reject) =>
-    execFile(file, args, { timeout, encoding: 'utf8' }, (err, stdout, stderr) =>
-      err ? reject(new Error(`${file} ${args.join(' ')}: ${(stderr || err.message).trim().slice(-500)}`)) : resolve(stdout),
-    ),
-  );
 const virsh = (...args) => run('virsh', ['-c', URI, ...args]);
 const ceph = (...args) => run('ceph', ['-c', CEPH_CONF, '--connect-timeout', '10', ...args], 30_000);
 
 /** Why the scenario cannot run here, or null. */
 function missing() {
-  const has = (cmd) => {
-    try {
-      execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    }
-  };
   if (!has('virsh')) return 'virsh is not installed (libvirt-clients)';
   try {
     execFileSync('virsh', ['-c', URI, 'version'], { stdio: 'ignore', timeout: 20_000 });
@@ -63,17 +50,6 @@ function missing() {
   if (!has('genisoimage')) return 'genisoimage is not installed (the VPS seed needs it)';
   if (!fs.existsSync(`${LIBS}/vps/src/compute/libvirt/libvirt-compute.provider.js`)) return 'the API is not built (npm run build)';
   return null;
-}
-
-/** Debian's cloud kernel, as test/support/libvirt.ts kernelGuestFolder finds it. */
-function kernel() {
-  return (
-    fs
-      .readdirSync('/boot')
-      .filter((name) => /^vmlinuz-.*-cloud-amd64$/.test(name))
-      .sort()
-      .pop() ?? null
-  );
 }
 
 /** Why RBD cannot be measured (no cluster, or one that does not answer), or null. */
@@ -92,23 +68,6 @@ function cephMonHost() {
   const host = /^\s*mon[ _]host\s*=\s*(?:v[12]:)?(\S+)/m.exec(fs.readFileSync(CEPH_CONF, 'utf8'))?.[1];
   if (!host) throw new Error(`No mon host in ${CEPH_CONF}`);
   return host;
-}
-
-/** The "newc" cpio format the kernel unpacks as its initramfs (test/support/libvirt.ts newcArchive). */
-function newcArchive(files) {
-  const parts = [];
-  const pad = (length) => Buffer.alloc((4 - (length % 4)) % 4);
-  const entry = (name, mode, data, ino) => {
-    const fields = [ino, mode, 0, 0, 1, 0, data.length, 0, 0, 0, 0, name.length + 1, 0];
-    const head = Buffer.concat([
-      Buffer.from(`070701${fields.map((n) => n.toString(16).padStart(8, '0')).join('')}`),
-      Buffer.from(`${name}\0`),
-    ]);
-    parts.push(head, pad(head.length), data, pad(data.length));
-  };
-  files.forEach((file, i) => entry(file.name, file.mode, file.data ?? Buffer.alloc(0), i + 1));
-  entry('TRAILER!!!', 0, Buffer.alloc(0), 0);
-  return Buffer.concat(parts);
 }
 
 /**
@@ -261,12 +220,8 @@ async function volumesScenario({ rounds = 3, volumeMb = 256, log }) {
   const noCeph = await cephMissing();
   if (noCeph) log(`  volumes         RBD skipped: ${noCeph}; the local-pool volume only`);
 
-  // The API's own code, compiled. Its log lines stay out of the bench's output (a virsh that fails
-  // while it looks is no news); its last warnings and errors are told when the scenario fails.
-  const { Logger } = require('@nestjs/common');
-  const said = [];
-  const keep = (level) => (message) => said.push(`${level}: ${message}`) > 20 && said.shift();
-  Logger.overrideLogger({ log() {}, debug() {}, verbose() {}, warn: keep('warn'), error: keep('error'), fatal: keep('fatal') });
+  // The API's own code, compiled, its logs kept quiet.
+  const said = quietApiLogs();
   const { loadConfig } = require(`${LIBS}/core/src`);
   const { LibvirtParts } = require(`${LIBS}/vps/src/compute/libvirt/libvirt-parts`);
   const { LibvirtComputeProvider } = require(`${LIBS}/vps/src/compute/libvirt/libvirt-compute.provider`);
@@ -463,4 +418,4 @@ function volumesSummary(row) {
     });
 }
 
-module.exports = { volumesScenario, volumesSummary, stopVolumes, newcArchive, kernel };
+module.exports = { volumesScenario, volumesSummary, stopVolumes };
