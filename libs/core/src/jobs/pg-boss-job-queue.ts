@@ -129,10 +129,7 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
       if (announced.has(name)) return;
       announced.add(name);
     }
-    const notice = sqlRows(manager ?? this.dataSource.manager, 'SELECT pg_notify($1, $2)', [JOB_WAKE_CHANNEL, name]);
-    // Outside a transaction the job is in already: a lost notice is found at the next poll, and the
-    // send must not look failed (its caller could send it twice).
-    await (inTransaction ? notice : notice.catch((err: Error) => this.logger.warn(`Job ${name} queued, its notice lost: ${err.message}`)));
+    await sqlRows(manager ?? this.dataSource.manager, 'SELECT pg_notify($1, $2)', [JOB_WAKE_CHANNEL, name]);
   }
 
   /**
