@@ -11,11 +11,7 @@ const RESOURCES = { vcpus: 'vcpus', memory_mb: 'memoryMb', disk_gb: 'diskGb' } a
  */
 export function registerHostGauges(registry: Registry, services: VpsGauges): void {
   const moves = onePerScrape(() => services.moves());
-  let reading: Promise<Host[]> | null = null;
-  const hosts = () => {
-    reading ??= services.hosts().finally(() => setImmediate(() => (reading = null)));
-    return reading;
-  };
+  const hosts = onePerScrape<Host[]>(() => services.hosts());
   new Gauge({
     name: 'host_capacity',
     help: 'Capacity of each hypervisor host by resource (vCPUs with the overcommit), used or free.',
@@ -100,11 +96,11 @@ export function registerHostGauges(registry: Registry, services: VpsGauges): voi
   });
 }
 
-/** A scrape collects its metrics side by side: those that start while a read is in flight share it (one query, not one each). */
+/**
+ * A scrape collects its metrics side by side: those that start while a read is in flight, or in the
+ * same turn of the event loop as it ends, share it (one query, not one each).
+ */
 function onePerScrape<T>(read: () => Promise<T>): () => Promise<T> {
   let pending: Promise<T> | null = null;
-  return () =>
-    (pending ??= read().finally(() => {
-      pending = null;
-    }));
+  return () => (pending ??= read().finally(() => setImmediate(() => (pending = null))));
 }
