@@ -9,8 +9,8 @@ import { createApp } from '../../apps/api/src/http/create-app';
 import { buildOpenApiDocument } from '../../apps/api/src/http/openapi';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { contractViolations, recordResponses, RecordedResponse } from './contract';
-import { freshDataDir, RUN_DIR_ENV } from './test-database';
-import { testEnv } from './test-env';
+import { AppDatabase, createAppDatabase, freshDataDir, RUN_DIR_ENV } from './test-database';
+import { TEST_DATABASE_URL, testEnv } from './test-env';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -29,15 +29,25 @@ export interface TestApp {
  * the slowest part of a start.
  */
 export async function startTestApp(overrides: Record<string, string | undefined> = {}, logging?: AppLogging): Promise<TestApp> {
+  // Counted as open from here: an app started beside it (Promise.all) sees it.
+  const open = { configuration: configurationKey(overrides) };
+  const ownDatabase = needsOwnDatabase(overrides, open.configuration);
+  openApps.add(open);
+  let database: AppDatabase | null = null;
   const dataDir = freshDataDir();
-  // An app that does not start leaves no data folder (its secrets) behind.
-  const removeDataDir = (err: unknown): never => {
+  // An app that does not start leaves no data folder (its secrets) and no database of its own behind.
+  const removeDataDir = async (err: unknown): Promise<never> => {
+    openApps.delete(open);
     rmSync(dataDir, { recursive: true, force: true });
+    await database?.drop();
     throw err;
   };
+  if (ownDatabase) database = await createAppDatabase().catch(removeDataDir);
   let config: AppConfig;
   try {
-    config = loadConfig(testEnv({ DATA_DIR: dataDir, DOCS_ENABLED: 'false', ...overrides }));
+    config = loadConfig(
+      testEnv({ DATA_DIR: dataDir, DOCS_ENABLED: 'false', ...overrides, ...(database ? { DATABASE_URL: database.url } : {}) }),
+    );
   } catch (err) {
     return removeDataDir(err);
   }
@@ -45,7 +55,7 @@ export async function startTestApp(overrides: Record<string, string | undefined>
   const app = await createApp(config, logging, (nest) => nest.use(recordResponses(recorded))).catch(removeDataDir);
   await app.listen(0, '127.0.0.1').catch(async (err: unknown) => {
     await app.close().catch(() => undefined);
-    removeDataDir(err);
+    await removeDataDir(err);
   });
   return {
     app,
@@ -62,11 +72,28 @@ export async function startTestApp(overrides: Record<string, string | undefined>
       try {
         await app.close();
       } finally {
+        openApps.delete(open);
         rmSync(dataDir, { recursive: true, force: true });
+        await database?.drop();
       }
       if (violations.length) throw new Error(`Responses that do not match the OpenAPI document:\n${violations.join('\n')}`);
     },
   };
+}
+
+/** The configurations of the apps this process has open. */
+const openApps = new Set<{ configuration: string }>();
+
+const configurationKey = (overrides: Record<string, string | undefined>) => JSON.stringify(Object.entries(overrides).sort());
+
+/**
+ * On PostgreSQL, an app whose configuration differs from one already open gets a database of its
+ * own (createAppDatabase says why); apps of one configuration share the worker's, and so does an
+ * app given its DATABASE_URL.
+ */
+function needsOwnDatabase(overrides: Record<string, string | undefined>, configuration: string): boolean {
+  if (!TEST_DATABASE_URL || 'DATABASE_URL' in overrides) return false;
+  return [...openApps].some((open) => open.configuration !== configuration);
 }
 
 /** The document is the same for every app of a run: built once, kept in the run's directory. */
@@ -89,7 +116,7 @@ const sharedApps = new Map<string, Promise<TestApp>>();
  * leaves a provider changed starts one of its own with `startTestApp`.
  */
 export async function sharedTestApp(overrides: Record<string, string | undefined> = {}): Promise<TestApp> {
-  const key = JSON.stringify(Object.entries(overrides).sort());
+  const key = configurationKey(overrides);
   if (!sharedApps.has(key)) sharedApps.set(key, startTestApp(overrides));
   const t = await sharedApps.get(key)!;
   return { ...t, close: async () => undefined };

@@ -1,7 +1,8 @@
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TEST_DATABASE_URL } from './test-env';
+import { Client } from 'pg';
+import { RUN_DATABASE_URL, TEST_DATABASE_URL } from './test-env';
 
 /** Set by the global setup: a directory that lives as long as the run. */
 export const RUN_DIR_ENV = 'TEST_RUN_DIR';
@@ -14,4 +15,48 @@ export function freshDataDir(prefix = 'api-test-'): string {
   const template = process.env[PGLITE_TEMPLATE_ENV];
   if (template && !TEST_DATABASE_URL) cpSync(join(template, 'pglite'), join(dir, 'pglite'), { recursive: true });
   return dir;
+}
+
+/** A database made for one test app: its URL, and `drop` for when the app is closed. */
+export interface AppDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+let appDatabases = 0;
+
+/**
+ * A database of one test app's own (PostgreSQL), cloned from the run's migrated template. Apps of
+ * different configurations open at once in one process get one each: every process's idle workers
+ * wake at a job's commit (docs/decisions/jobs.md), so on one database an app would run the other's
+ * jobs with its own configuration.
+ */
+export async function createAppDatabase(): Promise<AppDatabase> {
+  if (!RUN_DATABASE_URL || !TEST_DATABASE_URL) throw new Error('An app database of its own is made on PostgreSQL only.');
+  const run = new URL(RUN_DATABASE_URL);
+  const url = new URL(TEST_DATABASE_URL);
+  const name = `${url.pathname.slice(1)}_app${++appDatabases}`;
+  url.pathname = `/${name}`;
+  await asAdmin(async (admin) => {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${run.pathname.slice(1)}_template`);
+  });
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await asAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}
+
+async function asAdmin<T>(work: (admin: Client) => Promise<T>): Promise<T> {
+  const url = new URL(RUN_DATABASE_URL!);
+  url.pathname = '/postgres';
+  const admin = new Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    return await work(admin);
+  } finally {
+    await admin.end();
+  }
 }

@@ -47,6 +47,8 @@ interface Action {
   let fast: TestApp; // COMPUTE_STOP_TIMEOUT_SECONDS=3: the diskless guest ignores ACPI
   let patient: TestApp; // 60 s: the tiny guest has time to obey it
   let owner: TestAccount;
+  // patient has a database of its own (test-app.ts: its workers must not run fast's jobs), so its owner too
+  let patientOwner: TestAccount;
   let tiny: TinyGuest;
   let refused: Server;
   let silent: Server;
@@ -68,6 +70,7 @@ interface Action {
     fast = await startTestApp({ ...compute, COMPUTE_STOP_TIMEOUT_SECONDS: '3', LIBVIRT_REGION_URIS: regions });
     patient = await startTestApp({ ...compute, COMPUTE_STOP_TIMEOUT_SECONDS: '60' });
     owner = await createAccount(fast);
+    patientOwner = await createAccount(patient);
     // Three CLI runs, side by side, make the guests the tests use (each run starts the whole app).
     const settled = await Promise.allSettled([
       provision('--count', '4'),
@@ -105,8 +108,9 @@ interface Action {
   }
 
   async function provisionTiny(): Promise<Provisioned> {
-    const res = await cli(['service:provision', '--email', owner.email, '--type', 'vps', '--product', 'vps-xs'], {
+    const res = await cli(['service:provision', '--email', patientOwner.email, '--type', 'vps', '--product', 'vps-xs'], {
       LIBVIRT_DOMAIN_TEMPLATE: tiny.template,
+      DATABASE_URL: patient.config.databaseUrl!,
     });
     expect(res.code).toBe(0);
     const [service] = res.lines;
@@ -114,15 +118,16 @@ interface Action {
     return { ...service, domain: `svc-${service.id}` };
   }
 
+  const ownerOf = (t: TestApp) => (t === patient ? patientOwner : owner);
   const act = (t: TestApp, id: string, type: string) =>
-    request(t.http).post(`/api/services/${id}/instance/${type}`).set('Authorization', owner.bearer);
+    request(t.http).post(`/api/services/${id}/instance/${type}`).set('Authorization', ownerOf(t).bearer);
   const powerStateOf = async (id: string) =>
     (await request(fast.http).get(`/api/services/${id}`).set('Authorization', owner.bearer).expect(200)).body.instance.powerState;
 
   async function settle(t: TestApp, id: string, actionId: string, timeoutMs = 60_000): Promise<Action> {
     return waitFor(
       async () =>
-        (await request(t.http).get(`/api/services/${id}/instance/actions/${actionId}`).set('Authorization', owner.bearer).expect(200))
+        (await request(t.http).get(`/api/services/${id}/instance/actions/${actionId}`).set('Authorization', ownerOf(t).bearer).expect(200))
           .body as Action,
       (action) => action.status !== 'running',
       timeoutMs,
