@@ -113,6 +113,42 @@ describe('JobQueue (pg-boss, TestingModule on the real database)', () => {
     expect(seen).toEqual([1]);
   });
 
+  (onPostgres ? it : it.skip)(
+    "a job another process sends wakes this one's idle workers when it commits (NOTIFY), and a rolled-back one does not",
+    async () => {
+      const name = `test-replica-wake-${randomUUID()}`;
+      const handled: number[] = [];
+      const { jobs } = await worker(name, handled, { pollMs: 60_000 });
+      await jobs.startWorkers();
+      // Another replica: it sends, it has no worker of the name.
+      const other = await startTestModule([], { JOBS_POLL_INTERVAL_MS: '60000' });
+      opened.push(other);
+      const sender = other.get(JobQueue);
+      const db = other.get(DataSource);
+      // The loop has looked once and found nothing: it sleeps for the 60 s poll unless woken.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await db
+        .transaction(async (manager) => {
+          await sender.send(name, { n: 0 }, {}, manager);
+          throw new Error('rolled back');
+        })
+        .catch(() => undefined);
+      await db.transaction(async (manager) => {
+        await sender.send(name, { n: 1 }, {}, manager);
+        await sender.send(name, { n: 2 }, {}, manager);
+      });
+      await sender.send(name, { n: 3 });
+      const seen = await waitFor(
+        async () => handled,
+        (h) => h.length >= 3,
+        30_000,
+      );
+      expect([...seen].sort()).toEqual([1, 2, 3]);
+      const rows = (await db.query(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1`, [name])) as { n: number }[];
+      expect(rows[0].n).toBe(3);
+    },
+  );
+
   describe('coalesced jobs (coalesceKey)', () => {
     const jobsOf = async (db: DataSource, name: string) =>
       (await db.query(`SELECT singleton_key AS key, state FROM pgboss.job WHERE name = $1 ORDER BY created_on`, [name])) as {

@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import PgBoss from 'pg-boss';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { PgListener } from '../database/pg-listener';
 import { sqlRows } from '../database/statement';
 import { GroupedCompletions } from './grouped-completions';
 import { JobLoopHost, Registered, runJobLoop } from './job-loop';
@@ -14,10 +15,27 @@ interface Pool {
 /** Names of the jobs a transaction sent, kept on its query runner until it commits. */
 const SENT = Symbol('jobs sent');
 
-function wakeAfterCommit(queryRunner: QueryRunner): Set<string> {
+/** Names a transaction has NOTIFY'd already: one notice per name is enough at its commit. */
+const ANNOUNCED = Symbol('jobs announced');
+
+function namesOf(queryRunner: QueryRunner, key: symbol): Set<string> {
   const data = queryRunner.data as Record<symbol, Set<string> | undefined>;
-  return (data[SENT] ??= new Set());
+  return (data[key] ??= new Set());
 }
+
+function wakeAfterCommit(queryRunner: QueryRunner): Set<string> {
+  return namesOf(queryRunner, SENT);
+}
+
+/** At the outermost commit or rollback: the query runner may serve another transaction next. */
+function forgetSent(queryRunner: QueryRunner): void {
+  const data = queryRunner.data as Record<symbol, unknown>;
+  delete data[SENT];
+  delete data[ANNOUNCED];
+}
+
+/** Where a sent job's name is NOTIFY'd, at its transaction's commit, for every replica's idle workers. */
+export const JOB_WAKE_CHANNEL = 'job_wake';
 
 /** How long a shutdown waits for handlers under way (they see `stopping` and end their step). */
 const SHUTDOWN_WAIT_MS = 5000;
@@ -30,7 +48,10 @@ const SHUTDOWN_WAIT_MS = 5000;
  * The fetch loops are ours (pg-boss's `work` awaits each batch before fetching again, so one
  * long job would hold back the others): one loop per job name keeps up to `concurrency` jobs
  * running, fetches again as soon as one ends or `wake` is called, and otherwise waits
- * JOBS_POLL_INTERVAL_MS (a periodic job's loop: its period). Periodic jobs are sent by every
+ * JOBS_POLL_INTERVAL_MS (a periodic job's loop: its period). On PostgreSQL a send also NOTIFYs the
+ * job's name (once per transaction and name, delivered at the commit, dropped by a rollback), and
+ * every replica with workers LISTENs: a job made by one replica is looked for by all of them at once,
+ * not at their next poll. Periodic jobs are sent by every
  * replica's timer into one pg-boss singleton slot per period (the database's clock decides the
  * slot; a second send is dropped), on a `stately` queue (one waiting and one active at most); see
  * docs/decisions/jobs.md, "Periodic jobs".
@@ -49,6 +70,7 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
   /** Statements pg-boss has issued through our pool and not yet seen answered. */
   private statementsInFlight = 0;
   private boss?: Promise<PgBoss>;
+  private listener: PgListener | null = null;
   /** Jobs that end together are completed by one statement. */
   private readonly completions = new GroupedCompletions((name, ids) => this.completeJobs(name, ids));
 
@@ -64,7 +86,12 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
    * from inside a transaction would wait for the one connection that transaction holds.
    */
   async onApplicationBootstrap(): Promise<void> {
-    this.dataSource.subscribers.push({ afterTransactionCommit: ({ queryRunner }) => this.wakeSentIn(queryRunner) });
+    this.dataSource.subscribers.push({
+      afterTransactionCommit: ({ queryRunner }) => this.wakeSentIn(queryRunner),
+      afterTransactionRollback: ({ queryRunner }) => {
+        if (!queryRunner.isTransactionActive) forgetSent(queryRunner);
+      },
+    });
     const boss = await this.started();
     for (const name of this.handlers.keys()) await this.ensureQueue(boss, name);
   }
@@ -77,7 +104,8 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
         }
       : undefined;
     await this.ensureQueue(boss, name, db);
-    if (manager?.queryRunner) wakeAfterCommit(manager.queryRunner).add(name);
+    const inTransaction = manager?.queryRunner?.isTransactionActive ? manager.queryRunner : null;
+    if (inTransaction) wakeAfterCommit(inTransaction).add(name);
     if (options.coalesceKey && (await this.waiting(name, options.coalesceKey, manager))) return;
     // pg-boss refuses a retry key that is present but undefined, so only the given ones are passed.
     await boss.send(name, data, {
@@ -89,6 +117,22 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
       ...(options.coalesceKey ? { singletonKey: options.coalesceKey } : {}),
       ...(db ? { db } : {}),
     });
+    if (!inTransaction) this.wake(name);
+    await this.announce(name, manager, inTransaction);
+  }
+
+  /** After the insert: outside a transaction the notice goes at once, and a replica must find the job. */
+  private async announce(name: string, manager: EntityManager | undefined, inTransaction: QueryRunner | null): Promise<void> {
+    if (!this.config.databaseUrl) return; // the embedded database has one process
+    if (inTransaction) {
+      const announced = namesOf(inTransaction, ANNOUNCED);
+      if (announced.has(name)) return;
+      announced.add(name);
+    }
+    const notice = sqlRows(manager ?? this.dataSource.manager, 'SELECT pg_notify($1, $2)', [JOB_WAKE_CHANNEL, name]);
+    // Outside a transaction the job is in already: a lost notice is found at the next poll, and the
+    // send must not look failed (its caller could send it twice).
+    await (inTransaction ? notice : notice.catch((err: Error) => this.logger.warn(`Job ${name} queued, its notice lost: ${err.message}`)));
   }
 
   /**
@@ -111,7 +155,7 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
   private wakeSentIn(queryRunner: QueryRunner): void {
     const names = (queryRunner.data as Record<symbol, Set<string> | undefined>)[SENT];
     if (!names || queryRunner.isTransactionActive) return;
-    delete (queryRunner.data as Record<symbol, unknown>)[SENT];
+    forgetSent(queryRunner);
     for (const name of names) this.wake(name);
   }
 
@@ -147,6 +191,16 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
 
   async startWorkers(): Promise<void> {
     const boss = await this.started();
+    if (this.config.databaseUrl && !this.listener) {
+      // Each name sent by any replica wakes this process's loop of it; after an outage, every loop looks.
+      this.listener = new PgListener(
+        this.config.databaseUrl,
+        JOB_WAKE_CHANNEL,
+        { message: (name) => this.wake(name), resumed: () => this.wakers.forEach((wake) => wake()) },
+        'Jobs',
+      );
+      await this.listener.start();
+    }
     for (const [name, registered] of this.handlers) {
       await this.ensureQueue(boss, name);
       // A periodic job's loop is woken by its timer each period: it need not poll more often.
@@ -167,6 +221,7 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.stop.abort();
+    await this.listener?.stop();
     for (const timer of this.timers) clearInterval(timer);
     for (const wake of this.wakers.values()) wake();
     if (!this.boss) return;
