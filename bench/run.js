@@ -29,6 +29,7 @@
 //          --node=<node binary for both servers> (default: the one running this script; bench/node-versions.js compares two)
 // Environment: BENCH_WEBHOOK_BACKLOG (deliveries per endpoint in the webhooks scenario; 500, 50 in smoke mode),
 //          WEBHOOKS_CONCURRENCY (passed to the API; unset: its default).
+// Memory: the measured API preloads bench/heap-probe.js (a full GC and its live set on SIGUSR2, at the end).
 // Exit code: 1 if a body differs, a server fails, or a run has non-2xx responses or errors
 // (with --strict also if a target fails).
 const { spawn, execSync } = require('node:child_process');
@@ -41,6 +42,7 @@ const path = require('node:path');
 const { crc32 } = require('node:zlib');
 const autocannon = require('autocannon');
 const jwt = require('jsonwebtoken');
+const { setTimeout: sleep } = require('node:timers/promises');
 const { withClient } = require('./pg-client');
 const { consoleScenario } = require('./console');
 
@@ -273,6 +275,20 @@ function procStatus(pid) {
     return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
   } catch {
     return { rssKb: 0, hwmKb: 0 };
+  }
+}
+
+/** The API's heap after a full collection (bench/heap-probe.js, on SIGUSR2); null when it did not answer. */
+async function heapLiveSet(child, file) {
+  fs.rmSync(file, { force: true });
+  child.kill('SIGUSR2');
+  for (let i = 0; i < 50 && !fs.existsSync(file); i++) await sleep(100);
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  } finally {
+    fs.rmSync(file, { force: true });
   }
 }
 
@@ -598,6 +614,13 @@ async function main() {
     DATA_DIR: dataDir,
     ...(opts.apiNodeOptions ? { NODE_OPTIONS: opts.apiNodeOptions } : {}),
   });
+  // The measured API also loads the heap probe (a full GC on SIGUSR2, its live set into a file).
+  const heapProbeFile = path.join(os.tmpdir(), `hosting-bench-heap-${process.pid}.json`);
+  const probedEnv = (env) => ({
+    ...env,
+    NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require ${path.join(__dirname, 'heap-probe.js')}`.trim(),
+    BENCH_HEAP_PROBE_FILE: heapProbeFile,
+  });
   // --profile: the measured API process (not the migrating one) writes a CPU profile when it exits.
   const profileDir = opts.profile ? fs.mkdtempSync(path.join(os.tmpdir(), 'hosting-bench-profile-')) : null;
   const profiledEnv = (env) => ({ ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() });
@@ -707,10 +730,13 @@ async function main() {
 
     // 2. the two servers, side by side on the same database
     const ports = { api: await freePort(), baseline: await freePort() };
-    const api = startProcess('api', API_MAIN, profileDir ? profiledEnv(apiEnv(ports.api)) : apiEnv(ports.api));
+    const api = startProcess('api', API_MAIN, probedEnv(profileDir ? profiledEnv(apiEnv(ports.api)) : apiEnv(ports.api)));
     const baseline = startProcess('baseline', BASELINE, { ...baseEnv, PORT: String(ports.baseline) });
     started.push(api, baseline);
     await Promise.all([waitReady(api, ports.api, '/health/ready'), waitReady(baseline, ports.baseline, '/health')]);
+    // Idle: ready, settled a moment, nothing asked yet; VmHWM then is the start's own peak.
+    await sleep(3000);
+    const idle = procStatus(api.child.pid);
     const sampler = new RssSampler([api, baseline]);
 
     // 3. the baseline must run the API's list SQL and give the API's bodies
@@ -882,6 +908,7 @@ async function main() {
 
     const peak = sampler.stop();
     for (const p of [api, baseline]) if (p.child.exitCode !== null) throw new Error(`${p.name} died during the bench:\n${p.tail()}`);
+    const liveSet = await heapLiveSet(api.child, heapProbeFile);
     await cleanup();
     if (profileDir) {
       const { summary, files } = writeProfileReport(profileDir, opts.profile);
@@ -896,9 +923,19 @@ async function main() {
       api: { ...peak.api, peakMb: Math.round(Math.max(peak.api.hwmKb, peak.api.maxRssKb) / 1024) },
       baseline: { ...peak.baseline, peakMb: Math.round(Math.max(peak.baseline.hwmKb, peak.baseline.maxRssKb) / 1024) },
     };
+    rss.api.idleMb = Math.round(idle.rssKb / 1024);
+    rss.api.startPeakMb = Math.round(idle.hwmKb / 1024);
+    rss.api.loadPeakMb = Math.round(peak.api.maxRssKb / 1024);
+    rss.api.oldSpaceLiveMb = liveSet ? Math.round(liveSet.oldSpaceUsed / 1e6) : null;
+    rss.api.heapLiveMb = liveSet ? Math.round(liveSet.heapUsed / 1e6) : null;
     printTable(rows);
     log(
       `Peak RSS: API ${rss.api.peakMb} MB, baseline ${rss.baseline.peakMb} MB (VmHWM; API NODE_OPTIONS: ${opts.apiNodeOptions ?? 'none'})`,
+    );
+    log(
+      `API memory: idle after start ${rss.api.idleMb} MB (the start's own peak ${rss.api.startPeakMb} MB), ` +
+        `highest sampled under load ${rss.api.loadPeakMb} MB; after a full GC at the end: old space ${rss.api.oldSpaceLiveMb ?? '?'} MB, ` +
+        `whole heap ${rss.api.heapLiveMb ?? '?'} MB`,
     );
     const checks = targetChecks(rows, rss, opts, hostile);
     if (consoleRow) {
