@@ -54,8 +54,8 @@ export abstract class JobQueue {
    */
   abstract every(name: string, seconds: number, handler: (run: PeriodicRun) => Promise<void>, options?: PeriodicOptions): void;
   /**
-   * Asks this process's idle workers of `name` to look for jobs now instead of at their next poll:
-   * call it after the transaction that sent one committed.
+   * Asks this process's idle workers of `name` to look for jobs now instead of at their next poll.
+   * A send does it itself (at its transaction's commit, or at once outside one), so areas need not.
    */
   abstract wake(name: string): void;
   /** Starts polling for the registered jobs (the API server does; operator commands do not). */

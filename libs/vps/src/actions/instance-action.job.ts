@@ -50,15 +50,9 @@ export class InstanceActionJob implements OnModuleInit {
     );
   }
 
-  /** After the transaction that queued an action committed: this process's worker starts it now. */
-  wake(): void {
-    this.jobs.wake(INSTANCE_ACTION_JOB);
-  }
-
   /** Queues a job for each running action at least this old that this process does not drive. */
   async adoptOrphans(olderThanSeconds = ORPHAN_AFTER_SECONDS): Promise<void> {
     const ids = (await this.actions.runningIds(olderThanSeconds * 1000)).filter((id) => !this.runner.drives(id));
     for (const id of ids) await this.enqueue(undefined, id);
-    if (ids.length) this.wake();
   }
 }

@@ -44,7 +44,6 @@ export class InstanceActionsService {
         }
         throw err;
       });
-    this.actionJob.wake();
     return InstanceActionResponse.fromRow(row);
   }
 

@@ -44,10 +44,6 @@ export class BackupImageJob implements OnModuleInit {
     await this.jobs.send(BACKUP_IMAGE_JOB, work, { retryLimit: 0 }, m);
   }
 
-  wake(): void {
-    this.jobs.wake(BACKUP_IMAGE_JOB);
-  }
-
   private async fill({ imageId, key, sizeBytes }: BackupImageWork): Promise<void> {
     const dir = join(this.config.dataDir, 'tmp');
     const file = join(dir, `backup-image-${imageId}.qcow2`);

@@ -39,7 +39,6 @@ export class BackupImages {
       await this.job.enqueue(m, { imageId: reserved.id, key: backup.storage_key, sizeBytes: Number(backup.size_bytes) });
       return reserved;
     });
-    this.job.wake();
     return ImageResponse.fromRow(image);
   }
 

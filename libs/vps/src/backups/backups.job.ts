@@ -46,7 +46,6 @@ export class BackupsJob implements OnModuleInit {
   async enqueue(serviceId: string, trigger: BackupTrigger): Promise<void> {
     // Not retried: a failed backup is recorded as failed, and the next run is a new backup.
     await this.jobs.send(BACKUP_JOB, { serviceId, trigger }, { retryLimit: 0, expireInSeconds: 6 * 3600 });
-    this.jobs.wake(BACKUP_JOB);
   }
 
   async pass(): Promise<void> {

@@ -44,10 +44,6 @@ export class FirewallSyncJob implements OnModuleInit {
     }
   }
 
-  wake(): void {
-    this.jobs.wake(FIREWALL_SYNC_JOB);
-  }
-
   async run(serviceId: string): Promise<void> {
     let seen = await this.firewalls.firewallsOf(serviceId);
     for (let round = 0; round < MAX_ROUNDS; round++) {

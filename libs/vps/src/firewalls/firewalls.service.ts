@@ -142,7 +142,6 @@ export class FirewallsService {
       if (!(await this.firewalls.lockForAccount(m, caller.accountId, id))) throw Problem.notFound('Firewall');
       await work(m);
     });
-    this.sync.wake();
   }
 
   private async named<T>(name: string | undefined, work: () => Promise<T>): Promise<T> {

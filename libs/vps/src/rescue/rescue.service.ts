@@ -66,7 +66,6 @@ export class RescueService {
         return ended;
       })
       .catch(inProgress);
-    if (action) this.actionJob.wake();
     return !!action;
   }
 
@@ -105,7 +104,6 @@ export class RescueService {
         return result;
       })
       .catch(inProgress);
-    this.actionJob.wake();
     return result;
   }
 }

@@ -36,13 +36,8 @@ export class VolumeActionJob implements OnModuleInit {
     await this.jobs.send(VOLUME_ACTION_JOB, { actionId }, { retryLimit: 20, retryDelaySeconds: 1, expireInSeconds: 600 }, manager);
   }
 
-  wake(): void {
-    this.jobs.wake(VOLUME_ACTION_JOB);
-  }
-
   async adoptOrphans(olderThanSeconds = ORPHAN_AFTER_SECONDS): Promise<void> {
     const ids = (await this.volumes.runningActionIds(olderThanSeconds * 1000)).filter((id) => !this.runner.drives(id));
     for (const id of ids) await this.enqueue(undefined, id);
-    if (ids.length) this.wake();
   }
 }

@@ -151,7 +151,6 @@ export class VolumesService {
           throw Problem.conflict('action_in_progress', 'Another action on this volume is still running.');
         throw err;
       });
-    this.jobs.wake();
     return VolumeActionResponse.fromRow(row);
   }
 

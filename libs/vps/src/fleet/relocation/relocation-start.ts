@@ -122,7 +122,6 @@ export class RelocationStart {
       if (isUniqueViolation(err, 'vps_relocations_one_running_idx')) throw refused('A move of this VPS is under way.');
       throw err;
     });
-    if (begun) this.job.wake();
     return begun;
   }
 

@@ -55,10 +55,6 @@ export class RelocationJob implements OnModuleInit {
     await this.jobs.send(RELOCATION_JOB, { relocationId }, options, manager);
   }
 
-  wake(): void {
-    this.jobs.wake(RELOCATION_JOB);
-  }
-
   /** One attempt, if no other process holds the relocation: 'busy' while another does. Throws when it will be tried again. */
   async run(relocationId: string): Promise<'finished' | 'busy'> {
     const held = await holdLease(this.relocations, relocationId, LEASE_SECONDS, (work) => this.attempt(work));
@@ -80,10 +76,7 @@ export class RelocationJob implements OnModuleInit {
   async resume(): Promise<string[]> {
     const ids = await this.relocations.takeAbandoned(IDLE_SECONDS);
     for (const id of ids) await this.enqueue(undefined, id);
-    if (ids.length) {
-      this.logger.warn(`Resumed ${ids.length} relocation(s) no process was working on`);
-      this.wake();
-    }
+    if (ids.length) this.logger.warn(`Resumed ${ids.length} relocation(s) no process was working on`);
     return ids;
   }
 
