@@ -247,7 +247,7 @@ async function waitReady(proc, port, urlPath, timeoutMs = 120_000) {
       // not listening yet
     }
     if (Date.now() > until) throw new Error(`${proc.name} not ready after ${timeoutMs} ms:\n${proc.tail()}`);
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
 }
 

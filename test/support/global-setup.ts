@@ -2,11 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { CLI } from './run-cli';
 import globalTeardown from './global-teardown';
 import { useRunTempFolder } from './temp-folder';
-import { PGLITE_TEMPLATE_ENV, RUN_DIR_ENV } from './test-database';
+import { asAdmin, PGLITE_TEMPLATE_ENV, RUN_DIR_ENV, templateDatabaseOf } from './test-database';
 import { RUN_DATABASE_URL, testEnv } from './test-env';
 
 const ROOT = join(__dirname, '../..');
@@ -47,22 +46,17 @@ async function prepare(globalConfig: { maxWorkers: number }): Promise<void> {
   const url = new URL(RUN_DATABASE_URL);
   const name = url.pathname.slice(1);
   if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`TEST_DATABASE_URL must name a plain database, got "${name}"`);
-  const template = `${name}_template`;
+  const template = templateDatabaseOf(RUN_DATABASE_URL);
   const databases = [name];
   for (let worker = 2; worker <= globalConfig.maxWorkers; worker++) databases.push(`${name}_w${worker}`);
-  url.pathname = '/postgres';
-  const admin = new Client({ connectionString: url.toString() });
-  await admin.connect();
-  try {
+  await asAdmin(async (admin) => {
     for (const db of databases) await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
     await admin.query(`CREATE DATABASE ${template}`);
     url.pathname = `/${template}`;
     migrate({ DATABASE_URL: url.toString() });
     for (const db of databases) await admin.query(`CREATE DATABASE ${db} TEMPLATE ${template}`);
-  } finally {
-    await admin.end();
-  }
+  });
 }
 
 function migrate(env: Record<string, string>): void {

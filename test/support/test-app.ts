@@ -36,26 +36,26 @@ export async function startTestApp(overrides: Record<string, string | undefined>
   let database: AppDatabase | null = null;
   const dataDir = freshDataDir();
   // An app that does not start leaves no data folder (its secrets) and no database of its own behind.
-  const removeDataDir = async (err: unknown): Promise<never> => {
+  const abandonStart = async (err: unknown): Promise<never> => {
     openApps.delete(open);
     rmSync(dataDir, { recursive: true, force: true });
     await database?.drop();
     throw err;
   };
-  if (ownDatabase) database = await createAppDatabase().catch(removeDataDir);
+  if (ownDatabase) database = await createAppDatabase().catch(abandonStart);
   let config: AppConfig;
   try {
     config = loadConfig(
       testEnv({ DATA_DIR: dataDir, DOCS_ENABLED: 'false', ...overrides, ...(database ? { DATABASE_URL: database.url } : {}) }),
     );
   } catch (err) {
-    return removeDataDir(err);
+    return abandonStart(err);
   }
   const recorded: RecordedResponse[] = [];
-  const app = await createApp(config, logging, (nest) => nest.use(recordResponses(recorded))).catch(removeDataDir);
+  const app = await createApp(config, logging, (nest) => nest.use(recordResponses(recorded))).catch(abandonStart);
   await app.listen(0, '127.0.0.1').catch(async (err: unknown) => {
     await app.close().catch(() => undefined);
-    await removeDataDir(err);
+    await abandonStart(err);
   });
   return {
     app,

@@ -33,13 +33,12 @@ let appDatabases = 0;
  */
 export async function createAppDatabase(): Promise<AppDatabase> {
   if (!RUN_DATABASE_URL || !TEST_DATABASE_URL) throw new Error('An app database of its own is made on PostgreSQL only.');
-  const run = new URL(RUN_DATABASE_URL);
   const url = new URL(TEST_DATABASE_URL);
   const name = `${url.pathname.slice(1)}_app${++appDatabases}`;
   url.pathname = `/${name}`;
   await asAdmin(async (admin) => {
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${run.pathname.slice(1)}_template`);
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${templateDatabaseOf(RUN_DATABASE_URL!)}`);
   });
   return {
     url: url.toString(),
@@ -49,7 +48,13 @@ export async function createAppDatabase(): Promise<AppDatabase> {
   };
 }
 
-async function asAdmin<T>(work: (admin: Client) => Promise<T>): Promise<T> {
+/** The migrated database the global setup clones every test database from. */
+export function templateDatabaseOf(runUrl: string): string {
+  return `${new URL(runUrl).pathname.slice(1)}_template`;
+}
+
+/** A statement or a few on the run's server, from its maintenance database (`postgres`). */
+export async function asAdmin<T>(work: (admin: Client) => Promise<T>): Promise<T> {
   const url = new URL(RUN_DATABASE_URL!);
   url.pathname = '/postgres';
   const admin = new Client({ connectionString: url.toString() });
