@@ -10,7 +10,7 @@ const stdio = { out: (text: string) => process.stdout.write(text), err: (text: s
 
 async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
-  const logger = createRootLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2, prettyLogs(config.nodeEnv, 2));
+  const logger = await createRootLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2, prettyLogs(config.nodeEnv, 2));
   const [name] = argv;
   // The embedded database has one owner: while an API server holds it, the command goes to that server.
   const owner = config.databaseUrl ? null : dataDirOwner(config.dataDir);

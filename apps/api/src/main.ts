@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const pretty = prettyLogs(config.nodeEnv);
-  const logger = createRootLogger(config.logLevel, 1, pretty);
+  const logger = await createRootLogger(config.logLevel, 1, pretty);
   try {
     const app = await createApp(config, { logger, oneLineRequests: pretty });
     const demo = config.demoData ? await app.get(DemoDataService).ensure() : null;

@@ -1,6 +1,7 @@
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { json, text } from 'express';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { AppConfig, AuthFailureLimiter, jsonBodyGuard, Problem, rejectManyJsonValues, requestId } from '@app/core';
@@ -79,6 +80,10 @@ export function configureApp(app: NestExpressApplication, config: AppConfig, log
       ],
     });
   }
-  app.get(OpenApiDocumentSource).use(() => buildOpenApiDocument(app));
-  if (config.docsEnabled) serveDocs(app, buildOpenApiDocument(app));
+  // Built at its first request, not at every replica's start (the scan of every route and DTO is
+  // most of the start's memory peak that the docs add); Swagger UI and MCP share the one build.
+  let document: OpenAPIObject | undefined;
+  const documentOnce = () => (document ??= buildOpenApiDocument(app));
+  app.get(OpenApiDocumentSource).use(documentOnce);
+  if (config.docsEnabled) serveDocs(app, documentOnce);
 }

@@ -74,7 +74,7 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export function serveDocs(app: INestApplication, document: OpenAPIObject): void {
+export function serveDocs(app: INestApplication, document: () => OpenAPIObject): void {
   app.use('/docs', (_req: Request, res: Response, next: NextFunction) => {
     res.setHeader('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
     next();

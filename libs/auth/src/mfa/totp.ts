@@ -1,5 +1,4 @@
 import { generateSecret, generateURI, verify } from 'otplib';
-import { toString as qrCodeSvg } from 'qrcode';
 
 const ISSUER = 'Hosting Account';
 /** One 30-second step either side, for clocks that drift (RFC 6238 section 5.2). */
@@ -16,6 +15,8 @@ export const totp = {
   async enrol(label: string): Promise<TotpEnrolment> {
     const secret = generateSecret();
     const otpauthUri = generateURI({ issuer: ISSUER, label, secret });
+    // The QR encoder (and its PNG code) loads at the first enrolment, not in every replica's start.
+    const { toString: qrCodeSvg } = await import('qrcode');
     const svg = await qrCodeSvg(otpauthUri, { type: 'svg', margin: 1 });
     return { secret, otpauthUri, qrCodeDataUrl: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
   },

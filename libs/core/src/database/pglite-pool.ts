@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { PGlite, types } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { EmbeddedDatabaseDeadlock, heldConnection, stackHere } from './held-connection';
 
 type Callback = (err: Error | null, result?: unknown) => void;
@@ -28,7 +28,10 @@ export class PGlitePool extends EventEmitter {
   static open(dataDir: string): Promise<PGlite> {
     let instance = PGlitePool.instances.get(dataDir);
     if (!instance) {
-      instance = PGlite.create(dataDir, { parsers: { [types.INT8]: (value: string) => value } });
+      // Loaded only where the embedded database is used: a replica on PostgreSQL never pays for it.
+      instance = import('@electric-sql/pglite').then(({ PGlite, types }) =>
+        PGlite.create(dataDir, { parsers: { [types.INT8]: (value: string) => value } }),
+      );
       PGlitePool.instances.set(dataDir, instance);
     }
     return instance;

@@ -1,6 +1,5 @@
 import { LoggerService } from '@nestjs/common';
 import pino, { Logger } from 'pino';
-import pinoPretty from 'pino-pretty';
 
 /** Paths never written to logs, wherever they appear. */
 export const REDACTED_PATHS = [
@@ -24,7 +23,8 @@ export function prettyLogs(nodeEnv: string, destination: 1 | 2 = 1): boolean {
   return Boolean(stream.isTTY) && nodeEnv !== 'production';
 }
 
-export function createRootLogger(level: string, destination: 1 | 2 = 1, pretty = false): Logger {
+/** Async because the pretty printer loads only where it prints: production's JSON lines never load it. */
+export async function createRootLogger(level: string, destination: 1 | 2 = 1, pretty = false): Promise<Logger> {
   const options = {
     level,
     base: { service: 'hosting-account-api' },
@@ -33,7 +33,8 @@ export function createRootLogger(level: string, destination: 1 | 2 = 1, pretty =
   };
   // Redaction happens before the stream: the pretty printer never sees a secret either. Written
   // synchronously, so that what main() prints itself (the demo credentials) lands in order.
-  if (pretty)
+  if (pretty) {
+    const { default: pinoPretty } = await import('pino-pretty');
     return pino(
       options,
       pinoPretty({
@@ -45,6 +46,7 @@ export function createRootLogger(level: string, destination: 1 | 2 = 1, pretty =
         messageFormat: '{if context}[{context}] {end}{msg}',
       }),
     );
+  }
   return pino(options, pino.destination({ fd: destination, sync: destination === 2 }));
 }
 
