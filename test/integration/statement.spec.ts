@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { PageQuery, pageOfRows, runSql, sqlCount, sqlFirst, sqlRows, TransactionRunner } from '@app/core';
+import { PageQuery, pageOfRows, poolQuery, runSql, sqlCount, sqlFirst, sqlRows, TransactionRunner } from '@app/core';
 import { startTestModule, TestModule } from '../support/test-module';
 
 /** One answer shape for every command, where TypeORM's query() gives UPDATE and DELETE as [rows, count]. */
@@ -57,5 +57,40 @@ describe('runSql and its helpers (on the real database)', () => {
     await expect(renamedThenRolledBack).rejects.toBe(rollBack);
     expect(seen).toEqual([{ name: 'Inside' }, { rows: [{ name: 'Inside' }], total: 1 }]);
     expect(await sqlFirst(db, 'SELECT name FROM accounts WHERE id = $1', [id])).toEqual({ name: 'Before' });
+  });
+
+  describe("poolQuery, the hot paths' statements (prepared on PostgreSQL)", () => {
+    const TABLE = `pool_query_${process.pid}`;
+    afterAll(() => runSql(db, `DROP TABLE IF EXISTS ${TABLE}`));
+
+    it('answers the same statement with the rows of each call, under the same name on every connection', async () => {
+      await runSql(db, `CREATE TABLE ${TABLE} (id int PRIMARY KEY, label int NOT NULL)`);
+      await runSql(db, `INSERT INTO ${TABLE} SELECT n, n * 10 FROM generate_series(1, 5) n`);
+      const read = `SELECT id, label FROM ${TABLE} WHERE id = ANY($1::int[]) ORDER BY id`;
+      // More calls at once than the pool has connections: each connection prepares the statement once.
+      const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => poolQuery(db, read, [[(i % 5) + 1]])));
+      expect(answers.map((rows) => rows)).toEqual(Array.from({ length: 24 }, (_, i) => [{ id: (i % 5) + 1, label: ((i % 5) + 1) * 10 }]));
+    });
+
+    it('runs a statement whose result type a migration changed (PostgreSQL refuses the prepared one), then prepares it again', async () => {
+      const read = `SELECT id, label FROM ${TABLE} WHERE id = $1`;
+      expect(await poolQuery(db, read, [2])).toEqual([{ id: 2, label: 20 }]);
+      await runSql(db, `ALTER TABLE ${TABLE} ALTER COLUMN label TYPE text USING 'label ' || label`);
+      expect(await poolQuery(db, read, [2])).toEqual([{ id: 2, label: 'label 20' }]);
+      expect(await poolQuery(db, read, [3])).toEqual([{ id: 3, label: 'label 30' }]);
+    });
+
+    it("runs inside a transaction given the transaction's manager", async () => {
+      const id = await m.accountId('Hot before');
+      const rollBack = new Error('roll back');
+      const seen = tx.run(async (manager) => {
+        await runSql(manager, 'UPDATE accounts SET name = $2 WHERE id = $1', [id, 'Hot inside']);
+        const rows = await poolQuery(manager, 'SELECT name FROM accounts WHERE id = $1', [id]);
+        expect(rows).toEqual([{ name: 'Hot inside' }]);
+        throw rollBack;
+      });
+      await expect(seen).rejects.toBe(rollBack);
+      expect(await poolQuery(db, 'SELECT name FROM accounts WHERE id = $1', [id])).toEqual([{ name: 'Hot before' }]);
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText, LeaseStore, runSql, sqlFirst, sqlRows } from '@app/core';
+import { isoText, LeaseStore, poolQuery, runSql, sqlFirst, sqlRows } from '@app/core';
 import type { ServiceStatus } from '@app/services';
 
 export type GatewayState = 'pending' | 'active' | 'suspended' | 'closed' | 'purged';
@@ -64,7 +64,7 @@ export class ObjectStorageUsersRepository implements LeaseStore<string, GatewayW
 
   /** The list's and the one-service response's part of these services, in one statement: `pending` until the gateway applied the latest change. */
   summaries(serviceIds: string[], manager?: EntityManager): Promise<StorageSummaryRow[]> {
-    return sqlRows<StorageSummaryRow>(
+    return poolQuery<StorageSummaryRow>(
       manager ?? this.dataSource,
       `SELECT service_id AS id, CASE WHEN applied_version < desired_version THEN 'pending' ELSE gateway_state END AS state,
               used_bytes::float8 AS "usedBytes", used_objects::float8 AS objects, bucket_count AS buckets,

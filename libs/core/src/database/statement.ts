@@ -6,9 +6,10 @@ export type SqlExecutor = DataSource | EntityManager;
 /** The driver's pool (pg.Pool, or the PGlite look-alike): enough to run one statement. */
 interface Pool {
   query(text: string, values: unknown[]): Promise<{ rows: unknown[]; rowCount?: number | null }>;
+  query(statement: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[]; rowCount?: number | null }>;
 }
 
-function driverPool(dataSource: DataSource): Pool | null {
+export function driverPool(dataSource: DataSource): Pool | null {
   const pool = (dataSource.driver as unknown as { master?: Pool }).master;
   return pool && typeof pool.query === 'function' ? pool : null;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText, runSql, sqlFirst, sqlRows } from '@app/core';
+import { isoText, poolQuery, runSql, sqlFirst, sqlRows } from '@app/core';
 import type { GuestNetwork } from '../compute/compute-provider';
 import type { HostTarget } from '../hosts/host.entity';
 import { HOST_OF_INSTANCE } from '../hosts/hosts.repository';
@@ -122,7 +122,7 @@ export class VpsInstancesRepository {
 
   /** The list's and the one-service response's part of these VPSes, in one statement. */
   summaries(serviceIds: string[], manager?: EntityManager): Promise<InstanceRow[]> {
-    return sqlRows<InstanceRow>(
+    return poolQuery<InstanceRow>(
       manager ?? this.dataSource,
       `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
               s.status = 'terminated' AS terminated, ${isoText('b.next_run_at')} AS "backupsNextRunAt", s.name,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText, PageQuery, runSql, sqlFirst, sqlRows } from '@app/core';
+import { isoText, PageQuery, poolQuery, runSql, sqlFirst, sqlRows } from '@app/core';
 import type { VolumeActionStatus, VolumeActionType, VolumeState } from './volume.types';
 
 /** A volume as its service shows it and its actions decide on it. */
@@ -55,7 +55,7 @@ export class VolumesRepository {
   }
 
   summaries(serviceIds: string[], manager?: EntityManager): Promise<VolumeRow[]> {
-    return sqlRows<VolumeRow>(manager ?? this.dataSource, `SELECT ${VOLUME} FROM volumes v WHERE v.service_id = ANY($1::uuid[])`, [
+    return poolQuery<VolumeRow>(manager ?? this.dataSource, `SELECT ${VOLUME} FROM volumes v WHERE v.service_id = ANY($1::uuid[])`, [
       serviceIds,
     ]);
   }
