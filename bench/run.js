@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 'use strict';
 // The benchmark: the built API against a bare node:http + pg baseline (bench/baseline/server.js)
-// on the same seeded PostgreSQL database, measured with autocannon in alternation.
+// on the same seeded PostgreSQL database, measured with autocannon in alternation. The lists also
+// run against a second baseline, the same server answering only the contract's fields of each service
+// (BASELINE_LIST=contract): what the kinds add to a page is what that ratio shows.
 //
 //   node bench/run.js             full run: warm-up, then 3 rounds of A B (API, baseline), 50 connections, 10 s
 //   node bench/run.js --smoke     CI: 1 round, 1 s, 10 connections (still checks the bodies byte for byte)
@@ -401,6 +403,23 @@ function scenarios(creds, tokens) {
 }
 
 /** The bodies must be equal byte for byte (and the status and media type the same). */
+/** The lists, measured against the second baseline too. */
+const isList = (scenario) => scenario.path.startsWith('/api/services?');
+/** A list's ratio against the baseline that answers the contract's fields only. */
+const CONTRACT_MIN_RATIO = 0.8;
+const CONTRACT_FIELDS = ['id', 'name', 'type', 'status', 'price', 'billingCycle', 'nextDueDate'];
+
+/** The second baseline answers the same services, page and total, each with the API's values of the contract's fields. */
+async function checkContractFields(scenario, ports) {
+  const [api, contract] = [await request(ports.api, scenario), await request(ports.contract, scenario)];
+  if (contract.status !== api.status) return { problem: `status ${contract.status}, the API's ${api.status}` };
+  const [a, c] = [JSON.parse(api.body.toString()), JSON.parse(contract.body.toString())];
+  const pick = (item) => Object.fromEntries(CONTRACT_FIELDS.map((field) => [field, item[field]]));
+  const expected = JSON.stringify({ ...a, data: a.data.map(pick) });
+  if (JSON.stringify(c) !== expected) return { problem: `${JSON.stringify(c).slice(0, 300)} against ${expected.slice(0, 300)}` };
+  return { bytes: contract.body.length };
+}
+
 async function checkParity(scenario, ports) {
   const order = scenario.method === 'POST' ? ['api', 'baseline', 'api'] : ['api', 'baseline'];
   const responses = [];
@@ -547,6 +566,14 @@ function targetChecks(rows, rss, opts, hostile) {
         pass: cpu <= r.maxCpuRatio,
       });
     }
+  }
+  for (const r of rows) {
+    if (!r.contract) continue;
+    checks.push({
+      target: `${r.id}: API throughput >= ${CONTRACT_MIN_RATIO} of a baseline answering the contract's fields only`,
+      value: `${r.contractRatio} (${fmt(r.api.rps)} vs ${fmt(r.contract.rps)} req/s, ${r.bodyBytes} vs ${r.contract.bodyBytes} bytes)`,
+      pass: r.contractRatio >= CONTRACT_MIN_RATIO,
+    });
   }
   for (const r of rows) {
     if (!r.fixedRate) continue;
@@ -729,11 +756,17 @@ async function main() {
     log(`Data: ${JSON.stringify(counts)}`);
 
     // 2. the two servers, side by side on the same database
-    const ports = { api: await freePort(), baseline: await freePort() };
+    const ports = { api: await freePort(), baseline: await freePort(), contract: await freePort() };
     const api = startProcess('api', API_MAIN, probedEnv(profileDir ? profiledEnv(apiEnv(ports.api)) : apiEnv(ports.api)));
     const baseline = startProcess('baseline', BASELINE, { ...baseEnv, PORT: String(ports.baseline) });
-    started.push(api, baseline);
-    await Promise.all([waitReady(api, ports.api, '/health/ready'), waitReady(baseline, ports.baseline, '/health')]);
+    // The list's second baseline: the same server answering the contract's fields only (issue 59).
+    const contract = startProcess('contract', BASELINE, { ...baseEnv, PORT: String(ports.contract), BASELINE_LIST: 'contract' });
+    started.push(api, baseline, contract);
+    await Promise.all([
+      waitReady(api, ports.api, '/health/ready'),
+      waitReady(baseline, ports.baseline, '/health'),
+      waitReady(contract, ports.contract, '/health'),
+    ]);
     // Idle: ready, settled a moment, nothing asked yet; VmHWM then is the start's own peak.
     await sleep(3000);
     const idle = procStatus(api.child.pid);
@@ -749,6 +782,11 @@ async function main() {
       if (!parity.ok) throw new Error(`Byte-for-byte check failed for ${s.id}:\n${parity.problems.join('\n')}`);
       s.bodyBytes = parity.bytes;
       log(`  same body from both: ${s.id} (${parity.bytes} bytes)`);
+      if (!isList(s)) continue;
+      const fields = await checkContractFields(s, ports);
+      if (fields.problem) throw new Error(`The contract-only baseline differs for ${s.id}: ${fields.problem}`);
+      s.contractBodyBytes = fields.bytes;
+      log(`  the contract's fields of the same services from the second baseline: ${s.id} (${fields.bytes} bytes)`);
     }
 
     // 4. measure: warm-up, then rounds of A (API) B (baseline), then both at half the baseline's rate
@@ -756,7 +794,7 @@ async function main() {
     const load = { connections: opts.connections, duration: opts.duration };
     for (const s of list) {
       const runs = [];
-      const pids = { api: api.child.pid, baseline: baseline.child.pid };
+      const pids = { api: api.child.pid, baseline: baseline.child.pid, contract: contract.child.pid };
       const run = async (server, phase, params) => {
         const cpuBefore = cpuMs(pids[server]);
         const result = summarise(await cannon(ports[server], s, params));
@@ -770,10 +808,12 @@ async function main() {
       };
       await run('api', 'warm-up', { connections: opts.connections, duration: opts.warmup });
       await run('baseline', 'warm-up', { connections: opts.connections, duration: opts.warmup });
-      const rounds = { api: [], baseline: [] };
+      if (isList(s)) await run('contract', 'warm-up', { connections: opts.connections, duration: opts.warmup });
+      const rounds = { api: [], baseline: [], contract: [] };
       for (let i = 1; i <= opts.rounds; i++) {
         rounds.api.push(await run('api', `round ${i}`, load));
         rounds.baseline.push(await run('baseline', `round ${i}`, load));
+        if (isList(s)) rounds.contract.push(await run('contract', `round ${i}`, load));
       }
       const agg = (rs) => ({
         rps: median(rs.map((r) => r.rps)),
@@ -792,6 +832,10 @@ async function main() {
         runs,
       };
       row.ratio = Math.round((row.api.rps / row.baseline.rps) * 100) / 100;
+      if (isList(s)) {
+        row.contract = { ...agg(rounds.contract), bodyBytes: s.contractBodyBytes };
+        row.contractRatio = Math.round((row.api.rps / row.contract.rps) * 100) / 100;
+      }
       const rate = Math.max(1, Math.floor(row.baseline.rps / 2));
       const fixed = { connections: opts.connections, duration: opts.duration, rate };
       const apiFixed = await run('api', '@rate', fixed);
@@ -929,6 +973,12 @@ async function main() {
     rss.api.oldSpaceLiveMb = liveSet ? Math.round(liveSet.oldSpaceUsed / 1e6) : null;
     rss.api.heapLiveMb = liveSet ? Math.round(liveSet.heapUsed / 1e6) : null;
     printTable(rows);
+    for (const r of rows.filter((row) => row.contract)) {
+      log(
+        `${r.id.padEnd(16)}against the contract's fields only: ${fmt(r.contract.rps)} req/s, p99 ${r.contract.p99} ms, ` +
+          `cpu ${fmt(r.contract.cpuMsPerRequest, 2)} ms/req, ${r.contract.bodyBytes} bytes a page (the API's ${r.bodyBytes}): ratio ${fmt(r.contractRatio, 2)}`,
+      );
+    }
     log(
       `Peak RSS: API ${rss.api.peakMb} MB, baseline ${rss.baseline.peakMb} MB (VmHWM; API NODE_OPTIONS: ${opts.apiNodeOptions ?? 'none'})`,
     );
