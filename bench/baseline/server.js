@@ -279,13 +279,7 @@ function start() {
       const i = instanceOf.get(row.id);
       const o = storeOf.get(row.id);
       data.push({
-        id: row.id,
-        name: row.name,
-        type: row.type,
-        status: row.status,
-        price: Number(row.price),
-        billingCycle: row.billing_cycle,
-        nextDueDate: row.next_due_date,
+        ...contractItem(row),
         productId: row.product_id,
         currency: row.currency,
         createdAt: row.created_at,
@@ -308,19 +302,21 @@ function start() {
     send(res, 200, { data, page: page.page, pageSize: page.pageSize, total, totalPages: Math.ceil(total / page.pageSize) });
   }
 
-  /** The contract's Service: id, name, type, status, price, billingCycle, nextDueDate. */
+  /** The contract's Service: id, name, type, status, price, billingCycle, nextDueDate (the API's body begins with them). */
+  function contractItem(row) {
+    return {
+      id: row.id,
+      name: row.name,
+      type: row.type,
+      status: row.status,
+      price: Number(row.price),
+      billingCycle: row.billing_cycle,
+      nextDueDate: row.next_due_date,
+    };
+  }
+
   function contractFields(rows) {
-    return rows
-      .filter((row) => row.id !== null)
-      .map((row) => ({
-        id: row.id,
-        name: row.name,
-        type: row.type,
-        status: row.status,
-        price: Number(row.price),
-        billingCycle: row.billing_cycle,
-        nextDueDate: row.next_due_date,
-      }));
+    return rows.filter((row) => row.id !== null).map(contractItem);
   }
 
   // libs/vps/src/service-kind/instance-part.ts, key for key
@@ -376,13 +372,7 @@ function start() {
 
   function serviceBody(row, instance) {
     return {
-      id: row.id,
-      name: row.name,
-      type: row.type,
-      status: row.status,
-      price: Number(row.price),
-      billingCycle: row.billing_cycle,
-      nextDueDate: row.next_due_date,
+      ...contractItem(row),
       productId: row.product_id,
       currency: row.currency,
       createdAt: row.created_at,
