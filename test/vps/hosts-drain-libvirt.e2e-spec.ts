@@ -254,7 +254,7 @@ const REGION = 'eu-west';
     async () => {
       const bootId = (await ssh('cat /proc/sys/kernel/random/boot_id')).stdout;
       const ports = Array.from({ length: MIGRATION_PORTS.to - MIGRATION_PORTS.from + 1 }, (_, i) => MIGRATION_PORTS.from + i);
-      const taken = await Promise.all(ports.map((port) => listenOn(port)));
+      const taken = await Promise.all(ports.map((port) => holdPort(port)));
       try {
         const moved = await cli('service:move', '--id', id!, '--to', 'drain-b', '--live');
         expect(moved.code).toBe(65);
@@ -283,11 +283,26 @@ const REGION = 'eu-west';
 /** libvirt's default range for QEMU's incoming migration (qemu.conf migration_port_min/max). */
 const MIGRATION_PORTS = { from: 49152, to: 49215 };
 
-/** A listener on 127.0.0.1:port; null when something listens there already (it is taken either way). */
+/** A listener on 127.0.0.1:port; null when the port is in use. */
 function listenOn(port: number): Promise<Server | null> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(null));
     server.listen(port, '127.0.0.1', () => resolve(server));
   });
+}
+
+/**
+ * The port held by a listener of the test's own, tried again while it is in use: the range lies in
+ * the kernel's ephemeral ports, so a connection elsewhere on a loaded machine may hold one for a
+ * moment and free it before QEMU looks, and the move then runs instead of being refused (the
+ * likeliest reading of one loaded CI run where it ran past the test's timeout). Null after a
+ * minute: something listens there for good, which QEMU cannot take either.
+ */
+async function holdPort(port: number): Promise<Server | null> {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    const server = await listenOn(port);
+    if (server) return server;
+  }
+  return null;
 }
