@@ -402,7 +402,6 @@ function scenarios(creds, tokens) {
   ];
 }
 
-/** The bodies must be equal byte for byte (and the status and media type the same). */
 /** The lists, measured against the second baseline too. */
 const isList = (scenario) => scenario.path.startsWith('/api/services?');
 /** A list's ratio against the baseline that answers the contract's fields only. */
@@ -420,6 +419,7 @@ async function checkContractFields(scenario, ports) {
   return { bytes: contract.body.length };
 }
 
+/** The bodies must be equal byte for byte (and the status and media type the same). */
 async function checkParity(scenario, ports) {
   const order = scenario.method === 'POST' ? ['api', 'baseline', 'api'] : ['api', 'baseline'];
   const responses = [];

@@ -69,7 +69,7 @@ describe('runSql and its helpers (on the real database)', () => {
       const read = `SELECT id, label FROM ${TABLE} WHERE id = ANY($1::int[]) ORDER BY id`;
       // More calls at once than the pool has connections: each connection prepares the statement once.
       const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => poolQuery(db, read, [[(i % 5) + 1]])));
-      expect(answers.map((rows) => rows)).toEqual(Array.from({ length: 24 }, (_, i) => [{ id: (i % 5) + 1, label: ((i % 5) + 1) * 10 }]));
+      expect(answers).toEqual(Array.from({ length: 24 }, (_, i) => [{ id: (i % 5) + 1, label: ((i % 5) + 1) * 10 }]));
     });
 
     it('runs a statement whose result type a migration changed (PostgreSQL refuses the prepared one), then prepares it again', async () => {
