@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { fromYaml } from './yaml';
 import type { FirewallRule } from '@hosting-account/sdk';
 import { UsageError } from './errors';
 
@@ -61,7 +61,7 @@ export function ruleText(rule: FirewallRule): string {
 export function readRulesFile(path: string): FirewallRule[] {
   let content: unknown;
   try {
-    content = parse(readFileSync(path === '-' ? 0 : path, 'utf8'));
+    content = fromYaml(readFileSync(path === '-' ? 0 : path, 'utf8'));
   } catch (error) {
     throw new UsageError(`--rules-file ${path}: ${(error as Error).message.split('\n')[0]}`);
   }

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { stringify } from 'yaml';
+import { toYaml } from './yaml';
 import { EXIT_OK, ExitWith } from './errors';
 import { describeFailure, Failure } from './failure';
 import { paint } from './output';
@@ -32,7 +32,7 @@ function writeText(failure: Failure): void {
 /** With `-o json` (or yaml) an error is one object on stderr, as the output format promises. */
 function writeStructured(failure: Failure, kind: 'json' | 'yaml'): void {
   const body = { ...failure.extra, code: failure.code, status: failure.status, detail: failure.detail, exitCode: failure.exitCode };
-  process.stderr.write(kind === 'yaml' ? stringify(body) : `${JSON.stringify(body, null, 2)}\n`);
+  process.stderr.write(kind === 'yaml' ? toYaml(body) : `${JSON.stringify(body, null, 2)}\n`);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { stringify } from 'yaml';
+import { toYaml } from './yaml';
 import { UsageError } from './errors';
 
 export type Format = 'table' | 'json' | 'yaml';
@@ -106,7 +106,7 @@ export function printObject<T>(item: T, fields: Column<T>[], options: OutputOpti
 }
 
 export function printData(data: unknown, kind: Format): void {
-  process.stdout.write(kind === 'yaml' ? stringify(data) : JSON.stringify(data, null, 2) + '\n');
+  process.stdout.write(kind === 'yaml' ? toYaml(data) : JSON.stringify(data, null, 2) + '\n');
 }
 
 /** A confirmation for people; in JSON/YAML mode the data itself is printed instead. */

@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { createMcpServer, serveOverStdio } from '@hosting-account/mcp';
 import { examples, globals } from '../command-context';
 import { apiClient, target, USER_AGENT } from '../session';
 
@@ -18,6 +17,8 @@ export function mcpCommand(): Command {
       const out = globals(command);
       const api = apiClient({ ...out, waitRateLimit: false });
       const { url } = target(out.context);
+      // The MCP SDK (zod, ajv and their schemas) is most of what hostctl would load at start: only this command needs it.
+      const { createMcpServer, serveOverStdio } = await import('@hosting-account/mcp');
       const server = createMcpServer(api, {
         ...(options.readOnly ? { scopes: ['read'] as const } : {}),
         userAgent: `${USER_AGENT} mcp`,

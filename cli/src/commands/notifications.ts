@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { stringify } from 'yaml';
+import { toYaml } from '../yaml';
 import { HostingClient, listAll, notificationEvents, Schemas, unwrap } from '@hosting-account/sdk';
 import { examples, parsePositiveInt, session } from '../command-context';
 import { UsageError } from '../errors';
@@ -87,7 +87,7 @@ async function watch(api: HostingClient, kind: ReturnType<typeof format>, limit?
 
 function print(notification: Notification, kind: ReturnType<typeof format>): void {
   if (kind === 'json') return void process.stdout.write(JSON.stringify(notification) + '\n');
-  if (kind === 'yaml') return void process.stdout.write(`---\n${stringify(notification)}`);
+  if (kind === 'yaml') return void process.stdout.write(`---\n${toYaml(notification)}`);
   const severity =
     notification.severity === 'critical'
       ? paint(notification.severity, 'red')
