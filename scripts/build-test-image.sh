@@ -83,13 +83,17 @@ EOF
 # nothing scrubs filesystems or updates packages behind a test's back (e2scrub_reap alone took
 # 11-16 s of CPU in a 45 s boot). Each cloud-init stage is a Python process that first imports
 # cloud-init and its libraries (requests, jsonschema, jinja2: 14 s of CPU in a loaded TCG guest,
-# more than the config stage's own work), so the config stage's two modules run at the start of
-# the final stage and its unit is masked: three stages a boot instead of four.
+# more than the config stage's own work), so its unit is masked and its two modules run elsewhere:
+# three stages a boot instead of four. `set-passwords` runs at the end of the init stage, which
+# systemd orders before sshd: it writes `ssh_pwauth` into sshd_config before sshd starts, where the
+# config stage restarted a running sshd (a connection then failed with 255); `runcmd` only writes
+# the script the final stage runs.
 cat >"$root/etc/cloud/cloud.cfg.d/90-test-image.cfg" <<'EOF'
 datasource_list: [ NoCloud, ConfigDrive, None ]
 locale: C.UTF-8
+cloud_init_modules: [ migrator, seed_random, bootcmd, write-files, growpart, resizefs, disk_setup, mounts, set_hostname, update_hostname, update_etc_hosts, ca-certs, rsyslog, users-groups, ssh, set-passwords ]
 cloud_config_modules: []
-cloud_final_modules: [ set-passwords, runcmd, write-files-deferred, scripts-vendor, scripts-per-once, scripts-per-boot, scripts-per-instance, scripts-user, ssh-authkey-fingerprints, keys-to-console, final-message, power-state-change ]
+cloud_final_modules: [ runcmd, write-files-deferred, scripts-vendor, scripts-per-once, scripts-per-boot, scripts-per-instance, scripts-user, ssh-authkey-fingerprints, keys-to-console, final-message, power-state-change ]
 EOF
 for unit in cloud-config.service e2scrub_reap.service e2scrub_all.timer apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer fstrim.timer; do
   ln -sf /dev/null "$root/etc/systemd/system/$unit"
