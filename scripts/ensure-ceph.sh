@@ -20,7 +20,10 @@ CONF=$CEPH_DIR/ceph.conf
 RUN=$CEPH_DIR/run
 log() { printf '%s\n' "$*" >&2; }
 # A step that fails says which, and what the daemons said last (CI shows only this script's stderr).
-trap 'rc=$?; log "ensure-ceph.sh: \"$BASH_COMMAND\" failed with exit $rc (line $LINENO)"; tail -n 15 "$CEPH_DIR/log/start.log" >&2 2>/dev/null; exit $rc' ERR
+# A new OSD refused with 'wrong fsid' (exit 250, seen once in CI with no other Ceph process left)
+# may mean that a monitor of another cluster answered: who listens on the ports, and which Ceph
+# processes run, is printed too.
+trap 'rc=$?; log "ensure-ceph.sh: \"$BASH_COMMAND\" failed with exit $rc (line $LINENO)"; tail -n 15 "$CEPH_DIR/log/start.log" >&2 2>/dev/null; { ss -ltnp 2>/dev/null | grep -E ":(${MON_ADDR##*:}|3300|$RGW_PORT) "; pgrep -a -f "ceph-(mon|osd)|radosgw"; } >&2 || true; exit $rc' ERR
 
 if ! command -v ceph-mon >/dev/null || ! command -v ceph-osd >/dev/null || ! command -v radosgw >/dev/null || ! command -v ceph >/dev/null; then
   log "installing $PACKAGES from Debian packages"
