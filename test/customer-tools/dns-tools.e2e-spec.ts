@@ -37,6 +37,8 @@ const READ_TOOLS = ['dns_zones_list', 'dns_zone_get', 'dns_records_list', 'dns_z
 const NAMESERVERS = ['ns1.example.net', 'ns2.example.net'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PTR_DOMAIN = 'vps.example.net';
+/** Shared address space (RFC 6598): the simulator gives VPSes addresses of the documentation nets only, so never this one. */
+const NOT_ITS_ADDRESS = '100.64.0.200';
 
 interface DnsRecord {
   id: string;
@@ -379,7 +381,7 @@ describe('DNS tools: SDK, hostctl and MCP', () => {
       const badPtr = await hostctl(['vps', 'rdns', 'set', 'mail-01', ip, 'not a name', '-o', 'json']);
       expect(badPtr.code).toBe(1);
       expect(JSON.parse(badPtr.stderr)).toMatchObject({ status: 400, code: 'invalid_input', errors: [{ field: 'ptr' }] });
-      const badIp = await hostctl(['vps', 'rdns', 'set', 'mail-01', '198.51.100.200', 'mail.shop.example.org']);
+      const badIp = await hostctl(['vps', 'rdns', 'set', 'mail-01', NOT_ITS_ADDRESS, 'mail.shop.example.org']);
       expect({ code: badIp.code, stdout: badIp.stdout }).toEqual({ code: 1, stdout: '' });
       expect(badIp.stderr).toMatch(/^ {2}ip: .+$/m);
       expect(badIp.stderr).toMatch(/status: 400\n\s+code: invalid_input/);
@@ -582,7 +584,7 @@ describe('DNS tools: SDK, hostctl and MCP', () => {
       expect(await result(client, 'vps_rdns_set', { serviceId: vps.id, ip, ptr: null })).toEqual({ ip, ptr: fenced(defaultPtr!) });
       expect(await addressesOf(account, vps.id)).toEqual(before);
 
-      expect(errorOf(await call(client, 'vps_rdns_set', { serviceId: vps.id, ip: '198.51.100.200', ptr: 'x.example.org' }))).toMatchObject({
+      expect(errorOf(await call(client, 'vps_rdns_set', { serviceId: vps.id, ip: NOT_ITS_ADDRESS, ptr: 'x.example.org' }))).toMatchObject({
         status: 400,
         code: 'invalid_input',
         errors: [{ field: 'ip' }],
