@@ -25,7 +25,7 @@ const GIB = 1024 ** 3;
 /**
  * A VPS's disks as RBD images against the one-node cluster of scripts/ensure-ceph.sh (cephx off): an
  * image imported from a qcow2 file (through qemu-img), root disks cloned from it, a seed, and their
- * removal; in a pool of the suite's own, deleted at the end. What the cluster holds is read with the
+ * removal; in a pool of the suite's own, which the first import makes, deleted at the end. What the cluster holds is read with the
  * operator's rbd tool.
  */
 (enabled ? describe : describe.skip)('VPS disks as RBD images (Ceph)', () => {
@@ -57,8 +57,6 @@ const GIB = 1024 ** 3;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'disks-rbd-'));
-    await cephTool('ceph', 'osd', 'pool', 'create', pool);
-    await rbd('pool', 'init', pool);
     // A 64 MiB disk with bytes at its start and at 40 MiB, and holes between: qcow2 as images come.
     raw = join(dir, 'image.raw');
     const fd = openSync(raw, 'w');
@@ -79,9 +77,11 @@ const GIB = 1024 ** 3;
 
   const rawDigest = (bytes: number) => digestOfFile(raw, bytes);
 
-  it('imports a qcow2 image as a raw RBD image with a protected @base snapshot and the mark; again is no change', async () => {
+  it('makes the pool for RBD, imports a qcow2 image as a raw RBD image with a protected @base snapshot and the mark; again is no change', async () => {
     const imageId = randomUUID();
+    expect(JSON.parse(await cephTool('ceph', 'osd', 'pool', 'ls', '--format', 'json'))).not.toContain(pool);
     await ours.importImage(imageId, qcow2, 'qcow2');
+    expect(await cephTool('ceph', 'osd', 'pool', 'application', 'get', pool)).toContain('rbd');
     expect(await info(`img-${imageId}`)).toMatchObject({ size: 64 * MIB, format: 2 });
     expect(await info(`img-${imageId}@base`)).toMatchObject({ protected: 'true' });
     expect(await markOf(`img-${imageId}`)).toBe('disks-test-ours');

@@ -5,9 +5,10 @@ import { libvirtConfig } from './libvirt-config';
 import { networkConfig } from './network-config';
 import { rescueConfig } from './rescue-config';
 import { volumesConfig } from './volumes-config';
+import { disksConfig } from './disks-config';
 import type { VpsSettings } from './vps-settings';
 
-/** The VPS area's settings: COMPUTE_*, CONSOLE_*, SNAPSHOTS_PER_ACCOUNT, BACKUP_*, LIBVIRT_*, NETWORK_*, the hosts', rescue's and volumes'. */
+/** The VPS area's settings: COMPUTE_*, CONSOLE_*, SNAPSHOTS_PER_ACCOUNT, BACKUP_*, LIBVIRT_*, NETWORK_*, the hosts', rescue's, volumes' and disks'. */
 export function vpsConfig(env: EnvReader, dataDir: string): VpsSettings {
   const config: VpsSettings = {
     computeTransitionDelayMs: env.int('COMPUTE_TRANSITION_DELAY_MS', 2000, 0),
@@ -24,6 +25,7 @@ export function vpsConfig(env: EnvReader, dataDir: string): VpsSettings {
     hosts: hostsConfig(env),
     rescue: rescueConfig(env),
     volumes: volumesConfig(env),
+    disks: disksConfig(env),
   };
   if (config.computeProvider === 'libvirt' && config.network.mode === 'bridge' && !config.network.ipv4Pools.length) {
     env.problems.push('NETWORK_IPV4_POOL is required with NETWORK_MODE=bridge: the addresses handed to VPSes');

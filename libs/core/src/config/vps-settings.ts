@@ -18,6 +18,19 @@ export interface VpsSettings {
   hosts: HostsConfig;
   rescue: RescueConfig;
   volumes: VolumesConfig;
+  disks: DisksConfig;
+}
+
+export type DiskBackend = 'local' | 'rbd';
+
+/** Where VPS disks live: a hypervisor's LIBVIRT_STORAGE_POOL (local), or RBD images in DISKS_RBD_POOL on the volumes' Ceph cluster. */
+export interface DisksConfig {
+  /** DISK_BACKEND, for regions DISK_BACKEND_REGIONS does not name. */
+  backend: DiskBackend;
+  /** DISK_BACKEND_REGIONS: region -> backend. */
+  regions: Record<string, DiskBackend>;
+  /** DISKS_RBD_POOL (`vps`): made (and `rbd pool init`) when missing and the client may. */
+  rbdPool: string;
 }
 
 export type ComputeProviderKind = 'simulator' | 'libvirt';

@@ -1,5 +1,9 @@
 import type { GuestNetwork } from '../compute-provider';
+import type { VolumeSource } from '../volumes/volume-backend';
 import { vpsFilterRef } from './network-filters';
+import { rbdDiskXml } from './volume-disks';
+
+type RbdSource = Extract<VolumeSource, { type: 'rbd' }>;
 
 /**
  * The built-in domain: a TCG guest (no /dev/kvm needed) booting from its root disk, with the
@@ -43,6 +47,8 @@ export interface DomainValues {
   /** Empty when the VPS has no image (no disk, no seed). */
   rootVolume: string;
   seedVolume: string;
+  /** Where the region's disks are on Ceph: the two RBD images in place of the pool's volumes. */
+  rbdDisks?: { root: RbdSource; seed: RbdSource } | null;
   macAddress: string;
   network: GuestNetwork | null;
 }
@@ -128,6 +134,12 @@ export function deploymentMarkOf(metadata: string): string | null {
 
 function disksXml(values: DomainValues): string {
   if (!values.rootVolume) return '';
+  if (values.rbdDisks) {
+    return [
+      rbdDiskXml(values.rbdDisks.root, 'disk', `<target dev='vda' bus='virtio'/>`),
+      rbdDiskXml(values.rbdDisks.seed, 'cdrom', `<target dev='hdc' bus='ide'/><readonly/>`),
+    ].join('\n    ');
+  }
   const pool = escapeXml(values.pool);
   return [
     `<disk type='volume' device='disk'><driver name='qemu' type='qcow2'/><source pool='${pool}' volume='${escapeXml(values.rootVolume)}'/><target dev='vda' bus='virtio'/></disk>`,

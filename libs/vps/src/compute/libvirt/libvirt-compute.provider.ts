@@ -45,6 +45,9 @@ import type { ActionType, PowerState } from '../../vps.types';
 import type { VolumeSource } from '../volumes/volume-backend';
 import { LibvirtVolumeAttachments } from './volume-attachments';
 import { withVolumeDisks } from './volume-disks';
+import type { RbdGuestDisks } from '../rbd-disks/rbd-guest-disks';
+import { rbdRootOf, rbdSeedOf } from '../rbd-disks/rbd-disk-names';
+import { rbdNotYet } from '../rbd-disks/rbd-not-yet';
 
 /** Reads never keep a request waiting longer than this on the hypervisor. */
 const READ_TIMEOUT_MS = 2_000;
@@ -76,9 +79,11 @@ export class LibvirtComputeProvider extends ComputeProvider {
 
   private readonly config: AppConfig;
   private readonly virsh: Virsh;
+  private readonly parts: LibvirtParts;
 
   constructor(parts: LibvirtParts) {
     super();
+    this.parts = parts;
     const { config, virsh } = parts;
     this.config = config;
     this.virsh = virsh;
@@ -164,7 +169,15 @@ export class LibvirtComputeProvider extends ComputeProvider {
     const made = { ...instance, providerRef: name };
     if (await this.domains.exists(made, this.changeTimeoutMs)) await this.marks.refuseForeign(this.domains.uriOf(instance), name);
     else {
-      if (spec.boot) await writeGuestDisks(this.pool, this.domains.uriOf(instance), instance.serviceId, spec.boot, spec.network ?? null);
+      if (spec.boot)
+        await writeGuestDisks(
+          this.pool,
+          this.domains.uriOf(instance),
+          instance.serviceId,
+          spec.boot,
+          spec.network ?? null,
+          this.rbdOf(instance),
+        );
       const values = { name, vcpus: spec.vcpus, memoryMb: spec.memoryMb, withDisks: !!spec.boot, network: spec.network ?? null };
       await lookBeforeRetry(
         () => this.define(made, values),
@@ -215,7 +228,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
       await this.domains.powerOffOnce(instance, domain.name);
     }
     await steps(20, 'writing the disk from the image and the cloud-init seed');
-    await writeGuestDisks(this.pool, this.domains.uriOf(instance), instance.serviceId, boot, network);
+    await writeGuestDisks(this.pool, this.domains.uriOf(instance), instance.serviceId, boot, network, this.rbdOf(instance));
     const values = {
       name: domain.name,
       uuid: domain.uuid,
@@ -227,7 +240,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     await steps(70, 'defining the server from the template');
     await lookBeforeRetry(
       () => this.define(instance, values),
-      async () => (await this.domains.run(instance, ['dumpxml', '--inactive', domain.name])).includes(rootVolumeOf(instance.serviceId)),
+      async () => (await this.domains.run(instance, ['dumpxml', '--inactive', domain.name])).includes(this.rootDiskName(instance)),
     );
     await steps(80, 'starting the server');
     await this.domains.startOnce(instance, domain.name);
@@ -236,13 +249,15 @@ export class LibvirtComputeProvider extends ComputeProvider {
 
   /** A running domain is copied live (backup job), a stopped one by libvirt's volume copy; the image volume is standalone. */
   override async snapshotMachine(instance: InstanceRef, imageId: string, _key?: string, steps: StepReporter = NO_STEPS): Promise<string> {
+    this.refuseOnRbd(instance, 'A snapshot');
     const domain = await this.domains.info(instance, this.changeTimeoutMs);
     await this.marks.refuseForeign(this.domains.uriOf(instance), domain.name);
     return encodeSnapshotTask(await this.snapshots.begin(instance, domain, imageId, steps));
   }
 
   /** Backups: disk-exports.ts; restores: libvirt-restore.ts. */
-  override exportDisk(instance: InstanceRef, exportId: string): Promise<DiskExport> {
+  override async exportDisk(instance: InstanceRef, exportId: string): Promise<DiskExport> {
+    this.refuseOnRbd(instance, 'A backup');
     return this.exports.export(instance, exportId);
   }
   override releaseExport(instance: InstanceRef, exportId: string): Promise<void> {
@@ -256,6 +271,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     machine?: RestoredMachine,
     steps: StepReporter = NO_STEPS,
   ): Promise<string> {
+    this.refuseOnRbd(instance, 'A restore');
     return this.restores.restore(instance, open, sizeBytes, machine, steps);
   }
 
@@ -271,6 +287,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     _key?: string,
     steps: StepReporter = NO_STEPS,
   ): Promise<string> {
+    this.refuseOnRbd(instance, 'Rescue mode');
     return this.rescues.rescue(instance, rescue, network, steps);
   }
 
@@ -322,6 +339,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
     }
     await this.pool.remove(uri, rootVolumeOf(instance.serviceId));
     await this.pool.remove(uri, seedVolumeOf(instance.serviceId));
+    await this.rbdOf(instance)?.removeMachine(instance.serviceId);
     await this.filters.remove(uri, instance.serviceId);
     this.logger.log(`Domain ${domain?.name ?? this.domains.domainOf(instance)} and its volumes removed`);
   }
@@ -330,6 +348,8 @@ export class LibvirtComputeProvider extends ComputeProvider {
     instance: InstanceRef,
     d: { name: string; uuid?: string; vcpus: number; memoryMb: number; withDisks: boolean; network: GuestNetwork | null },
   ): Promise<void> {
+    const rbd = d.withDisks ? this.rbdOf(instance) : null;
+    const id = instance.serviceId;
     let xml = renderDomain(this.template, {
       name: d.name,
       serviceId: instance.serviceId,
@@ -338,8 +358,9 @@ export class LibvirtComputeProvider extends ComputeProvider {
       vncListen: this.domains.connections.vncListenOf(instance),
       vncPassword: vncPassword(),
       pool: this.config.libvirt.storagePool,
-      rootVolume: d.withDisks ? rootVolumeOf(instance.serviceId) : '',
-      seedVolume: d.withDisks ? seedVolumeOf(instance.serviceId) : '',
+      rootVolume: d.withDisks ? this.rootDiskName(instance) : '',
+      seedVolume: d.withDisks ? (rbd ? rbdSeedOf(id) : seedVolumeOf(id)) : '',
+      rbdDisks: rbd ? { root: rbd.source(rbdRootOf(id)), seed: rbd.source(rbdSeedOf(id)) } : null,
       macAddress: d.network?.mac ?? '',
       network: d.network,
     });
@@ -351,5 +372,19 @@ export class LibvirtComputeProvider extends ComputeProvider {
     xml = withDeploymentMark(xml, await this.marks.ours());
     await this.filters.beforeDefine(this.domains.uriOf(instance), instance.serviceId, xml);
     await withXmlFile(xml, (file) => this.domains.run(instance, ['define', file]));
+  }
+
+  /** The VPS's disks on Ceph, where its region's are (DISK_BACKEND rbd); null: in its host's pool. */
+  private rbdOf(instance: InstanceRef): RbdGuestDisks | null {
+    return this.parts.rbdDisksIn(instance.region);
+  }
+
+  /** What disks on Ceph cannot do yet (docs/decisions/vps-hosts.md, "VPS disks on RBD"): refused before anything changes. */
+  private refuseOnRbd(instance: InstanceRef, what: string): void {
+    if (this.rbdOf(instance)) throw rbdNotYet(what);
+  }
+
+  private rootDiskName(instance: InstanceRef): string {
+    return this.rbdOf(instance) ? rbdRootOf(instance.serviceId) : rootVolumeOf(instance.serviceId);
   }
 }

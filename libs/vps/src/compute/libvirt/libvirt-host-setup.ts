@@ -17,7 +17,7 @@ const COPY_TIMEOUT_MS = 60 * 60_000;
 
 /**
  * A new host's hypervisor, with virsh: it answers, LIBVIRT_STORAGE_POOL is made there, it can
- * open volumes (VolumeBackend.prepareHost: with cephx, the key as a libvirt secret), and each image
+ * open volumes and VPS disks on Ceph (with cephx, the key as a libvirt secret), and each image
  * volume it lacks is copied from a hypervisor that has it (downloaded to the API
  * host, uploaded to the new one: hosts need not reach each other).
  */
@@ -26,13 +26,14 @@ export class LibvirtHostSetup extends HostSetup {
   private readonly pool: StoragePool;
   private readonly connections: LibvirtConnections;
   private readonly virsh: Virsh;
+  private readonly rbdDisks: LibvirtParts['rbdDisks'];
 
   constructor(
-    parts: Pick<LibvirtParts, 'pool' | 'connections' | 'virsh'>,
+    parts: Pick<LibvirtParts, 'pool' | 'connections' | 'virsh' | 'rbdDisks'>,
     private readonly volumes?: Pick<VolumeBackend, 'prepareHost'>,
   ) {
     super();
-    ({ pool: this.pool, connections: this.connections, virsh: this.virsh } = parts);
+    ({ pool: this.pool, connections: this.connections, virsh: this.virsh, rbdDisks: this.rbdDisks } = parts);
   }
 
   async check(uri: string): Promise<void> {
@@ -49,6 +50,7 @@ export class LibvirtHostSetup extends HostSetup {
   async prepare(uri: string, images: { id: string; format: ImageFormat }[]): Promise<number> {
     await this.pool.ensure(uri);
     await this.volumes?.prepareHost(uri);
+    await this.rbdDisks?.prepareHost(uri);
     const sources = (await this.connections.all()).filter((other) => other !== uri);
     let copied = 0;
     for (const image of images) {

@@ -3,9 +3,12 @@ import type { ImageFormat, PoolMade } from '../image-store';
 import type { LibvirtParts } from './libvirt-parts';
 import { imageVolume } from './volume-names';
 
-/** Images as volumes `img-<image id>` in LIBVIRT_STORAGE_POOL of every hypervisor: the configuration's and every enabled host's. */
+/**
+ * Images as volumes `img-<image id>` in LIBVIRT_STORAGE_POOL of every hypervisor: the configuration's
+ * and every enabled host's; and, where some region's VPS disks are on Ceph, once in DISKS_RBD_POOL.
+ */
 export class LibvirtImageStore extends ImageStore {
-  constructor(private readonly libvirt: Pick<LibvirtParts, 'connections' | 'pool'>) {
+  constructor(private readonly libvirt: Pick<LibvirtParts, 'connections' | 'pool' | 'rbdDisks'>) {
     super();
   }
 
@@ -22,10 +25,12 @@ export class LibvirtImageStore extends ImageStore {
       // upload starts from an empty volume itself.
       await pool.upload(uri, imageVolume(imageId), file, facts.format, facts.sizeBytes);
     }
+    await this.libvirt.rbdDisks?.importImage(imageId, file, facts.format);
     return made;
   }
 
   async remove(imageId: string): Promise<void> {
+    await this.libvirt.rbdDisks?.removeImage(imageId);
     for (const uri of await this.hypervisors()) await this.libvirt.pool.remove(uri, imageVolume(imageId));
   }
 }

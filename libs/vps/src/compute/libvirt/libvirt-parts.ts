@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { AppConfig } from '@app/core';
+import { AppConfig, diskBackendOf } from '@app/core';
 import type { DeploymentIdentity } from '../deployment-identity';
 import { GuestFirewalls } from '../guest-firewalls';
+import { RbdGuestDisks } from '../rbd-disks/rbd-guest-disks';
 import { DeploymentMarks } from './deployment-marks';
 import { DEFAULT_DOMAIN_TEMPLATE, templateProblems } from './domain-xml';
 import { HostDirectory, LibvirtConnections } from './libvirt-connections';
@@ -13,7 +14,8 @@ import { Virsh } from './virsh';
 /**
  * What every libvirt adapter stands on, built once by ComputeModule: one virsh (its keepalive),
  * the connections (which hypervisor serves a VPS; every host's URI), the domains on them, the
- * storage pool, the marks that say which deployment made a domain, and the network filters.
+ * storage pool (and the RBD pool of regions whose VPS disks are on Ceph), the marks that say which
+ * deployment made a domain, and the network filters.
  */
 export class LibvirtParts {
   readonly changeTimeoutMs: number;
@@ -25,6 +27,8 @@ export class LibvirtParts {
   readonly filters: NetworkFilters;
   /** The domain template (LIBVIRT_DOMAIN_TEMPLATE, or the built-in one), checked once. */
   readonly template: string;
+  /** VPS disks on Ceph, where some region's DISK_BACKEND is rbd; null where every region keeps them in its hosts' pools. */
+  readonly rbdDisks: RbdGuestDisks | null;
 
   constructor(
     readonly config: AppConfig,
@@ -42,7 +46,19 @@ export class LibvirtParts {
     this.filters = new NetworkFilters(virsh, firewalls, this.changeTimeoutMs);
     const { domainTemplate } = config.libvirt;
     this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
+    const { disks, volumes } = config;
+    const rbd = [disks.backend, ...Object.values(disks.regions)].includes('rbd');
+    this.rbdDisks = rbd
+      ? new RbdGuestDisks({ ...volumes, pool: disks.rbdPool }, identity, { virsh, timeoutMs: this.changeTimeoutMs })
+      : null;
     const problems = templateProblems(this.template);
+    if (rbd && !/\{\{\s*disks\s*\}\}/.test(this.template))
+      problems.push('with DISK_BACKEND rbd the template must place the disks with {{disks}}');
     if (problems.length) throw new Error(`LIBVIRT_DOMAIN_TEMPLATE (${domainTemplate}) is not usable: ${problems.join('; ')}`);
+  }
+
+  /** The RBD disks of a VPS in `region`, or null when its disks are in its host's pool. */
+  rbdDisksIn(region: string | null | undefined): RbdGuestDisks | null {
+    return this.rbdDisks && diskBackendOf(this.config.disks, region) === 'rbd' ? this.rbdDisks : null;
   }
 }

@@ -22,6 +22,7 @@ import { vncPassword } from './vnc-password';
 import { imageVolume, rootVolumeOf, seedVolumeOf } from './volume-names';
 import { localVolumeDisks } from './volume-disks';
 import { withXmlFile } from './xml-file';
+import { rbdNotYet } from '../rbd-disks/rbd-not-yet';
 
 const COPY_TIMEOUT_MS = 60 * 60_000;
 const isNotFound = (err: unknown) => err instanceof ComputeProviderError && err.code === 'not_found';
@@ -49,7 +50,7 @@ export class LibvirtRelocation extends MachineRelocator {
   private readonly timeoutMs: number;
   private readonly virsh: Virsh;
 
-  constructor(parts: LibvirtParts) {
+  constructor(private readonly parts: LibvirtParts) {
     super();
     ({ virsh: this.virsh, connections: this.connections, pool: this.pool, marks: this.marks, template: this.template } = parts);
     this.filters = parts.filters;
@@ -58,6 +59,7 @@ export class LibvirtRelocation extends MachineRelocator {
   }
 
   async copy(instance: InstanceRef, to: RelocationTarget): Promise<void> {
+    this.refuseOnRbd(instance, 'A move');
     const from = this.connections.uriOf(instance);
     if (from === to.uri) return;
     const name = nameOf(instance);
@@ -91,6 +93,7 @@ export class LibvirtRelocation extends MachineRelocator {
   }
 
   async migrate(instance: InstanceRef, to: RelocationTarget, timeoutMs: number): Promise<LiveMoved> {
+    this.refuseOnRbd(instance, 'A live move');
     const from = this.connections.uriOf(instance);
     const name = nameOf(instance);
     if (from === to.uri) return { downtimeMs: null };
@@ -149,6 +152,7 @@ export class LibvirtRelocation extends MachineRelocator {
   }
 
   async recreate(instance: InstanceRef, machine: RecreatedMachine): Promise<void> {
+    this.refuseOnRbd(instance, 'An evacuation');
     const uri = this.connections.uriOf(instance);
     const name = nameOf(instance);
     const root = rootVolumeOf(instance.serviceId);
@@ -231,6 +235,10 @@ export class LibvirtRelocation extends MachineRelocator {
   /** `not_found` is expected (a domain looked for), not logged as a failure. */
   private run(uri: string, args: string[]): Promise<string> {
     return this.virsh.run(uri, args, { timeoutMs: this.timeoutMs, expected: ['not_found'] });
+  }
+
+  private refuseOnRbd(instance: InstanceRef, what: string): void {
+    if (this.parts.rbdDisksIn(instance.region)) throw rbdNotYet(what);
   }
 }
 

@@ -45,6 +45,38 @@ describe('libvirt domain XML', () => {
     expect(xml).toContain('VPS service a&apos;b');
   });
 
+  it('puts the root disk and the seed as RBD network disks where the region keeps its disks on Ceph, with the cephx secret', () => {
+    const rbd = (image: string) => ({
+      type: 'rbd' as const,
+      pool: 'vps',
+      image,
+      monitors: [{ host: '10.0.0.1', port: 6789 }],
+      auth: { username: 'hosting', secretUuid: '2f1d6e63-0000-5000-8000-000000000001' },
+    });
+    const xml = renderDomain(DEFAULT_DOMAIN_TEMPLATE, {
+      name: 'svc-1',
+      serviceId: '1',
+      vcpus: 1,
+      memoryMb: 1024,
+      vncListen: '127.0.0.1',
+      vncPassword: 'pw',
+      pool: 'default',
+      rootVolume: 'svc-1-root',
+      seedVolume: 'svc-1-seed',
+      rbdDisks: { root: rbd('svc-1-root'), seed: rbd('svc-1-seed') },
+      macAddress: '52:54:00:aa:bb:cc',
+      network: null,
+    });
+    const auth = `<auth username='hosting'><secret type='ceph' uuid='2f1d6e63-0000-5000-8000-000000000001'/></auth>`;
+    expect(xml).toContain(
+      `<disk type='network' device='disk'><driver name='qemu' type='raw' cache='none' discard='unmap'/>${auth}<source protocol='rbd' name='vps/svc-1-root'><host name='10.0.0.1' port='6789'/></source><target dev='vda' bus='virtio'/></disk>`,
+    );
+    expect(xml).toContain(
+      `<disk type='network' device='cdrom'><driver name='qemu' type='raw' cache='none'/>${auth}<source protocol='rbd' name='vps/svc-1-seed'><host name='10.0.0.1' port='6789'/></source><target dev='hdc' bus='ide'/><readonly/></disk>`,
+    );
+    expect(xml).not.toContain("<source pool='default'");
+  });
+
   it('puts the root disk, the seed CD-ROM and QEMU user networking with a restricted forward in the built-in template', () => {
     const xml = renderDomain(DEFAULT_DOMAIN_TEMPLATE, {
       name: 'svc-1',

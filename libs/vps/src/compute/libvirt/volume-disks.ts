@@ -24,13 +24,18 @@ export function volumeDiskXml(source: VolumeSource, serial: string, target: stri
     const driver = `<driver name='qemu' type='raw' discard='unmap'/>`;
     return `<disk type='volume' device='disk'>${driver}<source pool='${xmlText(source.pool)}' volume='${xmlText(source.volume)}'/>${tail}</disk>`;
   }
-  const driver = `<driver name='qemu' type='raw' cache='none' discard='unmap'/>`;
+  return rbdDiskXml(source, 'disk', tail);
+}
+
+/** An RBD image as a `<disk type='network'>` (a volume, or a VPS's root disk or seed on Ceph), `tail` its target and the rest. */
+export function rbdDiskXml(source: Extract<VolumeSource, { type: 'rbd' }>, device: 'disk' | 'cdrom', tail: string): string {
+  const driver = `<driver name='qemu' type='raw' cache='none'${device === 'disk' ? " discard='unmap'" : ''}/>`;
   const hosts = source.monitors.map(({ host, port }) => `<host name='${xmlText(host)}' port='${port}'/>`).join('');
   const auth = source.auth
     ? `<auth username='${xmlText(source.auth.username)}'><secret type='ceph' uuid='${xmlText(source.auth.secretUuid)}'/></auth>`
     : '';
   const name = xmlText(`${source.pool}/${source.image}`);
-  return `<disk type='network' device='disk'>${driver}${auth}<source protocol='rbd' name='${name}'>${hosts}</source>${tail}</disk>`;
+  return `<disk type='network' device='${device}'>${driver}${auth}<source protocol='rbd' name='${name}'>${hosts}</source>${tail}</disk>`;
 }
 
 /** Every `<disk>` of a domain XML (as `virsh dumpxml` writes it) with the serial and target dev it has. */

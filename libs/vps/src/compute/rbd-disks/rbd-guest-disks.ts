@@ -7,7 +7,9 @@ import { ComputeProviderError } from '../compute-provider';
 import type { DeploymentIdentity } from '../deployment-identity';
 import type { ImageFormat } from '../image-store';
 import { CephCli } from '../volumes/ceph-cli';
-import { cephSecretUuid } from '../volumes/ceph-secret';
+import { cephSecretUuid, defineCephSecret } from '../volumes/ceph-secret';
+import { ensureRbdPool } from '../volumes/rbd-pool';
+import type { Virsh } from '../libvirt/virsh';
 import { MARK_KEY } from '../volumes/rbd-volume-backend';
 import type { VolumeSource } from '../volumes/volume-backend';
 import { rbdImageOf, rbdRootOf, rbdSeedOf } from './rbd-disk-names';
@@ -30,12 +32,24 @@ export type RbdDisksConfig = Pick<VolumesConfig, 'cephMonitors' | 'cephClientNam
  * Each step looks before it acts, so a try after a lost answer does no harm.
  */
 export class RbdGuestDisks {
+  private poolReady = false;
+
   constructor(
     private readonly config: RbdDisksConfig,
     private readonly identity: Pick<DeploymentIdentity, 'id'>,
+    /** Where hosts get the cephx key (a libvirt secret) QEMU opens the disks with. */
+    private readonly hosts: { virsh: Virsh; timeoutMs: number } | null = null,
     private readonly cli = new CephCli(config),
     private readonly qemuImg = 'qemu-img',
   ) {}
+
+  /** With cephx, QEMU on the host reads the key from the libvirt secret volumes use too (the same client and cluster). */
+  async prepareHost(uri: string): Promise<void> {
+    const { cephClientName: clientName, cephClientKey: key, cephMonitors } = this.config;
+    if (!key || !this.hosts) return;
+    const secret = { uuid: cephSecretUuid(clientName, cephMonitors), clientName, key };
+    await defineCephSecret(this.hosts.virsh, uri, secret, this.hosts.timeoutMs);
+  }
 
   /**
    * The image's bytes as `img-<id>` (raw, as QEMU reads RBD), snapshotted and protected as `@base`.
@@ -44,6 +58,7 @@ export class RbdGuestDisks {
    */
   async importImage(imageId: string, file: string, format: ImageFormat): Promise<void> {
     const image = rbdImageOf(imageId);
+    await this.ensurePool();
     if (await this.hasBase(image)) return;
     await this.removeOurs(image);
     const dir = await mkdtemp(join(tmpdir(), 'rbd-import-'));
@@ -79,6 +94,7 @@ export class RbdGuestDisks {
   /** The VPS's root disk: a clone of its image's `@base`, grown to `gb` GiB; one that is there is kept as it is. */
   async createRoot(serviceId: string, imageId: string, gb: number): Promise<void> {
     const root = rbdRootOf(serviceId);
+    await this.ensurePool();
     if (!(await this.markOf(root)).exists) {
       const base = `${this.spec(rbdImageOf(imageId))}@${BASE_SNAPSHOT}`;
       await this.cli
@@ -118,10 +134,16 @@ export class RbdGuestDisks {
   }
 
   /** What a `<disk>` of the domain points at. */
-  source(image: string): VolumeSource {
+  source(image: string): Extract<VolumeSource, { type: 'rbd' }> {
     const { pool, cephMonitors, cephClientName, cephClientKey } = this.config;
     const auth = cephClientKey ? { username: cephClientName, secretUuid: cephSecretUuid(cephClientName, cephMonitors) } : null;
     return { type: 'rbd', pool, image, monitors: cephMonitors, auth };
+  }
+
+  private async ensurePool(): Promise<void> {
+    if (this.poolReady) return;
+    await ensureRbdPool(this.cli, this.config.pool, this.config.cephClientName);
+    this.poolReady = true;
   }
 
   private spec(image: string): string {

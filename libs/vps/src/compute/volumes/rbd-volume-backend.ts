@@ -4,6 +4,7 @@ import type { DeploymentIdentity } from '../deployment-identity';
 import type { Virsh } from '../libvirt/virsh';
 import { CephCli } from './ceph-cli';
 import { cephSecretUuid, defineCephSecret } from './ceph-secret';
+import { ensureRbdPool } from './rbd-pool';
 import { GIB, VolumeBackend, VolumeListing, VolumeRef, VolumeSource } from './volume-backend';
 import { foreignVolume, shrinkRefused, volumeNotFound } from './volume-errors';
 import { volumeIdOf, volumeName } from './volume-names';
@@ -135,21 +136,7 @@ export class RbdVolumeBackend extends VolumeBackend {
   /** Once per process: the pool is made and initialised for RBD when missing, if the client's caps allow. */
   private async ensurePool(): Promise<void> {
     if (this.poolReady) return;
-    const pool = this.config.rbdPool;
-    const pools = JSON.parse(await this.cli.ceph(['osd', 'pool', 'ls', '--format', 'json'])) as string[];
-    if (!pools.includes(pool)) {
-      try {
-        await this.cli.ceph(['osd', 'pool', 'create', pool]);
-        await this.cli.rbd(['pool', 'init', pool]);
-      } catch (err) {
-        if (!isCode(err, 'volume_backend_refused')) throw err;
-        const client = `client.${this.config.cephClientName}`;
-        throw new ComputeProviderError(
-          'volume_backend_refused',
-          `The RBD pool ${pool} does not exist and ${client} may not make it: ceph osd pool create ${pool}; rbd pool init ${pool}`,
-        );
-      }
-    }
+    await ensureRbdPool(this.cli, this.config.rbdPool, this.config.cephClientName);
     this.poolReady = true;
   }
 }
