@@ -14,7 +14,9 @@ CEPH_DIR=${CEPH_DIR:-/var/lib/hosting-ceph}
 RGW_PORT=${RGW_PORT:-7480}
 RGW_BIND=${RGW_BIND:-127.0.0.1}
 MON_ADDR=${CEPH_MON_ADDR:-127.0.0.1:6789}
-MEMSTORE_BYTES=${CEPH_MEMSTORE_BYTES:-4294967296}
+# 6 GiB: the suites beside each other hold a VPS's disks on RBD (the test image's 540 MiB and its clone),
+# volumes and backups in RGW at once, and a full memstore OSD stops every one of them.
+MEMSTORE_BYTES=${CEPH_MEMSTORE_BYTES:-6442450944}
 PACKAGES="ceph-mon ceph-osd radosgw ceph-common"
 CONF=$CEPH_DIR/ceph.conf
 RUN=$CEPH_DIR/run

@@ -145,7 +145,15 @@ async function outcome(call: Promise<unknown>): Promise<string> {
     let creds: Credentials;
 
     beforeAll(async () => {
-      service = await provision();
+      const made = await provision();
+      // A gateway slower than RGW_TIMEOUT_MS (the one-node cluster busy with the other suites' disks)
+      // leaves the service pending; the sync job, retried every second, makes it active.
+      service = await waitForOrFail(
+        async () => (await t.get(`/api/services/${made.id}`, owner.bearer)).body,
+        (shown) => shown.objectStorage?.state === 'active',
+        60_000,
+        (shown) => `the service stayed ${shown.objectStorage?.state}`,
+      );
     }, SLOW);
 
     it('is a gateway user with the product’s quota, and credentials that open its bucket with any S3 client', async () => {
