@@ -22,6 +22,9 @@ const LIVE = `<domain type='qemu' id='3'>
   </devices>
 </domain>`;
 
+/** A small VPS's values: the disks and network are each test's own. */
+const ONE_VCPU = { name: 'svc-1', serviceId: '1', vcpus: 1, memoryMb: 1024, vncListen: '127.0.0.1', vncPassword: 'pw', pool: 'default' };
+
 describe('libvirt domain XML', () => {
   it('renders the built-in template with escaped values', () => {
     expect(templateProblems(DEFAULT_DOMAIN_TEMPLATE)).toEqual([]);
@@ -54,13 +57,7 @@ describe('libvirt domain XML', () => {
       auth: { username: 'hosting', secretUuid: '2f1d6e63-0000-5000-8000-000000000001' },
     });
     const xml = renderDomain(DEFAULT_DOMAIN_TEMPLATE, {
-      name: 'svc-1',
-      serviceId: '1',
-      vcpus: 1,
-      memoryMb: 1024,
-      vncListen: '127.0.0.1',
-      vncPassword: 'pw',
-      pool: 'default',
+      ...ONE_VCPU,
       rootVolume: 'svc-1-root',
       seedVolume: 'svc-1-seed',
       rbdDisks: { root: rbd('svc-1-root'), seed: rbd('svc-1-seed') },
@@ -79,13 +76,7 @@ describe('libvirt domain XML', () => {
 
   it('puts the root disk, the seed CD-ROM and QEMU user networking with a restricted forward in the built-in template', () => {
     const xml = renderDomain(DEFAULT_DOMAIN_TEMPLATE, {
-      name: 'svc-1',
-      serviceId: '1',
-      vcpus: 1,
-      memoryMb: 1024,
-      vncListen: '127.0.0.1',
-      vncPassword: 'pw',
-      pool: 'default',
+      ...ONE_VCPU,
       rootVolume: 'svc-1-root.qcow2',
       seedVolume: 'svc-1-seed.iso',
       macAddress: '52:54:00:aa:bb:cc',
