@@ -3,7 +3,7 @@ export * from './config/vps-settings';
 export * from './config/load-config';
 export * from './config/config.module';
 export { canonicalIpv6, ipv4ToNumber, numberToIpv4 } from './config/network-config';
-export { diskBackendOf } from './config/disks-config';
+export { diskBackendOf, someDisksOnRbd } from './config/disks-config';
 export * from './core.module';
 export * from './crypto/secret-box';
 export * from './crypto/url-signer';

@@ -22,7 +22,7 @@ export function disksConfig(env: EnvReader): DisksConfig {
   }
   const rbdPool = env.string('DISKS_RBD_POOL', 'vps')!;
   if (!POOL.test(rbdPool)) env.problems.push(`DISKS_RBD_POOL must be a pool name (letters, digits, _ . -) (got "${rbdPool}")`);
-  if ([backend, ...Object.values(regions)].includes('rbd') && !env.string('CEPH_MON_HOST')) {
+  if (someDisksOnRbd({ backend, regions }) && !env.string('CEPH_MON_HOST')) {
     env.problems.push('CEPH_MON_HOST is required where DISK_BACKEND is rbd: the Ceph monitors, as host:port, comma-separated');
   }
   return { backend, regions, rbdPool };
@@ -31,4 +31,9 @@ export function disksConfig(env: EnvReader): DisksConfig {
 /** Where a region's VPS disks live: its own entry in DISK_BACKEND_REGIONS, else DISK_BACKEND. */
 export function diskBackendOf(config: DisksConfig, region: string | null | undefined): DiskBackend {
   return (region ? config.regions[region] : undefined) ?? config.backend;
+}
+
+/** True when DISK_BACKEND or some region's entry is rbd. */
+export function someDisksOnRbd(config: Pick<DisksConfig, 'backend' | 'regions'>): boolean {
+  return [config.backend, ...Object.values(config.regions)].includes('rbd');
 }

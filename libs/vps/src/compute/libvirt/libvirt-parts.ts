@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { AppConfig, diskBackendOf } from '@app/core';
+import { AppConfig, diskBackendOf, someDisksOnRbd } from '@app/core';
 import type { DeploymentIdentity } from '../deployment-identity';
 import { GuestFirewalls } from '../guest-firewalls';
 import { RbdGuestDisks } from '../rbd-disks/rbd-guest-disks';
@@ -47,7 +47,7 @@ export class LibvirtParts {
     const { domainTemplate } = config.libvirt;
     this.template = domainTemplate ? readFileSync(domainTemplate, 'utf8') : DEFAULT_DOMAIN_TEMPLATE;
     const { disks, volumes } = config;
-    const rbd = [disks.backend, ...Object.values(disks.regions)].includes('rbd');
+    const rbd = someDisksOnRbd(disks);
     this.rbdDisks = rbd
       ? new RbdGuestDisks({ ...volumes, pool: disks.rbdPool }, identity, { virsh, timeoutMs: this.changeTimeoutMs })
       : null;

@@ -7,7 +7,7 @@ import { ComputeProviderError } from '../compute-provider';
 import type { DeploymentIdentity } from '../deployment-identity';
 import type { ImageFormat } from '../image-store';
 import { CephCli } from '../volumes/ceph-cli';
-import { cephSecretUuid, defineCephSecret } from '../volumes/ceph-secret';
+import { prepareCephHost, rbdDiskSource } from '../volumes/ceph-secret';
 import { ensureRbdPool } from '../volumes/rbd-pool';
 import type { Virsh } from '../libvirt/virsh';
 import { MARK_KEY } from '../volumes/rbd-volume-backend';
@@ -45,10 +45,7 @@ export class RbdGuestDisks {
 
   /** With cephx, QEMU on the host reads the key from the libvirt secret volumes use too (the same client and cluster). */
   async prepareHost(uri: string): Promise<void> {
-    const { cephClientName: clientName, cephClientKey: key, cephMonitors } = this.config;
-    if (!key || !this.hosts) return;
-    const secret = { uuid: cephSecretUuid(clientName, cephMonitors), clientName, key };
-    await defineCephSecret(this.hosts.virsh, uri, secret, this.hosts.timeoutMs);
+    if (this.hosts) await prepareCephHost(this.hosts.virsh, uri, this.config, this.hosts.timeoutMs);
   }
 
   /**
@@ -80,7 +77,6 @@ export class RbdGuestDisks {
   /** Removes the image; `image_in_use` while VPS disks are still clones of it. */
   async removeImage(imageId: string): Promise<void> {
     const image = rbdImageOf(imageId);
-    if (!(await this.markOf(image)).exists) return;
     await this.refuseForeign(image);
     const base = `${this.spec(image)}@${BASE_SNAPSHOT}`;
     if (await this.hasBase(image)) {
@@ -117,12 +113,7 @@ export class RbdGuestDisks {
 
   /** Both disks of the VPS and the root's snapshots; what is gone is fine. */
   async removeMachine(serviceId: string): Promise<void> {
-    for (const image of [rbdRootOf(serviceId), rbdSeedOf(serviceId)]) {
-      if (!(await this.markOf(image)).exists) continue;
-      await this.refuseForeign(image);
-      await this.cli.rbd(['snap', 'purge', this.spec(image), '--no-progress']);
-      await this.removeOurs(image);
-    }
+    for (const image of [rbdRootOf(serviceId), rbdSeedOf(serviceId)]) await this.removeOurs(image);
   }
 
   async exists(image: string): Promise<boolean> {
@@ -135,9 +126,7 @@ export class RbdGuestDisks {
 
   /** What a `<disk>` of the domain points at. */
   source(image: string): Extract<VolumeSource, { type: 'rbd' }> {
-    const { pool, cephMonitors, cephClientName, cephClientKey } = this.config;
-    const auth = cephClientKey ? { username: cephClientName, secretUuid: cephSecretUuid(cephClientName, cephMonitors) } : null;
-    return { type: 'rbd', pool, image, monitors: cephMonitors, auth };
+    return rbdDiskSource(this.config, this.config.pool, image);
   }
 
   private async ensurePool(): Promise<void> {
@@ -160,7 +149,7 @@ export class RbdGuestDisks {
     return info.protected === 'true';
   }
 
-  /** Deletes an image this deployment made (or an unmarked one, which a crash before its mark left); gone is fine. */
+  /** Deletes an image this deployment made (or an unmarked one, which a crash before its mark left) with its snapshots; gone is fine. */
   private async removeOurs(image: string): Promise<void> {
     if (!(await this.markOf(image)).exists) return;
     await this.refuseForeign(image);

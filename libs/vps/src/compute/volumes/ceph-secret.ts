@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { CephMonitor } from '@app/core';
+import type { CephMonitor, VolumesConfig } from '@app/core';
 import { lookBeforeRetry } from '../libvirt/look-before-retry';
 import type { Virsh } from '../libvirt/virsh';
 import { withXmlFile } from '../libvirt/xml-file';
+import type { VolumeSource } from './volume-backend';
+
+/** The cluster and client QEMU opens RBD images with (the volumes' CEPH_* settings). */
+type CephClient = Pick<VolumesConfig, 'cephMonitors' | 'cephClientName' | 'cephClientKey'>;
 
 /** RFC 4122's namespace for names that are URLs: our secret's UUID is a version 5 UUID of a URL-shaped name. */
 const URL_NAMESPACE = Buffer.from('6ba7b8119dad11d180b400c04fd430c8', 'hex');
@@ -43,4 +47,18 @@ export async function defineCephSecret(
     async () => (await run(['secret-list'])).includes(secret.uuid),
   );
   await withXmlFile(secret.key, (file) => run(['secret-set-value', '--secret', secret.uuid, '--file', file]));
+}
+
+/** What a `<disk>` of an RBD image in `pool` points at: the monitors, and with cephx the client and its secret. */
+export function rbdDiskSource(client: CephClient, pool: string, image: string): Extract<VolumeSource, { type: 'rbd' }> {
+  const { cephMonitors, cephClientName, cephClientKey } = client;
+  const auth = cephClientKey ? { username: cephClientName, secretUuid: cephSecretUuid(cephClientName, cephMonitors) } : null;
+  return { type: 'rbd', pool, image, monitors: cephMonitors, auth };
+}
+
+/** With cephx, QEMU on the host reads the client's key from a libvirt secret (defined or replaced here); without, the host needs nothing. */
+export async function prepareCephHost(virsh: Virsh, uri: string, client: CephClient, timeoutMs: number): Promise<void> {
+  const { cephClientName: clientName, cephClientKey: key, cephMonitors } = client;
+  if (!key) return;
+  await defineCephSecret(virsh, uri, { uuid: cephSecretUuid(clientName, cephMonitors), clientName, key }, timeoutMs);
 }

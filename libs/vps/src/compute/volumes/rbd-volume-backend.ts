@@ -3,7 +3,7 @@ import { ComputeProviderError } from '../compute-provider';
 import type { DeploymentIdentity } from '../deployment-identity';
 import type { Virsh } from '../libvirt/virsh';
 import { CephCli } from './ceph-cli';
-import { cephSecretUuid, defineCephSecret } from './ceph-secret';
+import { prepareCephHost, rbdDiskSource } from './ceph-secret';
 import { ensureRbdPool } from './rbd-pool';
 import { GIB, VolumeBackend, VolumeListing, VolumeRef, VolumeSource } from './volume-backend';
 import { foreignVolume, shrinkRefused, volumeNotFound } from './volume-errors';
@@ -99,16 +99,11 @@ export class RbdVolumeBackend extends VolumeBackend {
   }
 
   diskSource(volume: VolumeRef): VolumeSource {
-    const { rbdPool, cephMonitors, cephClientName, cephClientKey } = this.config;
-    const auth = cephClientKey ? { username: cephClientName, secretUuid: cephSecretUuid(cephClientName, cephMonitors) } : null;
-    return { type: 'rbd', pool: rbdPool, image: volumeName(volume.volumeId), monitors: cephMonitors, auth };
+    return rbdDiskSource(this.config, this.config.rbdPool, volumeName(volume.volumeId));
   }
 
-  /** With cephx, QEMU on the host reads the key from a libvirt secret; without, the host needs nothing. */
-  async prepareHost(uri: string): Promise<void> {
-    const { cephClientName: clientName, cephClientKey: key, cephMonitors } = this.config;
-    if (!key) return;
-    await defineCephSecret(this.virsh, uri, { uuid: cephSecretUuid(clientName, cephMonitors), clientName, key }, this.changeTimeoutMs);
+  prepareHost(uri: string): Promise<void> {
+    return prepareCephHost(this.virsh, uri, this.config, this.changeTimeoutMs);
   }
 
   private spec(volume: VolumeRef): string {
