@@ -28,5 +28,10 @@ export function hostAddArgs(name: string, region: string, uri: string, size: Hos
   return ['host:add', '--name', name, '--region', region, '--uri', uri, ...sized, ...more];
 }
 
+/** The operator's `service:provision` of one vps-xs of `image` in `region` for the account of `email`, then `more`. */
+export function provisionArgs(email: string, region: string, image: string, ...more: string[]): string[] {
+  return ['service:provision', '--email', email, '--type', 'vps', '--product', 'vps-xs', '--region', region, '--image', image, ...more];
+}
+
 /** The URI of a host that does not exist (.invalid): on the simulator a host is a row, no hypervisor behind it. */
 export const invalidHostUri = (name: string): string => `qemu+ssh://root@${name}.invalid/system`;

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import { hostAddArgs, HostSize } from './hosts';
 import { failOnLeftovers, removeDomainWith, removeUnsettled, Virsh, virshOnUri } from './libvirt-cleanup';
@@ -51,4 +52,11 @@ export const OWN_HOST_SIZE: HostSize = { vcpus: 2, memoryGb: 2, diskGb: 50 };
 export async function addOwnHost(app: INestApplicationContext, name: string, region: string, daemon: OwnLibvirtd): Promise<void> {
   const added = await runCliIn(app, hostAddArgs(name, region, daemon.uri(), OWN_HOST_SIZE, '--vnc-listen', '127.0.0.1'));
   if (added.code !== 0 || added.stderr) throw new Error(`host:add ${name}: exit ${added.code}: ${added.stderr}`);
+}
+
+/** The daemon's `default` pool, a dir under its data folder, made and started (own daemons start with none). */
+export async function makeDefaultPool(daemon: OwnLibvirtd): Promise<void> {
+  await virshOn(daemon, 'pool-define-as', 'default', 'dir', '--target', join(daemon.dir, 'data', 'pool'));
+  await virshOn(daemon, 'pool-build', 'default');
+  await virshOn(daemon, 'pool-start', 'default');
 }

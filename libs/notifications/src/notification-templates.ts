@@ -143,19 +143,24 @@ function describe(event: DomainEvent): NewNotification | null {
     }
     case 'instance.evacuated': {
       const p = event.payload;
-      const restored = p.outcome === 'restored';
-      return {
-        ...base,
-        type: 'instance_evacuated',
-        severity: 'critical',
-        title: restored
-          ? `${p.serviceName} was restored from a backup on another host`
-          : `${p.serviceName} was rebuilt from its image on another host`,
-        body: restored
-          ? `The host of ${p.serviceName} stopped answering. ${p.serviceName} was restored on another host from its backup of ${p.backupAt}; anything written after that backup is lost.`
-          : `The host of ${p.serviceName} stopped answering and it had no backup: it was rebuilt on another host from image ${p.image}; the data on its disk is lost.`,
-        ...about('service', p.serviceId),
-      };
+      const said = {
+        restarted: {
+          severity: 'warning' as const,
+          title: `${p.serviceName} was started again on another host`,
+          body: `The host of ${p.serviceName} stopped answering. ${p.serviceName} was started again on another host from its own disk: nothing written to it was lost, but it was restarted.`,
+        },
+        restored: {
+          severity: 'critical' as const,
+          title: `${p.serviceName} was restored from a backup on another host`,
+          body: `The host of ${p.serviceName} stopped answering. ${p.serviceName} was restored on another host from its backup of ${p.backupAt}; anything written after that backup is lost.`,
+        },
+        rebuilt: {
+          severity: 'critical' as const,
+          title: `${p.serviceName} was rebuilt from its image on another host`,
+          body: `The host of ${p.serviceName} stopped answering and it had no backup: it was rebuilt on another host from image ${p.image}; the data on its disk is lost.`,
+        },
+      }[p.outcome];
+      return { ...base, type: 'instance_evacuated', ...said, ...about('service', p.serviceId) };
     }
     case 'instance.password_reset': {
       const p = event.payload;

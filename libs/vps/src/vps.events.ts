@@ -67,15 +67,16 @@ export type InstanceMoveEvent =
     >;
 
 /**
- * The host of a VPS died and the operator evacuated it: it was made again on another
- * host from its backup of `backupAt` (`restored`), or from its image (`rebuilt`: its data is lost).
+ * The host of a VPS died and the operator evacuated it: it was made again on another host from its
+ * own disk on shared storage (`restarted`: nothing lost), its backup of `backupAt` (`restored`), or
+ * its image (`rebuilt`: its data is lost).
  */
 export type InstanceEvacuatedEvent = DomainEventBase<
   'instance.evacuated',
   {
     serviceId: string;
     serviceName: string;
-    outcome: 'restored' | 'rebuilt';
+    outcome: 'restarted' | 'restored' | 'rebuilt';
     backupId: string | null;
     backupAt: string | null;
     image: string | null;

@@ -11,9 +11,14 @@ export interface MachinePlace {
   onNew: boolean;
 }
 
-/** Where a machine made again gets its root disk: the VPS's latest backup, or its image (the customer's data is lost). */
+/**
+ * Where a machine made again gets its root disk: the disk it had, where that outlives its host (on
+ * Ceph: nothing lost); else the VPS's latest backup, or its image (the customer's data is lost).
+ */
 export type RecreatedDisk =
-  { from: 'backup'; open: () => Promise<Readable>; sizeBytes: number; seed: GuestSeed } | { from: 'image'; boot: GuestBoot };
+  | { from: 'disk' }
+  | { from: 'backup'; open: () => Promise<Readable>; sizeBytes: number; seed: GuestSeed }
+  | { from: 'image'; boot: GuestBoot };
 
 /** What a live move measured: the guest's pause at the switch-over; null where nothing measured it (a move a dead process began). */
 export interface LiveMoved {
@@ -49,8 +54,12 @@ export abstract class MachineRelocator {
   abstract locate(instance: InstanceRef, to: HostTarget): Promise<MachinePlace>;
   /** Removes the copy on the new host of a machine the old host verifiably still has (a rolled-back copy). */
   abstract discard(instance: InstanceRef, to: HostTarget): Promise<void>;
+  /** Whether the region's VPS disks outlive their host (shared storage): a dead host's VPS is made again from its current disk. */
+  abstract sharedDisks(region: string | null | undefined): boolean;
   /** `instance.host` is the new host. */
   abstract recreate(instance: InstanceRef, machine: RecreatedMachine): Promise<void>;
+  /** The copy on a host the VPS no longer runs from (an evacuated host answering again): removed, never started; shared disks stay. */
+  abstract removeStale(instance: InstanceRef): Promise<void>;
 }
 
 export class SimulatedMachineRelocator extends MachineRelocator {
@@ -69,6 +78,14 @@ export class SimulatedMachineRelocator extends MachineRelocator {
   }
 
   discard(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  sharedDisks(): boolean {
+    return false;
+  }
+
+  removeStale(): Promise<void> {
     return Promise.resolve();
   }
 

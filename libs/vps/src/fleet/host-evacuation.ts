@@ -9,7 +9,7 @@ export interface EvacuationLine {
   id: string;
   from: string;
   to: string | null;
-  outcome: 'restored' | 'rebuilt' | 'failed';
+  outcome: 'restarted' | 'restored' | 'rebuilt' | 'failed';
   backupId: string | null;
   error?: { code: string; message: string };
 }
@@ -19,7 +19,8 @@ const FORCIBLE = ['maintenance', 'disabled'];
 
 /**
  * The operator's `host:evacuate`: every VPS still recorded on a dead host is relocated to
- * another host of its region, made again from its latest backup or, without one, from its image,
+ * another host of its region, made again from its current disk where that is on Ceph (nothing lost),
+ * else from its latest backup or, without one, from its image,
  * one after the other; the dead host is never asked anything. A VPS that cannot be (no room, no
  * image, the store cannot give its backup) stays recorded where it was and is tried again by the
  * next run; one already made again is no longer on the host and is not looked at again.
@@ -57,7 +58,8 @@ export class HostEvacuation {
 
   private lineOf(id: string, r: RelocationRecord): EvacuationLine {
     const line = { id, from: r.fromHost, to: r.toHost, backupId: r.backupId };
-    if (r.status === 'succeeded') return { ...line, outcome: r.source === 'backup' ? 'restored' : 'rebuilt' };
+    if (r.status === 'succeeded')
+      return { ...line, outcome: r.source === 'disk' ? 'restarted' : r.source === 'backup' ? 'restored' : 'rebuilt' };
     const error = { code: r.errorCode ?? 'evacuation_failed', message: r.lastError ?? 'no error recorded' };
     this.logger.error(`VPS ${id} not evacuated from ${r.fromHost} to ${r.toHost}: ${error.message}`);
     return { ...line, to: null, outcome: 'failed', error };

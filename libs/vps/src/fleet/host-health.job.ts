@@ -35,9 +35,9 @@ export class HostHealthJob implements OnModuleInit {
     const unreachable: string[] = [];
     for (const host of await this.hosts.watched()) {
       if (await this.setup.answers(host.uri)) {
-        if (await this.hosts.answered(host.id)) this.logger.log(`Host ${host.name} answers again`);
-        // An evacuated VPS's old domain never runs beside its new one (host:evacuate).
+        // Before the host is anything but unreachable again: an evacuated VPS's old domain never runs beside its new one (host:evacuate).
         await this.stale.sweep(host);
+        if (await this.hosts.answered(host.id)) this.logger.log(`Host ${host.name} answers again`);
       } else if (await this.hosts.silent(host.id, this.config.hosts.unreachableGraceSeconds)) {
         if (host.state !== 'unreachable') this.logger.error(`Host ${host.name} (${host.uri}) does not answer: marked unreachable`);
         unreachable.push(host.name);

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ComputeProvider } from '../compute/compute-provider';
+import { MachineRelocator } from '../compute/machine-relocator';
 import type { HostState } from '../hosts/host.entity';
 import { VpsRelocationsRepository } from './relocation/vps-relocations.repository';
 
@@ -16,6 +17,7 @@ export class StaleMachines {
   constructor(
     private readonly relocations: VpsRelocationsRepository,
     private readonly compute: ComputeProvider,
+    private readonly relocator: MachineRelocator,
   ) {}
 
   /** Returns how many were removed; one that fails is left for the next pass. */
@@ -24,7 +26,8 @@ export class StaleMachines {
     for (const stale of await this.relocations.stale(host.id)) {
       const ref = { serviceId: stale.serviceId, providerRef: stale.providerRef, region: stale.region, host: { ...host, vncListen: null } };
       try {
-        await this.compute.destroyMachine(ref);
+        // A disk on shared storage is the VPS's own, run from the new host: only the stale domain goes.
+        await (stale.source === 'disk' ? this.relocator.removeStale(ref) : this.compute.destroyMachine(ref));
         await this.relocations.staleRemoved(stale.id);
         removed++;
         this.logger.warn(`The stale machine of evacuated VPS ${stale.serviceId} was removed from ${host.name}`);

@@ -15,6 +15,7 @@ import { RescuePasswordHash1764000003700 } from './1764000003700-rescue-password
 import { ImageDeleting1764000003800 } from './1764000003800-image-deleting';
 import { VpsRelocations1764000003900 } from './1764000003900-vps-relocations';
 import { LiveMoves1764000004900 } from './1764000004900-live-moves';
+import { EvacuationFromDisk1764000005000 } from './1764000005000-evacuation-from-disk';
 import { CanonicalIpv61764000004000 } from './1764000004000-canonical-ipv6';
 import { Firewalls1764000004100 } from './1764000004100-firewalls';
 import { Volumes1764000004200 } from './1764000004200-volumes';
@@ -49,4 +50,5 @@ export const vpsMigrations = [
   OperatorErrorDetail1764000004630,
   VpsHostKeys1764000004700,
   LiveMoves1764000004900,
+  EvacuationFromDisk1764000005000,
 ];

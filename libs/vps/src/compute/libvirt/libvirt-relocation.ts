@@ -8,7 +8,7 @@ import { seedFiles } from './cloud-init-seed';
 import type { DeploymentMarks } from './deployment-marks';
 import { uploadStream } from './disk-exports';
 import { powerStateOf } from './domain-state';
-import { renderDomain, withDeploymentMark } from './domain-xml';
+import { DomainValues, renderDomain, withDeploymentMark } from './domain-xml';
 import type { LibvirtConnections } from './libvirt-connections';
 import { LibvirtInventory } from './libvirt-inventory';
 import { migrateLive } from './live-migration';
@@ -22,7 +22,8 @@ import { vncPassword } from './vnc-password';
 import { imageVolume, rootVolumeOf, seedVolumeOf } from './volume-names';
 import { localVolumeDisks } from './volume-disks';
 import { withXmlFile } from './xml-file';
-import { rbdNotYet } from '../rbd-disks/rbd-not-yet';
+import type { RbdGuestDisks } from '../rbd-disks/rbd-guest-disks';
+import { rbdRootOf, rbdSeedOf } from '../rbd-disks/rbd-disk-names';
 
 const COPY_TIMEOUT_MS = 60 * 60_000;
 const isNotFound = (err: unknown) => err instanceof ComputeProviderError && err.code === 'not_found';
@@ -39,6 +40,8 @@ const isNotFound = (err: unknown) => err instanceof ComputeProviderError && err.
  * the VPS ran. What an earlier try left on the new host goes first: a half-written disk is worth nothing.
  * `migrate` (live): the hosts reach each other; the running domain goes over with libvirt's live
  * migration, its root disk copied into a volume made first on the new host, its seed uploaded there.
+ * Disks on Ceph (DISK_BACKEND=rbd) are opened wherever the domain runs: a move copies nothing, and
+ * `recreate` starts the machine from the disk it had, once the dead host's QEMU is fenced off.
  */
 export class LibvirtRelocation extends MachineRelocator {
   private readonly connections: LibvirtConnections;
@@ -59,7 +62,7 @@ export class LibvirtRelocation extends MachineRelocator {
   }
 
   async copy(instance: InstanceRef, to: RelocationTarget): Promise<void> {
-    this.refuseOnRbd(instance, 'A move');
+    const rbd = this.parts.rbdDisksIn(instance.region);
     const from = this.connections.uriOf(instance);
     if (from === to.uri) return;
     const name = nameOf(instance);
@@ -78,9 +81,12 @@ export class LibvirtRelocation extends MachineRelocator {
             `The machine has ${local.length} volume(s) in its host's own pool (VOLUME_BACKEND=local); detach them before moving it.`,
           );
         const xml = withVpsFilter(withSshPort(old, to.sshPort), instance.serviceId);
-        await this.pool.ensure(to.uri);
-        await this.copyVolume(from, to.uri, rootVolumeOf(instance.serviceId), 'qcow2');
-        await this.copyVolume(from, to.uri, seedVolumeOf(instance.serviceId), 'raw');
+        // Disks on Ceph are opened where the domain runs: nothing is copied.
+        if (!rbd) {
+          await this.pool.ensure(to.uri);
+          await this.copyVolume(from, to.uri, rootVolumeOf(instance.serviceId), 'qcow2');
+          await this.copyVolume(from, to.uri, seedVolumeOf(instance.serviceId), 'raw');
+        }
         await this.filters.beforeDefine(to.uri, instance.serviceId, xml);
         await withXmlFile(xml, (file) => this.run(to.uri, ['define', file]));
       }
@@ -93,7 +99,7 @@ export class LibvirtRelocation extends MachineRelocator {
   }
 
   async migrate(instance: InstanceRef, to: RelocationTarget, timeoutMs: number): Promise<LiveMoved> {
-    this.refuseOnRbd(instance, 'A live move');
+    const shared = this.sharedDisks(instance.region);
     const from = this.connections.uriOf(instance);
     const name = nameOf(instance);
     if (from === to.uri) return { downtimeMs: null };
@@ -115,16 +121,11 @@ export class LibvirtRelocation extends MachineRelocator {
         'invalid_state',
         `The machine has ${local.length} volume(s) in its host's own pool (VOLUME_BACKEND=local).`,
       );
-    const root = rootVolumeOf(instance.serviceId);
-    const { capacity } = await this.pool.sizes(from, root);
-    await this.pool.ensure(to.uri);
-    await this.pool.remove(to.uri, root);
-    await this.run(to.uri, ['vol-create-as', '--pool', this.pool.name, '--name', root, '--capacity', `${capacity}b`, '--format', 'qcow2']);
-    await this.copyVolume(from, to.uri, seedVolumeOf(instance.serviceId), 'raw');
+    if (!shared) await this.prepareLocalDisks(from, to.uri, instance.serviceId);
     const moved = withVpsFilter(withSshPort(xml, to.sshPort), instance.serviceId);
     await this.filters.beforeDefine(to.uri, instance.serviceId, moved);
     try {
-      const done = await migrateLive(this.virsh, from, to.uri, name, moved, timeoutMs);
+      const done = await migrateLive(this.virsh, from, to.uri, name, moved, timeoutMs, !shared);
       await this.forget(from, instance.serviceId);
       return done;
     } catch (err) {
@@ -151,27 +152,75 @@ export class LibvirtRelocation extends MachineRelocator {
     await this.filters.remove(to.uri, instance.serviceId);
   }
 
+  sharedDisks(region: string | null | undefined): boolean {
+    return this.parts.rbdDisksIn(region) !== null;
+  }
+
   async recreate(instance: InstanceRef, machine: RecreatedMachine): Promise<void> {
-    this.refuseOnRbd(instance, 'An evacuation');
     const uri = this.connections.uriOf(instance);
     const name = nameOf(instance);
-    const root = rootVolumeOf(instance.serviceId);
-    const seed = seedVolumeOf(instance.serviceId);
+    const rbd = this.parts.rbdDisksIn(instance.region);
+    const { disk } = machine;
+    if (rbd ? disk.from !== 'disk' : disk.from === 'disk')
+      throw new ComputeProviderError(
+        'invalid_state',
+        `The VPS's disks are ${rbd ? '' : 'not '}on Ceph: it cannot be made again from ${disk.from === 'disk' ? 'its current disk' : `its ${disk.from}`}.`,
+      );
     // An earlier try's domain (never another deployment's: refused there) and volumes.
     await this.inventory.remove(uri, 'domain', name);
+    if (rbd) return this.restartFromCeph(rbd, instance, machine);
+    const root = rootVolumeOf(instance.serviceId);
+    const seed = seedVolumeOf(instance.serviceId);
     await this.removeVolumes(uri, instance.serviceId);
     await this.pool.ensure(uri);
-    const { disk } = machine;
     if (disk.from === 'backup') {
       const size = `${disk.sizeBytes}b`;
       await this.run(uri, ['vol-create-as', '--pool', this.pool.name, '--name', root, '--capacity', size, '--format', 'qcow2']);
       await uploadStream(uri, this.pool.name, root, disk.open);
       await this.pool.sizes(uri, root); // refreshes the pool: libvirt sees the restored disk's real size
-    } else {
+    } else if (disk.from === 'image') {
       await this.pool.createOverlay(uri, root, imageVolume(disk.boot.imageId), disk.boot.imageFormat, disk.boot.diskGb);
     }
-    const seedOf = disk.from === 'backup' ? disk.seed : disk.boot.seed;
-    await withSeedIso(seedFiles(seedOf, machine.network), (file, size) => this.pool.upload(uri, seed, file, 'raw', size));
+    const seedOf = disk.from === 'backup' ? disk.seed : disk.from === 'image' ? disk.boot.seed : null;
+    if (seedOf) await withSeedIso(seedFiles(seedOf, machine.network), (file, size) => this.pool.upload(uri, seed, file, 'raw', size));
+    await this.defineMade(instance, machine, { rootVolume: root, seedVolume: seed, rbdDisks: null });
+  }
+
+  /**
+   * A host's copy the VPS no longer runs from (an evacuated host that answers again): its domain is
+   * destroyed and undefined, its volumes and filter removed; disks on Ceph are the VPS's own and stay.
+   */
+  async removeStale(instance: InstanceRef): Promise<void> {
+    const uri = this.connections.uriOf(instance);
+    await this.inventory.remove(uri, 'domain', nameOf(instance));
+    await this.forget(uri, instance.serviceId);
+  }
+
+  /**
+   * Nothing lost: the machine runs on the new host from the disk and seed it had, once whatever still
+   * has them open (the dead host's QEMU, maybe running on) is fenced off by the cluster.
+   */
+  private async restartFromCeph(rbd: RbdGuestDisks, instance: InstanceRef, machine: RecreatedMachine): Promise<void> {
+    const id = instance.serviceId;
+    const [root, seed] = [rbdRootOf(id), rbdSeedOf(id)];
+    if (!(await rbd.exists(root))) throw new ComputeProviderError('not_found', `The VPS's disk ${root} is not on Ceph.`);
+    await rbd.fence(id);
+    await rbd.prepareHost(this.connections.uriOf(instance));
+    await this.defineMade(instance, machine, {
+      rootVolume: root,
+      seedVolume: seed,
+      rbdDisks: { root: rbd.source(root), seed: rbd.source(seed) },
+    });
+  }
+
+  /** The domain of a machine made again, from the template with this deployment's mark, started if the VPS ran. */
+  private async defineMade(
+    instance: InstanceRef,
+    machine: RecreatedMachine,
+    disks: Pick<DomainValues, 'rootVolume' | 'seedVolume' | 'rbdDisks'>,
+  ): Promise<void> {
+    const uri = this.connections.uriOf(instance);
+    const name = nameOf(instance);
     const xml = renderDomain(this.template, {
       name,
       serviceId: instance.serviceId,
@@ -180,8 +229,7 @@ export class LibvirtRelocation extends MachineRelocator {
       vncListen: this.connections.vncListenOf(instance),
       vncPassword: vncPassword(),
       pool: this.pool.name,
-      rootVolume: root,
-      seedVolume: seed,
+      ...disks,
       macAddress: machine.network?.mac ?? '',
       network: machine.network,
     });
@@ -189,6 +237,16 @@ export class LibvirtRelocation extends MachineRelocator {
     await this.filters.beforeDefine(uri, instance.serviceId, marked);
     await withXmlFile(marked, (file) => this.run(uri, ['define', file]));
     if (machine.powerOn) await this.run(uri, ['start', name]);
+  }
+
+  /** The new host's empty root volume of the old one's size (the migration fills it) and the seed, copied. */
+  private async prepareLocalDisks(from: string, to: string, serviceId: string): Promise<void> {
+    const root = rootVolumeOf(serviceId);
+    const { capacity } = await this.pool.sizes(from, root);
+    await this.pool.ensure(to);
+    await this.pool.remove(to, root);
+    await this.run(to, ['vol-create-as', '--pool', this.pool.name, '--name', root, '--capacity', `${capacity}b`, '--format', 'qcow2']);
+    await this.copyVolume(from, to, seedVolumeOf(serviceId), 'raw');
   }
 
   /** A host the machine is not on: its disks and its filter go. */
@@ -235,10 +293,6 @@ export class LibvirtRelocation extends MachineRelocator {
   /** `not_found` is expected (a domain looked for), not logged as a failure. */
   private run(uri: string, args: string[]): Promise<string> {
     return this.virsh.run(uri, args, { timeoutMs: this.timeoutMs, expected: ['not_found'] });
-  }
-
-  private refuseOnRbd(instance: InstanceRef, what: string): void {
-    if (this.parts.rbdDisksIn(instance.region)) throw rbdNotYet(what);
   }
 }
 

@@ -29,8 +29,9 @@ export function downtimeOf(jobInfo: string): number | null {
 
 /**
  * One live migration, driven from the API host (not peer to peer: the hosts need to reach each other's
- * QEMU, not each other's libvirtd): the domain's local disks copied along (`--copy-storage-all`; the
- * destination's volumes exist first), defined there from `xml` and undefined on the source at the end.
+ * QEMU, not each other's libvirtd): with `copyStorage` the domain's local disks are copied along
+ * (`--copy-storage-all`; the destination's volumes exist first), without it (disks on Ceph) only its
+ * memory goes; defined there from `xml` and undefined on the source at the end.
  * Past `timeoutMs` the job is aborted on the source, where the guest goes on running.
  */
 export async function migrateLive(
@@ -40,12 +41,14 @@ export async function migrateLive(
   name: string,
   xml: string,
   timeoutMs: number,
+  copyStorage = true,
 ): Promise<{ downtimeMs: number | null }> {
   const address = migrationAddress(to);
   const host = address.includes(':') ? `[${address}]` : address;
   let timedOut = false;
   await withXmlFile(xml, async (file) => {
-    const args = ['migrate', '--live', '--persistent', '--undefinesource', '--copy-storage-all', '--xml', file, '--persistent-xml', file];
+    const copy = copyStorage ? ['--copy-storage-all'] : [];
+    const args = ['migrate', '--live', '--persistent', '--undefinesource', ...copy, '--xml', file, '--persistent-xml', file];
     const migrating = virsh.run(from, [...args, '--migrateuri', `tcp://${host}`, '--listen-address', address, name, to], {
       timeoutMs: timeoutMs + VIRSH_GRACE_MS,
     });

@@ -13,6 +13,7 @@ import type { Virsh } from '../libvirt/virsh';
 import { MARK_KEY } from '../volumes/rbd-volume-backend';
 import type { VolumeSource } from '../volumes/volume-backend';
 import { rbdImageOf, rbdRootOf, rbdSeedOf } from './rbd-disk-names';
+import { fenceRbdImages } from './rbd-fencing';
 
 /** The snapshot of an image its VPSes' disks are cloned from: present and protected only once the import finished. */
 export const BASE_SNAPSHOT = 'base';
@@ -114,6 +115,11 @@ export class RbdGuestDisks {
   /** Both disks of the VPS and the root's snapshots; what is gone is fine. */
   async removeMachine(serviceId: string): Promise<void> {
     for (const image of [rbdRootOf(serviceId), rbdSeedOf(serviceId)]) await this.removeOurs(image);
+  }
+
+  /** Whatever else has the VPS's disks open (a dead host's QEMU) is cut off by the cluster: see rbd-fencing.ts. */
+  async fence(serviceId: string): Promise<string[]> {
+    return fenceRbdImages(this.cli, this.config.pool, [rbdRootOf(serviceId), rbdSeedOf(serviceId)]);
   }
 
   async exists(image: string): Promise<boolean> {

@@ -12,8 +12,9 @@ export interface LatestBackup {
   createdAt: string;
 }
 
-/** Where a recreated machine's root disk comes from, as recorded: the latest backup (with the seed), or the image. */
-export type PlannedDisk = { from: 'backup'; backup: LatestBackup; seed: GuestSeed } | { from: 'image'; boot: GuestBoot; imageName: string };
+/** Where a recreated machine's root disk comes from, as recorded: the disk it had (shared storage), the latest backup (with the seed), or the image. */
+export type PlannedDisk =
+  { from: 'disk' } | { from: 'backup'; backup: LatestBackup; seed: GuestSeed } | { from: 'image'; boot: GuestBoot; imageName: string };
 
 /** What a relocation that makes the machine again decided, kept so a resumed try makes the same. */
 export interface RecreatePlan {

@@ -4,12 +4,14 @@ import type { Problem } from '@app/core';
 import { AccountSshKeys } from '@app/ssh-keys';
 import { bootOf, GuestSetup, hostnameOf } from '../../instances/guest-setup';
 import { InstanceActionsRepository } from '../../actions/instance-actions.repository';
+import { MachineRelocator } from '../../compute/machine-relocator';
 import type { GuestFacts } from '../../instances/vps-instances.repository';
 import { RelocationRefused } from './relocation-error';
 import { PlannedDisk, RelocatedVpsRepository } from './relocated-vps.repository';
 
 /**
- * What the new root disk of a VPS made again elsewhere (an evacuation) is made from: its
+ * What the new root disk of a VPS made again elsewhere (an evacuation) is made from: where the
+ * region's disks outlive their host (on Ceph), the disk it has, nothing lost; else its
  * latest available backup, with a seed of the instance-id its disk was installed with (cloud-init
  * does not run its first boot again); else its image, as a rebuild would (all of the account's SSH keys, a new instance-id), and
  * the customer's data is lost. A VPS with neither cannot be evacuated (`no_image`).
@@ -21,9 +23,15 @@ export class RelocationDisk {
     private readonly actions: InstanceActionsRepository,
     private readonly guests: GuestSetup,
     private readonly keys: AccountSshKeys,
+    private readonly relocator: MachineRelocator,
   ) {}
 
-  async plan(m: EntityManager, vps: { id: string; accountId: string; name: string }, facts: GuestFacts): Promise<PlannedDisk> {
+  async plan(
+    m: EntityManager,
+    vps: { id: string; accountId: string; name: string; region: string | null },
+    facts: GuestFacts,
+  ): Promise<PlannedDisk> {
+    if (this.relocator.sharedDisks(vps.region)) return { from: 'disk' };
     const hostname = hostnameOf(vps.name, vps.id);
     const backup = await this.vps.latestBackup(m, vps.id);
     if (backup) {

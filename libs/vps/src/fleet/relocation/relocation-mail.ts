@@ -55,19 +55,21 @@ export class RelocationMail {
   evacuated(event: InstanceEvacuatedEvent): Promise<void> {
     const p = event.payload;
     const name = unlinkable(p.serviceName);
-    const how =
-      p.outcome === 'restored'
-        ? `${name} was restored on another host from its backup of ${p.backupAt}. Anything written to its disk after that backup is lost.`
-        : `${name} had no backup, so it was rebuilt on another host from image ${unlinkable(p.image ?? '')}: the data on its disk is lost, and root's SSH keys are all of your account's keys.`;
+    const how = {
+      restarted: `${name} was started again on another host from its own disk: nothing written to it was lost, but its processes were restarted.`,
+      restored: `${name} was restored on another host from its backup of ${p.backupAt}. Anything written to its disk after that backup is lost.`,
+      rebuilt: `${name} had no backup, so it was rebuilt on another host from image ${unlinkable(p.image ?? '')}: the data on its disk is lost, and root's SSH keys are all of your account's keys.`,
+    }[p.outcome];
     const lines = [
       `The server that ran ${name} stopped answering and could not be brought back.`,
       how,
       p.powerState === 'running' ? `${name} is running again.` : `${name} is stopped, as it was; start it when you need it.`,
     ];
-    const subject =
-      p.outcome === 'restored'
-        ? `${name} was restored from a backup on another host`
-        : `${name} was rebuilt from its image on another host`;
+    const subject = {
+      restarted: `${name} was started again on another host`,
+      restored: `${name} was restored from a backup on another host`,
+      rebuilt: `${name} was rebuilt from its image on another host`,
+    }[p.outcome];
     return this.mail.send(event.accountId, p.serviceId, subject, lines);
   }
 }

@@ -53,7 +53,7 @@ export class RelocationOutcome {
   /** The machine was made again on the new host: the VPS points there, in the state it had, and its customer is told how. */
   async recreated(work: RelocationWork): Promise<void> {
     const { disk, network, powerState } = work.plan!;
-    const outcome = disk.from === 'backup' ? 'restored' : 'rebuilt';
+    const outcome = ({ disk: 'restarted', backup: 'restored', image: 'rebuilt' } as const)[disk.from];
     const payload: InstanceEvacuatedEvent['payload'] = {
       serviceId: work.serviceId,
       serviceName: work.serviceName,

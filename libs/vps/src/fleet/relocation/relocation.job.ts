@@ -133,6 +133,7 @@ export class RelocationJob implements OnModuleInit {
   private recreated(work: RelocationWork): RecreatedMachine {
     const { disk, network, powerState } = work.plan!;
     const base = { vcpus: work.need.vcpus, memoryMb: work.need.memoryMb, network, powerOn: powerState === 'running' };
+    if (disk.from === 'disk') return { ...base, disk };
     if (disk.from === 'image') return { ...base, disk: { from: 'image', boot: disk.boot } };
     const { key, sizeBytes } = disk.backup;
     const open = () => this.store.get(key).catch((err: Error) => Promise.reject(new RelocationRefused('backup_unavailable', err.message)));
@@ -155,8 +156,9 @@ export class RelocationJob implements OnModuleInit {
     const ref = instanceRef(work.serviceId, machine);
     const to = await this.vps.target(work.toHostId);
     if (work.source !== 'copy') {
-      if (to)
-        await this.compute.destroyMachine({ ...ref, host: to }).catch((e: Error) => this.logger.warn(`Left on ${to.name}: ${e.message}`));
+      // From its current disk: only the new host's domain goes, the disk is the VPS's own.
+      const remove = (r: InstanceRef) => (work.source === 'disk' ? this.relocator.removeStale(r) : this.compute.destroyMachine(r));
+      if (to) await remove({ ...ref, host: to }).catch((e: Error) => this.logger.warn(`Left on ${to.name}: ${e.message}`));
       return this.outcome.rolledBack(work, error);
     }
     if (machine.host?.id === work.toHostId) return this.outcome.stoppedThere(work, error);

@@ -5,7 +5,8 @@ import type { HostNeed } from '../../hosts/host.entity';
 import type { RecreatePlan } from './relocated-vps.repository';
 
 /** How the machine gets to the new host: its disk copied from the old one, or made again from its latest backup or its image. */
-export type RelocationSource = 'copy' | 'backup' | 'image';
+/** `copy`: moved from a host that answers; made again from the current `disk` (shared storage), a `backup` or the `image`. */
+export type RelocationSource = 'copy' | 'disk' | 'backup' | 'image';
 export type RelocationStatus = 'running' | 'succeeded' | 'rolled_back' | 'failed';
 
 export interface NewRelocation {
@@ -230,10 +231,12 @@ export class VpsRelocationsRepository implements LeaseStore<string, RelocationWo
   }
 
   /** Machines made again elsewhere whose stale domain and disks are still on the old host (it was silent since). */
-  stale(fromHostId: string): Promise<{ id: string; serviceId: string; providerRef: string | null; region: string }[]> {
+  stale(
+    fromHostId: string,
+  ): Promise<{ id: string; serviceId: string; providerRef: string | null; region: string; source: RelocationSource }[]> {
     return sqlRows(
       this.dataSource,
-      `SELECT r.id, r.service_id AS "serviceId", i.provider_ref AS "providerRef", coalesce(i.region, '') AS region
+      `SELECT r.id, r.service_id AS "serviceId", i.provider_ref AS "providerRef", coalesce(i.region, '') AS region, r.source
          FROM vps_relocations r JOIN vps_instances i ON i.service_id = r.service_id
         WHERE r.from_host_id = $1 AND r.stale_removed_at IS NULL AND r.source <> 'copy' AND r.status = 'succeeded'
           AND i.host_id IS DISTINCT FROM $1`,
