@@ -7,8 +7,8 @@ import { BackupRunner } from '../../libs/vps/src/backups/backup-runner';
 import { HostHealthJob } from '../../libs/vps/src/fleet/host-health.job';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { buildTinyGuest, guestSuiteInThisPass, TinyGuest } from '../support/libvirt';
-import { ownLibvirtdCompute } from '../support/hosts';
-import { addOwnHost, domainsOn, emptyOwnLibvirtd, virshOn, volumesOn } from '../support/own-hosts';
+import { ownLibvirtdCompute, provisionArgs } from '../support/hosts';
+import { addOwnHost, domainsOn, makeDefaultPool, emptyOwnLibvirtd, virshOn, volumesOn } from '../support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from '../support/own-libvirtd';
 import { runCliIn } from '../support/run-cli-in-app';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -47,11 +47,7 @@ const REGION = 'eu-west';
   beforeAll(async () => {
     tiny = buildTinyGuest();
     daemons = { a: await startOwnLibvirtd(), b: await startOwnLibvirtd() };
-    for (const daemon of Object.values(daemons)) {
-      await virsh(daemon, 'pool-define-as', 'default', 'dir', '--target', join(daemon.dir, 'data', 'pool'));
-      await virsh(daemon, 'pool-build', 'default');
-      await virsh(daemon, 'pool-start', 'default');
-    }
+    for (const daemon of Object.values(daemons)) await makeDefaultPool(daemon);
     t = await startTestApp(
       ownLibvirtdCompute(daemons.a.uri(), tiny.template, { HOST_UNREACHABLE_GRACE_SECONDS: '0', LIBVIRT_KEEPALIVE_SECONDS: '4' }),
     );
@@ -81,23 +77,7 @@ const REGION = 'eu-west';
   it(
     'a frozen host’s VPSes are made on the other host, one from its backup (running, its bytes), one from its image; the stale domains go when the old host answers',
     async () => {
-      const made = await cli(
-        'service:provision',
-        '--email',
-        owner.email,
-        '--type',
-        'vps',
-        '--product',
-        'vps-xs',
-        '--region',
-        REGION,
-        '--power-state',
-        'stopped',
-        '--image',
-        slug,
-        '--count',
-        '2',
-      );
+      const made = await cli(...provisionArgs(owner.email, REGION, slug, '--power-state', 'stopped', '--count', '2'));
       expect(made.stderr).toBe('');
       [id, plain] = made.lines.map((line) => line.id as string);
       expect(await domainsOf(daemons.a)).toEqual([`svc-${id}`, `svc-${plain}`].sort());
