@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { HostHealthJob } from '../../libs/vps/src/fleet/host-health.job';
+import { MachineReconciler } from '../../libs/vps/src/instances/reconcile/machine-reconciler';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { CEPH_DIR, cephMonHost, cephTestsEnabled, cephTool } from '../support/ceph';
 import { ownLibvirtdCompute, provisionArgs } from '../support/hosts';
@@ -25,6 +26,7 @@ const run = promisify(execFile);
  * the VPS runs on the other host from the same disk, bytes there, and the frozen host's QEMU, still
  * running, is fenced off by the cluster (blocklisted). When the daemon runs again the health pass
  * destroys that stale domain first, and the disks stay. Moved back cold, it still copies nothing.
+ * Reconciliation lists the pool's VPS disks: an orphaned one of this deployment goes.
  */
 const enabled = guestSuiteInThisPass() && cephTestsEnabled();
 const SLOW = 240_000;
@@ -66,6 +68,7 @@ const REGION = 'eu-west';
           DISK_BACKEND: 'rbd',
           CEPH_MON_HOST: cephMonHost(),
           DISKS_RBD_POOL: pool,
+          LIBVIRT_ORPHAN_GRACE_SECONDS: '0',
         }),
       );
       owner = await createAccount(t);
@@ -175,6 +178,29 @@ const REGION = 'eu-west';
         expect([...(await volumesOn(daemons.a)), ...(await volumesOn(daemons.b))]).toEqual([]);
         expect((await qemuIo('read -P 0xab 4M 1M', '-r', '-U')).stdout).not.toMatch(/fail/i);
         expect((await t.get(`/api/services/${id}`, owner.bearer).expect(200)).body.instance.powerState).toBe('running');
+      },
+      SLOW,
+    );
+
+    it(
+      'reconciliation removes an orphaned disk of this deployment from Ceph and leaves one of no service of its own',
+      async () => {
+        expect((await cli('service:set-status', '--id', id, '--status', 'terminated')).code).toBe(0);
+        await waitForOrFail(
+          images,
+          (left) => !left.some((image) => image.startsWith(`svc-${id}-`)),
+          60_000,
+          (left) => `the terminated VPS's disks are still there: ${left.join(', ')}`,
+        );
+        // What a crash between a disk's creation and its record could leave, and an image of no service of this database.
+        const stranger = `svc-${randomUUID()}-root`;
+        await rbd('create', `${pool}/svc-${id}-root`, '--size', '8M');
+        await rbd('create', `${pool}/${stranger}`, '--size', '8M');
+        const report = await t.app.get(MachineReconciler).reconcile();
+        expect(report.unmarked).toEqual(expect.arrayContaining([{ hypervisor: `rbd:${pool}`, kind: 'volume', name: stranger }]));
+        const left = await images();
+        expect(left).toContain(stranger);
+        expect(left).not.toContain(`svc-${id}-root`);
       },
       SLOW,
     );

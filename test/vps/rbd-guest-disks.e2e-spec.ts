@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@app/core';
+import { RbdDiskBackups } from '../../libs/vps/src/compute/rbd-disks/rbd-disk-backups';
 import { RbdGuestDisks } from '../../libs/vps/src/compute/rbd-disks/rbd-guest-disks';
+import { RbdSnapshotImages } from '../../libs/vps/src/compute/rbd-disks/rbd-snapshot-images';
 import { MARK_KEY } from '../../libs/vps/src/compute/volumes/rbd-volume-backend';
 import { cephMonHost, cephTestsEnabled, cephTool, CEPH_DIR } from '../support/ceph';
 import { TEST_DATABASE_URL, testEnv } from '../support/test-env';
@@ -25,7 +27,7 @@ const GIB = 1024 ** 3;
 /**
  * A VPS's disks as RBD images against the one-node cluster of scripts/ensure-ceph.sh (cephx off): an
  * image imported from a qcow2 file (through qemu-img), root disks cloned from it, a seed, and their
- * removal; in a pool of the suite's own, which the first import makes, deleted at the end. What the cluster holds is read with the
+ * removal, a root's snapshot image and its backup as qcow2 restored; in a pool of the suite's own, which the first import makes, deleted at the end. What the cluster holds is read with the
  * operator's rbd tool.
  */
 (enabled ? describe : describe.skip)('VPS disks as RBD images (Ceph)', () => {
@@ -139,6 +141,90 @@ const GIB = 1024 ** 3;
     await ours.removeImage(imageId);
     await ours.removeImage(imageId);
     expect(await images()).not.toContain(`img-${imageId}`);
+  });
+
+  it("snapshots a root into a standalone image, once, over an interrupted try's; the root keeps no snapshot", async () => {
+    const imageId = randomUUID();
+    const serviceId = randomUUID();
+    const snapshotId = randomUUID();
+    await ours.importImage(imageId, qcow2, 'qcow2');
+    await ours.createRoot(serviceId, imageId, 1);
+    const snapshots = new RbdSnapshotImages(ours.images);
+    await snapshots.capture(serviceId, snapshotId);
+    await snapshots.capture(serviceId, snapshotId);
+    // Written to the root after the point in time (its first MiB): not in the snapshot image.
+    await rbd(
+      'bench',
+      '--io-type',
+      'write',
+      '--io-size',
+      '4096',
+      '--io-total',
+      String(MIB),
+      '--io-pattern',
+      'seq',
+      `${pool}/svc-${serviceId}-root`,
+    );
+    expect(digestOf(`svc-${serviceId}-root`, 64 * MIB)).not.toBe(rawDigest(64 * MIB));
+    // An interrupted try left the image without @base (its clone made, not flattened).
+    await rbd('snap', 'protect', `${pool}/svc-${serviceId}-root@snap-${snapshotId}`);
+    await rbd('clone', `${pool}/svc-${serviceId}-root@snap-${snapshotId}`, `${pool}/img-${snapshotId}`);
+    await snapshots.copyToImage(serviceId, snapshotId);
+    const made = await info(`img-${snapshotId}`);
+    expect(made).toMatchObject({ size: GIB });
+    expect(made.parent).toBeUndefined();
+    expect(await info(`img-${snapshotId}@base`)).toMatchObject({ protected: 'true' });
+    expect(await markOf(`img-${snapshotId}`)).toBe('disks-test-ours');
+    expect(digestOf(`img-${snapshotId}`, 64 * MIB)).toBe(rawDigest(64 * MIB));
+    expect(JSON.parse(await rbd('snap', 'ls', `${pool}/svc-${serviceId}-root`, '--format', 'json'))).toEqual([]);
+    expect(await snapshots.sizeOf(snapshotId)).toBeGreaterThan(0);
+    await snapshots.copyToImage(serviceId, snapshotId);
+    await ours.removeMachine(serviceId);
+    await ours.removeImage(snapshotId);
+    await ours.removeImage(imageId);
+  });
+
+  it('backs a root up as qcow2 from a snapshot it removes at release, and restores the root from it', async () => {
+    const imageId = randomUUID();
+    const serviceId = randomUUID();
+    const backupId = randomUUID();
+    await ours.importImage(imageId, qcow2, 'qcow2');
+    await ours.createRoot(serviceId, imageId, 1);
+    const backups = new RbdDiskBackups(ours.images, 'qemu-img', dir);
+    await backups.capture(serviceId, backupId);
+    await backups.capture(serviceId, backupId);
+    const file = await backups.toQcow2(serviceId, backupId);
+    expect(JSON.parse(execFileSync('qemu-img', ['info', '--output', 'json', file], { encoding: 'utf8' }))).toMatchObject({
+      format: 'qcow2',
+      'virtual-size': GIB,
+    });
+    const kept = join(dir, `kept-${backupId}.qcow2`);
+    execFileSync('cp', [file, kept]);
+    await backups.release(serviceId, backupId);
+    await backups.release(serviceId, backupId);
+    expect(JSON.parse(await rbd('snap', 'ls', `${pool}/svc-${serviceId}-root`, '--format', 'json'))).toEqual([]);
+    expect(readdirSync(dir).filter((name) => name.startsWith('rbd-backup-'))).toEqual([]);
+
+    // The root overwritten at its start, then restored from the backup: the image's bytes again, an image of its own.
+    const zeros = join(dir, 'zeros.raw');
+    execFileSync('truncate', ['-s', String(GIB), zeros]);
+    await ours.removeMachine(serviceId);
+    execFileSync('rbd', ['-c', join(CEPH_DIR, 'ceph.conf'), 'import', '--no-progress', zeros, `${pool}/svc-${serviceId}-root`]);
+    await backups.restore(serviceId, () => Promise.resolve(createReadStream(kept)));
+    expect(digestOf(`svc-${serviceId}-root`, 64 * MIB)).toBe(rawDigest(64 * MIB));
+    expect(await info(`svc-${serviceId}-root`)).toMatchObject({ size: GIB });
+    expect((await info(`svc-${serviceId}-root`)).parent).toBeUndefined();
+    expect(await markOf(`svc-${serviceId}-root`)).toBe('disks-test-ours');
+    // A backup that is no disk image: refused, and nothing of the API host's copy left.
+    const garbage = join(dir, 'garbage');
+    execFileSync('truncate', ['-s', '1M', garbage]);
+    await expect(backups.restore(serviceId, () => Promise.resolve(createReadStream(garbage)))).rejects.toMatchObject({
+      code: 'restore_failed',
+    });
+    expect(readdirSync(dir).filter((name) => name.startsWith('rbd-restore-'))).toEqual([]);
+    expect(digestOf(`svc-${serviceId}-root`, 64 * MIB)).toBe(rawDigest(64 * MIB));
+    await ours.removeMachine(serviceId);
+    await ours.removeImage(imageId);
   });
 
   it('neither replaces, grows nor removes the disks or images of another deployment', async () => {

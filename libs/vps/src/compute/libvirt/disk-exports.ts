@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createReadStream } from 'node:fs';
 import { FileHandle, open as openFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -11,6 +12,9 @@ import { StoragePool } from './storage-pool';
 import { virshEnv } from './virsh';
 import { exitOf, VirshFifo } from './virsh-fifo';
 import { imageVolume } from './volume-names';
+import type { DomainInfo } from './domain-state';
+import type { RbdGuestDisks } from '../rbd-disks/rbd-guest-disks';
+import { RbdDiskBackups } from '../rbd-disks/rbd-disk-backups';
 
 /** How often the live copy's backup job is looked at while a backup waits for it. */
 const COPY_POLL_MS = 1_000;
@@ -42,6 +46,8 @@ export class DiskExports {
     private readonly marks: DeploymentMarks,
     private readonly changeTimeoutMs: number,
     private readonly transfer: DiskTransfer = 'auto',
+    /** Where the VPS's disks are on Ceph (rbd-disk-backups.ts); null: in its host's pool. */
+    private readonly rbdOf: (instance: InstanceRef) => RbdGuestDisks | null = () => null,
   ) {}
 
   async export(instance: InstanceRef, exportId: string): Promise<DiskExport> {
@@ -50,6 +56,8 @@ export class DiskExports {
       this.domains.info(instance, this.changeTimeoutMs),
       this.marks.refuseForeign(uri, this.domains.domainOf(instance)),
     ]);
+    const rbd = this.rbdOf(instance);
+    if (rbd) return this.exportFromCeph(new RbdDiskBackups(rbd.images), instance, domain, exportId);
     const task = await this.snapshots.begin(instance, domain, exportId);
     const release = () => this.pool.remove(uri, imageVolume(exportId));
     try {
@@ -68,7 +76,21 @@ export class DiskExports {
   }
 
   release(instance: InstanceRef, exportId: string): Promise<void> {
+    const rbd = this.rbdOf(instance);
+    if (rbd) return new RbdDiskBackups(rbd.images).release(instance.serviceId, exportId);
     return this.pool.remove(this.domains.uriOf(instance), imageVolume(exportId));
+  }
+
+  private async exportFromCeph(backups: RbdDiskBackups, instance: InstanceRef, domain: DomainInfo, exportId: string): Promise<DiskExport> {
+    const consistency = await this.snapshots.frozenWhile(instance, domain, () => backups.capture(instance.serviceId, exportId));
+    const release = () => backups.release(instance.serviceId, exportId);
+    try {
+      const file = await backups.toQcow2(instance.serviceId, exportId);
+      return { stream: createReadStream(file, { highWaterMark: READ_CHUNK_BYTES }), consistency, release };
+    } catch (err) {
+      await release().catch(() => undefined);
+      throw err;
+    }
   }
 
   /**

@@ -6,15 +6,20 @@ import { LibvirtDomains } from './libvirt-domains';
 import { StoragePool } from './storage-pool';
 import { imageVolume, rootVolumeOf } from './volume-names';
 import { withXmlFile } from './xml-file';
+import type { RbdGuestDisks } from '../rbd-disks/rbd-guest-disks';
+import { RbdSnapshotImages } from '../rbd-disks/rbd-snapshot-images';
 
 /** The guest agent answers within seconds or not at all. */
 const AGENT_TIMEOUT_MS = 30_000;
 
-/** `live`: a push-mode backup job of the running domain; `copy`: libvirt's copy of a stopped domain's volume, done when begun. */
+/**
+ * `live`: a push-mode backup job of the running domain; `copy`: libvirt's copy of a stopped domain's
+ * volume; `rbd`: a disk on Ceph snapshotted and copied into its image (rbd-snapshot-images.ts); both done when begun.
+ */
 export interface SnapshotTask {
   since: number;
   imageId: string;
-  mode: 'live' | 'copy';
+  mode: 'live' | 'copy' | 'rbd';
   consistency: SnapshotConsistency;
 }
 
@@ -25,7 +30,7 @@ export const encodeSnapshotTask = (t: SnapshotTask): string => `${PREFIX}${t.sin
 
 export function decodeSnapshotTask(taskId: string): SnapshotTask {
   const [, since, imageId, mode, consistency] = taskId.split(':');
-  if (!/^\d+$/.test(since) || !/^[0-9a-f-]{36}$/.test(imageId ?? '') || (mode !== 'live' && mode !== 'copy')) {
+  if (!/^\d+$/.test(since) || !/^[0-9a-f-]{36}$/.test(imageId ?? '') || (mode !== 'live' && mode !== 'copy' && mode !== 'rbd')) {
     throw new ComputeProviderError('task_not_found', 'The hypervisor has no record of this task.');
   }
   return { since: Number(since), imageId, mode, consistency: consistency === 'filesystem' ? 'filesystem' : 'crash' };
@@ -63,7 +68,14 @@ export class DiskSnapshots {
     private readonly pool: StoragePool,
   ) {}
 
-  async begin(instance: InstanceRef, domain: DomainInfo, imageId: string, steps: StepReporter = NO_STEPS): Promise<SnapshotTask> {
+  async begin(
+    instance: InstanceRef,
+    domain: DomainInfo,
+    imageId: string,
+    steps: StepReporter = NO_STEPS,
+    rbd: RbdGuestDisks | null = null,
+  ): Promise<SnapshotTask> {
+    if (rbd) return this.onCeph(new RbdSnapshotImages(rbd.images), instance, domain, imageId, steps);
     const uri = this.domains.uriOf(instance);
     const volume = imageVolume(imageId);
     const since = Date.now();
@@ -96,7 +108,14 @@ export class DiskSnapshots {
     return { since, imageId, mode: 'live', consistency: frozen ? 'filesystem' : 'crash' };
   }
 
-  async status(instance: InstanceRef, task: SnapshotTask): Promise<TaskStatus> {
+  async status(instance: InstanceRef, task: SnapshotTask, rbd: RbdGuestDisks | null = null): Promise<TaskStatus> {
+    if (task.mode === 'rbd') {
+      if (!rbd) throw new ComputeProviderError('task_not_found', "The snapshot's disk is not on Ceph any more.");
+      return {
+        state: 'succeeded',
+        result: { sizeBytes: await new RbdSnapshotImages(rbd.images).sizeOf(task.imageId), consistency: task.consistency },
+      };
+    }
     const uri = this.domains.uriOf(instance);
     const volume = imageVolume(task.imageId);
     if (task.mode === 'live') {
@@ -112,6 +131,39 @@ export class DiskSnapshots {
     }
     const { allocation } = await this.pool.sizes(uri, volume);
     return { state: 'succeeded', result: { sizeBytes: allocation, consistency: task.consistency } };
+  }
+
+  /** The RBD snapshot taken in a moment (under the guest agent's freeze when it runs), then copied into the image. */
+  private async onCeph(
+    images: RbdSnapshotImages,
+    instance: InstanceRef,
+    domain: DomainInfo,
+    imageId: string,
+    steps: StepReporter,
+  ): Promise<SnapshotTask> {
+    const since = Date.now();
+    let consistency: SnapshotConsistency = 'filesystem';
+    if (!(await images.done(imageId))) {
+      await steps(10, "freezing the guest's filesystems");
+      consistency = await this.frozenWhile(instance, domain, () => images.capture(instance.serviceId, imageId));
+    }
+    await steps(15, 'copying the disk');
+    await images.copyToImage(instance.serviceId, imageId);
+    return { since, imageId, mode: 'rbd', consistency };
+  }
+
+  /**
+   * `capture` (a moment's work: an RBD snapshot) with a running guest's filesystems frozen through its
+   * agent, thawed right after; `crash` where no agent answers. A stopped machine's disk is at rest.
+   */
+  async frozenWhile(instance: InstanceRef, domain: DomainInfo, capture: () => Promise<void>): Promise<SnapshotConsistency> {
+    const frozen = domain.id ? await this.freeze(instance, domain.name) : false;
+    try {
+      await capture();
+    } finally {
+      if (frozen) await this.thaw(instance, domain.name);
+    }
+    return !domain.id || frozen ? 'filesystem' : 'crash';
   }
 
   private async backupRunning(instance: InstanceRef, name: string): Promise<boolean> {

@@ -47,7 +47,6 @@ import { LibvirtVolumeAttachments } from './volume-attachments';
 import { withVolumeDisks } from './volume-disks';
 import type { RbdGuestDisks } from '../rbd-disks/rbd-guest-disks';
 import { rbdRootOf, rbdSeedOf } from '../rbd-disks/rbd-disk-names';
-import { rbdNotYet } from '../rbd-disks/rbd-not-yet';
 
 /** Reads never keep a request waiting longer than this on the hypervisor. */
 const READ_TIMEOUT_MS = 2_000;
@@ -94,13 +93,22 @@ export class LibvirtComputeProvider extends ComputeProvider {
     this.filters = parts.filters;
     this.snapshots = new DiskSnapshots(this.domains, this.pool);
     this.powerTasks = new LibvirtPowerTasks(this.domains, config.computeStopTimeoutSeconds, this.changeTimeoutMs, READ_TIMEOUT_MS);
-    this.exports = new DiskExports(this.domains, this.pool, this.snapshots, this.marks, this.changeTimeoutMs, config.libvirt.diskTransfer);
+    const rbdOf = (instance: InstanceRef) => this.rbdOf(instance);
+    this.exports = new DiskExports(
+      this.domains,
+      this.pool,
+      this.snapshots,
+      this.marks,
+      this.changeTimeoutMs,
+      config.libvirt.diskTransfer,
+      rbdOf,
+    );
     // Reconciliation holds its job lock (a database connection) while it lists: reads stay short.
     this.inventories = new LibvirtInventory(virsh, this.pool, this.marks, READ_TIMEOUT_MS, this.changeTimeoutMs);
     this.template = parts.template;
-    this.rescues = new LibvirtRescue(config, this.domains, this.pool, this.marks, this.filters, this.template, this.changeTimeoutMs);
+    this.rescues = new LibvirtRescue(config, this.domains, this.pool, this.marks, this.filters, this.template, this.changeTimeoutMs, rbdOf);
     const define: DefineDomain = (instance, domain) => this.define(instance, { ...domain, withDisks: true });
-    this.restores = new LibvirtRestore(this.domains, this.pool, this.marks, define, this.changeTimeoutMs);
+    this.restores = new LibvirtRestore(this.domains, this.pool, this.marks, define, this.changeTimeoutMs, rbdOf);
     this.volumes = new LibvirtVolumeAttachments(this.domains, this.marks, this.changeTimeoutMs);
   }
 
@@ -110,7 +118,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
   }
 
   taskStatus(instance: InstanceRef, taskId: string): Promise<TaskStatus> {
-    if (isSnapshotTask(taskId)) return this.snapshots.status(instance, decodeSnapshotTask(taskId));
+    if (isSnapshotTask(taskId)) return this.snapshots.status(instance, decodeSnapshotTask(taskId), this.rbdOf(instance));
     return this.powerTasks.status(instance, taskId);
   }
 
@@ -193,8 +201,16 @@ export class LibvirtComputeProvider extends ComputeProvider {
     return this.domains.exists(instance, READ_TIMEOUT_MS).catch(() => null);
   }
 
+  /** Every hypervisor's domains and volumes, and the VPS disks on Ceph as the volumes of one more: `rbd:<pool>`. */
   override async inventory(): Promise<HypervisorInventory[]> {
-    return this.inventories.of(await this.domains.connections.all());
+    const listed = await this.inventories.of(await this.domains.connections.all());
+    const rbd = this.parts.rbdDisks;
+    if (!rbd) return listed;
+    const images = await rbd.machineImages().catch((err: Error) => {
+      this.logger.warn(`The VPS disks on Ceph are not listed in this pass: ${err.message}`);
+      return null;
+    });
+    return images ? [...listed, { hypervisor: rbd.inventoryName, domains: new Map(), volumes: images }] : listed;
   }
 
   override hypervisorOf(instance: InstanceRef): string {
@@ -202,6 +218,8 @@ export class LibvirtComputeProvider extends ComputeProvider {
   }
 
   override removeOrphan(hypervisor: string, kind: 'domain' | 'volume', name: string): Promise<void> {
+    const rbd = this.parts.rbdDisks;
+    if (rbd && hypervisor === rbd.inventoryName && kind === 'volume') return rbd.removeMachineImage(name);
     return this.inventories.remove(hypervisor, kind, name);
   }
 
@@ -247,17 +265,15 @@ export class LibvirtComputeProvider extends ComputeProvider {
     return encodeTask({ type: 'rebuild', since: Date.now(), domainId: null });
   }
 
-  /** A running domain is copied live (backup job), a stopped one by libvirt's volume copy; the image volume is standalone. */
+  /** A running domain is copied live (backup job), a stopped one by libvirt's volume copy; one on Ceph by an RBD snapshot; the image is standalone. */
   override async snapshotMachine(instance: InstanceRef, imageId: string, _key?: string, steps: StepReporter = NO_STEPS): Promise<string> {
-    this.refuseOnRbd(instance, 'A snapshot');
     const domain = await this.domains.info(instance, this.changeTimeoutMs);
     await this.marks.refuseForeign(this.domains.uriOf(instance), domain.name);
-    return encodeSnapshotTask(await this.snapshots.begin(instance, domain, imageId, steps));
+    return encodeSnapshotTask(await this.snapshots.begin(instance, domain, imageId, steps, this.rbdOf(instance)));
   }
 
   /** Backups: disk-exports.ts; restores: libvirt-restore.ts. */
   override async exportDisk(instance: InstanceRef, exportId: string): Promise<DiskExport> {
-    this.refuseOnRbd(instance, 'A backup');
     return this.exports.export(instance, exportId);
   }
   override releaseExport(instance: InstanceRef, exportId: string): Promise<void> {
@@ -271,7 +287,6 @@ export class LibvirtComputeProvider extends ComputeProvider {
     machine?: RestoredMachine,
     steps: StepReporter = NO_STEPS,
   ): Promise<string> {
-    this.refuseOnRbd(instance, 'A restore');
     return this.restores.restore(instance, open, sizeBytes, machine, steps);
   }
 
@@ -287,7 +302,6 @@ export class LibvirtComputeProvider extends ComputeProvider {
     _key?: string,
     steps: StepReporter = NO_STEPS,
   ): Promise<string> {
-    this.refuseOnRbd(instance, 'Rescue mode');
     return this.rescues.rescue(instance, rescue, network, steps);
   }
 
@@ -377,11 +391,6 @@ export class LibvirtComputeProvider extends ComputeProvider {
   /** The VPS's disks on Ceph, where its region's are (DISK_BACKEND rbd); null: in its host's pool. */
   private rbdOf(instance: InstanceRef): RbdGuestDisks | null {
     return this.parts.rbdDisksIn(instance.region);
-  }
-
-  /** What disks on Ceph cannot do yet (docs/decisions/vps-hosts.md, "VPS disks on RBD"): refused before anything changes. */
-  private refuseOnRbd(instance: InstanceRef, what: string): void {
-    if (this.rbdOf(instance)) throw rbdNotYet(what);
   }
 
   private rootDiskName(instance: InstanceRef): string {

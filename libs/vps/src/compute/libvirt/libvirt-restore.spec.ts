@@ -48,7 +48,7 @@ function hypervisor(lost: { domain?: boolean; seed?: boolean }) {
     upload: () => Promise.resolve(),
     seedIso: <T>(_files: unknown, use: (path: string, size: number) => Promise<T>) => use('/seed.iso', 1),
   };
-  return { steps, restores: new LibvirtRestore(domains, pool, marks, define, 1000, io) };
+  return { steps, restores: new LibvirtRestore(domains, pool, marks, define, 1000, () => null, io) };
 }
 
 const open = () => Promise.resolve(Readable.from([]));

@@ -10,6 +10,9 @@ import { encodeTask } from './power-task';
 import { withSeedIso } from './seed-iso';
 import type { StoragePool } from './storage-pool';
 import { rootVolumeOf, seedVolumeOf } from './volume-names';
+import { rbdSeedOf } from '../rbd-disks/rbd-disk-names';
+import { RbdDiskBackups } from '../rbd-disks/rbd-disk-backups';
+import type { RbdGuestDisks } from '../rbd-disks/rbd-guest-disks';
 
 /** A new definition of a VPS's domain with its root disk and seed (LibvirtComputeProvider's, with the deployment's mark). */
 export type DefineDomain = (
@@ -31,6 +34,8 @@ export class LibvirtRestore {
     private readonly marks: DeploymentMarks,
     private readonly define: DefineDomain,
     private readonly changeTimeoutMs: number,
+    /** Where the VPS's disks are on Ceph (rbd-disk-backups.ts); null: in its host's pool. */
+    private readonly rbdOf: (instance: InstanceRef) => RbdGuestDisks | null = () => null,
     private readonly io = { upload: uploadStream, seedIso: withSeedIso },
   ) {}
 
@@ -58,11 +63,16 @@ export class LibvirtRestore {
         `The machine ${name} is not on its hypervisor, and its size is not on record to define it again.`,
       );
     await steps(20, 'copying the backup onto the disk');
-    await this.writeRoot(instance, open, sizeBytes);
-    const seed = seedVolumeOf(instance.serviceId);
-    if (machine && !(await this.pool.exists(uri, seed))) {
+    const rbd = this.rbdOf(instance);
+    if (rbd) await new RbdDiskBackups(rbd.images).restore(instance.serviceId, open);
+    else await this.writeRoot(instance, open, sizeBytes);
+    if (machine && !(await this.hasSeed(instance, rbd))) {
       await steps(75, 'writing the cloud-init seed again');
-      await this.io.seedIso(seedFiles(machine.seed, machine.network), (file, bytes) => this.pool.upload(uri, seed, file, 'raw', bytes));
+      const files = seedFiles(machine.seed, machine.network);
+      const seed = seedVolumeOf(instance.serviceId);
+      await this.io.seedIso(files, (file, bytes) =>
+        rbd ? rbd.writeSeed(instance.serviceId, file) : this.pool.upload(uri, seed, file, 'raw', bytes),
+      );
     }
     if (!domain && size) {
       await steps(78, 'defining the server again');
@@ -74,6 +84,12 @@ export class LibvirtRestore {
     await steps(80, 'starting the server');
     await this.domains.startOnce(instance, name);
     return encodeTask({ type: 'start', since: Date.now(), domainId: null });
+  }
+
+  private hasSeed(instance: InstanceRef, rbd: RbdGuestDisks | null): Promise<boolean> {
+    return rbd
+      ? rbd.exists(rbdSeedOf(instance.serviceId))
+      : this.pool.exists(this.domains.uriOf(instance), seedVolumeOf(instance.serviceId));
   }
 
   /** The domain; null when libvirt says it is not defined. */

@@ -41,6 +41,26 @@ describe('rescueDomainXml', () => {
 });
 
 describe('seedFiles of a rescue', () => {
+  it('with disks on Ceph, boots the rescue clone as vda and attaches the VPS’s own RBD disk as vdb, nothing of the pool', () => {
+    const source = (image: string) => ({
+      type: 'rbd' as const,
+      pool: 'vps',
+      image,
+      monitors: [{ host: '10.0.0.5', port: 6789 }],
+      auth: null,
+    });
+    const own = { root: source(`svc-${SERVICE}-root`), seed: source(`svc-${SERVICE}-seed`) };
+    const rescue = { root: source(`svc-${SERVICE}-rescue`), seed: source(`svc-${SERVICE}-rescue-seed`) };
+    const xml = rescueDomainXml(DEFAULT_DOMAIN_TEMPLATE, { ...values, rbdDisks: own }, rescue);
+    const disks = [...xml.matchAll(/<disk [\s\S]*?<\/disk>/g)].map((m) => m[0]);
+    expect(disks).toHaveLength(3);
+    expect(disks[0]).toMatch(new RegExp(`name='vps/svc-${SERVICE}-rescue'>.*<target dev='vda'`));
+    expect(disks[1]).toMatch(new RegExp(`device='cdrom'.*name='vps/svc-${SERVICE}-rescue-seed'>.*<target dev='hdc'`));
+    expect(disks[2]).toMatch(new RegExp(`name='vps/svc-${SERVICE}-root'>.*<target dev='vdb' bus='virtio'/>`));
+    expect(xml).not.toContain(`svc-${SERVICE}-seed'`);
+    expect(xml).not.toContain("type='volume'");
+  });
+
   it("sets root's password from its hash (chpasswd), and SSH stays key-only", () => {
     const hash = '$6$abcdefgh$GjMgmmowSihU3X8xhdMxaCaEziO5NUh/IZqYnnZhN1j7.JYnm2e5BnPfWNUdj17OlEroBdrPtMnfsmwWCrkw70';
     const files = seedFiles(
@@ -103,7 +123,11 @@ describe('LibvirtRescue', () => {
     const filters = {
       beforeDefine: (_uri: string, _serviceId: string, xml: string) => Promise.resolve(steps.push(`filters for ${filterOf(xml)}`)),
     } as unknown as NetworkFilters;
-    return { defined, steps, rescue: new LibvirtRescue(config, domains, pool, marks, filters, DEFAULT_DOMAIN_TEMPLATE, 1000, seedIso) };
+    return {
+      defined,
+      steps,
+      rescue: new LibvirtRescue(config, domains, pool, marks, filters, DEFAULT_DOMAIN_TEMPLATE, 1000, () => null, seedIso),
+    };
   }
 
   it("defines the rescue and the unrescued domain with the VNC address of the VPS's host, not LIBVIRT_VNC_LISTEN", async () => {
