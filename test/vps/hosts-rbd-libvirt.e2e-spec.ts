@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { HostHealthJob } from '../../libs/vps/src/fleet/host-health.job';
 import { MachineReconciler } from '../../libs/vps/src/instances/reconcile/machine-reconciler';
 import { createAccount, TestAccount } from '../factories/accounts';
+import { notificationsOf } from '../factories/notifications';
 import { CEPH_DIR, cephMonHost, cephTestsEnabled, cephTool } from '../support/ceph';
 import { ownLibvirtdCompute, provisionArgs } from '../support/hosts';
 import { buildTinyGuest, guestSuiteInThisPass, TinyGuest } from '../support/libvirt';
@@ -156,6 +157,19 @@ const REGION = 'eu-west';
         expect((await qemuIo('read -P 0xab 4M 1M', '-r', '-U')).stdout).not.toMatch(/fail/i);
         const shown = (await t.get(`/api/services/${id}`, owner.bearer).expect(200)).body.instance;
         expect(shown.powerState).toBe('running');
+        // The customer is told nothing was lost (a warning, not the critical notice of a restore from a backup).
+        const notice = await waitForOrFail(
+          async () => (await notificationsOf(t, owner)).find((n) => n.type === 'instance_evacuated'),
+          (found) => found !== undefined,
+          30_000,
+          () => 'no instance_evacuated notification',
+        );
+        expect(notice).toMatchObject({ severity: 'warning', title: expect.stringMatching(/was started again on another host$/) });
+        expect(notice?.body).toContain('nothing written to it was lost');
+        const events = await t.get(`/api/events?entityType=service&entityId=${id}`, owner.bearer).expect(200);
+        expect(events.body.data.find((e: { action: string }) => e.action === 'instance.evacuate')).toMatchObject({
+          details: { outcome: 'restarted', backupId: null },
+        });
 
         // host-b answers again: its stale domain goes (this pass, or the periodic job's that came first); the disks are the VPS's and stay.
         expect(await health.check()).toEqual([]);
