@@ -14,7 +14,7 @@ import { exitOf, VirshFifo } from './virsh-fifo';
 import { imageVolume } from './volume-names';
 import type { DomainInfo } from './domain-state';
 import type { RbdGuestDisks } from '../rbd-disks/rbd-guest-disks';
-import { RbdDiskBackups } from '../rbd-disks/rbd-disk-backups';
+import type { RbdDiskBackups } from '../rbd-disks/rbd-disk-backups';
 
 /** How often the live copy's backup job is looked at while a backup waits for it. */
 const COPY_POLL_MS = 1_000;
@@ -57,7 +57,7 @@ export class DiskExports {
       this.marks.refuseForeign(uri, this.domains.domainOf(instance)),
     ]);
     const rbd = this.rbdOf(instance);
-    if (rbd) return this.exportFromCeph(new RbdDiskBackups(rbd.images), instance, domain, exportId);
+    if (rbd) return this.exportFromCeph(rbd.backups, instance, domain, exportId);
     const task = await this.snapshots.begin(instance, domain, exportId);
     const release = () => this.pool.remove(uri, imageVolume(exportId));
     try {
@@ -77,7 +77,7 @@ export class DiskExports {
 
   release(instance: InstanceRef, exportId: string): Promise<void> {
     const rbd = this.rbdOf(instance);
-    if (rbd) return new RbdDiskBackups(rbd.images).release(instance.serviceId, exportId);
+    if (rbd) return rbd.backups.release(instance.serviceId, exportId);
     return this.pool.remove(this.domains.uriOf(instance), imageVolume(exportId));
   }
 

@@ -7,7 +7,7 @@ import { StoragePool } from './storage-pool';
 import { imageVolume, rootVolumeOf } from './volume-names';
 import { withXmlFile } from './xml-file';
 import type { RbdGuestDisks } from '../rbd-disks/rbd-guest-disks';
-import { RbdSnapshotImages } from '../rbd-disks/rbd-snapshot-images';
+import type { RbdSnapshotImages } from '../rbd-disks/rbd-snapshot-images';
 
 /** The guest agent answers within seconds or not at all. */
 const AGENT_TIMEOUT_MS = 30_000;
@@ -75,7 +75,7 @@ export class DiskSnapshots {
     steps: StepReporter = NO_STEPS,
     rbd: RbdGuestDisks | null = null,
   ): Promise<SnapshotTask> {
-    if (rbd) return this.onCeph(new RbdSnapshotImages(rbd.images), instance, domain, imageId, steps);
+    if (rbd) return this.onCeph(rbd.snapshotImages, instance, domain, imageId, steps);
     const uri = this.domains.uriOf(instance);
     const volume = imageVolume(imageId);
     const since = Date.now();
@@ -113,7 +113,7 @@ export class DiskSnapshots {
       if (!rbd) throw new ComputeProviderError('task_not_found', "The snapshot's disk is not on Ceph any more.");
       return {
         state: 'succeeded',
-        result: { sizeBytes: await new RbdSnapshotImages(rbd.images).sizeOf(task.imageId), consistency: task.consistency },
+        result: { sizeBytes: await rbd.snapshotImages.sizeOf(task.imageId), consistency: task.consistency },
       };
     }
     const uri = this.domains.uriOf(instance);

@@ -374,7 +374,7 @@ export class LibvirtComputeProvider extends ComputeProvider {
       pool: this.config.libvirt.storagePool,
       rootVolume: d.withDisks ? this.rootDiskName(instance) : '',
       seedVolume: d.withDisks ? (rbd ? rbdSeedOf(id) : seedVolumeOf(id)) : '',
-      rbdDisks: rbd ? { root: rbd.source(rbdRootOf(id)), seed: rbd.source(rbdSeedOf(id)) } : null,
+      rbdDisks: rbd?.sourcesOf(id) ?? null,
       macAddress: d.network?.mac ?? '',
       network: d.network,
     });

@@ -209,7 +209,7 @@ export class LibvirtRelocation extends MachineRelocator {
     await this.defineMade(instance, machine, {
       rootVolume: root,
       seedVolume: seed,
-      rbdDisks: { root: rbd.source(root), seed: rbd.source(seed) },
+      rbdDisks: rbd.sourcesOf(id),
     });
   }
 

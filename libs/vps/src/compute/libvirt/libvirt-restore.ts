@@ -11,7 +11,6 @@ import { withSeedIso } from './seed-iso';
 import type { StoragePool } from './storage-pool';
 import { rootVolumeOf, seedVolumeOf } from './volume-names';
 import { rbdSeedOf } from '../rbd-disks/rbd-disk-names';
-import { RbdDiskBackups } from '../rbd-disks/rbd-disk-backups';
 import type { RbdGuestDisks } from '../rbd-disks/rbd-guest-disks';
 
 /** A new definition of a VPS's domain with its root disk and seed (LibvirtComputeProvider's, with the deployment's mark). */
@@ -64,7 +63,7 @@ export class LibvirtRestore {
       );
     await steps(20, 'copying the backup onto the disk');
     const rbd = this.rbdOf(instance);
-    if (rbd) await new RbdDiskBackups(rbd.images).restore(instance.serviceId, open);
+    if (rbd) await rbd.backups.restore(instance.serviceId, open);
     else await this.writeRoot(instance, open, sizeBytes);
     if (machine && !(await this.hasSeed(instance, rbd))) {
       await steps(75, 'writing the cloud-init seed again');

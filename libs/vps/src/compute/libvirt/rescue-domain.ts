@@ -133,7 +133,7 @@ export class LibvirtRescue {
       pool: this.config.libvirt.storagePool,
       rootVolume: names.root,
       seedVolume: names.seed,
-      rbdDisks: rbd ? { root: rbd.source(names.root), seed: rbd.source(names.seed) } : null,
+      rbdDisks: rbd?.sourcesOf(id) ?? null,
       macAddress: network?.mac ?? '',
       network,
     };

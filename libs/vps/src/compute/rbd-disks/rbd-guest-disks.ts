@@ -11,8 +11,10 @@ import type { Virsh } from '../libvirt/virsh';
 import type { VolumeSource } from '../volumes/volume-backend';
 import { rbdImageOf, rbdRescueOf, rbdRescueSeedOf, rbdRootOf, rbdSeedOf } from './rbd-disk-names';
 import { convertDisk } from './qemu-img';
+import { RbdDiskBackups } from './rbd-disk-backups';
 import { fenceRbdImages } from './rbd-fencing';
 import { BASE_SNAPSHOT, isCode, RbdImages } from './rbd-images';
+import { RbdSnapshotImages } from './rbd-snapshot-images';
 
 /** The cluster and pool a region's VPS disks live in (DISKS_RBD_POOL, and the volumes' Ceph client). */
 export type RbdDisksConfig = Pick<VolumesConfig, 'cephMonitors' | 'cephClientName' | 'cephClientKey'> & { pool: string };
@@ -26,6 +28,9 @@ export type RbdDisksConfig = Pick<VolumesConfig, 'cephMonitors' | 'cephClientNam
  */
 export class RbdGuestDisks {
   readonly images: RbdImages;
+  /** Snapshot images and backups of these disks (rbd-snapshot-images.ts, rbd-disk-backups.ts). */
+  readonly snapshotImages: RbdSnapshotImages;
+  readonly backups: RbdDiskBackups;
 
   constructor(
     private readonly config: RbdDisksConfig,
@@ -36,6 +41,8 @@ export class RbdGuestDisks {
     private readonly qemuImg = 'qemu-img',
   ) {
     this.images = new RbdImages(cli, config.pool, config.cephClientName, identity);
+    this.snapshotImages = new RbdSnapshotImages(this.images);
+    this.backups = new RbdDiskBackups(this.images, qemuImg);
   }
 
   /** With cephx, QEMU on the host reads the key from the libvirt secret volumes use too (the same client and cluster). */
@@ -143,6 +150,11 @@ export class RbdGuestDisks {
   /** What a `<disk>` of the domain points at. */
   source(image: string): Extract<VolumeSource, { type: 'rbd' }> {
     return rbdDiskSource(this.config, this.config.pool, image);
+  }
+
+  /** The VPS's own root disk and seed, as its domain's `{{disks}}` take them. */
+  sourcesOf(serviceId: string): { root: Extract<VolumeSource, { type: 'rbd' }>; seed: Extract<VolumeSource, { type: 'rbd' }> } {
+    return { root: this.source(rbdRootOf(serviceId)), seed: this.source(rbdSeedOf(serviceId)) };
   }
 
   private async cloneImage(target: string, imageId: string, gb: number): Promise<void> {
