@@ -69,6 +69,7 @@ module.exports = {
         '<rootDir>/mcp/src/**/*.spec.ts',
         '<rootDir>/cli/src/**/*.spec.ts',
         '<rootDir>/test/support/**/*.spec.ts',
+        '<rootDir>/bench/**/*.spec.ts',
       ],
       transform,
       transformIgnorePatterns,

@@ -32,10 +32,11 @@ export interface NginxSite {
 /**
  * One of deploy/'s server configurations as nginx would load it (the official image's layout: the
  * site in conf.d, hosting-api-locations.conf beside nginx.conf), in a directory of its own, with
- * loopback ports instead of 80 and 443, the upstream replicas replaced by `upstreamPort`, and a
+ * loopback ports instead of 80 and 443, the upstream replicas replaced by `upstreamPorts` (api-1 by the first, and so on), and a
  * self-signed certificate.
  */
-export async function nginxSite(file: 'nginx.conf' | 'nginx-tls.conf', upstreamPort: number): Promise<NginxSite> {
+export async function nginxSite(file: 'nginx.conf' | 'nginx-tls.conf', upstreamPorts: number | number[]): Promise<NginxSite> {
+  const ports = typeof upstreamPorts === 'number' ? [upstreamPorts] : upstreamPorts;
   const dir = mkdtempSync(join(tmpdir(), 'nginx-site-'));
   const [http, https] = [await freePort(), await freePort()];
   execFileSync(
@@ -47,7 +48,7 @@ export async function nginxSite(file: 'nginx.conf' | 'nginx-tls.conf', upstreamP
     { stdio: 'ignore' },
   );
   const site = readFileSync(join(DEPLOY, file), 'utf8')
-    .replace(/server api-\d:3000/g, `server 127.0.0.1:${upstreamPort}`)
+    .replace(/server api-(\d):3000/g, (_, n: string) => `server 127.0.0.1:${ports[(Number(n) - 1) % ports.length]}`)
     .replace(/listen 80;/g, `listen 127.0.0.1:${http};`)
     .replace(/listen 443 ssl;/g, `listen 127.0.0.1:${https} ssl;`)
     .replace(/\/etc\/nginx\/tls/g, dir)

@@ -1,0 +1,229 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+import { CustomerLoad } from './customers';
+import { FaultSchedule } from './faults';
+import { HttpLog } from './http-log';
+import { LeakFigures } from './vitals';
+import { SoakWorld } from './world';
+
+export interface Check {
+  name: string;
+  /** What was looked at. */
+  checked: number;
+  findings: string[];
+}
+
+const FINISHED = ['succeeded', 'failed'];
+
+/** The request's `webhook-signature` holds the endpoint's signature of it (checked as sent, whatever its age now). */
+function signedBy(secret: string, id: string, headers: IncomingHttpHeaders, body: string): boolean {
+  const timestamp = new Date(Number(headers['webhook-timestamp']) * 1000);
+  const expected = new Webhook(secret).sign(id, timestamp, body);
+  return String(headers['webhook-signature'] ?? '')
+    .split(' ')
+    .includes(expected);
+}
+
+/**
+ * The audit, from outside the API: the database, libvirt, the SMTP server's mailbox and the
+ * webhook receiver's log, against what the customers were told.
+ */
+export class SoakAudit {
+  readonly checks: Check[] = [];
+
+  constructor(
+    private readonly world: SoakWorld,
+    private readonly load: CustomerLoad,
+    private readonly http: HttpLog,
+    private readonly faults: FaultSchedule,
+  ) {}
+
+  private check(name: string, checked: number, findings: string[]): void {
+    this.checks.push({ name, checked, findings });
+  }
+
+  async run(leaks: LeakFigures[], connections: { warm: number; end: number }): Promise<Check[]> {
+    this.actions();
+    await this.machines();
+    await this.idempotency();
+    this.webhooks();
+    this.mail();
+    await this.revocations();
+    this.serverErrors();
+    this.leaks(leaks, connections);
+    return this.checks;
+  }
+
+  /** Every power action answered 202 is in the database and finished. */
+  private actions(): void {
+    const { actions } = this.load.record;
+    const rows = this.world.postgres.rows<{ id: string; status: string; error_code: string | null }>(
+      'SELECT id, status, error_code FROM instance_actions',
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const findings: string[] = [];
+    for (const action of actions) {
+      const row = byId.get(action.actionId);
+      if (!row) findings.push(`action ${action.actionId} (${action.type}, answered 202 at ${action.at} ms) is not in instance_actions`);
+      else if (!FINISHED.includes(row.status)) findings.push(`action ${action.actionId} (${action.type}) is still ${row.status}`);
+    }
+    const running = rows.filter((r) => !FINISHED.includes(r.status));
+    for (const row of running) if (!actions.some((a) => a.actionId === row.id)) findings.push(`action ${row.id} is still ${row.status}`);
+    this.check('every accepted action finished', actions.length, findings);
+  }
+
+  /** Exactly one domain per VPS, in the power state the API shows; no orphan domain or volume. */
+  private async machines(): Promise<void> {
+    const vpses = this.world.postgres.rows<{ id: string; power_state: string; status: string }>(
+      "SELECT s.id, v.power_state, s.status FROM services s JOIN vps_instances v ON v.service_id = s.id WHERE s.type = 'vps'",
+    );
+    const live = vpses.filter((v) => v.status !== 'terminated');
+    const domains = await this.world.domains();
+    const running = new Set(await this.world.runningDomains());
+    const findings: string[] = [];
+    for (const vps of live) {
+      const name = `svc-${vps.id}`;
+      if (!domains.includes(name)) findings.push(`VPS ${vps.id} has no domain`);
+      else if ((vps.power_state === 'running') !== running.has(name))
+        findings.push(`VPS ${vps.id} is ${vps.power_state} in the database, its domain ${running.has(name) ? 'runs' : 'does not run'}`);
+    }
+    for (const domain of domains) if (!live.some((v) => `svc-${v.id}` === domain)) findings.push(`orphan domain ${domain}`);
+    const expected = new Set(live.flatMap((v) => [`svc-${v.id}-root.qcow2`, `svc-${v.id}-seed.iso`]));
+    const volumes = await this.world.volumes();
+    for (const volume of volumes) if (!expected.has(volume)) findings.push(`orphan volume ${volume}`);
+    for (const volume of expected) if (!volumes.includes(volume)) findings.push(`missing volume ${volume}`);
+    this.check('one domain per VPS in its state, no orphan domain or volume', live.length, findings);
+  }
+
+  /** Replays during the run gave the first answer; a sample replayed now gives it too. */
+  private async idempotency(): Promise<void> {
+    const { keyed, customers, replays } = this.load.record;
+    const findings = replays
+      .filter((r) => !r.same || r.replayedHeader !== 'true')
+      .map(
+        (r) =>
+          `replay of ${r.key} at ${r.at} ms (${r.path}): ${r.replayStatus} against ${r.firstStatus}, replayed header ${r.replayedHeader}`,
+      );
+    const sample = keyed.filter((_, i) => i % Math.max(1, Math.ceil(keyed.length / 200)) === 0);
+    for (const first of sample) {
+      const customer = customers.find((c) => c.email === first.customer)!;
+      const check = await this.load.replay(customer, first.path, first.key, first.body);
+      if (check && (!check.same || check.replayedHeader !== 'true'))
+        findings.push(`final replay of ${first.key} (${first.path}): ${check.replayStatus} against ${first.status}`);
+    }
+    this.check('every idempotency key replayed gave the same answer', replays.length, findings);
+  }
+
+  /**
+   * Each activity entry of an account with an endpoint has exactly one delivery (one webhook id),
+   * delivered; the receiver saw every delivery, each entry under one id, each signature valid.
+   */
+  private webhooks(): void {
+    const withEndpoint = this.load.record.customers.filter((c) => c.endpoint);
+    const findings: string[] = [];
+    let entries = 0;
+    const received = new Map<string, Set<string>>();
+    for (const hook of this.world.receiver.received) {
+      const ids = received.get(hook.json.data.id) ?? new Set();
+      ids.add(String(hook.headers['webhook-id']));
+      received.set(hook.json.data.id, ids);
+    }
+    for (const customer of withEndpoint) {
+      const endpoint = customer.endpoint!;
+      const rows = this.world.postgres.rows<{
+        entry: string;
+        action: string;
+        deliveries: number;
+        message_ids: string[];
+        statuses: string[];
+      }>(
+        `SELECT e.id AS entry, e.action,
+                count(d.id)::int AS deliveries,
+                coalesce(array_agg(d.message_id) FILTER (WHERE d.id IS NOT NULL), '{}') AS message_ids,
+                coalesce(array_agg(d.status) FILTER (WHERE d.id IS NOT NULL), '{}') AS statuses
+           FROM activity_events e
+           JOIN webhook_endpoints w ON w.id = '${endpoint.id}'
+           LEFT JOIN webhook_deliveries d ON d.endpoint_id = w.id AND (d.body::jsonb->'data'->>'id')::uuid = e.id
+          WHERE e.account_id = '${customer.accountId}' AND e.created_at > w.created_at AND e.action <> 'webhook.test'
+          GROUP BY e.id, e.action`,
+      );
+      entries += rows.length;
+      for (const row of rows) {
+        if (row.deliveries !== 1) findings.push(`entry ${row.entry} (${row.action}) has ${row.deliveries} deliveries`);
+        if (row.statuses.some((s) => s !== 'succeeded'))
+          findings.push(`entry ${row.entry} (${row.action}) delivery ${row.statuses.join(',')}`);
+        const ids = received.get(row.entry);
+        if (!ids) findings.push(`entry ${row.entry} (${row.action}) never reached the receiver`);
+        else if (ids.size > 1 || !row.message_ids.every((id) => ids.has(id)))
+          findings.push(`entry ${row.entry} reached the receiver as ${[...ids].join(', ')}, stored as ${row.message_ids.join(', ')}`);
+      }
+    }
+    const secrets = new Map(
+      this.world.postgres
+        .rows<{ message_id: string; endpoint_id: string }>('SELECT message_id, endpoint_id FROM webhook_deliveries')
+        .map((r) => [r.message_id, withEndpoint.find((c) => c.endpoint!.id === r.endpoint_id)?.endpoint?.secret]),
+    );
+    for (const hook of this.world.receiver.received) {
+      const id = String(hook.headers['webhook-id']);
+      const secret = secrets.get(id);
+      if (!secret) findings.push(`webhook ${id}: no delivery of this id`);
+      else if (!signedBy(secret, id, hook.headers, hook.body)) findings.push(`webhook ${id}: the signature is not the endpoint's`);
+    }
+    this.check('one webhook id per activity entry, delivered and signed', entries, findings);
+  }
+
+  /** Each mail the customers caused arrived once; no mail job left undone. */
+  private mail(): void {
+    const findings: string[] = [];
+    for (const { to, subject } of this.load.record.expectedMail) {
+      const got = this.world.smtp.received.filter((m) => m.to.includes(to) && m.subject === subject).length;
+      if (got !== 1) findings.push(`"${subject}" to ${to} arrived ${got} times`);
+    }
+    const jobs = this.world.postgres.rows<{ state: string; n: number }>(
+      "SELECT state, count(*)::int AS n FROM pgboss.job WHERE name = 'mail.send' GROUP BY state",
+    );
+    for (const { state, n } of jobs) if (state !== 'completed') findings.push(`${n} mail jobs ${state}`);
+    const completed = jobs.find((j) => j.state === 'completed')?.n ?? 0;
+    if (completed !== this.world.smtp.received.length)
+      findings.push(`${completed} mail jobs completed, ${this.world.smtp.received.length} mails received`);
+    this.check('every mail went once', this.load.record.expectedMail.length, findings);
+  }
+
+  /** No revoked key worked after its DELETE answered; each is refused now. */
+  private async revocations(): Promise<void> {
+    const { revocations } = this.load.record;
+    for (const revocation of revocations) await this.load.probe(revocation);
+    const findings = revocations.flatMap((r) =>
+      r.probes.filter((p) => p.status !== 401).map((p) => `key ${r.keyId} revoked at ${r.revokedAt} ms answered ${p.status} at ${p.at} ms`),
+    );
+    this.check('no revoked key worked after its revocation answered', revocations.length, findings);
+  }
+
+  /** Every 5xx (and unanswered request) is listed; those no fault explains are findings. */
+  private serverErrors(): void {
+    const bad = this.http.exchanges.filter((e) => e.status >= 500 || e.status === 0);
+    const findings = bad
+      .filter((e) => this.faults.explains(e.status === 0 ? 504 : e.status, e.at).length === 0)
+      .map((e) => `${e.status || e.error} ${e.method} ${e.route} at ${e.at} ms (${e.ms} ms, request ${e.requestId ?? '-'})`);
+    this.check('no 5xx that a fault does not explain', bad.length, findings);
+  }
+
+  private leaks(leaks: LeakFigures[], connections: { warm: number; end: number }): void {
+    const findings: string[] = [];
+    for (const figures of leaks) {
+      if (!figures.warm || !figures.end) {
+        findings.push(`${figures.api}: not measured (warm ${!!figures.warm}, end ${!!figures.end})`);
+        continue;
+      }
+      const { warm, end } = figures;
+      if (end.rssMb > warm.rssMb * 1.1) findings.push(`${figures.api}: RSS ${warm.rssMb} -> ${end.rssMb} MB`);
+      if (warm.liveHeapMb === undefined || end.liveHeapMb === undefined) findings.push(`${figures.api}: live heap not measured`);
+      else if (end.liveHeapMb > warm.liveHeapMb * 1.1)
+        findings.push(`${figures.api}: live heap ${warm.liveHeapMb} -> ${end.liveHeapMb} MB`);
+      if (figures.end.fds > figures.warm.fds + 5)
+        findings.push(`${figures.api}: file descriptors ${figures.warm.fds} -> ${figures.end.fds}`);
+    }
+    if (connections.end > connections.warm) findings.push(`database connections ${connections.warm} -> ${connections.end}`);
+    this.check('memory within 10% of warm-up, descriptors and connections back', leaks.length, findings);
+  }
+}

@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { linkToken } from '../../test/support/smtp';
+import { Answer, HttpLog } from './http-log';
+import { Random } from './random';
+import { SoakWorld } from './world';
+
+export interface Customer {
+  email: string;
+  password: string;
+  accountId: string;
+  apiKey: string;
+  vpsIds: string[];
+  ticketIds: string[];
+  endpoint?: { id: string; secret: string };
+}
+
+/** A 2xx answer to a request with an Idempotency-Key: what a replay must give again. */
+export interface KeyedAnswer {
+  customer: string;
+  method: 'POST';
+  path: string;
+  body?: unknown;
+  key: string;
+  status: number;
+  text: string;
+  location: string | null;
+}
+
+export interface ReplayCheck {
+  key: string;
+  path: string;
+  /** ms since the soak began */
+  at: number;
+  firstStatus: number;
+  replayStatus: number;
+  same: boolean;
+  replayedHeader: string | null;
+}
+
+export interface Revocation {
+  customer: string;
+  keyId: string;
+  key: string;
+  /** ms since the soak began when the DELETE answered 204 */
+  revokedAt: number;
+  probes: { at: number; status: number }[];
+}
+
+/** What the customers did that the audit checks. */
+export interface LoadRecord {
+  customers: Customer[];
+  keyed: KeyedAnswer[];
+  /** Power actions accepted (202): the audit finds each finished. */
+  actions: { serviceId: string; actionId: string; type: string; at: number }[];
+  replays: ReplayCheck[];
+  revocations: Revocation[];
+  /** Mail the customers caused and must receive exactly once, by address and subject. */
+  expectedMail: { to: string; subject: string }[];
+}
+
+const PASSWORD = 'soak-password-0123';
+const THINK_MS: [number, number] = [500, 3_000];
+
+export class CustomerLoad {
+  readonly record: LoadRecord = { customers: [], keyed: [], actions: [], replays: [], revocations: [], expectedMail: [] };
+
+  constructor(
+    private readonly world: SoakWorld,
+    private readonly http: HttpLog,
+    private readonly random: Random,
+    private readonly began: number,
+  ) {}
+
+  /** Sign-ups through the API (mail, confirmation link, an API key), webhook endpoints, and the VPSes the operator provisions. */
+  async signUp(count: number, withVps: number, withEndpoint: number): Promise<void> {
+    const run = `${Date.now().toString(36)}`;
+    for (let start = 0; start < count; start += 10) {
+      const batch = Array.from({ length: Math.min(10, count - start) }, (_, i) => this.signUpOne(`soak-${run}-${start + i}@example.com`));
+      this.record.customers.push(...(await Promise.all(batch)));
+    }
+    for (const customer of this.record.customers.slice(0, withEndpoint)) {
+      const made = await this.must('POST', '/api/webhooks', customer.apiKey, 201, {
+        url: this.world.receiver.url,
+        events: ['*'],
+        description: 'soak receiver',
+      });
+      customer.endpoint = { id: made.body.id, secret: made.body.secret };
+    }
+    for (const customer of this.record.customers.slice(0, withVps)) customer.vpsIds = await this.world.provision(customer.email, 1);
+  }
+
+  /** Every customer plays until `untilMs`, each with its own seeded choices. */
+  async play(untilMs: number): Promise<void> {
+    await Promise.all(this.record.customers.map((customer, i) => this.playOne(customer, this.random.fork(i + 1), untilMs)));
+  }
+
+  private async signUpOne(email: string): Promise<Customer> {
+    const registered = await this.must('POST', '/api/auth/register', undefined, 201, { email, password: PASSWORD, name: 'Soak customer' });
+    const subject = 'Confirm your email address';
+    this.record.expectedMail.push({ to: email, subject });
+    const mail = await this.world.smtp.waitForMail(email, new RegExp(subject), 120_000);
+    await this.must('POST', '/api/auth/email/verify', undefined, 204, { token: linkToken(mail, '/account/confirm-email') });
+    const key = await this.must('POST', '/api/auth/api-keys', registered.body.accessToken, 201, { name: 'automation' });
+    return { email, password: PASSWORD, accountId: registered.body.accountId, apiKey: key.body.key, vpsIds: [], ticketIds: [] };
+  }
+
+  private async must(method: string, path: string, bearer: string | undefined, status: number, body?: unknown): Promise<Answer> {
+    for (let attempt = 1; ; attempt++) {
+      const answer = await this.http.send(method, path, { bearer, body });
+      if (answer.status === status) return answer;
+      if (attempt === 5) throw new Error(`${method} ${path}: ${answer.status} ${answer.text.slice(0, 500)}`);
+      await sleep(1_000);
+    }
+  }
+
+  private async playOne(customer: Customer, random: Random, untilMs: number): Promise<void> {
+    await sleep(random.int(0, THINK_MS[1]));
+    while (Date.now() < untilMs) {
+      const hasVps = customer.vpsIds.length > 0;
+      const op = random.weighted({
+        browse: 30,
+        events: 6,
+        power: hasVps ? 30 : 0,
+        ticket: 6,
+        reply: customer.ticketIds.length ? 4 : 0,
+        keys: 4,
+        login: 4,
+      });
+      await this[op](customer, random);
+      await sleep(random.int(...THINK_MS));
+    }
+  }
+
+  private async browse(customer: Customer, random: Random): Promise<void> {
+    await this.http.send('GET', `/api/services?pageSize=${random.pick([10, 25])}`, { bearer: customer.apiKey });
+    await this.http.send('GET', '/api/notifications/unread-count', { bearer: customer.apiKey });
+    if (customer.vpsIds.length) await this.http.send('GET', `/api/services/${random.pick(customer.vpsIds)}`, { bearer: customer.apiKey });
+  }
+
+  private async events(customer: Customer): Promise<void> {
+    await this.http.send('GET', '/api/events?pageSize=20', { bearer: customer.apiKey });
+  }
+
+  private async power(customer: Customer, random: Random): Promise<void> {
+    const id = random.pick(customer.vpsIds);
+    const service = await this.http.send('GET', `/api/services/${id}`, { bearer: customer.apiKey });
+    const state = service.body?.instance?.powerState;
+    const type =
+      state === 'stopped' ? 'start' : state === 'running' ? random.pick(['stop', 'stop', 'reboot']) : random.pick(['start', 'stop']);
+    const path = `/api/services/${id}/instance/${type}`;
+    const key = randomUUID();
+    const concurrent = random.next() < 0.1;
+    const sends = concurrent ? [this.keyed(customer, path, key), this.keyed(customer, path, key)] : [this.keyed(customer, path, key)];
+    const answers = await Promise.all(sends);
+    const accepted = answers.find((a) => a.status === 202);
+    if (accepted) this.record.actions.push({ serviceId: id, actionId: accepted.body.id, type, at: Date.now() - this.began });
+    if (accepted && random.next() < 0.3) await this.replay(customer, path, key);
+  }
+
+  /** A POST with an Idempotency-Key; a 2xx is kept for the audit's replays. */
+  private async keyed(customer: Customer, path: string, key: string, body?: unknown): Promise<Answer> {
+    const answer = await this.http.send('POST', path, { bearer: customer.apiKey, body, headers: { 'idempotency-key': key } });
+    if (answer.status >= 200 && answer.status < 300 && answer.headers.get('idempotent-replayed') !== 'true') {
+      this.record.keyed.push({
+        customer: customer.email,
+        method: 'POST',
+        path,
+        body,
+        key,
+        status: answer.status,
+        text: answer.text,
+        location: answer.headers.get('location'),
+      });
+    }
+    return answer;
+  }
+
+  /** The same request again with the same key: the first answer, marked as replayed. */
+  async replay(customer: Customer, path: string, key: string, body?: unknown): Promise<ReplayCheck | undefined> {
+    const first = this.record.keyed.find((k) => k.key === key && k.customer === customer.email);
+    if (!first) return undefined;
+    const again = await this.http.send('POST', path, { bearer: customer.apiKey, body, headers: { 'idempotency-key': key } });
+    const check: ReplayCheck = {
+      key,
+      path,
+      at: Date.now() - this.began,
+      firstStatus: first.status,
+      replayStatus: again.status,
+      same: again.status === first.status && again.text === first.text && again.headers.get('location') === first.location,
+      replayedHeader: again.headers.get('idempotent-replayed'),
+    };
+    this.record.replays.push(check);
+    return check;
+  }
+
+  private async ticket(customer: Customer, random: Random): Promise<void> {
+    const attachmentIds: string[] = [];
+    if (random.next() < 0.3) {
+      const bytes = Buffer.from(`soak log line ${randomUUID()}\n`.repeat(random.int(1, 200)));
+      const presigned = await this.http.send('POST', '/api/support/tickets/attachments/presign', {
+        bearer: customer.apiKey,
+        body: { files: [{ filename: 'soak.log', contentType: 'text/plain', size: bytes.length }] },
+      });
+      const upload = presigned.body?.uploads?.[0];
+      if (!upload) return;
+      const put = await this.http.send('PUT', new URL(upload.url).pathname, { headers: upload.headers, raw: bytes });
+      if (put.status !== 204) return;
+      attachmentIds.push(upload.attachmentId);
+    }
+    const body = {
+      subject: `Soak ticket ${random.int(1, 1e6)}`,
+      message: 'Something to look at.',
+      ...(attachmentIds.length ? { attachmentIds } : {}),
+    };
+    const key = randomUUID();
+    const made = await this.keyed(customer, '/api/support/tickets', key, body);
+    if (made.status === 200) {
+      customer.ticketIds.push(made.body.id);
+      if (random.next() < 0.3) await this.replay(customer, '/api/support/tickets', key, body);
+    }
+  }
+
+  private async reply(customer: Customer, random: Random): Promise<void> {
+    const path = `/api/support/tickets/${random.pick(customer.ticketIds)}/reply`;
+    const body = { message: `More detail ${random.int(1, 1e6)}.` };
+    const key = randomUUID();
+    const made = await this.keyed(customer, path, key, body);
+    if (made.status === 201 && random.next() < 0.3) await this.replay(customer, path, key, body);
+  }
+
+  /** A key made, used, revoked, and tried again at once: it must be refused from the moment the DELETE answered. */
+  private async keys(customer: Customer): Promise<void> {
+    const made = await this.http.send('POST', '/api/auth/api-keys', { bearer: customer.apiKey, body: { name: 'short-lived' } });
+    if (made.status !== 201) return;
+    await this.http.send('GET', '/api/auth/me', { bearer: made.body.key });
+    const revoked = await this.http.send('DELETE', `/api/auth/api-keys/${made.body.id}`, { bearer: customer.apiKey });
+    if (revoked.status !== 204) return;
+    const revocation: Revocation = {
+      customer: customer.email,
+      keyId: made.body.id,
+      key: made.body.key,
+      revokedAt: Date.now() - this.began,
+      probes: [],
+    };
+    this.record.revocations.push(revocation);
+    // Twice: nginx sends consecutive requests to both replicas.
+    for (let i = 0; i < 2; i++) await this.probe(revocation);
+  }
+
+  async probe(revocation: Revocation): Promise<void> {
+    const answer = await this.http.send('GET', '/api/services?pageSize=1', { bearer: revocation.key });
+    revocation.probes.push({ at: Date.now() - this.began, status: answer.status });
+  }
+
+  private async login(customer: Customer): Promise<void> {
+    const session = await this.http.send('POST', '/api/auth/login', { body: { email: customer.email, password: customer.password } });
+    if (session.status === 200) await this.http.send('GET', '/api/services', { bearer: session.body.accessToken });
+  }
+}

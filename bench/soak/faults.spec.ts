@@ -1,0 +1,37 @@
+import { FaultSchedule } from './faults';
+import { Random } from './random';
+import type { SoakWorld } from './world';
+
+describe('FaultSchedule.explains', () => {
+  const schedule = () => {
+    const faults = new FaultSchedule({} as SoakWorld, new Random(1), 0, true, () => undefined);
+    faults.log.push({ kind: 'api-1-kill', at: 10_000, endedAt: 14_000, detail: '' });
+    faults.log.push({ kind: 'postgres-restart', at: 30_000, endedAt: 32_000, detail: '' });
+    return faults;
+  };
+
+  it('explains a 502 while a replica is down and just after, not long after', () => {
+    expect(
+      schedule()
+        .explains(502, 12_000)
+        .map((f) => f.kind),
+    ).toEqual(['api-1-kill']);
+    expect(schedule().explains(502, 15_500)).toHaveLength(1);
+    expect(schedule().explains(502, 20_000)).toEqual([]);
+  });
+
+  it('explains only the statuses its fault can cause', () => {
+    expect(schedule().explains(500, 12_000)).toEqual([]);
+    expect(
+      schedule()
+        .explains(503, 31_000)
+        .map((f) => f.kind),
+    ).toEqual(['postgres-restart']);
+  });
+
+  it('explains what happens during a fault still going on', () => {
+    const faults = schedule();
+    faults.log.push({ kind: 'libvirtd-freeze', at: 50_000, detail: '' });
+    expect(faults.explains(504, 90_000).map((f) => f.kind)).toEqual(['libvirtd-freeze']);
+  });
+});

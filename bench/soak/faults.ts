@@ -1,0 +1,146 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Random } from './random';
+import { SoakWorld } from './world';
+
+export type FaultKind =
+  'api-1-kill' | 'api-2-kill' | 'postgres-restart' | 'redis-kill' | 'libvirtd-freeze' | 'smtp-refusing' | 'receiver-500' | 'receiver-hang';
+
+export interface FaultRecord {
+  kind: FaultKind;
+  /** ms since the soak began */
+  at: number;
+  endedAt?: number;
+  detail: string;
+  error?: string;
+}
+
+const KINDS: Record<FaultKind, number> = {
+  'api-1-kill': 2,
+  'api-2-kill': 2,
+  'postgres-restart': 2,
+  'redis-kill': 1,
+  'libvirtd-freeze': 2,
+  'smtp-refusing': 1,
+  'receiver-500': 1,
+  'receiver-hang': 1,
+};
+
+/** Which status codes a fault explains while it lasts and for `graceMs` after it. */
+export const EXPLAINS: Record<FaultKind, { statuses: number[]; graceMs: number }> = {
+  // nginx answers 502 for a request the killed process was holding (a POST is not retried elsewhere).
+  'api-1-kill': { statuses: [502, 503, 504], graceMs: 2_000 },
+  'api-2-kill': { statuses: [502, 503, 504], graceMs: 2_000 },
+  // Requests whose statement was cut, and those that find no connection until the pool reconnects.
+  'postgres-restart': { statuses: [500, 503], graceMs: 10_000 },
+  'redis-kill': { statuses: [503], graceMs: 5_000 },
+  'libvirtd-freeze': { statuses: [503, 504], graceMs: 10_000 },
+  'smtp-refusing': { statuses: [], graceMs: 0 },
+  'receiver-500': { statuses: [], graceMs: 0 },
+  'receiver-hang': { statuses: [], graceMs: 0 },
+};
+
+/**
+ * Faults on a seeded schedule, about one every `meanGapMs`, several at once when their times
+ * overlap (never two of one kind). Each is recorded with when it began and ended.
+ */
+export class FaultSchedule {
+  readonly log: FaultRecord[] = [];
+  private readonly active = new Set<FaultKind>();
+  private readonly running: Promise<void>[] = [];
+
+  constructor(
+    private readonly world: SoakWorld,
+    private readonly random: Random,
+    private readonly began: number,
+    private readonly short: boolean,
+    private readonly say: (line: string) => void,
+  ) {}
+
+  async run(untilMs: number, meanGapMs: number): Promise<void> {
+    await sleep(Math.min(meanGapMs, 20_000));
+    while (Date.now() + 5_000 < untilMs) {
+      const kind = this.random.weighted(KINDS);
+      if (!this.active.has(kind)) this.running.push(this.inject(kind));
+      await sleep(this.random.int(Math.round(meanGapMs / 2), Math.round((meanGapMs * 3) / 2)));
+    }
+    await Promise.all(this.running);
+  }
+
+  /** Whether some fault explains `status` at `at` (ms since the soak began), and which. */
+  explains(status: number, at: number): FaultRecord[] {
+    return this.log.filter(
+      (f) => EXPLAINS[f.kind].statuses.includes(status) && at >= f.at - 1_000 && at <= (f.endedAt ?? Infinity) + EXPLAINS[f.kind].graceMs,
+    );
+  }
+
+  private async inject(kind: FaultKind): Promise<void> {
+    this.active.add(kind);
+    const record: FaultRecord = { kind, at: Date.now() - this.began, detail: '' };
+    this.log.push(record);
+    try {
+      record.detail = await this.apply(kind);
+    } catch (err) {
+      record.error = (err as Error).message.slice(0, 2000);
+    } finally {
+      record.endedAt = Date.now() - this.began;
+      this.active.delete(kind);
+      this.say(`fault ${kind} ${record.detail}${record.error ? ` FAILED: ${record.error}` : ''} (${record.at} -> ${record.endedAt} ms)`);
+    }
+  }
+
+  private span(long: [number, number], short: [number, number]): number {
+    const [min, max] = this.short ? short : long;
+    return this.random.int(min, max);
+  }
+
+  private async apply(kind: FaultKind): Promise<string> {
+    const world = this.world;
+    switch (kind) {
+      case 'api-1-kill':
+      case 'api-2-kill': {
+        const api = world.apis[kind === 'api-1-kill' ? 0 : 1];
+        const down = this.span([1_000, 8_000], [1_000, 3_000]);
+        await api.kill();
+        await sleep(down);
+        await api.start();
+        return `kill -9 ${api.name}, started again after ${down} ms`;
+      }
+      case 'postgres-restart':
+        await world.postgres.restart();
+        return 'pg_ctlcluster restart -m fast';
+      case 'redis-kill': {
+        const down = this.span([5_000, 20_000], [3_000, 6_000]);
+        world.redis.kill();
+        await sleep(down);
+        await world.redis.start();
+        return `kill -9 redis-server, started again after ${down} ms`;
+      }
+      case 'libvirtd-freeze': {
+        const frozen = this.span([30_000, 60_000], [10_000, 20_000]);
+        await world.libvirtd.stall(frozen);
+        return `SIGSTOP libvirtd for ${frozen} ms`;
+      }
+      case 'smtp-refusing': {
+        const down = this.span([20_000, 60_000], [5_000, 15_000]);
+        await world.smtp.stop();
+        await sleep(down);
+        await world.smtp.start();
+        return `SMTP server closed for ${down} ms (connections refused)`;
+      }
+      case 'receiver-500': {
+        const lasting = this.span([20_000, 60_000], [5_000, 15_000]);
+        world.receiverMode = 'error';
+        await sleep(lasting);
+        world.receiverMode = 'ok';
+        return `webhook receiver answered 500 for ${lasting} ms`;
+      }
+      case 'receiver-hang': {
+        const lasting = this.span([20_000, 60_000], [5_000, 15_000]);
+        world.receiver.delayMs = 20_000;
+        await sleep(lasting);
+        world.receiver.delayMs = 0;
+        return `webhook receiver held every request 20 s for ${lasting} ms`;
+      }
+    }
+  }
+}

@@ -1,0 +1,180 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join, relative } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { SoakAudit } from './audit';
+import { CustomerLoad } from './customers';
+import { FaultSchedule } from './faults';
+import { HttpLog } from './http-log';
+import { Random } from './random';
+import { Vitals, VitalsTracker } from './vitals';
+import { SoakWorld } from './world';
+
+const ROOT = join(__dirname, '../..');
+
+interface Options {
+  minutes: number;
+  smoke: boolean;
+  seed: number;
+  customers: number;
+  vpses: number;
+  faultGapSeconds: number;
+  out?: string;
+}
+
+function options(): Options {
+  const { values } = parseArgs({
+    options: {
+      minutes: { type: 'string' },
+      smoke: { type: 'boolean', default: false },
+      seed: { type: 'string' },
+      customers: { type: 'string' },
+      vpses: { type: 'string' },
+      'fault-gap-seconds': { type: 'string' },
+      out: { type: 'string' },
+    },
+  });
+  const smoke = values.smoke ?? false;
+  return {
+    smoke,
+    minutes: Number(values.minutes ?? (smoke ? 3 : 60)),
+    seed: Number(values.seed ?? Date.now() % 1_000_000),
+    customers: Number(values.customers ?? (smoke ? 30 : 200)),
+    vpses: Number(values.vpses ?? (smoke ? 3 : 6)),
+    // 60 minutes: faults for the first 48, one every 85 s on average, about 34.
+    faultGapSeconds: Number(values['fault-gap-seconds'] ?? (smoke ? 30 : 85)),
+    out: values.out,
+  };
+}
+
+const say = (line: string) => process.stdout.write(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+/** Waits until nothing is left to do: no action running, no delivery or mail job pending. */
+async function settle(world: SoakWorld, timeoutMs: number): Promise<string[]> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const [pending] = world.postgres.rows<{ actions: number; deliveries: number; mail: number }>(
+      `SELECT (SELECT count(*) FROM instance_actions WHERE status = 'running')::int AS actions,
+              (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')::int AS deliveries,
+              (SELECT count(*) FROM pgboss.job WHERE name = 'mail.send' AND state IN ('created', 'retry', 'active'))::int AS mail`,
+    );
+    const left = Object.entries(pending)
+      .filter(([, n]) => n > 0)
+      .map(([what, n]) => `${n} ${what}`);
+    if (!left.length || Date.now() > until) return left;
+    await sleep(2_000);
+  }
+}
+
+function soakConnections(world: SoakWorld): number {
+  return Number(world.postgres.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = 'soak'").trim());
+}
+
+async function main(): Promise<void> {
+  const opts = options();
+  const world = new SoakWorld();
+  const stopWorld = async () => {
+    await world.stop();
+  };
+  process.on('SIGINT', () => void stopWorld().then(() => process.exit(130)));
+  process.on('SIGTERM', () => void stopWorld().then(() => process.exit(143)));
+  say(`seed ${opts.seed}, ${opts.minutes} min, ${opts.customers} customers, ${opts.vpses} VPSes${opts.smoke ? ' (smoke)' : ''}`);
+  let exitCode = 0;
+  try {
+    await world.start(say);
+    const random = new Random(opts.seed);
+    const began = Date.now();
+    const http = new HttpLog(() => world.baseUrl, began);
+    const load = new CustomerLoad(world, http, random.fork(1), began);
+    say(`signing up ${opts.customers} customers (mail, confirmation, API key), endpoints, VPSes`);
+    await load.signUp(opts.customers, opts.vpses, Math.ceil(opts.customers / 3));
+    const loadStart = Date.now();
+    const until = loadStart + opts.minutes * 60_000;
+    // Faults stop at four fifths of the run (two thirds in smoke): the rest shows the replicas warmed up again without them.
+    const faultsUntil = loadStart + opts.minutes * (opts.smoke ? 40_000 : 48_000);
+    const meanGapMs = opts.faultGapSeconds * 1000;
+    const faults = new FaultSchedule(world, random.fork(2), began, opts.smoke, say);
+    const vitals = new VitalsTracker(world.apis, opts.smoke ? 30_000 : 300_000, began);
+    vitals.start();
+    let warmConnections = 0;
+    const connectionsSampler = setInterval(() => {
+      if (Date.now() > faultsUntil) warmConnections = Math.max(warmConnections, soakConnections(world));
+    }, 5_000);
+    say(
+      `load for ${opts.minutes} min, faults until ${Math.round((faultsUntil - loadStart) / 1000)} s, about one every ${meanGapMs / 1000} s`,
+    );
+    await Promise.all([load.play(until), faults.run(faultsUntil, meanGapMs)]);
+    vitals.stop();
+    clearInterval(connectionsSampler);
+    say(`load over (${http.exchanges.length} requests, ${faults.log.length} faults); waiting for the work to settle`);
+    const unsettled = await settle(world, opts.smoke ? 180_000 : 300_000);
+    await sleep(5_000);
+    const leaks = await vitals.figures();
+    const connections = { warm: warmConnections, end: soakConnections(world) };
+    const audit = new SoakAudit(world, load, http, faults);
+    const checks = await audit.run(leaks, connections);
+    if (unsettled.length) checks.push({ name: 'the work settled', checked: 1, findings: [`still pending: ${unsettled.join(', ')}`] });
+
+    const statuses: Record<string, number> = {};
+    for (const e of http.exchanges) statuses[e.status] = (statuses[e.status] ?? 0) + 1;
+    const report = {
+      generatedAt: new Date().toISOString(),
+      machine: { cpus: cpus().length, memoryGb: Math.round(totalmem() / 2 ** 30) },
+      options: opts,
+      requests: http.exchanges.length,
+      statuses,
+      actions: load.record.actions.length,
+      replays: load.record.replays.length,
+      revocations: load.record.revocations.length,
+      mails: world.smtp.received.length,
+      webhooksReceived: world.receiver.received.length,
+      apiStarts: Object.fromEntries(world.apis.map((a) => [a.name, a.starts])),
+      faults: faults.log,
+      leaks,
+      connections,
+      checks: checks.map((c) => ({ name: c.name, checked: c.checked, findings: c.findings.length, details: c.findings.slice(0, 50) })),
+      serverErrors: http.exchanges
+        .filter((e) => e.status >= 500 || e.status === 0)
+        .map((e) => ({ ...e, explainedBy: faults.explains(e.status || 504, e.at).map((f) => f.kind) })),
+    };
+    const out = opts.out ?? join(ROOT, 'bench/results', `soak-${opts.smoke ? 'smoke' : `${opts.minutes}m`}-${opts.seed}.json`);
+    mkdirSync(join(out, '..'), { recursive: true });
+    writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+    say(
+      `requests ${report.requests} (${Object.entries(statuses)
+        .map(([s, n]) => `${s}: ${n}`)
+        .join(', ')})`,
+    );
+    say(
+      `faults ${faults.log.length}: ${Object.entries(countBy(faults.log.map((f) => f.kind)))
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ')}`,
+    );
+    const shown = (v?: Vitals) => (v ? `RSS ${v.rssMb} MB, live heap ${v.liveHeapMb ?? '-'} MB, ${v.fds} fds` : 'not measured');
+    for (const l of leaks) say(`${l.api}: after warm-up ${shown(l.warm)}; at the end ${shown(l.end)}`);
+    say(`database connections: ${connections.warm} after warm-up, ${connections.end} at the end`);
+    for (const c of checks)
+      say(
+        `${c.findings.length ? 'FAIL' : 'ok  '} ${c.name} (${c.checked} checked${c.findings.length ? `, ${c.findings.length} findings` : ''})`,
+      );
+    for (const c of checks) for (const f of c.findings.slice(0, 20)) say(`  ${c.name}: ${f}`);
+    say(`report: ${relative(ROOT, out)}`);
+    if (checks.some((c) => c.findings.length)) exitCode = 1;
+  } catch (err) {
+    say(`the soak could not run: ${(err as Error).stack}`);
+    for (const api of world.apis) say(`${api.name} output:\n${api.output().slice(-3000)}`);
+    exitCode = 2;
+  } finally {
+    await stopWorld();
+  }
+  process.exit(exitCode);
+}
+
+function countBy(items: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) counts[item] = (counts[item] ?? 0) + 1;
+  return counts;
+}
+
+void main();
