@@ -106,7 +106,7 @@ function proxiedLocations(): Map<string, string> {
 
   it('sets X-Request-Id from $request_id and X-Forwarded-Proto in every location that proxies', () => {
     const locations = proxiedLocations();
-    expect([...locations.keys()].sort()).toEqual(['/', '/api/notifications/stream', '= /console']);
+    expect([...locations.keys()].sort()).toEqual(['/', '/api/notifications/stream', '= /console', '= /mcp']);
     for (const body of locations.values()) {
       expect(body).toMatch(/proxy_set_header X-Request-Id \$request_id;/);
       expect(body).toMatch(/proxy_set_header X-Forwarded-Proto \$scheme;/);
