@@ -49,6 +49,7 @@ export class SoakAudit {
     this.webhooks();
     this.mail();
     await this.revocations();
+    this.mcpSessions();
     this.serverErrors();
     this.leaks(leaks, connections);
     return this.checks;
@@ -89,10 +90,14 @@ export class SoakAudit {
     }
     for (const domain of domains) if (!live.some((v) => `svc-${v.id}` === domain)) findings.push(`orphan domain ${domain}`);
     const expected = new Set(live.flatMap((v) => [`svc-${v.id}-root.qcow2`, `svc-${v.id}-seed.iso`]));
+    const images = this.world.postgres.rows<{ id: string; status: string }>('SELECT id, status FROM images');
+    for (const image of images)
+      if (['creating', 'deleting', 'uploading'].includes(image.status)) findings.push(`image ${image.id} is still ${image.status}`);
+    for (const image of images) if (image.status === 'available') expected.add(`img-${image.id}`);
     const volumes = await this.world.volumes();
     for (const volume of volumes) if (!expected.has(volume)) findings.push(`orphan volume ${volume}`);
     for (const volume of expected) if (!volumes.includes(volume)) findings.push(`missing volume ${volume}`);
-    this.check('one domain per VPS in its state, no orphan domain or volume', live.length, findings);
+    this.check('one domain per VPS in its state, one volume per disk and image, none orphaned', live.length + images.length, findings);
   }
 
   /** Replays during the run gave the first answer; a sample replayed now gives it too. */
@@ -197,6 +202,12 @@ export class SoakAudit {
       r.probes.filter((p) => p.status !== 401).map((p) => `key ${r.keyId} revoked at ${r.revokedAt} ms answered ${p.status} at ${p.at} ms`),
     );
     this.check('no revoked key worked after its revocation answered', revocations.length, findings);
+  }
+
+  /** Every request of an MCP session was answered within it, whichever replica nginx sent it to. */
+  private mcpSessions(): void {
+    const { sessions, failures } = this.load.record.mcp;
+    this.check('every MCP session answered its requests', sessions, failures);
   }
 
   /** Every 5xx (and unanswered request) is listed; those no fault explains are findings. */

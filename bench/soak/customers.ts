@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { MCP_PROTOCOL_VERSION } from '../../test/support/mcp-session';
 import { linkToken } from '../../test/support/smtp';
 import { Answer, HttpLog } from './http-log';
 import { Random } from './random';
@@ -57,13 +58,23 @@ export interface LoadRecord {
   revocations: Revocation[];
   /** Mail the customers caused and must receive exactly once, by address and subject. */
   expectedMail: { to: string; subject: string }[];
+  /** MCP sessions opened, and each of their requests that was not answered as asked. */
+  mcp: { sessions: number; failures: string[] };
 }
 
 const PASSWORD = 'soak-password-0123';
 const THINK_MS: [number, number] = [500, 3_000];
 
 export class CustomerLoad {
-  readonly record: LoadRecord = { customers: [], keyed: [], actions: [], replays: [], revocations: [], expectedMail: [] };
+  readonly record: LoadRecord = {
+    customers: [],
+    keyed: [],
+    actions: [],
+    replays: [],
+    revocations: [],
+    expectedMail: [],
+    mcp: { sessions: 0, failures: [] },
+  };
 
   constructor(
     private readonly world: SoakWorld,
@@ -122,10 +133,14 @@ export class CustomerLoad {
         browse: 30,
         events: 6,
         power: hasVps ? 30 : 0,
+        snapshot: hasVps ? 4 : 0,
+        rebuild: hasVps ? 3 : 0,
+        dropSnapshot: hasVps ? 3 : 0,
         ticket: 6,
         reply: customer.ticketIds.length ? 4 : 0,
         keys: 4,
         login: 4,
+        mcp: 4,
       });
       await this[op](customer, random);
       await sleep(random.int(...THINK_MS));
@@ -154,8 +169,41 @@ export class CustomerLoad {
     const sends = concurrent ? [this.keyed(customer, path, key), this.keyed(customer, path, key)] : [this.keyed(customer, path, key)];
     const answers = await Promise.all(sends);
     const accepted = answers.find((a) => a.status === 202);
-    if (accepted) this.record.actions.push({ serviceId: id, actionId: accepted.body.id, type, at: Date.now() - this.began });
+    if (accepted) this.accepted(id, accepted, type);
     if (accepted && random.next() < 0.3) await this.replay(customer, path, key);
+  }
+
+  private accepted(serviceId: string, answer: Answer, type: string): void {
+    this.record.actions.push({ serviceId, actionId: answer.body.id, type, at: Date.now() - this.began });
+  }
+
+  /** A snapshot of one of its VPSes into an image of the account (at most SNAPSHOTS_PER_ACCOUNT: a 409 beyond). */
+  private async snapshot(customer: Customer, random: Random): Promise<void> {
+    const id = random.pick(customer.vpsIds);
+    const answer = await this.keyed(customer, `/api/services/${id}/instance/snapshots`, randomUUID(), {
+      name: `soak-${random.int(1, 1e6)}`,
+    });
+    if (answer.status === 202) this.accepted(id, answer, 'snapshot');
+  }
+
+  /** A rebuild from the system image or one of the account's snapshots. */
+  private async rebuild(customer: Customer, random: Random): Promise<void> {
+    const images = await this.images(customer);
+    if (!images.length) return;
+    const id = random.pick(customer.vpsIds);
+    const answer = await this.keyed(customer, `/api/services/${id}/instance/rebuild`, randomUUID(), { image: random.pick(images).id });
+    if (answer.status === 202) this.accepted(id, answer, 'rebuild');
+  }
+
+  /** Deletes one of the account's snapshots (a 409 while a VPS is built on it). */
+  private async dropSnapshot(customer: Customer, random: Random): Promise<void> {
+    const snapshots = (await this.images(customer)).filter((image) => image.type === 'snapshot');
+    if (snapshots.length) await this.http.send('DELETE', `/api/images/${random.pick(snapshots).id}`, { bearer: customer.apiKey });
+  }
+
+  private async images(customer: Customer): Promise<{ id: string; type: string; status: string }[]> {
+    const listed = await this.http.send('GET', '/api/images?pageSize=100', { bearer: customer.apiKey });
+    return ((listed.body?.data ?? []) as { id: string; type: string; status: string }[]).filter((image) => image.status === 'available');
   }
 
   /** A POST with an Idempotency-Key; a 2xx is kept for the audit's replays. */
@@ -251,6 +299,35 @@ export class CustomerLoad {
   async probe(revocation: Revocation): Promise<void> {
     const answer = await this.http.send('GET', '/api/services?pageSize=1', { bearer: revocation.key });
     revocation.probes.push({ at: Date.now() - this.began, status: answer.status });
+  }
+
+  /** An MCP session as an agent opens one: initialize, initialized, a few tool calls, DELETE; each answered within the session. */
+  private async mcp(customer: Customer, random: Random): Promise<void> {
+    const headers = { accept: 'application/json, text/event-stream' };
+    const rpc = (id: number, method: string, params: unknown) => ({ jsonrpc: '2.0', id, method, params });
+    const init = await this.http.send('POST', '/mcp', {
+      bearer: customer.apiKey,
+      headers,
+      body: rpc(1, 'initialize', { protocolVersion: MCP_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'soak', version: '1' } }),
+    });
+    const session = init.headers.get('mcp-session-id');
+    if (init.status !== 200 || !session) return;
+    this.record.mcp.sessions++;
+    const inSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': MCP_PROTOCOL_VERSION };
+    const steps: [string, unknown][] = [
+      ['notifications/initialized', undefined],
+      ...Array.from({ length: random.int(1, 4) }, (): [string, unknown] =>
+        random.next() < 0.5 ? ['tools/list', {}] : ['tools/call', { name: 'services_list', arguments: {} }],
+      ),
+    ];
+    for (const [i, [method, params]] of steps.entries()) {
+      const body = params === undefined ? { jsonrpc: '2.0', method } : rpc(i + 2, method, params);
+      const answer = await this.http.send('POST', '/mcp', { bearer: customer.apiKey, headers: inSession, body });
+      const wanted = params === undefined ? 202 : 200;
+      if (answer.status !== wanted && answer.status !== 0 && answer.status < 500)
+        this.record.mcp.failures.push(`${method} in session ${session}: ${answer.status} ${answer.text.slice(0, 200)}`);
+    }
+    await this.http.send('DELETE', '/mcp', { bearer: customer.apiKey, headers: inSession });
   }
 
   private async login(customer: Customer): Promise<void> {

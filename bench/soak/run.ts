@@ -54,10 +54,11 @@ const say = (line: string) => process.stdout.write(`[soak ${new Date().toISOStri
 async function settle(world: SoakWorld, timeoutMs: number): Promise<string[]> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const [pending] = world.postgres.rows<{ actions: number; deliveries: number; mail: number }>(
+    const [pending] = world.postgres.rows<{ actions: number; deliveries: number; mail: number; images: number }>(
       `SELECT (SELECT count(*) FROM instance_actions WHERE status = 'running')::int AS actions,
               (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')::int AS deliveries,
-              (SELECT count(*) FROM pgboss.job WHERE name = 'mail.send' AND state IN ('created', 'retry', 'active'))::int AS mail`,
+              (SELECT count(*) FROM pgboss.job WHERE name = 'mail.send' AND state IN ('created', 'retry', 'active'))::int AS mail,
+              (SELECT count(*) FROM images WHERE status IN ('creating', 'deleting'))::int AS images`,
     );
     const left = Object.entries(pending)
       .filter(([, n]) => n > 0)

@@ -122,14 +122,14 @@ export class SoakWorld {
     return this.domains('--state-running');
   }
 
-  /** The VPS volumes (`svc-`) in the pool, by name (the images' are the operator's). */
+  /** The volumes of VPSes (`svc-`) and images (`img-`) in the pool, by name. */
   async volumes(): Promise<string[]> {
     await this.virsh('pool-refresh', 'default');
     const listed = await this.virsh('vol-list', 'default');
     return listed
       .split('\n')
       .map((line) => line.trim().split(/\s+/)[0])
-      .filter((name) => name?.startsWith('svc-'))
+      .filter((name) => name?.startsWith('svc-') || name?.startsWith('img-'))
       .sort();
   }
 
