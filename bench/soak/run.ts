@@ -1,5 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -8,7 +6,8 @@ import { CustomerLoad } from './customers';
 import { FaultSchedule } from './faults';
 import { HttpLog } from './http-log';
 import { Random } from './random';
-import { Vitals, VitalsTracker } from './vitals';
+import { summary, writeReport } from './report';
+import { VitalsTracker } from './vitals';
 import { SoakWorld } from './world';
 
 const ROOT = join(__dirname, '../..');
@@ -117,49 +116,9 @@ async function main(): Promise<void> {
     const checks = await audit.run(leaks, connections);
     if (unsettled.length) checks.push({ name: 'the work settled', checked: 1, findings: [`still pending: ${unsettled.join(', ')}`] });
 
-    const statuses: Record<string, number> = {};
-    for (const e of http.exchanges) statuses[e.status] = (statuses[e.status] ?? 0) + 1;
-    const report = {
-      generatedAt: new Date().toISOString(),
-      machine: { cpus: cpus().length, memoryGb: Math.round(totalmem() / 2 ** 30) },
-      options: opts,
-      requests: http.exchanges.length,
-      statuses,
-      actions: load.record.actions.length,
-      replays: load.record.replays.length,
-      revocations: load.record.revocations.length,
-      mails: world.smtp.received.length,
-      webhooksReceived: world.receiver.received.length,
-      apiStarts: Object.fromEntries(world.apis.map((a) => [a.name, a.starts])),
-      faults: faults.log,
-      leaks,
-      connections,
-      checks: checks.map((c) => ({ name: c.name, checked: c.checked, findings: c.findings.length, details: c.findings.slice(0, 50) })),
-      serverErrors: http.exchanges
-        .filter((e) => e.status >= 500 || e.status === 0)
-        .map((e) => ({ ...e, explainedBy: faults.explains(e.status || 504, e.at).map((f) => f.kind) })),
-    };
     const out = opts.out ?? join(ROOT, 'bench/results', `soak-${opts.smoke ? 'smoke' : `${opts.minutes}m`}-${opts.seed}.json`);
-    mkdirSync(join(out, '..'), { recursive: true });
-    writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
-    say(
-      `requests ${report.requests} (${Object.entries(statuses)
-        .map(([s, n]) => `${s}: ${n}`)
-        .join(', ')})`,
-    );
-    say(
-      `faults ${faults.log.length}: ${Object.entries(countBy(faults.log.map((f) => f.kind)))
-        .map(([k, n]) => `${k} ${n}`)
-        .join(', ')}`,
-    );
-    const shown = (v?: Vitals) => (v ? `RSS ${v.rssMb} MB, live heap ${v.liveHeapMb ?? '-'} MB, ${v.fds} fds` : 'not measured');
-    for (const l of leaks) say(`${l.api}: after warm-up ${shown(l.warm)}; at the end ${shown(l.end)}`);
-    say(`database connections: ${connections.warm} after warm-up, ${connections.end} at the end`);
-    for (const c of checks)
-      say(
-        `${c.findings.length ? 'FAIL' : 'ok  '} ${c.name} (${c.checked} checked${c.findings.length ? `, ${c.findings.length} findings` : ''})`,
-      );
-    for (const c of checks) for (const f of c.findings.slice(0, 20)) say(`  ${c.name}: ${f}`);
+    writeReport(out, { opts, world, load, http, faults, leaks, connections, checks });
+    for (const line of summary({ opts, world, load, http, faults, leaks, connections, checks })) say(line);
     say(`report: ${relative(ROOT, out)}`);
     if (checks.some((c) => c.findings.length)) exitCode = 1;
   } catch (err) {
@@ -170,12 +129,6 @@ async function main(): Promise<void> {
     await stopWorld();
   }
   process.exit(exitCode);
-}
-
-function countBy(items: string[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const item of items) counts[item] = (counts[item] ?? 0) + 1;
-  return counts;
 }
 
 void main();
