@@ -19,6 +19,9 @@ export class SoakApi {
   /** When the current process began (ms since the epoch). */
   startedAt = 0;
   starts = 0;
+  /** Exits the soak did not cause (a crash), each followed by a start, as a supervisor would. */
+  readonly crashes: { at: number; exit: string; output: string }[] = [];
+  private stopping = false;
 
   constructor(
     readonly name: string,
@@ -55,9 +58,17 @@ export class SoakApi {
         reject(new Error(`${this.name} exited at start (${code ?? signal}):\n${this.tail.slice(-3000)}`)),
       ),
     );
+    this.stopping = false;
     await Promise.race([this.ready(timeoutMs), exited]);
     this.startedAt = Date.now();
     this.starts++;
+    child.once('exit', (code, signal) => {
+      if (this.child !== child || this.stopping) return;
+      this.crashes.push({ at: Date.now(), exit: String(code ?? signal), output: this.tail.slice(-4000) });
+      setTimeout(() => {
+        if (this.child === child && !this.stopping) this.start().catch(() => undefined);
+      }, 1_000);
+    });
   }
 
   private async ready(timeoutMs: number): Promise<void> {
@@ -77,6 +88,7 @@ export class SoakApi {
   async kill(): Promise<void> {
     const child = this.child;
     if (!child || !this.running) return;
+    this.stopping = true;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
@@ -84,6 +96,7 @@ export class SoakApi {
 
   async stop(): Promise<void> {
     const child = this.child;
+    this.stopping = true;
     if (!child || !this.running) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');

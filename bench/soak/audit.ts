@@ -11,6 +11,8 @@ export interface Check {
   /** What was looked at. */
   checked: number;
   findings: string[];
+  /** Reported, never failing the run (the smoke's memory check: half a minute is no warm-up). */
+  informational?: boolean;
 }
 
 const FINISHED = ['succeeded', 'failed'];
@@ -36,10 +38,11 @@ export class SoakAudit {
     private readonly load: CustomerLoad,
     private readonly http: HttpLog,
     private readonly faults: FaultSchedule,
+    private readonly smoke: boolean,
   ) {}
 
-  private check(name: string, checked: number, findings: string[]): void {
-    this.checks.push({ name, checked, findings });
+  private check(name: string, checked: number, findings: string[], informational = false): void {
+    this.checks.push({ name, checked, findings, ...(informational ? { informational } : {}) });
   }
 
   async run(leaks: LeakFigures[], connections: { warm: number; end: number }): Promise<Check[]> {
@@ -50,6 +53,7 @@ export class SoakAudit {
     this.mail();
     await this.revocations();
     this.mcpSessions();
+    this.crashes();
     this.serverErrors();
     this.leaks(leaks, connections);
     return this.checks;
@@ -204,6 +208,17 @@ export class SoakAudit {
     this.check('no revoked key worked after its revocation answered', revocations.length, findings);
   }
 
+  /** No replica exited unless the soak killed it (a crash: it was started again, as a supervisor would). */
+  private crashes(): void {
+    const findings = this.world.apis.flatMap((api) =>
+      api.crashes.map((c) => {
+        const error = c.output.split('\n').find((line) => /^\w*Error\b|^error:|Unhandled/.test(line)) ?? c.output.slice(-300);
+        return `${api.name} exited by itself (${c.exit}) at ${c.at - this.faults.began} ms: ${error.trim()}`;
+      }),
+    );
+    this.check('no replica exited by itself', this.world.apis.length, findings);
+  }
+
   /** Every request of an MCP session was answered within it, whichever replica nginx sent it to. */
   private mcpSessions(): void {
     const { sessions, failures } = this.load.record.mcp;
@@ -235,6 +250,6 @@ export class SoakAudit {
         findings.push(`${figures.api}: file descriptors ${figures.warm.fds} -> ${figures.end.fds}`);
     }
     if (connections.end > connections.warm) findings.push(`database connections ${connections.warm} -> ${connections.end}`);
-    this.check('memory within 10% of warm-up, descriptors and connections back', leaks.length, findings);
+    this.check('memory within 10% of warm-up, descriptors and connections back', leaks.length, findings, this.smoke);
   }
 }

@@ -32,6 +32,8 @@ export class SoakPostgres {
   psql(sql: string, database = 'postgres'): string {
     return execFileSync('psql', ['-h', '127.0.0.1', '-p', String(this.port), '-U', 'postgres', '-d', database, '-AtXqc', sql], {
       encoding: 'utf8',
+      // The audit reads every webhook delivery of an hour (tens of MB).
+      maxBuffer: 1 << 30,
     });
   }
 

@@ -51,7 +51,7 @@ export class FaultSchedule {
   constructor(
     private readonly world: SoakWorld,
     private readonly random: Random,
-    private readonly began: number,
+    readonly began: number,
     private readonly short: boolean,
     private readonly say: (line: string) => void,
   ) {}

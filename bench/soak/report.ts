@@ -46,10 +46,17 @@ export function writeReport(out: string, o: SoakOutcome): void {
     mails: o.world.smtp.received.length,
     webhooksReceived: o.world.receiver.received.length,
     apiStarts: Object.fromEntries(o.world.apis.map((a) => [a.name, a.starts])),
+    crashes: o.world.apis.flatMap((a) => a.crashes.map((c) => ({ api: a.name, ...c, at: c.at - o.faults.began }))),
     faults: o.faults.log,
     leaks: o.leaks,
     connections: o.connections,
-    checks: o.checks.map((c) => ({ name: c.name, checked: c.checked, findings: c.findings.length, details: c.findings.slice(0, 50) })),
+    checks: o.checks.map((c) => ({
+      name: c.name,
+      checked: c.checked,
+      findings: c.findings.length,
+      informational: c.informational ?? false,
+      details: c.findings.slice(0, 50),
+    })),
     serverErrors: o.http.exchanges
       .filter((e) => e.status >= 500 || e.status === 0)
       .map((e) => ({ ...e, explainedBy: o.faults.explains(e.status || 504, e.at).map((f) => f.kind) })),
@@ -69,7 +76,7 @@ export function summary(o: SoakOutcome): string[] {
     `database connections: ${o.connections.warm} after warm-up, ${o.connections.end} at the end`,
     ...o.checks.map(
       (c) =>
-        `${c.findings.length ? 'FAIL' : 'ok  '} ${c.name} (${c.checked} checked${c.findings.length ? `, ${c.findings.length} findings` : ''})`,
+        `${c.findings.length ? (c.informational ? 'note' : 'FAIL') : 'ok  '} ${c.name} (${c.checked} checked${c.findings.length ? `, ${c.findings.length} findings` : ''})`,
     ),
     ...o.checks.flatMap((c) => c.findings.slice(0, 20).map((f) => `  ${c.name}: ${f}`)),
   ];
