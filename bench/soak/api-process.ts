@@ -6,6 +6,8 @@ import { SERVER } from '../../test/support/run-cli';
 
 /** bench/heap-probe.js: on SIGUSR2 a full collection, and the heap's live set written to a file. */
 const HEAP_PROBE = join(__dirname, '../heap-probe.js');
+/** pg-client-origins.js: a pg Client's error nobody listens to (it ends the process) printed with where the client was made and checked out. */
+const PG_CLIENT_ORIGINS = join(__dirname, 'pg-client-origins.js');
 
 export interface ProcessFigures {
   rssMb: number;
@@ -44,7 +46,7 @@ export class SoakApi {
         PATH: process.env.PATH,
         ...this.env,
         PORT: String(this.port),
-        NODE_OPTIONS: `--require ${HEAP_PROBE}`,
+        NODE_OPTIONS: `--require ${HEAP_PROBE} --require ${PG_CLIENT_ORIGINS}`,
         BENCH_HEAP_PROBE_FILE: this.heapFile,
       } as NodeJS.ProcessEnv,
       stdio: ['ignore', 'pipe', 'pipe'],

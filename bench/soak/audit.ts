@@ -212,7 +212,7 @@ export class SoakAudit {
   private crashes(): void {
     const findings = this.world.apis.flatMap((api) =>
       api.crashes.map((c) => {
-        const error = c.output.split('\n').find((line) => /^\w*Error\b|^error:|Unhandled/.test(line)) ?? c.output.slice(-300);
+        const error = c.output.split('\n').find((line) => /^\w*Error\b|^error:|Unhandled|Unheard/.test(line)) ?? c.output.slice(-300);
         return `${api.name} exited by itself (${c.exit}) at ${c.at - this.faults.began} ms: ${error.trim()}`;
       }),
     );
