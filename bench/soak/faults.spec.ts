@@ -1,4 +1,4 @@
-import { FaultSchedule } from './faults';
+import { chosenKinds, FaultSchedule } from './faults';
 import { Random } from './random';
 import type { SoakWorld } from './world';
 
@@ -33,5 +33,16 @@ describe('FaultSchedule.explains', () => {
     const faults = schedule();
     faults.log.push({ kind: 'libvirtd-freeze', at: 50_000, detail: '' });
     expect(faults.explains(504, 90_000).map((f) => f.kind)).toEqual(['libvirtd-freeze']);
+  });
+});
+
+describe('chosenKinds', () => {
+  it('keeps every kind when none is named, and only the named ones with their weights', () => {
+    expect(Object.keys(chosenKinds(undefined))).toHaveLength(8);
+    expect(chosenKinds('postgres-restart, redis-kill')).toEqual({ 'postgres-restart': 2, 'redis-kill': 1 });
+  });
+
+  it('refuses a name that is no fault', () => {
+    expect(() => chosenKinds('postgres-restart,disk-full')).toThrow('unknown fault disk-full');
   });
 });

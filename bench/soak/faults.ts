@@ -14,7 +14,7 @@ export interface FaultRecord {
   error?: string;
 }
 
-const KINDS: Record<FaultKind, number> = {
+export const FAULT_WEIGHTS: Record<FaultKind, number> = {
   'api-1-kill': 2,
   'api-2-kill': 2,
   'postgres-restart': 2,
@@ -24,6 +24,17 @@ const KINDS: Record<FaultKind, number> = {
   'receiver-500': 1,
   'receiver-hang': 1,
 };
+
+/** The kinds named in `--faults a,b` with their usual weights; an unknown name is an error. */
+export function chosenKinds(list: string | undefined): Partial<Record<FaultKind, number>> {
+  if (!list) return FAULT_WEIGHTS;
+  const chosen: Partial<Record<FaultKind, number>> = {};
+  for (const name of list.split(',').map((n) => n.trim())) {
+    if (!(name in FAULT_WEIGHTS)) throw new Error(`unknown fault ${name}: one of ${Object.keys(FAULT_WEIGHTS).join(', ')}`);
+    chosen[name as FaultKind] = FAULT_WEIGHTS[name as FaultKind];
+  }
+  return chosen;
+}
 
 /** Which status codes a fault explains while it lasts and for `graceMs` after it. */
 export const EXPLAINS: Record<FaultKind, { statuses: number[]; graceMs: number }> = {
@@ -54,12 +65,13 @@ export class FaultSchedule {
     readonly began: number,
     private readonly short: boolean,
     private readonly say: (line: string) => void,
+    private readonly kinds: Partial<Record<FaultKind, number>> = FAULT_WEIGHTS,
   ) {}
 
   async run(untilMs: number, meanGapMs: number): Promise<void> {
     await sleep(Math.min(meanGapMs, 20_000));
     while (Date.now() + 5_000 < untilMs) {
-      const kind = this.random.weighted(KINDS);
+      const kind = this.random.weighted(this.kinds as Record<FaultKind, number>);
       if (!this.active.has(kind)) this.running.push(this.inject(kind));
       await sleep(this.random.int(Math.round(meanGapMs / 2), Math.round((meanGapMs * 3) / 2)));
     }

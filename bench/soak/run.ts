@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { SoakAudit } from './audit';
 import { CustomerLoad } from './customers';
-import { FaultSchedule } from './faults';
+import { chosenKinds, FaultKind, FaultSchedule } from './faults';
 import { HttpLog } from './http-log';
 import { Random } from './random';
 import { summary, writeReport } from './report';
@@ -19,6 +19,7 @@ interface Options {
   customers: number;
   vpses: number;
   faultGapSeconds: number;
+  faults: Partial<Record<FaultKind, number>>;
   out?: string;
 }
 
@@ -31,6 +32,7 @@ function options(): Options {
       customers: { type: 'string' },
       vpses: { type: 'string' },
       'fault-gap-seconds': { type: 'string' },
+      faults: { type: 'string' },
       out: { type: 'string' },
     },
   });
@@ -43,6 +45,7 @@ function options(): Options {
     vpses: Number(values.vpses ?? (smoke ? 3 : 6)),
     // 60 minutes: faults for the first 48, one every 85 s on average, about 34.
     faultGapSeconds: Number(values['fault-gap-seconds'] ?? (smoke ? 30 : 85)),
+    faults: chosenKinds(values.faults),
     out: values.out,
   };
 }
@@ -94,7 +97,7 @@ async function main(): Promise<void> {
     // Faults stop at four fifths of the run (two thirds in smoke): the rest shows the replicas warmed up again without them.
     const faultsUntil = loadStart + opts.minutes * (opts.smoke ? 40_000 : 48_000);
     const meanGapMs = opts.faultGapSeconds * 1000;
-    const faults = new FaultSchedule(world, random.fork(2), began, opts.smoke, say);
+    const faults = new FaultSchedule(world, random.fork(2), began, opts.smoke, say, opts.faults);
     const vitals = new VitalsTracker(world.apis, opts.smoke ? 30_000 : 300_000, began);
     vitals.start();
     let warmConnections = 0;
