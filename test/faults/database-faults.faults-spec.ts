@@ -1,4 +1,6 @@
+import type { Client as PgClient } from 'pg';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitForOrFail } from '../support/wait-for';
@@ -66,6 +68,33 @@ describe('Database faults', () => {
       5000,
       (status) => `GET /api/auth/me still answers ${status} after 5000 ms`,
     );
+    await me().expect(200);
+  });
+
+  // TypeORM holds a pooled connection with no `error` listener of its own in two places: its
+  // afterConnect (at start, across its extension queries) and from the pool's callback until the
+  // query runner's listener is attached. A termination arriving then was an unhandled `error` event
+  // on the pg Client: the process ended (the soak's replica at a PostgreSQL restart, docs/soak.md).
+  it('survives a connection terminated while TypeORM holds it without a listener of its own', async () => {
+    const driver = t.app.get(DataSource).driver as unknown as {
+      obtainMasterConnection(): Promise<[PgClient, (err?: Error) => void]>;
+    };
+    const [client, release] = await driver.obtainMasterConnection();
+    const ended = new Promise((resolve) => client.once('end', resolve));
+    const db = await admin();
+    try {
+      const killed = await db.query('SELECT pg_terminate_backend($1)', [(client as unknown as { processID: number }).processID]);
+      expect(killed.rows[0].pg_terminate_backend).toBe(true);
+    } finally {
+      await db.end();
+    }
+    await ended;
+    const failed = await client.query('SELECT 1').then(
+      () => null,
+      (err: Error) => err,
+    );
+    expect(failed?.message).toMatch(/not queryable|terminat/i);
+    release(failed ?? undefined);
     await me().expect(200);
   });
 

@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
+import type { ClientBase } from 'pg';
 import { DataSourceOptions, MixedList } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { PGlitePool } from './pglite-pool';
@@ -10,6 +12,18 @@ export interface DataSourceParts {
 
 export function embeddedDataDir(config: AppConfig): string {
   return join(config.dataDir, 'pglite');
+}
+
+const poolLogger = new Logger('Database');
+
+/**
+ * Every pooled connection keeps an `error` listener for its whole life. pg-pool listens only while a
+ * connection is idle, and TypeORM only from a query runner's connect to its release: a server's
+ * termination (a PostgreSQL restart) arriving in between was an `error` event nobody heard, which
+ * ends the process. The holder still sees the connection fail at its next query and drops it.
+ */
+function listenForLifetime(client: ClientBase): void {
+  client.on('error', (err) => poolLogger.warn(`Database connection lost: ${err.message}`));
 }
 
 /** PostgreSQL when DATABASE_URL is set, otherwise the embedded PGlite under DATA_DIR. */
@@ -46,6 +60,7 @@ export function dataSourceOptions(config: AppConfig, parts: DataSourceParts = {}
       idleTimeoutMillis: 30000,
       statement_timeout: config.dbStatementTimeoutMs || undefined,
       keepAlive: true,
+      onConnect: listenForLifetime,
     },
   };
 }
