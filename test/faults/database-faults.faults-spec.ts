@@ -1,6 +1,7 @@
 import type { Client as PgClient } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { isDatabaseUnavailable } from '../../libs/core/src/errors/database-errors';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitForOrFail } from '../support/wait-for';
@@ -95,6 +96,31 @@ describe('Database faults', () => {
     );
     expect(failed?.message).toMatch(/not queryable|terminat/i);
     release(failed ?? undefined);
+    await me().expect(200);
+  });
+
+  it('answers 503, not 500, for a transaction whose connection the server terminated part-way', async () => {
+    const thrown = await t.app
+      .get(DataSource)
+      .transaction(async (manager) => {
+        const [{ pid }] = (await manager.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];
+        const connection = (manager.queryRunner as unknown as { databaseConnection: PgClient }).databaseConnection;
+        const ended = new Promise((resolve) => connection.once('end', resolve));
+        const db = await admin();
+        try {
+          await db.query('SELECT pg_terminate_backend($1)', [pid]);
+        } finally {
+          await db.end();
+        }
+        await ended;
+        await manager.query('SELECT 1');
+      })
+      .then(
+        () => null,
+        (err: Error) => err,
+      );
+    expect(thrown?.name).toBe('QueryRunnerProviderAlreadyReleasedError');
+    expect(isDatabaseUnavailable(thrown)).toBe(true);
     await me().expect(200);
   });
 

@@ -21,10 +21,17 @@ const UNAVAILABLE_MESSAGES = [
   'the database system is',
 ];
 
+/**
+ * TypeORM releases a query runner by itself when its connection fails (a PostgreSQL restart
+ * terminating it mid-transaction); the transaction's next statement then throws one of these.
+ */
+const RUNNER_RELEASED_ERRORS = new Set(['QueryRunnerProviderAlreadyReleasedError', 'QueryRunnerAlreadyReleasedError']);
+
 /** True for errors that mean "the database cannot serve now" rather than a bug. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!error || typeof error !== 'object') return false;
-  const err = error as { code?: string; message?: string; driverError?: unknown };
+  const err = error as { code?: string; message?: string; name?: string; driverError?: unknown };
+  if (err.name && RUNNER_RELEASED_ERRORS.has(err.name)) return true;
   if (err.code && (UNAVAILABLE_SQLSTATES.has(err.code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(err.code))) {
     return true;
   }
