@@ -24,6 +24,9 @@ export class SoakApi {
   /** Exits the soak did not cause (a crash), each followed by a start, as a supervisor would. */
   readonly crashes: { at: number; exit: string; output: string }[] = [];
   private stopping = false;
+  /** The process's error-level log lines (pino's level 50 and above), with when they came (ms since the epoch). */
+  readonly errorLines: { at: number; line: string }[] = [];
+  private partial = '';
 
   constructor(
     readonly name: string,
@@ -52,7 +55,10 @@ export class SoakApi {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
-    const keep = (chunk: Buffer) => (this.tail = (this.tail + chunk.toString()).slice(-20_000));
+    const keep = (chunk: Buffer) => {
+      this.tail = (this.tail + chunk.toString()).slice(-20_000);
+      this.keepErrorLines(chunk.toString());
+    };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
     const exited = new Promise<never>((_, reject) =>
@@ -71,6 +77,21 @@ export class SoakApi {
         if (this.child === child && !this.stopping) this.start().catch(() => undefined);
       }, 1_000);
     });
+  }
+
+  /** The error lines logged between `from` and `to` (ms since the epoch). */
+  errorsBetween(from: number, to: number): string[] {
+    return this.errorLines.filter((e) => e.at >= from && e.at <= to).map((e) => e.line);
+  }
+
+  private keepErrorLines(text: string): void {
+    const lines = (this.partial + text).split('\n');
+    this.partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!/"level":(50|60)/.test(line)) continue;
+      this.errorLines.push({ at: Date.now(), line: line.slice(0, 1_500) });
+      if (this.errorLines.length > 2_000) this.errorLines.shift();
+    }
   }
 
   private async ready(timeoutMs: number): Promise<void> {

@@ -229,8 +229,13 @@ export class SoakAudit {
   private serverErrors(): void {
     const bad = this.http.exchanges.filter((e) => e.status >= 500 || e.status === 0);
     const findings = bad
-      .filter((e) => this.faults.explains(e.status === 0 ? 504 : e.status, e.at).length === 0)
-      .map((e) => `${e.status || e.error} ${e.method} ${e.route} at ${e.at} ms (${e.ms} ms, request ${e.requestId ?? '-'})`);
+      .filter((e) => this.faults.explains(e.status === 0 ? 504 : e.status, e.at, e.ms).length === 0)
+      .map((e) => {
+        const from = this.http.began + e.at;
+        const logged = this.world.apis.flatMap((api) => api.errorsBetween(from, from + e.ms + 1_000).map((line) => `${api.name}: ${line}`));
+        const said = logged.length ? `; logged: ${logged.slice(0, 3).join(' | ')}` : '';
+        return `${e.status || e.error} ${e.method} ${e.route} at ${e.at} ms (${e.ms} ms, request ${e.requestId ?? '-'})${said}`;
+      });
     this.check('no 5xx that a fault does not explain', bad.length, findings);
   }
 

@@ -46,3 +46,13 @@ describe('chosenKinds', () => {
     expect(() => chosenKinds('postgres-restart,disk-full')).toThrow('unknown fault disk-full');
   });
 });
+
+describe('FaultSchedule.explains a request in flight', () => {
+  it('explains a request that began before the fault and was cut by it, not one that ended before', () => {
+    const faults = new FaultSchedule({} as SoakWorld, new Random(1), 0, true, () => undefined);
+    faults.log.push({ kind: 'postgres-restart', at: 309_012, endedAt: 311_900, detail: '' });
+    expect(faults.explains(503, 307_966, 3_956).map((f) => f.kind)).toEqual(['postgres-restart']);
+    expect(faults.explains(503, 300_000, 2_000)).toEqual([]);
+    expect(faults.explains(500, 307_966, 3_956)).toEqual([]);
+  });
+});

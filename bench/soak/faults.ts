@@ -41,8 +41,9 @@ export const EXPLAINS: Record<FaultKind, { statuses: number[]; graceMs: number }
   // nginx answers 502 for a request the killed process was holding (a POST is not retried elsewhere).
   'api-1-kill': { statuses: [502, 503, 504], graceMs: 2_000 },
   'api-2-kill': { statuses: [502, 503, 504], graceMs: 2_000 },
-  // Requests whose statement was cut, and those that find no connection until the pool reconnects.
-  'postgres-restart': { statuses: [500, 503], graceMs: 10_000 },
+  // Requests whose statement was cut, and those that find no connection until the pool reconnects:
+  // 503 unavailable, never 500 (a 500 here was a transaction's released runner, fixed).
+  'postgres-restart': { statuses: [503], graceMs: 10_000 },
   'redis-kill': { statuses: [503], graceMs: 5_000 },
   'libvirtd-freeze': { statuses: [503, 504], graceMs: 10_000 },
   'smtp-refusing': { statuses: [], graceMs: 0 },
@@ -78,10 +79,14 @@ export class FaultSchedule {
     await Promise.all(this.running);
   }
 
-  /** Whether some fault explains `status` at `at` (ms since the soak began), and which. */
-  explains(status: number, at: number): FaultRecord[] {
+  /**
+   * Which faults explain `status` for a request that began at `at` (ms since the soak began) and
+   * lasted `ms`: those that struck while it was in flight or had struck shortly before it.
+   */
+  explains(status: number, at: number, ms = 0): FaultRecord[] {
     return this.log.filter(
-      (f) => EXPLAINS[f.kind].statuses.includes(status) && at >= f.at - 1_000 && at <= (f.endedAt ?? Infinity) + EXPLAINS[f.kind].graceMs,
+      (f) =>
+        EXPLAINS[f.kind].statuses.includes(status) && at + ms >= f.at - 1_000 && at <= (f.endedAt ?? Infinity) + EXPLAINS[f.kind].graceMs,
     );
   }
 

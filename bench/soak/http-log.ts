@@ -26,7 +26,7 @@ export class HttpLog {
 
   constructor(
     private readonly baseUrl: () => string,
-    private readonly began: number,
+    readonly began: number,
   ) {}
 
   async send(

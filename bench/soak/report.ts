@@ -59,7 +59,7 @@ export function writeReport(out: string, o: SoakOutcome): void {
     })),
     serverErrors: o.http.exchanges
       .filter((e) => e.status >= 500 || e.status === 0)
-      .map((e) => ({ ...e, explainedBy: o.faults.explains(e.status || 504, e.at).map((f) => f.kind) })),
+      .map((e) => ({ ...e, explainedBy: o.faults.explains(e.status || 504, e.at, e.ms).map((f) => f.kind) })),
   };
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
