@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { CustomerLoad } from './customers';
 import { FaultSchedule } from './faults';
 import { HttpLog } from './http-log';
+import { STOPPED } from './streams';
 import { LeakFigures } from './vitals';
 import { SoakWorld } from './world';
 
@@ -48,11 +49,13 @@ export class SoakAudit {
   async run(leaks: LeakFigures[], connections: { warm: number; end: number }): Promise<Check[]> {
     this.actions();
     await this.machines();
+    await this.attachments();
     await this.idempotency();
     this.webhooks();
     this.mail();
     await this.revocations();
     this.mcpSessions();
+    this.streams();
     this.crashes();
     this.serverErrors();
     this.leaks(leaks, connections);
@@ -223,6 +226,77 @@ export class SoakAudit {
   private mcpSessions(): void {
     const { sessions, failures } = this.load.record.mcp;
     this.check('every MCP session answered its requests', sessions, failures);
+  }
+
+  /** Every attached file is in the gateway's bucket; every object there is an attachment's (no orphan). */
+  private async attachments(): Promise<void> {
+    const rows = this.world.postgres.rows<{ key: string; attached: boolean }>(
+      'SELECT storage_key AS key, message_id IS NOT NULL AS attached FROM attachments',
+    );
+    const objects = new Set(await this.world.attachmentObjects());
+    const known = new Set(rows.map((r) => r.key));
+    const findings = [
+      ...rows.filter((r) => r.attached && !objects.has(r.key)).map((r) => `attached file ${r.key} is not in the bucket`),
+      ...[...objects].filter((key) => !known.has(key)).map((key) => `object ${key} belongs to no attachment`),
+    ];
+    const attached = rows.filter((r) => r.attached).length;
+    this.check(`attachments and the gateway's objects match (${attached} attached, ${objects.size} objects)`, rows.length, findings);
+  }
+
+  /**
+   * The notification streams: none carried another account's notification; each was open at the end
+   * with the account's unread count as its last count; each notification made while a stream was
+   * open reached it, unless a fault that ends streams or their LISTEN connection was near (then the
+   * stream's count is resent, not the notification: docs/decisions/notifications-and-activity.md).
+   */
+  private streams(): void {
+    const findings: string[] = [];
+    const nearStreamFault = (at: number) =>
+      this.faults.log.some(
+        (f) =>
+          ['postgres-restart', 'api-1-kill', 'api-2-kill', 'redis-kill'].includes(f.kind) &&
+          at >= f.at - 5_000 &&
+          at <= (f.endedAt ?? Infinity) + 15_000,
+      );
+    let received = 0;
+    let missedNearFaults = 0;
+    for (const watcher of this.load.watchers) {
+      const account = watcher.accountId.replace(/[^0-9a-f-]/g, '');
+      const made = this.world.postgres.rows<{ id: string; at: number; unread: boolean }>(
+        `SELECT id, (extract(epoch FROM created_at) * 1000)::bigint - ${this.http.began} AS at, read_at IS NULL AS unread
+           FROM notifications WHERE account_id = '${account}'`,
+      );
+      const own = new Set(made.map((n) => n.id));
+      const ids = watcher.sessions.flatMap((session) => session.notificationIds);
+      received += ids.length;
+      const foreign = ids.filter((id) => !own.has(id));
+      if (foreign.length)
+        findings.push(`${watcher.customer}: ${foreign.length} notifications of another account (${foreign.slice(0, 3).join(', ')})`);
+      const last = watcher.sessions.at(-1);
+      const unread = made.filter((n) => n.unread).length;
+      if (!last || last.ending !== STOPPED)
+        findings.push(`${watcher.customer}: the stream was not open at the end (${last?.ending ?? 'never opened'})`);
+      else if (last.lastCount !== unread)
+        findings.push(`${watcher.customer}: the stream's last unread count ${last.lastCount}, the account's ${unread}`);
+      for (const session of watcher.sessions) {
+        const seen = new Set(session.notificationIds);
+        const closed = session.closedAt ?? Infinity;
+        for (const n of made) {
+          if (n.at < session.openedAt + 5_000 || n.at > closed - 5_000 || seen.has(n.id)) continue;
+          if (nearStreamFault(n.at)) missedNearFaults++;
+          else
+            findings.push(
+              `${watcher.customer}: notification ${n.id} made at ${n.at} ms never reached the stream open ${session.openedAt}-${closed} ms`,
+            );
+        }
+      }
+    }
+    const sessions = this.load.watchers.reduce((sum, w) => sum + w.sessions.length, 0);
+    this.check(
+      `every stream saw its account's notifications and count (${received} received over ${sessions} connections; ${missedNearFaults} missed beside a fault, counts resent)`,
+      this.load.watchers.length,
+      findings,
+    );
   }
 
   /** Every 5xx (and unanswered request) is listed; those no fault explains are findings. */

@@ -4,6 +4,7 @@ import { MCP_PROTOCOL_VERSION } from '../../test/support/mcp-session';
 import { linkToken } from '../../test/support/smtp';
 import { Answer, HttpLog } from './http-log';
 import { Random } from './random';
+import { StreamWatcher } from './streams';
 import { SoakWorld } from './world';
 
 export interface Customer {
@@ -66,6 +67,8 @@ const PASSWORD = 'soak-password-0123';
 const THINK_MS: [number, number] = [500, 3_000];
 
 export class CustomerLoad {
+  /** The notification streams held open, one per watching customer (the VPS owners first). */
+  readonly watchers: StreamWatcher[] = [];
   readonly record: LoadRecord = {
     customers: [],
     keyed: [],
@@ -101,6 +104,15 @@ export class CustomerLoad {
     for (const customer of this.record.customers.slice(0, withVps)) customer.vpsIds = await this.world.provision(customer.email, 1);
   }
 
+  /** `count` customers keep the notification stream open while they play (at most NOTIFICATIONS_MAX_STREAMS_PER_IP: all come from loopback). */
+  watchStreams(count: number): void {
+    for (const customer of this.record.customers.slice(0, count)) {
+      const watcher = new StreamWatcher(customer.email, customer.accountId, customer.apiKey, () => this.world.nginx.http, this.began);
+      watcher.start();
+      this.watchers.push(watcher);
+    }
+  }
+
   /** Every customer plays until `untilMs`, each with its own seeded choices. */
   async play(untilMs: number): Promise<void> {
     await Promise.all(this.record.customers.map((customer, i) => this.playOne(customer, this.random.fork(i + 1), untilMs)));
@@ -133,6 +145,8 @@ export class CustomerLoad {
         browse: 30,
         events: 6,
         power: hasVps ? 30 : 0,
+        metrics: hasVps ? 5 : 0,
+        readNotifications: 2,
         snapshot: hasVps ? 4 : 0,
         rebuild: hasVps ? 3 : 0,
         dropSnapshot: hasVps ? 3 : 0,
@@ -151,6 +165,20 @@ export class CustomerLoad {
     await this.http.send('GET', `/api/services?pageSize=${random.pick([10, 25])}`, { bearer: customer.apiKey });
     await this.http.send('GET', '/api/notifications/unread-count', { bearer: customer.apiKey });
     if (customer.vpsIds.length) await this.http.send('GET', `/api/services/${random.pick(customer.vpsIds)}`, { bearer: customer.apiKey });
+  }
+
+  /** A graph's read, as the dashboard makes it: the last hour of one VPS from Prometheus. */
+  private async metrics(customer: Customer, random: Random): Promise<void> {
+    const id = random.pick(customer.vpsIds);
+    await this.http.send('GET', `/api/services/${id}/instance/metrics?type=${random.pick(['cpu', 'cpu,disk,network'])}`, {
+      bearer: customer.apiKey,
+    });
+  }
+
+  /** The dashboard's bell: the list, then every notification marked read (the streams' counts drop to 0). */
+  private async readNotifications(customer: Customer): Promise<void> {
+    await this.http.send('GET', '/api/notifications?pageSize=20', { bearer: customer.apiKey });
+    await this.http.send('POST', '/api/notifications/read-all', { bearer: customer.apiKey });
   }
 
   private async events(customer: Customer): Promise<void> {
@@ -252,8 +280,9 @@ export class CustomerLoad {
       });
       const upload = presigned.body?.uploads?.[0];
       if (!upload) return;
-      const put = await this.http.send('PUT', new URL(upload.url).pathname, { headers: upload.headers, raw: bytes });
-      if (put.status !== 204) return;
+      // Straight to the object store, as a browser would (the API never sees the bytes).
+      const put = await this.http.send('PUT', upload.url, { headers: upload.headers, raw: bytes });
+      if (put.status !== 200) return;
       attachmentIds.push(upload.attachmentId);
     }
     const body = {

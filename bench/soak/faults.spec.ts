@@ -38,7 +38,7 @@ describe('FaultSchedule.explains', () => {
 
 describe('chosenKinds', () => {
   it('keeps every kind when none is named, and only the named ones with their weights', () => {
-    expect(Object.keys(chosenKinds(undefined))).toHaveLength(8);
+    expect(Object.keys(chosenKinds(undefined))).toHaveLength(10);
     expect(chosenKinds('postgres-restart, redis-kill')).toEqual({ 'postgres-restart': 2, 'redis-kill': 1 });
   });
 

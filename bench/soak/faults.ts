@@ -1,9 +1,19 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { signalGateway, startGateway } from '../../test/support/ceph';
 import { Random } from './random';
 import { SoakWorld } from './world';
 
 export type FaultKind =
-  'api-1-kill' | 'api-2-kill' | 'postgres-restart' | 'redis-kill' | 'libvirtd-freeze' | 'smtp-refusing' | 'receiver-500' | 'receiver-hang';
+  | 'api-1-kill'
+  | 'api-2-kill'
+  | 'postgres-restart'
+  | 'redis-kill'
+  | 'libvirtd-freeze'
+  | 'smtp-refusing'
+  | 'receiver-500'
+  | 'receiver-hang'
+  | 'prometheus-stop'
+  | 'radosgw-kill';
 
 export interface FaultRecord {
   kind: FaultKind;
@@ -23,6 +33,8 @@ export const FAULT_WEIGHTS: Record<FaultKind, number> = {
   'smtp-refusing': 1,
   'receiver-500': 1,
   'receiver-hang': 1,
+  'prometheus-stop': 1,
+  'radosgw-kill': 1,
 };
 
 /** The kinds named in `--faults a,b` with their usual weights; an unknown name is an error. */
@@ -49,6 +61,10 @@ export const EXPLAINS: Record<FaultKind, { statuses: number[]; graceMs: number }
   'smtp-refusing': { statuses: [], graceMs: 0 },
   'receiver-500': { statuses: [], graceMs: 0 },
   'receiver-hang': { statuses: [], graceMs: 0 },
+  // A graph's read while the metrics system is away: 503 unavailable.
+  'prometheus-stop': { statuses: [503], graceMs: 2_000 },
+  // A ticket with attachments while the object store is away: 503; a presigned upload sent to it: no answer.
+  'radosgw-kill': { statuses: [503, 504], graceMs: 5_000 },
 };
 
 /**
@@ -150,6 +166,20 @@ export class FaultSchedule {
         await sleep(lasting);
         world.receiverMode = 'ok';
         return `webhook receiver answered 500 for ${lasting} ms`;
+      }
+      case 'prometheus-stop': {
+        const down = this.span([20_000, 60_000], [5_000, 15_000]);
+        await world.prometheus.stopPrometheus();
+        await sleep(down);
+        await world.prometheus.restartPrometheus();
+        return `Prometheus stopped for ${down} ms`;
+      }
+      case 'radosgw-kill': {
+        const down = this.span([10_000, 40_000], [5_000, 10_000]);
+        signalGateway('SIGKILL');
+        await sleep(down);
+        await startGateway();
+        return `kill -9 radosgw, started again after ${down} ms`;
       }
       case 'receiver-hang': {
         const lasting = this.span([20_000, 60_000], [5_000, 15_000]);

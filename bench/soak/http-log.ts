@@ -38,10 +38,13 @@ export class HttpLog {
     if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     const started = Date.now();
-    const exchange: Exchange = { at: started - this.began, method, route: path.split('?')[0].replace(UUID, ':id'), status: 0, ms: 0 };
+    // A full URL goes elsewhere (a presigned upload to the object store); its route is named by its host.
+    const url = /^https?:\/\//.test(path) ? new URL(path) : null;
+    const route = url ? `${url.host}${url.pathname.replace(/\/[^/]+$/, '/:key')}` : path.split('?')[0].replace(UUID, ':id');
+    const exchange: Exchange = { at: started - this.began, method, route, status: 0, ms: 0 };
     this.exchanges.push(exchange);
     try {
-      const res = await fetch(`${this.baseUrl()}${path}`, {
+      const res = await fetch(url ?? `${this.baseUrl()}${path}`, {
         method,
         headers,
         body: options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),

@@ -39,6 +39,10 @@ export function writeReport(out: string, o: SoakOutcome): void {
     options: o.opts,
     requests: o.http.exchanges.length,
     statuses: countBy(o.http.exchanges.map((e) => e.status)),
+    /** Every answer of 400 or more (and none) by status and route: which route a status came from. */
+    refusalsByRoute: countBy(
+      o.http.exchanges.filter((e) => e.status >= 400 || e.status === 0).map((e) => `${e.status} ${e.method} ${e.route}`),
+    ),
     actions: countBy(record.actions.map((a) => a.type)),
     replays: record.replays.length,
     revocations: record.revocations.length,

@@ -39,12 +39,12 @@ function options(): Options {
   const smoke = values.smoke ?? false;
   return {
     smoke,
-    minutes: Number(values.minutes ?? (smoke ? 3 : 60)),
+    minutes: Number(values.minutes ?? (smoke ? 2 : 60)),
     seed: Number(values.seed ?? Date.now() % 1_000_000),
     customers: Number(values.customers ?? (smoke ? 30 : 200)),
     vpses: Number(values.vpses ?? (smoke ? 3 : 6)),
     // 60 minutes: faults for the first 48, one every 85 s on average, about 34.
-    faultGapSeconds: Number(values['fault-gap-seconds'] ?? (smoke ? 30 : 85)),
+    faultGapSeconds: Number(values['fault-gap-seconds'] ?? (smoke ? 20 : 85)),
     faults: chosenKinds(values.faults),
     out: values.out,
   };
@@ -92,6 +92,7 @@ async function main(): Promise<void> {
     const load = new CustomerLoad(world, http, random.fork(1), began);
     say(`signing up ${opts.customers} customers (mail, confirmation, API key), endpoints, VPSes`);
     await load.signUp(opts.customers, opts.vpses, Math.ceil(opts.customers / 3));
+    load.watchStreams(Math.min(opts.vpses + 4, 12));
     const loadStart = Date.now();
     const until = loadStart + opts.minutes * 60_000;
     // Faults stop at four fifths of the run (two thirds in smoke): the rest shows the replicas warmed up again without them.
@@ -113,6 +114,7 @@ async function main(): Promise<void> {
     say(`load over (${http.exchanges.length} requests, ${faults.log.length} faults); waiting for the work to settle`);
     const unsettled = await settle(world, opts.smoke ? 180_000 : 300_000);
     await sleep(5_000);
+    await Promise.all(load.watchers.map((w) => w.stop()));
     const leaks = await vitals.figures();
     const connections = { warm: warmConnections, end: soakConnections(world) };
     const audit = new SoakAudit(world, load, http, faults, opts.smoke);

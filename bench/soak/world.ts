@@ -1,11 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { cephTestsEnabled, rgwEnv, startGateway } from '../../test/support/ceph';
 import { join } from 'node:path';
 import { hostAddArgs, provisionArgs } from '../../test/support/hosts';
 import { buildTinyGuest, TinyGuest } from '../../test/support/libvirt';
 import { nginxSite, NginxSite } from '../../test/support/nginx';
-import { removeDomainWith, Virsh, virshOnUri } from '../../test/support/libvirt-cleanup';
+import { domainsOn, emptyOwnLibvirtd, makeDefaultPool, virshOn } from '../../test/support/own-hosts';
 import { OwnLibvirtd, startOwnLibvirtd } from '../../test/support/own-libvirtd';
+import { PrometheusStack, startPrometheus } from '../../test/support/prometheus';
 import { CliResult, runCli } from '../../test/support/run-cli';
 import { freePort } from '../../test/support/server-process';
 import { TestSmtpServer } from '../../test/support/smtp';
@@ -22,7 +25,7 @@ export type ReceiverMode = 'ok' | 'error' | 'hang';
 
 /**
  * Everything the soak runs on, on loopback: a PostgreSQL cluster and a Redis of its own, a libvirtd
- * of its own with the busybox guest, the SMTP test server, a webhook receiver, two API replicas
+ * of its own with the busybox guest, Prometheus scraping it, a bucket on the one-node Ceph's RGW for ticket attachments, the SMTP test server, a webhook receiver, two API replicas
  * behind deploy/'s nginx configuration.
  */
 export class SoakWorld {
@@ -32,7 +35,9 @@ export class SoakWorld {
   readonly receiver = new WebhookReceiver();
   receiverMode: ReceiverMode = 'ok';
   libvirtd!: OwnLibvirtd;
-  private virsh!: Virsh;
+  prometheus!: PrometheusStack;
+  /** The ticket attachments' bucket on scripts/ensure-ceph.sh's RADOS Gateway. */
+  attachments!: { s3: S3Client; bucket: string };
   tiny!: TinyGuest;
   apis: SoakApi[] = [];
   nginx!: NginxSite;
@@ -54,10 +59,11 @@ export class SoakWorld {
     log('libvirtd of its own with the busybox guest');
     this.tiny = buildTinyGuest();
     this.libvirtd = await startOwnLibvirtd();
-    this.virsh = virshOnUri(this.libvirtd.uri(), 120_000);
-    await this.virsh('pool-define-as', 'default', 'dir', '--target', join(this.libvirtd.dir, 'data', 'pool'));
-    await this.virsh('pool-build', 'default');
-    await this.virsh('pool-start', 'default');
+    await makeDefaultPool(this.libvirtd);
+    log('Ceph RGW (scripts/ensure-ceph.sh), a bucket for ticket attachments');
+    const rgw = await this.startRgw();
+    log("Prometheus with Debian's libvirt exporter on that libvirtd");
+    this.prometheus = await startPrometheus(this.libvirtd.uri());
 
     const ports = [await freePort(), await freePort()];
     this.nginx = await nginxSite('nginx.conf', ports);
@@ -73,6 +79,13 @@ export class SoakWorld {
       COMPUTE_PROVIDER: 'libvirt',
       LIBVIRT_URI: this.libvirtd.uri(),
       LIBVIRT_DOMAIN_TEMPLATE: this.tiny.template,
+      METRICS_PROMETHEUS_URL: this.prometheus.url,
+      BLOB_STORAGE: 's3',
+      S3_ENDPOINT: rgw.RGW_ADMIN_URL,
+      S3_BUCKET: this.attachments.bucket,
+      S3_ACCESS_KEY_ID: rgw.RGW_ADMIN_ACCESS_KEY,
+      S3_SECRET_ACCESS_KEY: rgw.RGW_ADMIN_SECRET_KEY,
+      S3_FORCE_PATH_STYLE: 'true',
       COMPUTE_TRANSITION_DELAY_MS: undefined,
       PASSWORD_HASH_COST: '15',
       WEBHOOKS_ALLOW_HTTP: 'true',
@@ -96,6 +109,42 @@ export class SoakWorld {
     await this.nginx.start();
   }
 
+  /** The gateway as CI leaves it (started again when it is not answering) and a bucket of the run's own. */
+  private async startRgw(): Promise<Record<string, string>> {
+    if (!cephTestsEnabled()) throw new Error('the soak needs the one-node Ceph of scripts/ensure-ceph.sh: run it first');
+    await startGateway();
+    const rgw = rgwEnv();
+    const s3 = new S3Client({
+      endpoint: rgw.RGW_ADMIN_URL,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: rgw.RGW_ADMIN_ACCESS_KEY, secretAccessKey: rgw.RGW_ADMIN_SECRET_KEY },
+    });
+    this.attachments = { s3, bucket: `soak-attachments-${Date.now().toString(36)}` };
+    await s3.send(new CreateBucketCommand({ Bucket: this.attachments.bucket }));
+    return rgw;
+  }
+
+  /** The keys of the objects in the attachments' bucket. */
+  async attachmentObjects(): Promise<string[]> {
+    const keys: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.attachments.s3.send(new ListObjectsV2Command({ Bucket: this.attachments.bucket, ContinuationToken: token }));
+      keys.push(...(page.Contents ?? []).map((o) => o.Key!));
+      token = page.NextContinuationToken;
+    } while (token);
+    return keys;
+  }
+
+  private async dropAttachments(): Promise<void> {
+    if (!this.attachments) return;
+    for (const key of await this.attachmentObjects())
+      await this.attachments.s3.send(new DeleteObjectCommand({ Bucket: this.attachments.bucket, Key: key }));
+    await this.attachments.s3.send(new DeleteBucketCommand({ Bucket: this.attachments.bucket }));
+    this.attachments.s3.destroy();
+  }
+
   cli(...args: string[]): Promise<CliResult> {
     return runCli(args, this.env);
   }
@@ -113,9 +162,8 @@ export class SoakWorld {
   }
 
   /** The domains libvirt defines (`--all`), or those `flags` select instead. */
-  async domains(...flags: string[]): Promise<string[]> {
-    const listed = await this.virsh('list', '--name', ...(flags.length ? flags : ['--all']));
-    return listed.split('\n').filter(Boolean).sort();
+  domains(...flags: string[]): Promise<string[]> {
+    return domainsOn(this.libvirtd, ...flags);
   }
 
   runningDomains(): Promise<string[]> {
@@ -124,8 +172,8 @@ export class SoakWorld {
 
   /** The volumes of VPSes (`svc-`) and images (`img-`) in the pool, by name. */
   async volumes(): Promise<string[]> {
-    await this.virsh('pool-refresh', 'default');
-    const listed = await this.virsh('vol-list', 'default');
+    await virshOn(this.libvirtd, 'pool-refresh', 'default');
+    const listed = await virshOn(this.libvirtd, 'vol-list', 'default');
     return listed
       .split('\n')
       .map((line) => line.trim().split(/\s+/)[0])
@@ -137,10 +185,11 @@ export class SoakWorld {
     await this.nginx?.stop().catch(() => undefined);
     for (const api of this.apis) await api.stop().catch(() => undefined);
     if (this.libvirtd) {
-      for (const name of await this.domains().catch(() => []))
-        await removeDomainWith(this.virsh, this.libvirtd.uri(), name).catch(() => undefined);
+      await emptyOwnLibvirtd(this.libvirtd).catch(() => undefined);
       await this.libvirtd.stop().catch(() => undefined);
     }
+    await this.prometheus?.stop().catch(() => undefined);
+    await this.dropAttachments().catch(() => undefined);
     this.tiny?.remove();
     await this.receiver.stop().catch(() => undefined);
     await this.smtp.stop().catch(() => undefined);

@@ -3,7 +3,6 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { hostAddArgs, HostSize } from './hosts';
 import { failOnLeftovers, removeDomainWith, removeUnsettled, Virsh, virshOnUri } from './libvirt-cleanup';
 import type { OwnLibvirtd } from './own-libvirtd';
-import { runCliIn } from './run-cli-in-app';
 
 const runners = new Map<string, Virsh>();
 const runnerOf = (daemon: OwnLibvirtd): Virsh => {
@@ -50,6 +49,8 @@ export const OWN_HOST_SIZE: HostSize = { vcpus: 2, memoryGb: 2, diskGb: 50 };
 
 /** `host:add` of the daemon as host `name` of `region`: OWN_HOST_SIZE, VNC on loopback. */
 export async function addOwnHost(app: INestApplicationContext, name: string, region: string, daemon: OwnLibvirtd): Promise<void> {
+  // Loaded here, not at the top: the soak (ts-node, no @app paths) uses this file's other helpers.
+  const { runCliIn } = await import('./run-cli-in-app');
   const added = await runCliIn(app, hostAddArgs(name, region, daemon.uri(), OWN_HOST_SIZE, '--vnc-listen', '127.0.0.1'));
   if (added.code !== 0 || added.stderr) throw new Error(`host:add ${name}: exit ${added.code}: ${added.stderr}`);
 }

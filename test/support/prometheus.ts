@@ -26,6 +26,8 @@ export interface PrometheusStack {
   resume(): void;
   /** Stops Prometheus alone (the exporter keeps running). */
   stopPrometheus(): Promise<void>;
+  /** Starts Prometheus again after `stopPrometheus`, on the same port and data, and waits until it is ready. */
+  restartPrometheus(): Promise<void>;
   /** Stops both and removes the folder; safe to call twice. */
   stop(): Promise<void>;
 }
@@ -50,31 +52,40 @@ const stopChild = async (child: ChildProcess | undefined) => {
   await exited;
 };
 
-/** Debian's libvirt exporter on qemu:///system and a Prometheus scraping it, both on free loopback ports, in a temp folder. */
-export async function startPrometheus(): Promise<PrometheusStack> {
+/** Debian's libvirt exporter on `libvirtUri` and a Prometheus scraping it, both on free loopback ports, in a temp folder. */
+export async function startPrometheus(libvirtUri = 'qemu:///system'): Promise<PrometheusStack> {
   const dir = mkdtempSync(join(tmpdir(), 'prometheus-'));
   const [exporterPort, port] = [await freePort(), await freePort()];
   writeFileSync(join(dir, 'prometheus.yml'), scrapeConfig(exporterPort));
   const logs: string[] = [];
   const run = (command: string, args: string[]) => {
     const child = spawn(command, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (chunk) => logs.push(String(chunk)));
-    child.stderr!.on('data', (chunk) => logs.push(String(chunk)));
+    const keep = (chunk: Buffer) => logs.push(String(chunk)) > 200 && logs.shift();
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
     return child;
   };
-  const exporter = run(LIBVIRT_EXPORTER, [`--web.listen-address=127.0.0.1:${exporterPort}`, '--libvirt.uri=qemu:///system']);
-  const prometheus = run(PROMETHEUS, [
-    `--config.file=${join(dir, 'prometheus.yml')}`,
-    `--storage.tsdb.path=${join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-  ]);
+  const exporter = run(LIBVIRT_EXPORTER, [`--web.listen-address=127.0.0.1:${exporterPort}`, `--libvirt.uri=${libvirtUri}`]);
+  const launch = () =>
+    run(PROMETHEUS, [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+    ]);
+  let prometheus = launch();
   const url = `http://127.0.0.1:${port}`;
   const answers = (address: string) => async () => (await fetch(address).catch(() => undefined))?.ok ?? false;
+  const ready = () => waitForOrFail(answers(`${url}/-/ready`), Boolean, 30_000, () => `Prometheus did not start:\n${logs.join('')}`);
   const stack: PrometheusStack = {
     url,
     pause: () => prometheus.kill('SIGSTOP'),
     resume: () => prometheus.kill('SIGCONT'),
     stopPrometheus: () => stopChild(prometheus),
+    async restartPrometheus() {
+      await stopChild(prometheus);
+      prometheus = launch();
+      await ready();
+    },
     async stop() {
       await stopChild(prometheus);
       await stopChild(exporter);
@@ -82,7 +93,7 @@ export async function startPrometheus(): Promise<PrometheusStack> {
     },
   };
   try {
-    await waitForOrFail(answers(`${url}/-/ready`), Boolean, 30_000, () => `Prometheus did not start:\n${logs.join('')}`);
+    await ready();
     await waitForOrFail(
       answers(`http://127.0.0.1:${exporterPort}/metrics`),
       Boolean,
