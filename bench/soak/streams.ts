@@ -1,5 +1,6 @@
 import { ClientRequest, request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { takeSseEvents } from '../../test/support/sse';
 
 /** How the last connection of a watcher ends when it was open until the audit. */
 export const STOPPED = 'open until the audit';
@@ -76,15 +77,10 @@ export class StreamWatcher {
           let buffer = '';
           res.setEncoding('utf8');
           res.on('data', (chunk: string) => {
-            buffer += chunk;
-            let end: number;
-            while ((end = buffer.indexOf('\n\n')) >= 0) {
-              const block = buffer.slice(0, end);
-              buffer = buffer.slice(end + 2);
-              const event = /^event: (.*)$/m.exec(block)?.[1];
-              const data = /^data: (.*)$/m.exec(block)?.[1];
-              if (!event || data === undefined) continue;
-              const parsed = JSON.parse(data) as { id?: string; count?: number };
+            const taken = takeSseEvents(buffer + chunk);
+            buffer = taken.rest;
+            for (const { event, data } of taken.events) {
+              const parsed = data as { id?: string; count?: number };
               if (!session) {
                 session = { openedAt: Date.now() - this.began, notificationIds: [] };
                 this.sessions.push(session);

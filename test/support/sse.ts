@@ -16,6 +16,20 @@ export interface SseClient {
   response: IncomingMessage;
 }
 
+/** The complete events at the start of `buffer` (comments and blocks without data skipped), and what is left of it. */
+export function takeSseEvents(buffer: string): { events: SseEvent[]; rest: string } {
+  const events: SseEvent[] = [];
+  let end: number;
+  while ((end = buffer.indexOf('\n\n')) >= 0) {
+    const block = buffer.slice(0, end);
+    buffer = buffer.slice(end + 2);
+    const event = /^event: (.*)$/m.exec(block)?.[1];
+    const data = /^data: (.*)$/m.exec(block)?.[1];
+    if (event && data !== undefined) events.push({ event, data: JSON.parse(data) });
+  }
+  return { events, rest: buffer };
+}
+
 /** A minimal EventSource over node:http, with the bearer header browsers' EventSource cannot send. */
 export function openSse(server: { address(): AddressInfo | string | null }, path: string, authorization: string): Promise<SseClient> {
   const { port } = server.address() as AddressInfo;
@@ -30,15 +44,9 @@ export function openSse(server: { address(): AddressInfo | string | null }, path
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
           raw += chunk;
-          buffer += chunk;
-          let end: number;
-          while ((end = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const event = /^event: (.*)$/m.exec(block)?.[1];
-            const data = /^data: (.*)$/m.exec(block)?.[1];
-            if (event && data !== undefined) events.push({ event, data: JSON.parse(data) });
-          }
+          const taken = takeSseEvents(buffer + chunk);
+          buffer = taken.rest;
+          events.push(...taken.events);
           waiters.splice(0).forEach((wake) => wake());
         });
         let seen = 0;
