@@ -2,9 +2,9 @@ import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './server-process';
 
 /** Debian's PowerDNS Authoritative (`bash scripts/ensure-powerdns.sh` installs it, with dig and sqlite3). */
 export const PDNS_SERVER = '/usr/sbin/pdns_server';
@@ -81,7 +81,7 @@ async function startOnFreePorts(): Promise<PowerDns> {
     execFileSync('sqlite3', [database, `.read ${SCHEMA}`], { stdio: ['ignore', 'ignore', 'pipe'] });
     const apiKey = randomBytes(16).toString('hex');
     const dnsPort = await freeUdpAndTcpPort();
-    const webPort = await freeTcpPort();
+    const webPort = await freePort();
     const settings = {
       launch: 'gsqlite3',
       'gsqlite3-database': database,
@@ -221,21 +221,10 @@ function runDig(args: string[]): Promise<string[]> {
 /** A port free on 127.0.0.1 for both UDP and TCP (PowerDNS binds both on local-port). */
 async function freeUdpAndTcpPort(): Promise<number> {
   for (let i = 0; i < 20; i++) {
-    const port = await freeTcpPort();
+    const port = await freePort();
     if (await udpFree(port)) return port;
   }
   throw new Error('no port free for both UDP and TCP on 127.0.0.1');
-}
-
-function freeTcpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function udpFree(port: number): Promise<boolean> {

@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 import { SERVER } from './run-cli';
 import { testEnv } from './test-env';
@@ -10,14 +11,30 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+export const PICKED_PORTS = { low: 20_000, high: 32_000 };
+const handedOut = new Set<number>();
+
+/**
+ * A loopback port nothing listens on, picked below Linux's ephemeral range (32768-60999). A port
+ * the kernel hands out for `listen(0)` or an outgoing connection is never one of these, so a
+ * process beside ours that asks the kernel (the benchmark beside the soak in CI) cannot take the
+ * port between this probe and our server's listen.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = PICKED_PORTS.low + randomInt(PICKED_PORTS.high - PICKED_PORTS.low);
+    if (handedOut.has(port) || !(await tcpFree(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port between ${PICKED_PORTS.low} and ${PICKED_PORTS.high} on 127.0.0.1`);
+}
+
+export function tcpFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
