@@ -3,8 +3,6 @@ import { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CreateBucketCommand,
-  DeleteBucketCommand,
-  DeleteObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   ListPartsCommand,
@@ -16,7 +14,7 @@ import { S3BackupStore } from '../../libs/vps/src/backups/s3-backup-store';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createImage } from '../factories/images';
 import { createService } from '../factories/services';
-import { cephTestsEnabled, rgwEnv, signalGateway, startGateway } from '../support/ceph';
+import { cephTestsEnabled, dropBucket, rgwEnv, signalGateway, startGateway } from '../support/ceph';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitForOrFail } from '../support/wait-for';
 
@@ -88,9 +86,7 @@ function disk(mib: number): Readable {
     if (t) await t.close();
     const { Uploads = [] } = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
     for (const u of Uploads) await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key, UploadId: u.UploadId }));
-    const { Contents = [] } = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
-    for (const object of Contents) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: object.Key }));
-    await s3.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => undefined);
+    await dropBucket(s3, bucket);
     s3.destroy();
   }, SLOW);
 

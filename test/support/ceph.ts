@@ -1,3 +1,4 @@
+import { DeleteBucketCommand, DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -136,4 +137,23 @@ function cephToolOnce(tool: 'ceph' | 'rbd', args: string[]): Promise<string> {
       err ? reject(new Error(`${tool} ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout),
     ),
   );
+}
+
+/** Every key in a bucket, page by page. */
+export async function bucketKeys(s3: S3Client, bucket: string): Promise<string[]> {
+  const keys: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }));
+    keys.push(...(page.Contents ?? []).map((o) => o.Key!));
+    token = page.NextContinuationToken;
+  } while (token);
+  return keys;
+}
+
+/** A test's bucket emptied and removed (a bucket already gone is no error). */
+export async function dropBucket(s3: S3Client, bucket: string): Promise<void> {
+  const keys = await bucketKeys(s3, bucket).catch(() => []);
+  for (const key of keys) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+  await s3.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => undefined);
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import request from 'supertest';
 import { BackupRunner } from '../../libs/vps/src/backups/backup-runner';
 import { DEPLOYMENT_NS } from '../../libs/vps/src/compute/libvirt/domain-xml';
-import { cephTestsEnabled, rgwEnv } from '../support/ceph';
+import { cephTestsEnabled, dropBucket, rgwEnv } from '../support/ceph';
 import { BOOT_MS, untilAgentAnswers } from '../support/guest';
 import { GuestSuite } from '../support/guest-suite';
 import { guestCompute } from '../support/hosts';
@@ -45,9 +45,7 @@ const bucket = `vps-backups-${randomUUID().slice(0, 8)}`;
   afterAll(async () => {
     await g.removeVps();
     if (s3) {
-      const { Contents = [] } = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
-      for (const object of Contents) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: object.Key }));
-      await s3.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => undefined);
+      await dropBucket(s3, bucket);
       s3.destroy();
     }
     await g.stop();

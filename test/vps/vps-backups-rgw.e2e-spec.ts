@@ -3,8 +3,6 @@ import { Readable } from 'node:stream';
 import {
   CreateBucketCommand,
   CreateMultipartUploadCommand,
-  DeleteBucketCommand,
-  DeleteObjectCommand,
   GetObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
@@ -20,7 +18,7 @@ import { simulatedDisk } from '../../libs/vps/src/compute/simulated-disk';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createImage } from '../factories/images';
 import { createService } from '../factories/services';
-import { cephTestsEnabled, rgwEnv } from '../support/ceph';
+import { cephTestsEnabled, dropBucket, rgwEnv } from '../support/ceph';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
@@ -92,9 +90,7 @@ function disk(size: number, failAfter?: number): { stream: Readable; sha: string
   afterAll(async () => {
     if (t) await t.close();
     if (!s3) return;
-    const { Contents = [] } = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
-    for (const object of Contents) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: object.Key }));
-    await s3.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => undefined);
+    await dropBucket(s3, bucket);
     s3.destroy();
   }, SLOW);
 
