@@ -4,9 +4,12 @@ import { ObjectStorageModule } from '@app/object-storage';
 import { ComputeProvider, ComputeProviderError, InstanceActionFinishedEvent, VpsModule } from '@app/vps';
 import { ServiceProvisioner } from '../../libs/services/src/service-provisioner';
 import { InstanceActionHistory } from '../../libs/vps/src/actions/instance-action-history';
+import { ACTION_TIMEOUT_MS } from '../../libs/vps/src/actions/instance-action-runner';
 import { InstanceActionsService } from '../../libs/vps/src/actions/instance-actions.service';
 import { ServicesService } from '../../libs/services/src/services.service';
 import { callerFor, startTestModule, TestModule } from '../support/test-module';
+import { NOT_DATE } from '../support/clock';
+import { TEST_DATABASE_URL } from '../support/test-env';
 import { waitFor } from '../support/wait-for';
 import { FakeCompute } from './fake-compute';
 
@@ -75,6 +78,25 @@ describe('InstanceActionRunner (TestingModule on the real database, a fake hyper
       }),
     ]);
   });
+
+  // A clock step: the action's age was this process's wall clock less the database's start time; a
+  // replica eleven minutes ahead failed every action it picked up as timed out. On PostgreSQL only:
+  // the embedded PGlite reads its clock from this process, so it moves with it.
+  (TEST_DATABASE_URL ? it : it.skip)(
+    'finishes an action on a replica whose wall clock is past the action timeout ahead of the database',
+    async () => {
+      const { accountId, serviceId } = await vps('stopped');
+      jest.useFakeTimers({ now: Date.now() + ACTION_TIMEOUT_MS + 60_000, advanceTimers: true, doNotFake: NOT_DATE });
+      try {
+        const action = await actions.request(callerFor(accountId), serviceId, 'start');
+        await sentTask(action.id);
+        compute.tasks.set(`task-${action.id}`, { state: 'succeeded' });
+        expect(await settled(accountId, serviceId, action.id)).toMatchObject({ status: 'succeeded', error: null });
+      } finally {
+        jest.useRealTimers();
+      }
+    },
+  );
 
   it('records a notice of how the hypervisor got there', async () => {
     const { accountId, serviceId } = await vps('running');

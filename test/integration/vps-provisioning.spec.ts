@@ -10,6 +10,8 @@ import { ServiceStatusService } from '../../libs/services/src/service-status.ser
 import { VpsProvisioningJob } from '../../libs/vps/src/instances/provisioning/vps-provisioning.job';
 import { VpsProvisioningRepository } from '../../libs/vps/src/instances/provisioning/vps-provisioning.repository';
 import { VpsStates } from '../../libs/vps/src/instances/vps-states';
+import { NOT_DATE } from '../support/clock';
+import { TEST_DATABASE_URL } from '../support/test-env';
 import { waitForOrFail } from '../support/wait-for';
 import { startTestModule, TestModule } from '../support/test-module';
 import { FakeCompute } from './fake-compute';
@@ -182,5 +184,30 @@ describe('VPS provisioning job and reconciliation (TestingModule, a fake hypervi
     );
     expect(await powerState(accountId, vps.id)).toBe('stopped');
     expect(await actions(vps.id)).toContainEqual({ action: 'instance.power_state_observed', details: { from: 'running', to: 'stopped' } });
+  });
+
+  // The soak's clock step found it: the moment the hypervisor was asked was this process's wall
+  // clock, compared with the database's; three minutes behind, a drift was never corrected. On
+  // PostgreSQL only: the embedded PGlite reads its clock from this process, so it moves with it.
+  (TEST_DATABASE_URL ? it : it.skip)('corrects a drift on a replica whose wall clock is minutes behind the database', async () => {
+    const accountId = await m.accountId();
+    const [vps] = await provisioner.provision(accountId, { type: 'vps', machines: true });
+    compute.states.set(vps.id, 'stopped');
+    jest.useFakeTimers({
+      now: Date.now() - 185_000,
+      advanceTimers: true,
+      doNotFake: NOT_DATE,
+    });
+    try {
+      await waitForOrFail(
+        () => m.get(PowerStateSync).reconcile(),
+        (ids) => ids.includes(vps.id),
+        10_000,
+        () => 'no drift corrected',
+      );
+    } finally {
+      jest.useRealTimers();
+    }
+    expect(await powerState(accountId, vps.id)).toBe('stopped');
   });
 });

@@ -83,7 +83,7 @@ export class InstanceActionRunner {
   private async advance(id: string, failures: number): Promise<number | null> {
     const action = await this.actions.findPending(id);
     if (!action || action.status !== 'running') return null;
-    if (Date.now() - action.startedAt.getTime() > ACTION_TIMEOUT_MS) {
+    if (action.ageMs > ACTION_TIMEOUT_MS) {
       await this.outcome.record(action, {
         state: 'failed',
         error: { code: 'timeout', message: 'The hypervisor did not finish the action in time.' },

@@ -69,7 +69,8 @@ export interface PendingAction {
   status: ActionStatus;
   fromState: PowerState;
   providerTask: string | null;
-  startedAt: Date;
+  /** How long it has run, by the database's clock (a replica's own clock may be stepped). */
+  ageMs: number;
   region: string | null;
   providerRef: string | null;
   host: HostTarget | null;
@@ -160,12 +161,12 @@ export class InstanceActionsRepository {
     const row = await sqlFirst<PendingAction>(
       this.dataSource,
       `SELECT a.id, a.service_id AS "serviceId", a.type, a.status, a.from_state AS "fromState", a.provider_task AS "providerTask",
-              a.started_at AS "startedAt", i.region, i.provider_ref AS "providerRef", a.params, ${HOST_OF_INSTANCE}
+              (extract(epoch FROM clock_timestamp() - a.started_at) * 1000)::float8 AS "ageMs", i.region, i.provider_ref AS "providerRef", a.params, ${HOST_OF_INSTANCE}
          FROM instance_actions a LEFT JOIN vps_instances i ON i.service_id = a.service_id
         WHERE a.id = $1`,
       [id],
     );
-    return row ? { ...row, startedAt: new Date(row.startedAt) } : null;
+    return row;
   }
 
   /** Where a running action stands; its progress never goes back, and stays below 100 until it has succeeded. */

@@ -32,7 +32,7 @@ export class PowerStateSync {
     if (!this.compute.observesExternalChanges || !recorded || !isSettled(recorded)) return recorded;
     // A host that does not answer keeps the last state known, without a wait for its timeout.
     if (service.host?.state === 'unreachable') return recorded;
-    const askedAt = new Date();
+    const askedAt = performance.now();
     const real = await this.compute.powerState(instanceRef(service.id, service));
     if (!real || isTransitional(real) || real === recorded) return recorded;
     const changed = await this.apply([{ id: service.id, recorded, real }], askedAt);
@@ -49,7 +49,7 @@ export class PowerStateSync {
   async reconcile(): Promise<string[]> {
     const rows = await this.instances.settled();
     if (!rows.length) return [];
-    const askedAt = new Date();
+    const askedAt = performance.now();
     const states = await this.compute.powerStates(rows.map((row) => instanceRef(row.id, row)));
     const changes: ObservedChange[] = [];
     for (const row of rows) {
@@ -59,10 +59,14 @@ export class PowerStateSync {
     return changes.length ? this.apply(changes, askedAt) : [];
   }
 
-  /** Records the observed states, each with an activity entry (a drift is corrected and recorded). */
-  private apply(changes: ObservedChange[], askedAt: Date): Promise<string[]> {
+  /**
+   * Records the observed states, each with an activity entry (a drift is corrected and recorded).
+   * `askedAt` is `performance.now()` when the hypervisor was asked: monotonic, whatever this
+   * process's wall clock does.
+   */
+  private apply(changes: ObservedChange[], askedAt: number): Promise<string[]> {
     return this.tx.run(async (m) => {
-      const changed = await this.instances.applyObserved(m, changes, askedAt);
+      const changed = await this.instances.applyObserved(m, changes, performance.now() - askedAt);
       for (const change of changed) {
         await this.activity.record(m, {
           accountId: change.accountId,

@@ -10,7 +10,8 @@ export interface Orphan {
 }
 
 export interface TrackedOrphan extends Orphan {
-  firstSeenAt: Date;
+  /** Since it was first seen, by the database's clock (a replica's own clock may be stepped). */
+  seenMs: number;
 }
 
 /** All SQL on hypervisor_orphans: when reconciliation first saw each `svc-` name of no live service. */
@@ -37,7 +38,7 @@ export class HypervisorOrphansRepository {
       `INSERT INTO hypervisor_orphans (hypervisor, kind, name)
        SELECT $1, kind, name FROM unnest($2::text[], $3::text[]) AS o(kind, name)
        ON CONFLICT (hypervisor, kind, name) DO UPDATE SET last_seen_at = now()
-       RETURNING kind, name, first_seen_at AS "firstSeenAt"`,
+       RETURNING kind, name, (extract(epoch FROM now() - first_seen_at) * 1000)::float8 AS "seenMs"`,
       [hypervisor, kinds, names],
     );
   }

@@ -82,7 +82,7 @@ export class MachineReconciler implements OnModuleInit {
     const graceMs = this.config.libvirt.orphanGraceSeconds * 1000;
     for (const orphan of await this.orphans.sighted(hypervisor, claimed.own)) {
       report.orphans.push({ hypervisor, kind: orphan.kind, name: orphan.name });
-      const seenMs = Date.now() - new Date(orphan.firstSeenAt).getTime();
+      const { seenMs } = orphan;
       if (seenMs < graceMs) {
         this.logger.warn(
           `Orphan ${orphan.kind} ${orphan.name} on ${hypervisor}: no live service owns it; removed in ${Math.ceil((graceMs - seenMs) / 1000)} s`,
