@@ -1,11 +1,13 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SERVER } from '../../test/support/run-cli';
 
 /** bench/heap-probe.js: on SIGUSR2 a full collection, and the heap's live set written to a file. */
 const HEAP_PROBE = join(__dirname, '../heap-probe.js');
+/** Debian's libfaketime: the process's wall clock offset by what its timestamp file says (re-read every second). */
+export const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1';
 /** pg-client-origins.js: a pg Client's error nobody listens to (it ends the process) printed with where the client was made and checked out. */
 const PG_CLIENT_ORIGINS = join(__dirname, 'pg-client-origins.js');
 
@@ -33,7 +35,35 @@ export class SoakApi {
     readonly port: number,
     private readonly env: Record<string, string | undefined>,
     private readonly heapFile: string,
-  ) {}
+    private readonly clockFile: string,
+  ) {
+    writeFileSync(clockFile, '+0\n');
+  }
+
+  /**
+   * Steps the process's wall clock to `offsetSeconds` from the machine's (0: back in step); the
+   * monotonic clock, which timers use, is left alone, as a step of the system clock leaves it.
+   */
+  stepClock(offsetSeconds: number): void {
+    writeFileSync(this.clockFile, `${offsetSeconds >= 0 ? '+' : ''}${offsetSeconds}\n`);
+  }
+
+  /** How far the process's wall clock is from ours, in whole seconds, as its `Date` header shows it. */
+  async clockOffsetSeconds(): Promise<number> {
+    const answer = await fetch(`http://127.0.0.1:${this.port}/health/live`, { signal: AbortSignal.timeout(5_000) });
+    await answer.arrayBuffer();
+    return Math.round((Date.parse(answer.headers.get('date') ?? '') - Date.now()) / 1000);
+  }
+
+  private clockEnv(): Record<string, string> {
+    if (!existsSync(LIBFAKETIME)) return {};
+    return {
+      LD_PRELOAD: LIBFAKETIME,
+      FAKETIME_TIMESTAMP_FILE: this.clockFile,
+      FAKETIME_CACHE_DURATION: '1',
+      FAKETIME_DONT_FAKE_MONOTONIC: '1',
+    };
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -51,10 +81,13 @@ export class SoakApi {
         PORT: String(this.port),
         NODE_OPTIONS: `--require ${HEAP_PROBE} --require ${PG_CLIENT_ORIGINS}`,
         BENCH_HEAP_PROBE_FILE: this.heapFile,
+        ...this.clockEnv(),
       } as NodeJS.ProcessEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
+    // The process's age counts from here: a warm-up measured on a process just restarted is none.
+    this.startedAt = Date.now();
     const keep = (chunk: Buffer) => {
       this.tail = (this.tail + chunk.toString()).slice(-20_000);
       this.keepErrorLines(chunk.toString());
@@ -68,7 +101,6 @@ export class SoakApi {
     );
     this.stopping = false;
     await Promise.race([this.ready(timeoutMs), exited]);
-    this.startedAt = Date.now();
     this.starts++;
     child.once('exit', (code, signal) => {
       if (this.child !== child || this.stopping) return;

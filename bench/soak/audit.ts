@@ -1,8 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { CustomerLoad } from './customers';
-import { FaultSchedule } from './faults';
+import { CustomerLoad, McpFailure, ReplayCheck } from './customers';
+import { FaultRecord, FaultSchedule } from './faults';
 import { HttpLog } from './http-log';
+import { SoakOperator } from './operator';
 import { STOPPED } from './streams';
 import { LeakFigures } from './vitals';
 import { SoakWorld } from './world';
@@ -27,6 +28,27 @@ function signedBy(secret: string, id: string, headers: IncomingHttpHeaders, body
     .includes(expected);
 }
 
+/** Replays refused with a status a fault explains: no answer to compare (the client sends them again). */
+export function refusedDuringFault(replays: ReplayCheck[], faults: FaultSchedule): ReplayCheck[] {
+  return replays.filter((r) => !r.same && faults.explains(r.replayStatus, r.at, r.ms).length > 0);
+}
+
+/**
+ * nginx sends a credential's MCP requests to one replica by a hash ring (deploy/nginx.conf); while a
+ * replica is down, and until nginx tries it again (`fail_timeout`, 10 s) after its restart, the
+ * ring sends them elsewhere. A session open across either move lives in a process the request no
+ * longer reaches.
+ */
+const RING_RETURNS_MS = 15_000;
+
+/** MCP requests answered 404 because a replica's kill moved their session's requests to another process (the protocol's "start a new session"). */
+export function lostWithReplica(failures: McpFailure[], faults: FaultRecord[]): McpFailure[] {
+  const kills = faults.filter((f) => f.kind === 'api-1-kill' || f.kind === 'api-2-kill');
+  return failures.filter(
+    (f) => f.status === 404 && kills.some((k) => k.at <= f.at && (k.endedAt ?? Infinity) + RING_RETURNS_MS >= f.openedAt - 1_000),
+  );
+}
+
 /**
  * The audit, from outside the API: the database, libvirt, the SMTP server's mailbox and the
  * webhook receiver's log, against what the customers were told.
@@ -39,6 +61,7 @@ export class SoakAudit {
     private readonly load: CustomerLoad,
     private readonly http: HttpLog,
     private readonly faults: FaultSchedule,
+    private readonly operator: SoakOperator,
     private readonly smoke: boolean,
   ) {}
 
@@ -50,6 +73,7 @@ export class SoakAudit {
     this.actions();
     await this.machines();
     await this.attachments();
+    await this.backups();
     await this.idempotency();
     this.webhooks();
     this.mail();
@@ -57,6 +81,7 @@ export class SoakAudit {
     this.mcpSessions();
     this.streams();
     this.crashes();
+    this.faultsApplied();
     this.serverErrors();
     this.leaks(leaks, connections);
     return this.checks;
@@ -107,11 +132,16 @@ export class SoakAudit {
     this.check('one domain per VPS in its state, one volume per disk and image, none orphaned', live.length + images.length, findings);
   }
 
-  /** Replays during the run gave the first answer; a sample replayed now gives it too. */
+  /**
+   * Replays during the run gave the first answer (a replay refused with a status a fault explains
+   * got no answer to compare: its client sends it again); a sample replayed now gives it too.
+   */
   private async idempotency(): Promise<void> {
     const { keyed, customers, replays } = this.load.record;
-    const findings = replays
-      .filter((r) => !r.same || r.replayedHeader !== 'true')
+    const differing = replays.filter((r) => !r.same || r.replayedHeader !== 'true');
+    const refused = refusedDuringFault(differing, this.faults);
+    const findings = differing
+      .filter((r) => !refused.includes(r))
       .map(
         (r) =>
           `replay of ${r.key} at ${r.at} ms (${r.path}): ${r.replayStatus} against ${r.firstStatus}, replayed header ${r.replayedHeader}`,
@@ -123,7 +153,11 @@ export class SoakAudit {
       if (check && (!check.same || check.replayedHeader !== 'true'))
         findings.push(`final replay of ${first.key} (${first.path}): ${check.replayStatus} against ${first.status}`);
     }
-    this.check('every idempotency key replayed gave the same answer', replays.length, findings);
+    this.check(
+      `every idempotency key replayed gave the same answer (${refused.length} replays refused during a fault)`,
+      replays.length,
+      findings,
+    );
   }
 
   /**
@@ -222,10 +256,43 @@ export class SoakAudit {
     this.check('no replica exited by itself', this.world.apis.length, findings);
   }
 
-  /** Every request of an MCP session was answered within it, whichever replica nginx sent it to. */
+  /**
+   * Every request of an MCP session was answered within it, whichever replica nginx sent it to. A
+   * session lives in the process that opened it: a 404 after a replica was killed while the session
+   * was open is the protocol's "start a new session", not a failure.
+   */
   private mcpSessions(): void {
     const { sessions, failures } = this.load.record.mcp;
-    this.check('every MCP session answered its requests', sessions, failures);
+    const lost = lostWithReplica(failures, this.faults.log);
+    const findings = failures
+      .filter((f) => !lost.includes(f))
+      .map((f) => `${f.method} in session ${f.session} (opened at ${f.openedAt} ms) at ${f.at} ms: ${f.status} ${f.text}`);
+    this.check(`every MCP session answered its requests (${lost.length} lost with their replica)`, sessions, findings);
+  }
+
+  /**
+   * Every backup finished (available or failed) with its object in the bucket when available; every
+   * object there is an available backup's or one the API has listed as orphaned (to delete); no
+   * multipart upload is left begun and neither completed nor aborted.
+   */
+  private async backups(): Promise<void> {
+    const rows = this.world.postgres.rows<{ id: string; status: string; key: string }>(
+      'SELECT id, status, storage_key AS key FROM vps_backups',
+    );
+    const orphans = new Set(
+      this.world.postgres.rows<{ key: string }>('SELECT storage_key AS key FROM vps_backup_orphans').map((r) => r.key),
+    );
+    const { keys, unfinished } = await this.world.backupObjects();
+    const objects = new Set(keys);
+    const available = new Set(rows.filter((r) => r.status === 'available').map((r) => r.key));
+    const findings = [
+      ...rows.filter((r) => !['available', 'failed'].includes(r.status)).map((r) => `backup ${r.id} is still ${r.status}`),
+      ...rows.filter((r) => r.status === 'available' && !objects.has(r.key)).map((r) => `available backup ${r.id} has no object`),
+      ...keys.filter((key) => !available.has(key) && !orphans.has(key)).map((key) => `object ${key} belongs to no available backup`),
+      ...unfinished.map((key) => `an upload of ${key} was begun and never completed or aborted`),
+    ];
+    const counted = `${rows.filter((r) => r.status === 'available').length} available, ${rows.filter((r) => r.status === 'failed').length} failed, ${this.operator.record.backupsQueued} queued, ${orphans.size} orphaned objects listed to delete`;
+    this.check(`every backup finished, its object kept, none orphaned (${counted})`, rows.length, findings);
   }
 
   /** Every attached file is in the gateway's bucket; every object there is an attachment's (no orphan). */
@@ -299,6 +366,12 @@ export class SoakAudit {
     );
   }
 
+  /** Every fault of the schedule was applied as drawn: a fault that failed tested nothing. */
+  private faultsApplied(): void {
+    const findings = this.faults.log.filter((f) => f.error).map((f) => `${f.kind} at ${f.at} ms: ${f.error}`);
+    this.check('every fault was applied', this.faults.log.length, findings);
+  }
+
   /** Every 5xx (and unanswered request) is listed; those no fault explains are findings. */
   private serverErrors(): void {
     const bad = this.http.exchanges.filter((e) => e.status >= 500 || e.status === 0);
@@ -317,7 +390,9 @@ export class SoakAudit {
     const findings: string[] = [];
     for (const figures of leaks) {
       if (!figures.warm || !figures.end) {
-        findings.push(`${figures.api}: not measured (warm ${!!figures.warm}, end ${!!figures.end})`);
+        findings.push(
+          `${figures.api}: not measured (${figures.warm ? 'warmed up' : `not warmed up: the process was ${Math.round(figures.ageMs / 1000)} s old at the end`}, end ${figures.end ? 'read' : 'not read'})`,
+        );
         continue;
       }
       const { warm, end } = figures;

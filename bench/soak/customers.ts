@@ -15,6 +15,8 @@ export interface Customer {
   vpsIds: string[];
   ticketIds: string[];
   endpoint?: { id: string; secret: string };
+  /** The VPSes whose daily backups it enabled. */
+  backupsOn?: string[];
 }
 
 /** A 2xx answer to a request with an Idempotency-Key: what a replay must give again. */
@@ -34,6 +36,8 @@ export interface ReplayCheck {
   path: string;
   /** ms since the soak began */
   at: number;
+  /** How long the replay took. */
+  ms: number;
   firstStatus: number;
   replayStatus: number;
   same: boolean;
@@ -60,7 +64,17 @@ export interface LoadRecord {
   /** Mail the customers caused and must receive exactly once, by address and subject. */
   expectedMail: { to: string; subject: string }[];
   /** MCP sessions opened, and each of their requests that was not answered as asked. */
-  mcp: { sessions: number; failures: string[] };
+  mcp: { sessions: number; failures: McpFailure[] };
+}
+
+/** A request in an MCP session not answered as asked (times in ms since the soak began). */
+export interface McpFailure {
+  session: string;
+  method: string;
+  status: number;
+  text: string;
+  openedAt: number;
+  at: number;
 }
 
 const PASSWORD = 'soak-password-0123';
@@ -150,6 +164,7 @@ export class CustomerLoad {
         snapshot: hasVps ? 4 : 0,
         rebuild: hasVps ? 3 : 0,
         dropSnapshot: hasVps ? 3 : 0,
+        backups: hasVps ? 3 : 0,
         ticket: 6,
         reply: customer.ticketIds.length ? 4 : 0,
         keys: 4,
@@ -214,6 +229,26 @@ export class CustomerLoad {
     if (answer.status === 202) this.accepted(id, answer, 'snapshot');
   }
 
+  /**
+   * Daily backups enabled on one of its VPSes (the operator's `backup:run` makes them during the
+   * soak), the list read, and now and then a restore of the newest available one.
+   */
+  private async backups(customer: Customer, random: Random): Promise<void> {
+    const id = random.pick(customer.vpsIds);
+    const path = `/api/services/${id}/instance/backups`;
+    const listed = await this.http.send('GET', `${path}?pageSize=10`, { bearer: customer.apiKey });
+    if (listed.status !== 200) return;
+    if (!customer.backupsOn?.includes(id)) {
+      const enabled = await this.keyed(customer, `${path}/enable`, randomUUID());
+      if (enabled.status === 200) (customer.backupsOn ??= []).push(id);
+      return;
+    }
+    const available = ((listed.body?.data ?? []) as { id: string; status: string }[]).find((b) => b.status === 'available');
+    if (!available || random.next() >= 0.25) return;
+    const answer = await this.keyed(customer, `${path}/${available.id}/restore`, randomUUID());
+    if (answer.status === 202) this.accepted(id, answer, 'restore');
+  }
+
   /** A rebuild from the system image or one of the account's snapshots. */
   private async rebuild(customer: Customer, random: Random): Promise<void> {
     const images = await this.images(customer);
@@ -256,11 +291,13 @@ export class CustomerLoad {
   async replay(customer: Customer, path: string, key: string, body?: unknown): Promise<ReplayCheck | undefined> {
     const first = this.record.keyed.find((k) => k.key === key && k.customer === customer.email);
     if (!first) return undefined;
+    const sent = Date.now();
     const again = await this.http.send('POST', path, { bearer: customer.apiKey, body, headers: { 'idempotency-key': key } });
     const check: ReplayCheck = {
       key,
       path,
-      at: Date.now() - this.began,
+      at: sent - this.began,
+      ms: Date.now() - sent,
       firstStatus: first.status,
       replayStatus: again.status,
       same: again.status === first.status && again.text === first.text && again.headers.get('location') === first.location,
@@ -333,6 +370,7 @@ export class CustomerLoad {
   /** An MCP session as an agent opens one: initialize, initialized, a few tool calls, DELETE; each answered within the session. */
   private async mcp(customer: Customer, random: Random): Promise<void> {
     const headers = { accept: 'application/json, text/event-stream' };
+    const openedAt = Date.now() - this.began;
     const rpc = (id: number, method: string, params: unknown) => ({ jsonrpc: '2.0', id, method, params });
     const init = await this.http.send('POST', '/mcp', {
       bearer: customer.apiKey,
@@ -354,7 +392,14 @@ export class CustomerLoad {
       const answer = await this.http.send('POST', '/mcp', { bearer: customer.apiKey, headers: inSession, body });
       const wanted = params === undefined ? 202 : 200;
       if (answer.status !== wanted && answer.status !== 0 && answer.status < 500)
-        this.record.mcp.failures.push(`${method} in session ${session}: ${answer.status} ${answer.text.slice(0, 200)}`);
+        this.record.mcp.failures.push({
+          session,
+          method,
+          status: answer.status,
+          text: answer.text.slice(0, 200),
+          openedAt,
+          at: Date.now() - this.began,
+        });
     }
     await this.http.send('DELETE', '/mcp', { bearer: customer.apiKey, headers: inSession });
   }

@@ -13,7 +13,8 @@ export type FaultKind =
   | 'receiver-500'
   | 'receiver-hang'
   | 'prometheus-stop'
-  | 'radosgw-kill';
+  | 'radosgw-kill'
+  | 'api-clock-step';
 
 export interface FaultRecord {
   kind: FaultKind;
@@ -35,6 +36,7 @@ export const FAULT_WEIGHTS: Record<FaultKind, number> = {
   'receiver-hang': 1,
   'prometheus-stop': 1,
   'radosgw-kill': 1,
+  'api-clock-step': 1,
 };
 
 /** The kinds named in `--faults a,b` with their usual weights; an unknown name is an error. */
@@ -65,6 +67,8 @@ export const EXPLAINS: Record<FaultKind, { statuses: number[]; graceMs: number }
   'prometheus-stop': { statuses: [503], graceMs: 2_000 },
   // A ticket with attachments while the object store is away: 503; a presigned upload sent to it: no answer.
   'radosgw-kill': { statuses: [503, 504], graceMs: 5_000 },
+  // One replica's wall clock ahead or behind the other's and the database's: no request may fail for it.
+  'api-clock-step': { statuses: [], graceMs: 0 },
 };
 
 /**
@@ -180,6 +184,19 @@ export class FaultSchedule {
         await sleep(down);
         await startGateway();
         return `kill -9 radosgw, started again after ${down} ms`;
+      }
+      case 'api-clock-step': {
+        const api = world.apis[this.random.int(0, world.apis.length - 1)];
+        const offset = (this.random.next() < 0.5 ? -1 : 1) * this.span([30, 300], [30, 90]);
+        const lasting = this.span([60_000, 180_000], [10_000, 20_000]);
+        api.stepClock(offset);
+        // The offset is read again each second: its Date header shows it after that (or the fault failed).
+        await sleep(2_500);
+        const seen = await api.clockOffsetSeconds();
+        await sleep(lasting - 2_500);
+        api.stepClock(0);
+        if (Math.abs(seen - offset) > 2) throw new Error(`${api.name}'s clock stepped ${offset} s, its Date header ${seen} s off`);
+        return `${api.name}'s clock stepped ${offset > 0 ? '+' : ''}${offset} s (its Date header ${seen} s off), back in step after ${lasting} ms`;
       }
       case 'receiver-hang': {
         const lasting = this.span([20_000, 60_000], [5_000, 15_000]);

@@ -5,6 +5,7 @@ import type { Check } from './audit';
 import type { CustomerLoad } from './customers';
 import type { FaultSchedule } from './faults';
 import type { HttpLog } from './http-log';
+import type { SoakOperator } from './operator';
 import type { LeakFigures, Vitals } from './vitals';
 import type { SoakWorld } from './world';
 
@@ -14,6 +15,7 @@ export interface SoakOutcome {
   load: CustomerLoad;
   http: HttpLog;
   faults: FaultSchedule;
+  operator: SoakOperator;
   leaks: LeakFigures[];
   connections: { warm: number; end: number };
   checks: Check[];
@@ -47,6 +49,8 @@ export function writeReport(out: string, o: SoakOutcome): void {
     replays: record.replays.length,
     revocations: record.revocations.length,
     mcpSessions: record.mcp.sessions,
+    backupsQueued: o.operator.record.backupsQueued,
+    operatorCommandsFailed: o.operator.record.failed,
     mails: o.world.smtp.received.length,
     webhooksReceived: o.world.receiver.received.length,
     apiStarts: Object.fromEntries(o.world.apis.map((a) => [a.name, a.starts])),
@@ -74,7 +78,7 @@ export function summary(o: SoakOutcome): string[] {
   const shown = (v?: Vitals) => (v ? `RSS ${v.rssMb} MB, live heap ${v.liveHeapMb ?? '-'} MB, ${v.fds} fds` : 'not measured');
   return [
     `requests ${o.http.exchanges.length} (${listed(countBy(o.http.exchanges.map((e) => e.status)))})`,
-    `actions accepted: ${listed(countBy(o.load.record.actions.map((a) => a.type)))}; MCP sessions ${o.load.record.mcp.sessions}`,
+    `actions accepted: ${listed(countBy(o.load.record.actions.map((a) => a.type)))}; MCP sessions ${o.load.record.mcp.sessions}; backups queued ${o.operator.record.backupsQueued} (${o.operator.record.failed.length} backup:run failed)`,
     `faults ${o.faults.log.length}: ${listed(countBy(o.faults.log.map((f) => f.kind)))}`,
     ...o.leaks.map((l) => `${l.api}: after warm-up ${shown(l.warm)}; at the end ${shown(l.end)}`),
     `database connections: ${o.connections.warm} after warm-up, ${o.connections.end} at the end`,

@@ -7,6 +7,7 @@ import { chosenKinds, FaultKind, FaultSchedule } from './faults';
 import { HttpLog } from './http-log';
 import { Random } from './random';
 import { summary, writeReport } from './report';
+import { SoakOperator } from './operator';
 import { VitalsTracker } from './vitals';
 import { SoakWorld } from './world';
 
@@ -56,11 +57,13 @@ const say = (line: string) => process.stdout.write(`[soak ${new Date().toISOStri
 async function settle(world: SoakWorld, timeoutMs: number): Promise<string[]> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const [pending] = world.postgres.rows<{ actions: number; deliveries: number; mail: number; images: number }>(
+    const [pending] = world.postgres.rows<{ actions: number; deliveries: number; mail: number; images: number; backups: number }>(
       `SELECT (SELECT count(*) FROM instance_actions WHERE status = 'running')::int AS actions,
               (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')::int AS deliveries,
               (SELECT count(*) FROM pgboss.job WHERE name = 'mail.send' AND state IN ('created', 'retry', 'active'))::int AS mail,
-              (SELECT count(*) FROM images WHERE status IN ('creating', 'deleting'))::int AS images`,
+              (SELECT count(*) FROM images WHERE status IN ('creating', 'deleting'))::int AS images,
+              (SELECT count(*) FROM vps_backups WHERE status IN ('running', 'deleting'))::int
+                + (SELECT count(*) FROM pgboss.job WHERE name = 'vps-backup' AND state IN ('created', 'retry', 'active'))::int AS backups`,
     );
     const left = Object.entries(pending)
       .filter(([, n]) => n > 0)
@@ -108,7 +111,8 @@ async function main(): Promise<void> {
     say(
       `load for ${opts.minutes} min, faults until ${Math.round((faultsUntil - loadStart) / 1000)} s, about one every ${meanGapMs / 1000} s`,
     );
-    await Promise.all([load.play(until), faults.run(faultsUntil, meanGapMs)]);
+    const operator = new SoakOperator(world, random.fork(3), began);
+    await Promise.all([load.play(until), faults.run(faultsUntil, meanGapMs), operator.run(until, opts.smoke ? 15_000 : 45_000)]);
     vitals.stop();
     clearInterval(connectionsSampler);
     say(`load over (${http.exchanges.length} requests, ${faults.log.length} faults); waiting for the work to settle`);
@@ -117,13 +121,13 @@ async function main(): Promise<void> {
     await Promise.all(load.watchers.map((w) => w.stop()));
     const leaks = await vitals.figures();
     const connections = { warm: warmConnections, end: soakConnections(world) };
-    const audit = new SoakAudit(world, load, http, faults, opts.smoke);
+    const audit = new SoakAudit(world, load, http, faults, operator, opts.smoke);
     const checks = await audit.run(leaks, connections);
     if (unsettled.length) checks.push({ name: 'the work settled', checked: 1, findings: [`still pending: ${unsettled.join(', ')}`] });
 
     const out = opts.out ?? join(ROOT, 'bench/results', `soak-${opts.smoke ? 'smoke' : `${opts.minutes}m`}-${opts.seed}.json`);
-    writeReport(out, { opts, world, load, http, faults, leaks, connections, checks });
-    for (const line of summary({ opts, world, load, http, faults, leaks, connections, checks })) say(line);
+    writeReport(out, { opts, world, load, http, faults, operator, leaks, connections, checks });
+    for (const line of summary({ opts, world, load, http, faults, operator, leaks, connections, checks })) say(line);
     say(`report: ${relative(ROOT, out)}`);
     if (checks.some((c) => c.findings.length && !c.informational)) exitCode = 1;
   } catch (err) {

@@ -12,6 +12,8 @@ export interface LeakFigures {
   /** Of the process running at the end, once warmed up: its live heap then, its highest RSS and descriptor count over the next `warmupMs`. */
   warm?: Vitals & { atMs: number };
   end?: Vitals;
+  /** The age of the process running at the end. */
+  ageMs: number;
 }
 
 /**
@@ -58,7 +60,7 @@ export class VitalsTracker {
       const figures = api.figures();
       const known = this.warm.get(api.name);
       const end = figures && { ...figures, liveHeapMb: await api.liveHeapMb() };
-      out.push({ api: api.name, warm: known && known.pid === api.pid ? known.vitals : undefined, end });
+      out.push({ api: api.name, warm: known && known.pid === api.pid ? known.vitals : undefined, end, ageMs: Date.now() - api.startedAt });
     }
     return out;
   }

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { cephTestsEnabled, rgwEnv, startGateway } from '../../test/support/ceph';
+import { AbortMultipartUploadCommand, CreateBucketCommand, ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
+import { bucketKeys, cephTestsEnabled, dropBucket, rgwEnv, startGateway } from '../../test/support/ceph';
 import { join } from 'node:path';
 import { hostAddArgs, provisionArgs } from '../../test/support/hosts';
 import { buildTinyGuest, TinyGuest } from '../../test/support/libvirt';
@@ -38,6 +38,8 @@ export class SoakWorld {
   prometheus!: PrometheusStack;
   /** The ticket attachments' bucket on scripts/ensure-ceph.sh's RADOS Gateway. */
   attachments!: { s3: S3Client; bucket: string };
+  /** The VPS backups' bucket on the same gateway. */
+  backupBucket = '';
   tiny!: TinyGuest;
   apis: SoakApi[] = [];
   nginx!: NginxSite;
@@ -57,10 +59,10 @@ export class SoakWorld {
     this.receiver.respond = () => (this.receiverMode === 'error' ? 500 : 204);
     await this.receiver.start();
     log('libvirtd of its own with the busybox guest');
-    this.tiny = buildTinyGuest();
+    this.tiny = buildTinyGuest({ disks: true });
     this.libvirtd = await startOwnLibvirtd();
     await makeDefaultPool(this.libvirtd);
-    log('Ceph RGW (scripts/ensure-ceph.sh), a bucket for ticket attachments');
+    log('Ceph RGW (scripts/ensure-ceph.sh), buckets for ticket attachments and VPS backups');
     const rgw = await this.startRgw();
     log("Prometheus with Debian's libvirt exporter on that libvirtd");
     this.prometheus = await startPrometheus(this.libvirtd.uri());
@@ -86,6 +88,12 @@ export class SoakWorld {
       S3_ACCESS_KEY_ID: rgw.RGW_ADMIN_ACCESS_KEY,
       S3_SECRET_ACCESS_KEY: rgw.RGW_ADMIN_SECRET_KEY,
       S3_FORCE_PATH_STYLE: 'true',
+      BACKUP_S3_ENDPOINT: rgw.RGW_ADMIN_URL,
+      BACKUP_S3_BUCKET: this.backupBucket,
+      BACKUP_S3_ACCESS_KEY_ID: rgw.RGW_ADMIN_ACCESS_KEY,
+      BACKUP_S3_SECRET_ACCESS_KEY: rgw.RGW_ADMIN_SECRET_KEY,
+      // Two kept: a third backup retires the oldest, so deletions (and their orphaned objects) happen too.
+      BACKUP_RETENTION: '2',
       COMPUTE_TRANSITION_DELAY_MS: undefined,
       PASSWORD_HASH_COST: '15',
       WEBHOOKS_ALLOW_HTTP: 'true',
@@ -103,7 +111,10 @@ export class SoakWorld {
     await this.mustCli('image:add', '--slug', IMAGE, '--name', 'Tiny (soak)', '--file', disk);
     rmSync(disk);
 
-    this.apis = ports.map((port, i) => new SoakApi(`api-${i + 1}`, port, this.env, join(this.dataDir, `heap-api-${i + 1}.json`)));
+    this.apis = ports.map(
+      (port, i) =>
+        new SoakApi(`api-${i + 1}`, port, this.env, join(this.dataDir, `heap-api-${i + 1}.json`), join(this.dataDir, `clock-api-${i + 1}`)),
+    );
     log('two API replicas behind nginx');
     for (const api of this.apis) await api.start();
     await this.nginx.start();
@@ -120,29 +131,40 @@ export class SoakWorld {
       forcePathStyle: true,
       credentials: { accessKeyId: rgw.RGW_ADMIN_ACCESS_KEY, secretAccessKey: rgw.RGW_ADMIN_SECRET_KEY },
     });
-    this.attachments = { s3, bucket: `soak-attachments-${Date.now().toString(36)}` };
+    const run = Date.now().toString(36);
+    this.attachments = { s3, bucket: `soak-attachments-${run}` };
+    this.backupBucket = `soak-backups-${run}`;
     await s3.send(new CreateBucketCommand({ Bucket: this.attachments.bucket }));
+    await s3.send(new CreateBucketCommand({ Bucket: this.backupBucket }));
     return rgw;
   }
 
   /** The keys of the objects in the attachments' bucket. */
-  async attachmentObjects(): Promise<string[]> {
-    const keys: string[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.attachments.s3.send(new ListObjectsV2Command({ Bucket: this.attachments.bucket, ContinuationToken: token }));
-      keys.push(...(page.Contents ?? []).map((o) => o.Key!));
-      token = page.NextContinuationToken;
-    } while (token);
-    return keys;
+  attachmentObjects(): Promise<string[]> {
+    return bucketKeys(this.attachments.s3, this.attachments.bucket);
   }
 
-  private async dropAttachments(): Promise<void> {
+  /** The keys of the objects in the backups' bucket, and the multipart uploads begun and not finished there. */
+  async backupObjects(): Promise<{ keys: string[]; unfinished: string[] }> {
+    const { s3 } = this.attachments;
+    const { Uploads = [] } = await s3.send(new ListMultipartUploadsCommand({ Bucket: this.backupBucket }));
+    return { keys: await bucketKeys(s3, this.backupBucket), unfinished: Uploads.map((u) => u.Key!) };
+  }
+
+  /** One backup of the VPS queued for a replica's worker, as an operator's `backup:run --no-wait` does. */
+  queueBackup(serviceId: string): Promise<CliResult> {
+    return this.cli('backup:run', '--service', serviceId, '--no-wait');
+  }
+
+  private async dropBuckets(): Promise<void> {
     if (!this.attachments) return;
-    for (const key of await this.attachmentObjects())
-      await this.attachments.s3.send(new DeleteObjectCommand({ Bucket: this.attachments.bucket, Key: key }));
-    await this.attachments.s3.send(new DeleteBucketCommand({ Bucket: this.attachments.bucket }));
-    this.attachments.s3.destroy();
+    const { s3 } = this.attachments;
+    const { Uploads = [] } = await s3.send(new ListMultipartUploadsCommand({ Bucket: this.backupBucket })).catch(() => ({ Uploads: [] }));
+    for (const u of Uploads)
+      await s3.send(new AbortMultipartUploadCommand({ Bucket: this.backupBucket, Key: u.Key, UploadId: u.UploadId }));
+    await dropBucket(s3, this.backupBucket);
+    await dropBucket(s3, this.attachments.bucket);
+    s3.destroy();
   }
 
   cli(...args: string[]): Promise<CliResult> {
@@ -189,7 +211,7 @@ export class SoakWorld {
       await this.libvirtd.stop().catch(() => undefined);
     }
     await this.prometheus?.stop().catch(() => undefined);
-    await this.dropAttachments().catch(() => undefined);
+    await this.dropBuckets().catch(() => undefined);
     this.tiny?.remove();
     await this.receiver.stop().catch(() => undefined);
     await this.smtp.stop().catch(() => undefined);

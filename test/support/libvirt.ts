@@ -92,9 +92,11 @@ export function kernelGuestFolder(prefix: string): { dir: string; modules: strin
 /**
  * A Linux guest that obeys ACPI: Debian's cloud kernel and an initramfs of busybox-static plus the
  * kernel's evdev and button modules, whose init powers off when the power button is pressed.
- * Built from the installed packages at test time (about a second).
+ * Built from the installed packages at test time (about a second). With `disks`, the domain has
+ * the VPS's root and seed disks too (the kernel boots from its initramfs and leaves them alone),
+ * so its disk can be snapshotted and backed up.
  */
-export function buildTinyGuest(): TinyGuest {
+export function buildTinyGuest(options: { disks?: boolean } = {}): TinyGuest {
   const { dir, modules } = kernelGuestFolder('tiny-guest-');
   const init = `#!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -135,7 +137,7 @@ while true; do sleep 3600; done
   <on_poweroff>destroy</on_poweroff>
   <on_reboot>restart</on_reboot>
   <on_crash>destroy</on_crash>
-  <devices>
+  <devices>${options.disks ? '\n    {{disks}}' : ''}
     <serial type='file'><source path='${dir}/{{name}}.log' append='on'/></serial>
     <graphics type='vnc' autoport='yes' listen='{{vncListen}}' passwd='{{vncPassword}}'/>
     <video><model type='vga'/></video>
