@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { signalGateway, startGateway } from '../../test/support/ceph';
+import { SoakApi } from './api-process';
 import { Random } from './random';
 import { SoakWorld } from './world';
 
@@ -190,13 +191,16 @@ export class FaultSchedule {
         const offset = (this.random.next() < 0.5 ? -1 : 1) * this.span([30, 300], [30, 90]);
         const lasting = this.span([60_000, 180_000], [10_000, 20_000]);
         api.stepClock(offset);
-        // The offset is read again each second: its Date header shows it after that (or the fault failed).
-        await sleep(2_500);
-        const seen = await api.clockOffsetSeconds();
-        await sleep(lasting - 2_500);
-        api.stepClock(0);
-        if (Math.abs(seen - offset) > 2) throw new Error(`${api.name}'s clock stepped ${offset} s, its Date header ${seen} s off`);
-        return `${api.name}'s clock stepped ${offset > 0 ? '+' : ''}${offset} s (its Date header ${seen} s off), back in step after ${lasting} ms`;
+        try {
+          // The offset is read again each second: its Date header shows it after that (or the fault failed).
+          await sleep(2_500);
+          const seen = await clockSeen(api);
+          if (Math.abs(seen - offset) > 2) throw new Error(`${api.name}'s clock stepped ${offset} s, its Date header ${seen} s off`);
+          await sleep(lasting - 2_500);
+          return `${api.name}'s clock stepped ${offset > 0 ? '+' : ''}${offset} s (its Date header ${seen} s off), back in step after ${lasting} ms`;
+        } finally {
+          api.stepClock(0);
+        }
       }
       case 'receiver-hang': {
         const lasting = this.span([20_000, 60_000], [5_000, 15_000]);
@@ -205,6 +209,18 @@ export class FaultSchedule {
         world.receiver.delayMs = 0;
         return `webhook receiver held every request 20 s for ${lasting} ms`;
       }
+    }
+  }
+}
+
+/** The replica's clock offset as its Date header shows it, asked again while it is down (another fault's kill) for up to 20 s. */
+async function clockSeen(api: SoakApi): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await api.clockOffsetSeconds();
+    } catch (err) {
+      if (attempt === 20) throw err;
+      await sleep(1_000);
     }
   }
 }
