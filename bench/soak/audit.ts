@@ -258,8 +258,8 @@ export class SoakAudit {
 
   /**
    * Every request of an MCP session was answered within it, whichever replica nginx sent it to. A
-   * session lives in the process that opened it: a 404 after a replica was killed while the session
-   * was open is the protocol's "start a new session", not a failure.
+   * session lives in the process that opened it: a 404 after a replica's kill or return moved the
+   * session's requests (lostWithReplica) is the protocol's "start a new session", not a failure.
    */
   private mcpSessions(): void {
     const { sessions, failures } = this.load.record.mcp;
