@@ -49,10 +49,16 @@ export class LibvirtDomains {
     }
   }
 
+  /**
+   * A paused domain resumed, a suspended one woken, a stopped one started. A paused domain may be
+   * one libvirt is still starting (it keeps a new QEMU paused until it is set up): resuming it is
+   * then refused as already running, which is what was asked.
+   */
   async powerOn(instance: InstanceRef, domain: DomainInfo): Promise<void> {
     const state = domain.state.toLowerCase();
-    if (state === 'paused') await this.run(instance, ['resume', domain.name]);
-    else if (state === 'pmsuspended') await this.run(instance, ['dompmwakeup', domain.name]);
+    const running = async () => powerStateOf((await this.info(instance, LOOK_TIMEOUT_MS)).state) === 'running';
+    if (state === 'paused') await lookBeforeRetry(() => this.run(instance, ['resume', domain.name]), running);
+    else if (state === 'pmsuspended') await lookBeforeRetry(() => this.run(instance, ['dompmwakeup', domain.name]), running);
     else if (powerStateOf(state) === 'stopped') await this.startOnce(instance, domain.name);
   }
 
