@@ -90,9 +90,13 @@ export class SoakAudit {
   /** Every power action answered 202 is in the database and finished. */
   private actions(): void {
     const { actions } = this.load.record;
-    const rows = this.world.postgres.rows<{ id: string; status: string; error_code: string | null }>(
-      'SELECT id, status, error_code FROM instance_actions',
-    );
+    const rows = this.world.postgres.rows<{
+      id: string;
+      status: string;
+      error_code: string | null;
+      error_message: string | null;
+      error_detail: string | null;
+    }>('SELECT id, status, error_code, error_message, error_detail FROM instance_actions');
     const byId = new Map(rows.map((r) => [r.id, r]));
     const findings: string[] = [];
     for (const action of actions) {
@@ -103,6 +107,11 @@ export class SoakAudit {
     const running = rows.filter((r) => !FINISHED.includes(r.status));
     for (const row of running) if (!actions.some((a) => a.actionId === row.id)) findings.push(`action ${row.id} is still ${row.status}`);
     this.check('every accepted action finished', actions.length, findings);
+    const failed = rows.filter((r) => r.status === 'failed');
+    const told = failed.map(
+      (r) => `action ${r.id} (${actions.find((a) => a.actionId === r.id)?.type ?? '?'}) failed: ${r.error_code} ${r.error_message ?? ''}`,
+    );
+    this.check('actions that failed (listed to read, not counted against the run)', actions.length, told, true);
   }
 
   /** Exactly one domain per VPS, in the power state the API shows; no orphan domain or volume. */
