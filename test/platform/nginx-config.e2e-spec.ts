@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -84,6 +85,46 @@ function proxiedLocations(): Map<string, string> {
     const plain = await through('http', '/api/services?page=2');
     expect(plain.status).toBe(301);
     expect(plain.headers.location).toBe('https://127.0.0.1/api/services?page=2');
+  });
+
+  // The soak's 40-minute run: a PostgreSQL restart made both replicas answer 503 for a few seconds;
+  // counted as failed attempts (proxy_next_upstream http_503), three each marked both down, and
+  // nginx answered 502 "no live upstreams" to everything for its fail_timeout, the database back.
+  it("passes on the 503 of replicas whose database restarts, and reaches them again at once, never 502 'no live upstreams'", async () => {
+    let status = 503;
+    const replicas = await Promise.all(
+      [0, 1].map(
+        () =>
+          new Promise<Server>((resolve) => {
+            const server = createServer((_req, res) => res.writeHead(status, { 'content-type': 'application/json' }).end('{}'));
+            server.listen(0, '127.0.0.1', () => resolve(server));
+          }),
+      ),
+    );
+    const site = await nginxSite(
+      'nginx.conf',
+      replicas.map((server) => (server.address() as AddressInfo).port),
+    );
+    await site.start();
+    const get = () =>
+      new Promise<number>((resolve, reject) =>
+        httpRequest({ host: '127.0.0.1', port: site.http, path: '/api/services' }, (res) => {
+          resolve(res.statusCode!);
+          res.resume();
+        })
+          .on('error', reject)
+          .end(),
+      );
+    try {
+      const during: number[] = [];
+      for (let i = 0; i < 10; i++) during.push(await get());
+      expect(during).toEqual(Array(10).fill(503));
+      status = 200;
+      expect(await get()).toBe(200);
+    } finally {
+      await site.stop();
+      for (const server of replicas) server.close();
+    }
   });
 
   it("replaces the client's X-Request-Id with nginx's own, on the event stream too", async () => {
