@@ -275,8 +275,8 @@ export class VpsInstancesRepository {
 
   /**
    * Records the hypervisor's states where the recorded one is still what was compared, nothing
-   * recorded a state since the hypervisor was asked (`askedMsAgo`, measured on the monotonic clock,
-   * and a second more) and no action runs; returns the VPSes that changed. The moment is the
+   * recorded a state since the hypervisor was asked (`askedMsAgo`, measured on the monotonic clock)
+   * and no action runs; returns the VPSes that changed. The moment is the
    * database's clock less that time, never this process's wall clock: a replica whose clock is
    * behind would never correct a drift, one ahead would overwrite a state recorded after it asked.
    */
@@ -291,7 +291,7 @@ export class VpsInstancesRepository {
          UPDATE vps_instances i SET power_state = r.real, updated_at = now()
            FROM unnest($1::uuid[], $2::text[], $3::text[]) AS r(id, recorded, real)
           WHERE i.service_id = r.id AND i.power_state = r.recorded
-            AND i.updated_at < clock_timestamp() - ($4::double precision + 1000) * interval '1 millisecond'
+            AND i.updated_at < clock_timestamp() - $4::double precision * interval '1 millisecond'
             AND NOT EXISTS (SELECT 1 FROM instance_actions a WHERE a.service_id = r.id AND a.status = 'running')
           RETURNING i.service_id, r.recorded, r.real
        ) SELECT c.service_id AS id, c.recorded, c.real, s.account_id AS "accountId" FROM changed c JOIN services s ON s.id = c.service_id`,
