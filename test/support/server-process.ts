@@ -11,8 +11,11 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Below the guests' SSH forwards (NETWORK_SSH_PORTS, 22000-28999 in the tests) and libvirtd's 16509. */
-export const PICKED_PORTS = { low: 10_000, high: 16_000 };
+/**
+ * Below the guests' SSH forwards (NETWORK_SSH_PORTS, 22000-28999 in the tests) and libvirtd's 16509,
+ * and above 10080, the last of the ports browsers and Node's fetch refuse ("bad port").
+ */
+export const PICKED_PORTS = { low: 10_100, high: 16_000 };
 const handedOut = new Set<number>();
 
 /**
