@@ -9,7 +9,7 @@ import { createApp } from '../../apps/api/src/http/create-app';
 import { buildOpenApiDocument } from '../../apps/api/src/http/openapi';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { contractViolations, recordResponses, RecordedResponse } from './contract';
-import { AppDatabase, createAppDatabase, freshDataDir, RUN_DIR_ENV } from './test-database';
+import { AppDatabase, createAppDatabase, forgetQueuedJobs, freshDataDir, RUN_DIR_ENV } from './test-database';
 import { TEST_DATABASE_URL, testEnv } from './test-env';
 
 export interface TestApp {
@@ -120,6 +120,11 @@ export async function sharedTestApp(overrides: Record<string, string | undefined
   if (!sharedApps.has(key)) sharedApps.set(key, startTestApp(overrides));
   const t = await sharedApps.get(key)!;
   return { ...t, close: async () => undefined };
+}
+
+if (typeof beforeAll === 'function' && TEST_DATABASE_URL) {
+  // Registered as the file imports this module: before the file's own hooks start anything.
+  beforeAll(() => forgetQueuedJobs(TEST_DATABASE_URL!));
 }
 
 if (typeof afterAll === 'function') {

@@ -48,6 +48,23 @@ export async function createAppDatabase(): Promise<AppDatabase> {
   };
 }
 
+/**
+ * Forgets the jobs an earlier test file left queued in the worker's database (its webhook retries,
+ * its actions' steps): the next file's app would run them with its own configuration, and a storm of
+ * an earlier file's failing deliveries held a later file's one retry back past its wait (CI).
+ */
+export async function forgetQueuedJobs(databaseUrl: string): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`DO $$ BEGIN
+      IF to_regclass('pgboss.job') IS NOT NULL THEN DELETE FROM pgboss.job WHERE state IN ('created', 'retry', 'active'); END IF;
+    END $$`);
+  } finally {
+    await client.end();
+  }
+}
+
 /** The migrated database the global setup clones every test database from. */
 export function templateDatabaseOf(runUrl: string): string {
   return `${new URL(runUrl).pathname.slice(1)}_template`;
