@@ -93,7 +93,7 @@ export class DiskSnapshots {
     }
     if (running !== null)
       throw new ComputeProviderError('invalid_state', 'Another backup job runs on this machine; try again later.', true);
-    await this.pool.remove(uri, volume);
+    await this.removeUnlisted(uri, volume);
     const xml = `<domainbackup mode='push'><disks><disk name='${await this.rootTarget(instance, domain.name)}' backup='yes' type='file'>
 <driver type='qcow2'/><target file='${target}'/></disk></disks></domainbackup>`;
     await steps(10, "freezing the guest's filesystems");
@@ -124,7 +124,7 @@ export class DiskSnapshots {
       if (isBackup(job)) return { state: 'running', progress: 15 + Math.floor(80 * (job.done ?? 0)), step: 'copying the disk' };
       const last = jobOf(await this.domains.run(instance, ['domjobinfo', name, '--completed', '--keep-completed']));
       if (last.operation !== 'Backup' || last.type !== 'Completed') {
-        await this.pool.remove(uri, volume).catch(() => undefined);
+        await this.removeUnlisted(uri, volume).catch(() => undefined);
         const detail = last.operation === 'Backup' ? `its backup job ended ${last.type.toLowerCase()}` : 'its backup job is gone';
         return { state: 'failed', error: { code: 'snapshot_failed', message: `The disk could not be copied: ${detail}.` } };
       }
@@ -197,6 +197,16 @@ export class DiskSnapshots {
       this.logger.log(`${name}: no filesystem freeze (${(err as Error).message}); the snapshot is crash-consistent`);
       return false;
     }
+  }
+
+  /**
+   * The target an earlier try's backup job wrote (libvirt writes it outside the pool's list, so a
+   * delete without a refresh first leaves it, and the next job refuses: "store ... exists"). A refresh
+   * refused while another volume of the pool is being copied is no reason not to try the delete.
+   */
+  private async removeUnlisted(uri: string, volume: string): Promise<void> {
+    await this.pool.refresh(uri).catch(() => undefined);
+    await this.pool.remove(uri, volume);
   }
 
   private async thaw(instance: InstanceRef, name: string): Promise<void> {

@@ -92,9 +92,17 @@ export class StoragePool {
     );
   }
 
+  /**
+   * The pool's list read again from its directory: a file libvirt wrote outside the pool's own calls
+   * (a backup job's target) is a volume only after this, and `remove` takes it for gone until then.
+   */
+  async refresh(uri: string): Promise<void> {
+    await this.run(uri, ['pool-refresh', this.name]);
+  }
+
   /** Capacity and allocation (bytes on disk) of a volume, as the pool knows it now (refreshed first). */
   async sizes(uri: string, volume: string): Promise<{ capacity: number; allocation: number }> {
-    await this.run(uri, ['pool-refresh', this.name]);
+    await this.refresh(uri);
     const info = await this.run(uri, ['vol-info', '--pool', this.name, '--vol', volume, '--bytes']);
     const bytes = (label: string) => Number(new RegExp(`^${label}:\\s+(\\d+) bytes`, 'm').exec(info)?.[1] ?? NaN);
     return { capacity: bytes('Capacity'), allocation: bytes('Allocation') };
