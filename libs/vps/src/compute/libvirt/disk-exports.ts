@@ -150,10 +150,20 @@ export async function uploadStream(uri: string, pool: string, volume: string, op
     ['pipe', 'ignore', 'pipe'],
   );
   const exited = exitOf(upload);
-  await pipeline(source, upload.stdin).catch((err: Error) => {
+  try {
+    await pipeline(source, upload.stdin);
+  } catch (err) {
     upload.kill('SIGKILL');
-    throw new ComputeProviderError('restore_failed', `The backup could not be read: ${err.message}`);
-  });
+    // Awaited whatever happens (left alone, virsh's failure was an unhandled rejection that ended the
+    // process: the soak's hour run). A failure libvirt named (the volume gone) closed virsh's input
+    // first: it is the reason, not the broken pipe.
+    const failed = await exited.then(
+      () => null,
+      (virshErr: unknown) => virshErr,
+    );
+    if (failed instanceof ComputeProviderError && failed.code !== 'hypervisor_error') throw failed;
+    throw new ComputeProviderError('restore_failed', `The backup could not be read: ${(err as Error).message}`);
+  }
   await exited;
 }
 
