@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { AbortMultipartUploadCommand, CreateBucketCommand, ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
 import { bucketKeys, cephTestsEnabled, dropBucket, rgwEnv, startGateway } from '../../test/support/ceph';
 import { join } from 'node:path';
 import { hostAddArgs, provisionArgs } from '../../test/support/hosts';
@@ -159,9 +159,6 @@ export class SoakWorld {
   private async dropBuckets(): Promise<void> {
     if (!this.attachments) return;
     const { s3 } = this.attachments;
-    const { Uploads = [] } = await s3.send(new ListMultipartUploadsCommand({ Bucket: this.backupBucket })).catch(() => ({ Uploads: [] }));
-    for (const u of Uploads)
-      await s3.send(new AbortMultipartUploadCommand({ Bucket: this.backupBucket, Key: u.Key, UploadId: u.UploadId }));
     await dropBucket(s3, this.backupBucket);
     await dropBucket(s3, this.attachments.bucket);
     s3.destroy();

@@ -1,13 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import {
-  AbortMultipartUploadCommand,
-  CreateBucketCommand,
-  ListMultipartUploadsCommand,
-  ListObjectsV2Command,
-  ListPartsCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import { CreateBucketCommand, ListMultipartUploadsCommand, ListObjectsV2Command, ListPartsCommand, S3Client } from '@aws-sdk/client-s3';
 import { BackupRunner } from '../../libs/vps/src/backups/backup-runner';
 import { BackupStoreError } from '../../libs/vps/src/backups/backup-store';
 import { S3BackupStore } from '../../libs/vps/src/backups/s3-backup-store';
@@ -84,8 +77,6 @@ function disk(mib: number): Readable {
     }
     await startGateway();
     if (t) await t.close();
-    const { Uploads = [] } = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
-    for (const u of Uploads) await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key, UploadId: u.UploadId }));
     await dropBucket(s3, bucket);
     s3.destroy();
   }, SLOW);

@@ -1,4 +1,11 @@
-import { DeleteBucketCommand, DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  DeleteBucketCommand,
+  DeleteObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -151,8 +158,10 @@ export async function bucketKeys(s3: S3Client, bucket: string): Promise<string[]
   return keys;
 }
 
-/** A test's bucket emptied and removed (a bucket already gone is no error). */
+/** A test's bucket emptied (its multipart uploads left open aborted) and removed (a bucket already gone is no error). */
 export async function dropBucket(s3: S3Client, bucket: string): Promise<void> {
+  const { Uploads = [] } = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket })).catch(() => ({ Uploads: [] }));
+  for (const u of Uploads) await s3.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key, UploadId: u.UploadId }));
   const keys = await bucketKeys(s3, bucket).catch(() => []);
   for (const key of keys) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
   await s3.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => undefined);
