@@ -1,8 +1,8 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { uploadStream } from './disk-exports';
+import { standInVirsh } from './stand-in-virsh.fixture';
 
 /** A stand-in virsh on PATH: vol-upload refuses at once, as libvirt does for a volume that is gone, without reading its input. */
 const FAKE_VIRSH = `#!/bin/sh
@@ -13,28 +13,15 @@ exit 1
 `;
 
 describe('uploadStream (virsh vol-upload from a stream)', () => {
-  let bin: string;
-  let path: string | undefined;
+  const virsh = standInVirsh(FAKE_VIRSH);
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
-
-  beforeAll(() => {
-    bin = mkdtempSync(join(tmpdir(), 'fake-virsh-'));
-    writeFileSync(join(bin, 'virsh'), FAKE_VIRSH);
-    chmodSync(join(bin, 'virsh'), 0o755);
-    path = process.env.PATH;
-    process.env.PATH = `${bin}:${path}`;
-    process.on('unhandledRejection', onUnhandled);
-  });
-  afterAll(() => {
-    process.off('unhandledRejection', onUnhandled);
-    process.env.PATH = path;
-    rmSync(bin, { recursive: true, force: true });
-  });
+  beforeAll(() => process.on('unhandledRejection', onUnhandled));
+  afterAll(() => process.off('unhandledRejection', onUnhandled));
 
   /** Until the stand-in virsh has exited (its pid gone), then one more turn of the event loop. */
   const virshGone = async () => {
-    const pid = Number(readFileSync(join(bin, 'pid'), 'utf8'));
+    const pid = Number(readFileSync(join(virsh.dir(), 'pid'), 'utf8'));
     while (existsSync(`/proc/${pid}`)) await new Promise((resolve) => setTimeout(resolve, 20));
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
   };

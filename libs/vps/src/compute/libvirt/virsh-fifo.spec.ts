@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ComputeProviderError } from '../compute-provider';
+import { standInVirsh } from './stand-in-virsh.fixture';
 import { VirshFifo } from './virsh-fifo';
 
 /**
@@ -22,24 +23,12 @@ exit 0
 `;
 
 describe('VirshFifo (virsh on a named pipe)', () => {
-  let bin: string;
+  standInVirsh(FAKE_VIRSH);
   let dir: string;
-  let path: string | undefined;
   const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
   const pattern = Buffer.alloc(8 * 1024 * 1024);
   for (let i = 0; i < pattern.length; i += 4) pattern.writeUInt32LE((i * 2654435761) >>> 0, i);
 
-  beforeAll(() => {
-    bin = mkdtempSync(join(tmpdir(), 'fake-virsh-'));
-    writeFileSync(join(bin, 'virsh'), FAKE_VIRSH);
-    chmodSync(join(bin, 'virsh'), 0o755);
-    path = process.env.PATH;
-    process.env.PATH = `${bin}:${path}`;
-  });
-  afterAll(() => {
-    process.env.PATH = path;
-    rmSync(bin, { recursive: true, force: true });
-  });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'fake-virsh-run-'));
     writeFileSync(join(dir, 'pattern'), pattern);
