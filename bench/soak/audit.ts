@@ -109,7 +109,9 @@ export class SoakAudit {
     this.check('every accepted action finished', actions.length, findings);
     const failed = rows.filter((r) => r.status === 'failed');
     const told = failed.map(
-      (r) => `action ${r.id} (${actions.find((a) => a.actionId === r.id)?.type ?? '?'}) failed: ${r.error_code} ${r.error_message ?? ''}`,
+      (r) =>
+        `action ${r.id} (${actions.find((a) => a.actionId === r.id)?.type ?? '?'}) failed: ${r.error_code} ${r.error_message ?? ''}` +
+        (r.error_detail ? ` (${r.error_detail})` : ''),
     );
     this.check('actions that failed (listed to read, not counted against the run)', actions.length, told, true);
   }
