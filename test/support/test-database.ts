@@ -50,19 +50,15 @@ export async function createAppDatabase(): Promise<AppDatabase> {
 
 /**
  * Forgets the jobs an earlier test file left queued in the worker's database (its webhook retries,
- * its actions' steps): the next file's app would run them with its own configuration, and a storm of
- * an earlier file's failing deliveries held a later file's one retry back past its wait (CI).
+ * its actions' steps): the next file's app would run them with its own configuration (CI's likeliest
+ * reason for a later file's one webhook retry held back past its wait: an earlier file's storm of them).
  */
-export async function forgetQueuedJobs(databaseUrl: string): Promise<void> {
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
+export function forgetQueuedJobs(databaseUrl: string): Promise<void> {
+  return onDatabase(databaseUrl, async (client) => {
     await client.query(`DO $$ BEGIN
       IF to_regclass('pgboss.job') IS NOT NULL THEN DELETE FROM pgboss.job WHERE state IN ('created', 'retry', 'active'); END IF;
     END $$`);
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** The migrated database the global setup clones every test database from. */
@@ -71,14 +67,19 @@ export function templateDatabaseOf(runUrl: string): string {
 }
 
 /** A statement or a few on the run's server, from its maintenance database (`postgres`). */
-export async function asAdmin<T>(work: (admin: Client) => Promise<T>): Promise<T> {
+export function asAdmin<T>(work: (admin: Client) => Promise<T>): Promise<T> {
   const url = new URL(RUN_DATABASE_URL!);
   url.pathname = '/postgres';
-  const admin = new Client({ connectionString: url.toString() });
-  await admin.connect();
+  return onDatabase(url.toString(), work);
+}
+
+/** `work` on a connection of its own to the database at `url`, closed after it. */
+async function onDatabase<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
   try {
-    return await work(admin);
+    return await work(client);
   } finally {
-    await admin.end();
+    await client.end();
   }
 }
