@@ -9,6 +9,7 @@ import type { DeploymentMarks } from './deployment-marks';
 import { DiskSnapshots } from './disk-snapshots';
 import { LibvirtDomains } from './libvirt-domains';
 import { StoragePool } from './storage-pool';
+import { diesWithParent, diesWithParentPrefix } from '../dies-with-parent';
 import { virshEnv } from './virsh';
 import { exitOf, VirshFifo } from './virsh-fifo';
 import { imageVolume } from './volume-names';
@@ -145,7 +146,7 @@ export async function uploadStream(uri: string, pool: string, volume: string, op
   // Opened first: a backup the store cannot give leaves no virsh waiting for its input.
   const source = await open();
   const upload = spawnPiped(
-    'cat | virsh "$@"',
+    `cat | ${diesWithParentPrefix()}virsh "$@"`,
     ['-q', '-c', uri, 'vol-upload', '--pool', pool, '--vol', volume, '--file', '/dev/stdin'],
     ['pipe', 'ignore', 'pipe'],
   );
@@ -173,7 +174,7 @@ export async function uploadStream(uri: string, pool: string, volume: string, op
  * keeps virsh's failure the command's.
  */
 function spawnPiped(script: string, args: string[], stdio: ('pipe' | 'ignore')[]) {
-  return spawn('bash', ['-c', `set -o pipefail; ${script}`, 'virsh', ...args], {
+  return spawn(...diesWithParent('bash', ['-c', `set -o pipefail; ${script}`, 'virsh', ...args]), {
     env: virshEnv(),
     stdio: stdio as ['pipe', 'pipe', 'pipe'],
   });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { ComputeProviderError } from '../compute-provider';
+import { diesWithParent } from '../dies-with-parent';
 import { virshEnv, virshError } from './virsh';
 
 const { O_RDONLY, O_WRONLY, O_NONBLOCK } = constants;
@@ -71,7 +72,7 @@ export class VirshFifo {
 }
 
 function spawnVirsh(uri: string, args: string[], stdio: ['ignore', number, 'pipe']): ChildProcess {
-  return spawn('virsh', ['-q', '-c', uri, ...args], { env: virshEnv(), stdio });
+  return spawn(...diesWithParent('virsh', ['-q', '-c', uri, ...args]), { env: virshEnv(), stdio });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { Logger } from '@nestjs/common';
 import { ComputeProviderError } from '../compute-provider';
+import { diesWithParent, programMissing } from '../dies-with-parent';
 
 /** What virsh says when it cannot reach libvirtd (refused, no socket, a dropped or silent connection). */
 const UNREACHABLE = [
@@ -59,8 +60,7 @@ export class Virsh {
     const argv = ['-q', ...this.keepalive, '-c', uri, ...args];
     return new Promise((resolve, reject) => {
       execFile(
-        this.binary,
-        argv,
+        ...diesWithParent(this.binary, argv),
         { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 4 * 1024 * 1024, env: virshEnv() },
         (err, stdout, stderr) => {
           if (!err) return resolve(stdout);
@@ -80,7 +80,7 @@ export class Virsh {
 }
 
 export function virshError(err: NodeJS.ErrnoException & { killed?: boolean }, stderr: string, timeoutMs: number): ComputeProviderError {
-  if (err.code === 'ENOENT') {
+  if (programMissing(err, stderr)) {
     return new ComputeProviderError('hypervisor_unavailable', 'The libvirt client (virsh) is not installed on the API host.', true);
   }
   if (err.killed) return new ComputeProviderError('hypervisor_unavailable', `The hypervisor did not answer within ${timeoutMs} ms.`, true);
@@ -113,7 +113,7 @@ export function virshError(err: NodeJS.ErrnoException & { killed?: boolean }, st
 
 function exitOf(err: NodeJS.ErrnoException & { killed?: boolean; signal?: string }): string {
   if (err.killed) return 'killed after the timeout';
-  if (err.code === 'ENOENT') return 'virsh is not installed';
+  if (programMissing(err, '')) return 'virsh is not installed';
   return err.signal ? `ended by ${err.signal}` : `exit status ${String(err.code)}`;
 }
 

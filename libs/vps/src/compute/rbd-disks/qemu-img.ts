@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { ComputeProviderError } from '../compute-provider';
+import { diesWithParent, programMissing } from '../dies-with-parent';
 
 const QEMU_IMG_TIMEOUT_MS = 30 * 60_000;
 
@@ -18,12 +19,11 @@ export function convertDisk(
 ): Promise<void> {
   return new Promise((resolve, reject) =>
     execFile(
-      qemuImg,
-      ['convert', '-f', from.format, '-O', to.format, '-S', '4k', from.file, to.file],
+      ...diesWithParent(qemuImg, ['convert', '-f', from.format, '-O', to.format, '-S', '4k', from.file, to.file]),
       { timeout: QEMU_IMG_TIMEOUT_MS, killSignal: 'SIGKILL' },
       (err, _stdout, stderr) => {
         if (!err) return resolve();
-        const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+        const missing = programMissing(err as NodeJS.ErrnoException, String(stderr));
         reject(
           new ComputeProviderError(
             missing ? 'image_tool_missing' : failure.code,

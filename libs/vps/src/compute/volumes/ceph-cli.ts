@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { Logger } from '@nestjs/common';
 import type { VolumesConfig } from '@app/core';
 import { ComputeProviderError } from '../compute-provider';
+import { diesWithParent, programMissing } from '../dies-with-parent';
 
 /**
  * How long librados tries a silent monitor, and an operation a silent OSD, before it gives up (its
@@ -63,8 +64,7 @@ export class CephCli {
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, LC_ALL: 'C', ...this.keyArgs() };
     return new Promise((resolve, reject) => {
       execFile(
-        binary,
-        [...this.connection, ...args],
+        ...diesWithParent(binary, [...this.connection, ...args]),
         // Killed only after librados's own timeouts, so its answer comes first.
         {
           timeout: (this.timeouts.mountSeconds + 2 * this.timeouts.opSeconds) * 1000,
@@ -100,7 +100,7 @@ const NO_COMMAND_TABLE = 'The Ceph monitor did not answer the tool in time.';
 
 /** The tools exit with the errno of what failed and say it as `(2) No such file or directory`. */
 export function cephError(err: NodeJS.ErrnoException & { killed?: boolean }, stderr: string, binary: string): ComputeProviderError {
-  if (err.code === 'ENOENT') {
+  if (programMissing(err, stderr)) {
     return new ComputeProviderError(
       'volume_backend_unavailable',
       `The ${binary} tool (Debian's ceph-common) is not installed on the API host.`,
