@@ -308,6 +308,36 @@ export class SoakAudit {
     ];
     const counted = `${rows.filter((r) => r.status === 'available').length} available, ${rows.filter((r) => r.status === 'failed').length} failed, ${this.operator.record.backupsQueued} queued, ${orphans.size} orphaned objects listed to delete`;
     this.check(`every backup finished, its object kept, none orphaned (${counted})`, rows.length, findings);
+    const failed = this.world.postgres.rows<{ id: string; service_id: string; error_code: string; error_message: string | null }>(
+      "SELECT id, service_id, error_code, error_message FROM vps_backups WHERE status = 'failed' ORDER BY created_at",
+    );
+    const told = failed.map((r) => `backup ${r.id} of VPS ${r.service_id} failed: ${r.error_code} ${r.error_message ?? ''}`);
+    this.check('backups that failed (listed to read, not counted against the run)', rows.length, told, true);
+    this.debianBackups();
+  }
+
+  /**
+   * The Debian guests' backups: a copy of a running system is taken under the guest agent's freeze
+   * (`filesystem`, as is a stopped one's), `crash` only while the agent is not up (booting, libvirtd
+   * frozen). Two kept copies that are both `crash` say the freeze no longer happens.
+   */
+  private debianBackups(): void {
+    const debian = this.load.record.customers.filter((c) => c.debian).flatMap((c) => c.vpsIds);
+    if (!debian.length) return;
+    const rows = this.world.postgres.rows<{ service_id: string; status: string; consistency: string | null }>(
+      `SELECT service_id, status, consistency FROM vps_backups WHERE service_id IN (${debian.map((id) => `'${id}'`).join(',')})`,
+    );
+    const findings: string[] = [];
+    const counts: string[] = [];
+    for (const id of debian) {
+      const kept = rows.filter((r) => r.service_id === id && r.status === 'available');
+      const frozen = kept.filter((r) => r.consistency === 'filesystem').length;
+      const failed = rows.filter((r) => r.service_id === id && r.status === 'failed').length;
+      counts.push(`${kept.length} kept, ${frozen} of them filesystem-consistent, ${failed} failed`);
+      if (kept.length >= 2 && frozen === 0)
+        findings.push(`Debian VPS ${id}: ${kept.length} backups kept, none with its filesystems frozen`);
+    }
+    this.check(`the Debian guest's backups froze its filesystems (${counts.join('; ')})`, debian.length, findings);
   }
 
   /** Every attached file is in the gateway's bucket; every object there is an attachment's (no orphan). */

@@ -5,7 +5,7 @@ import { linkToken } from '../../test/support/smtp';
 import { Answer, HttpLog } from './http-log';
 import { Random } from './random';
 import { StreamWatcher } from './streams';
-import { SoakWorld } from './world';
+import { DEBIAN_IMAGE, SoakWorld } from './world';
 
 export interface Customer {
   email: string;
@@ -17,6 +17,8 @@ export interface Customer {
   endpoint?: { id: string; secret: string };
   /** The VPSes whose daily backups it enabled. */
   backupsOn?: string[];
+  /** Its VPS runs the Debian test image: only it rebuilds from that image (each Debian guest costs a core's share under TCG). */
+  debian?: boolean;
 }
 
 /** A 2xx answer to a request with an Idempotency-Key: what a replay must give again. */
@@ -101,7 +103,8 @@ export class CustomerLoad {
   ) {}
 
   /** Sign-ups through the API (mail, confirmation link, an API key), webhook endpoints, and the VPSes the operator provisions. */
-  async signUp(count: number, withVps: number, withEndpoint: number): Promise<void> {
+  /** The first `withVps` customers get a busybox VPS each, the next `withDebian` a running Debian one with backups enabled. */
+  async signUp(count: number, withVps: number, withEndpoint: number, withDebian: number): Promise<void> {
     const run = `${Date.now().toString(36)}`;
     for (let start = 0; start < count; start += 10) {
       const batch = Array.from({ length: Math.min(10, count - start) }, (_, i) => this.signUpOne(`soak-${run}-${start + i}@example.com`));
@@ -116,6 +119,13 @@ export class CustomerLoad {
       customer.endpoint = { id: made.body.id, secret: made.body.secret };
     }
     for (const customer of this.record.customers.slice(0, withVps)) customer.vpsIds = await this.world.provision(customer.email, 1);
+    for (const customer of this.record.customers.slice(withVps, withVps + withDebian)) {
+      customer.vpsIds = await this.world.provision(customer.email, 1, DEBIAN_IMAGE);
+      customer.debian = true;
+      const id = customer.vpsIds[0];
+      await this.must('POST', `/api/services/${id}/instance/backups/enable`, customer.apiKey, 200);
+      customer.backupsOn = [id];
+    }
   }
 
   /** `count` customers keep the notification stream open while they play (at most NOTIFICATIONS_MAX_STREAMS_PER_IP: all come from loopback). */
@@ -153,12 +163,15 @@ export class CustomerLoad {
 
   private async playOne(customer: Customer, random: Random, untilMs: number): Promise<void> {
     await sleep(random.int(0, THINK_MS[1]));
+    // A Debian guest boots in about a minute under TCG: its owner acts at a fifth of the pace and
+    // seldom powers it, so it runs (agent up) most of the time and its backups freeze a live system.
+    const pace = customer.debian ? 5 : 1;
     while (Date.now() < untilMs) {
       const hasVps = customer.vpsIds.length > 0;
       const op = random.weighted({
         browse: 30,
         events: 6,
-        power: hasVps ? 30 : 0,
+        power: hasVps ? (customer.debian ? 3 : 30) : 0,
         metrics: hasVps ? 5 : 0,
         readNotifications: 2,
         snapshot: hasVps ? 4 : 0,
@@ -172,7 +185,7 @@ export class CustomerLoad {
         mcp: 4,
       });
       await this[op](customer, random);
-      await sleep(random.int(...THINK_MS));
+      await sleep(random.int(...THINK_MS) * pace);
     }
   }
 
@@ -266,7 +279,9 @@ export class CustomerLoad {
 
   private async images(customer: Customer): Promise<{ id: string; type: string; status: string }[]> {
     const listed = await this.http.send('GET', '/api/images?pageSize=100', { bearer: customer.apiKey });
-    return ((listed.body?.data ?? []) as { id: string; type: string; status: string }[]).filter((image) => image.status === 'available');
+    return ((listed.body?.data ?? []) as { id: string; slug: string; type: string; status: string }[]).filter(
+      (image) => image.status === 'available' && (customer.debian || image.slug !== DEBIAN_IMAGE),
+    );
   }
 
   /** A POST with an Idempotency-Key; a 2xx is kept for the audit's replays. */

@@ -19,6 +19,7 @@ interface Options {
   seed: number;
   customers: number;
   vpses: number;
+  debian: number;
   faultGapSeconds: number;
   faults: Partial<Record<FaultKind, number>>;
   out?: string;
@@ -32,6 +33,7 @@ function options(): Options {
       seed: { type: 'string' },
       customers: { type: 'string' },
       vpses: { type: 'string' },
+      debian: { type: 'string' },
       'fault-gap-seconds': { type: 'string' },
       faults: { type: 'string' },
       out: { type: 'string' },
@@ -44,6 +46,8 @@ function options(): Options {
     seed: Number(values.seed ?? Date.now() % 1_000_000),
     customers: Number(values.customers ?? (smoke ? 30 : 200)),
     vpses: Number(values.vpses ?? (smoke ? 3 : 6)),
+    // One Debian guest (TCG: about a core while it boots) for backups of a real system under the agent's freeze; none in CI's smoke.
+    debian: Number(values.debian ?? (smoke ? 0 : 1)),
     // 60 minutes: faults for the first 48, one every 85 s on average, about 34.
     faultGapSeconds: Number(values['fault-gap-seconds'] ?? (smoke ? 20 : 85)),
     faults: chosenKinds(values.faults),
@@ -85,17 +89,19 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stopWorld().then(() => process.exit(130)));
   process.on('SIGTERM', () => void stopWorld().then(() => process.exit(143)));
-  say(`seed ${opts.seed}, ${opts.minutes} min, ${opts.customers} customers, ${opts.vpses} VPSes${opts.smoke ? ' (smoke)' : ''}`);
+  say(
+    `seed ${opts.seed}, ${opts.minutes} min, ${opts.customers} customers, ${opts.vpses} VPSes and ${opts.debian} Debian${opts.smoke ? ' (smoke)' : ''}`,
+  );
   let exitCode = 0;
   try {
-    await world.start(say);
+    await world.start(say, opts.debian > 0);
     const random = new Random(opts.seed);
     const began = Date.now();
     const http = new HttpLog(() => world.baseUrl, began);
     const load = new CustomerLoad(world, http, random.fork(1), began);
     say(`signing up ${opts.customers} customers (mail, confirmation, API key), endpoints, VPSes`);
-    await load.signUp(opts.customers, opts.vpses, Math.ceil(opts.customers / 3));
-    load.watchStreams(Math.min(opts.vpses + 4, 12));
+    await load.signUp(opts.customers, opts.vpses, Math.ceil(opts.customers / 3), opts.debian);
+    load.watchStreams(Math.min(opts.vpses + opts.debian + 4, 12));
     const loadStart = Date.now();
     const until = loadStart + opts.minutes * 60_000;
     // Faults stop at four fifths of the run (two thirds in smoke): the rest shows the replicas warmed up again without them.

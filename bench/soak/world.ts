@@ -4,6 +4,7 @@ import { CreateBucketCommand, ListMultipartUploadsCommand, S3Client } from '@aws
 import { bucketKeys, cephTestsEnabled, dropBucket, rgwEnv, startGateway } from '../../test/support/ceph';
 import { join } from 'node:path';
 import { hostAddArgs, provisionArgs } from '../../test/support/hosts';
+import { testImageFile } from '../../test/support/test-images';
 import { buildTinyGuest, TinyGuest } from '../../test/support/libvirt';
 import { nginxSite, NginxSite } from '../../test/support/nginx';
 import { domainsOn, emptyOwnLibvirtd, makeDefaultPool, virshOn } from '../../test/support/own-hosts';
@@ -20,6 +21,8 @@ import { SoakPostgres, SoakRedis } from './daemons';
 
 export const REGION = 'eu-west';
 export const IMAGE = 'soak-tiny';
+/** The Debian test image (scripts/build-test-image.sh): its VPSes boot Debian, with the guest agent, under the same template. */
+export const DEBIAN_IMAGE = 'soak-debian';
 
 export type ReceiverMode = 'ok' | 'error' | 'hang';
 
@@ -50,7 +53,8 @@ export class SoakWorld {
     return `http://127.0.0.1:${this.nginx.http}`;
   }
 
-  async start(log: (line: string) => void): Promise<void> {
+  /** `debian`: whether the Debian image is added (VPSes the customers' backups freeze and copy as a real system). */
+  async start(log: (line: string) => void, debian: boolean): Promise<void> {
     this.dataDir = mkdtempSync(join(systemTmpdir(), 'hosting-soak-'));
     log('PostgreSQL (own cluster on 5441), Redis, SMTP, webhook receiver');
     await this.postgres.start();
@@ -58,8 +62,8 @@ export class SoakWorld {
     await this.smtp.start();
     this.receiver.respond = () => (this.receiverMode === 'error' ? 500 : 204);
     await this.receiver.start();
-    log('libvirtd of its own with the busybox guest');
-    this.tiny = buildTinyGuest({ disks: true });
+    log(`libvirtd of its own with the busybox guest${debian ? ' (and Debian, when the disk holds it)' : ''}`);
+    this.tiny = buildTinyGuest({ disks: true, diskSystem: debian });
     this.libvirtd = await startOwnLibvirtd();
     await makeDefaultPool(this.libvirtd);
     log('Ceph RGW (scripts/ensure-ceph.sh), buckets for ticket attachments and VPS backups');
@@ -110,6 +114,10 @@ export class SoakWorld {
     execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', disk, '64M']);
     await this.mustCli('image:add', '--slug', IMAGE, '--name', 'Tiny (soak)', '--file', disk);
     rmSync(disk);
+    if (debian) {
+      log('the Debian test image (scripts/build-test-image.sh, cached)');
+      await this.mustCli('image:add', '--slug', DEBIAN_IMAGE, '--name', 'Debian 12 (soak)', '--file', testImageFile());
+    }
 
     this.apis = ports.map(
       (port, i) =>
@@ -174,9 +182,10 @@ export class SoakWorld {
     return result;
   }
 
-  /** `count` stopped VPSes of the busybox guest for the account of `email`: their ids. */
-  async provision(email: string, count: number): Promise<string[]> {
-    const made = await this.mustCli(...provisionArgs(email, REGION, IMAGE, '--power-state', 'stopped', '--count', String(count)));
+  /** `count` stopped VPSes of the busybox guest (or running ones of `image`) for the account of `email`: their ids. */
+  async provision(email: string, count: number, image = IMAGE): Promise<string[]> {
+    const power = image === IMAGE ? ['--power-state', 'stopped'] : [];
+    const made = await this.mustCli(...provisionArgs(email, REGION, image, ...power, '--count', String(count)));
     return made.lines.map((line) => line.id as string);
   }
 

@@ -1,29 +1,17 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import { removeDomain, virsh } from './libvirt';
 import type { CliResult } from './run-cli';
 import { runCliIn } from './run-cli-in-app';
+import { testImageFile } from './test-images';
 import { waitForOrFail } from './wait-for';
 
 /** A boot under TCG on a busy two-core machine: about a minute, at times far more. */
 export const BOOT_MS = 300_000;
 
-const SCRIPTS = join(__dirname, '../../scripts');
-
 /** An ed25519 key pair without a passphrase: `file` and `file.pub`. */
 export function makeKeyPair(file: string, comment: string): void {
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', file]);
-}
-
-/** The Debian test image (cloud-init, sshd, qemu-guest-agent); cached by package versions, so .ci/run built it before the pass. */
-export function testImageFile(): string {
-  return execFileSync('bash', [join(SCRIPTS, 'build-test-image.sh')], { encoding: 'utf8' }).trim();
-}
-
-/** The rescue system made from the test image: a root filesystem of its own UUID. */
-export function rescueTestImageFile(image: string): string {
-  return execFileSync('bash', [join(SCRIPTS, 'build-rescue-test-image.sh'), image], { encoding: 'utf8' }).trim();
 }
 
 /** The test image added as `slug` by the operator's image:add. */

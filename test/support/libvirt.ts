@@ -89,14 +89,49 @@ export function kernelGuestFolder(prefix: string): { dir: string; modules: strin
   return { dir, modules: `/lib/modules/${kernel.slice('vmlinuz-'.length)}/kernel/drivers` };
 }
 
+/** virtio-blk and what it stands on, in the order they load (modules of Debian's cloud kernel). */
+export const VIRTIO_MODULES = ['virtio_ring', 'virtio', 'virtio_pci_legacy_dev', 'virtio_pci_modern_dev', 'virtio_pci', 'virtio_blk'];
+
+/** The VIRTIO_MODULES as initramfs files `/<name>.ko`, from the kernel's `drivers` folder. */
+export function virtioModuleFiles(modules: string): CpioFile[] {
+  return VIRTIO_MODULES.map((module) => ({
+    name: `${module}.ko`,
+    mode: 0o100644,
+    data: readFileSync(join(modules, module === 'virtio_blk' ? 'block' : 'virtio', `${module}.ko`)),
+  }));
+}
+
+/**
+ * With `diskSystem`: when the root disk's first partition holds a system (the Debian test image),
+ * the guest boots it (ext4 is built in); an empty disk keeps the busybox guest. The image's own
+ * modules may be of another kernel version than the host's, so the guest agent's virtio-serial
+ * driver is loaded here, before the switch.
+ */
+const DISK_SYSTEM = `for module in ${VIRTIO_MODULES.join(' ')} virtio_console; do insmod /$module.ko; done
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do [ -b /dev/vda ] && break; usleep 100000; done
+mkdir -p /system
+if [ -b /dev/vda1 ] && mount -t ext4 /dev/vda1 /system 2>/dev/null; then
+  # Debian's /sbin/init is an absolute symlink: it resolves only inside the new root.
+  if [ -L /system/sbin/init ] || [ -e /system/sbin/init ]; then
+    echo "tiny-guest: booting the system on its disk"
+    umount /proc /sys /dev
+    exec switch_root /system /sbin/init
+  fi
+  umount /system
+fi
+`;
+
 /**
  * A Linux guest that obeys ACPI: Debian's cloud kernel and an initramfs of busybox-static plus the
  * kernel's evdev and button modules, whose init powers off when the power button is pressed.
  * Built from the installed packages at test time (about a second). With `disks`, the domain has
  * the VPS's root and seed disks too (the kernel boots from its initramfs and leaves them alone),
- * so its disk can be snapshotted and backed up.
+ * so its disk can be snapshotted and backed up. With `diskSystem` too, a disk made from the Debian
+ * test image boots Debian (under the same template, with the guest agent's channel, its socket in
+ * the guest's folder: a session libvirtd's own path is too long for a UNIX socket), so one
+ * deployment runs both kinds of guest.
  */
-export function buildTinyGuest(options: { disks?: boolean } = {}): TinyGuest {
+export function buildTinyGuest(options: { disks?: boolean; diskSystem?: boolean } = {}): TinyGuest {
   const { dir, modules } = kernelGuestFolder('tiny-guest-');
   const init = `#!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -104,7 +139,7 @@ mkdir -p /proc /sys /dev
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
-insmod /evdev.ko
+${options.diskSystem ? DISK_SYSTEM : ''}insmod /evdev.ko
 insmod /button.ko
 for event in /sys/class/input/event*; do
   if grep -q "Power Button" "$event/device/name"; then
@@ -120,6 +155,12 @@ while true; do sleep 3600; done
     { name: 'init', mode: 0o100755, data: Buffer.from(init) },
     { name: 'evdev.ko', mode: 0o100644, data: readFileSync(`${modules}/input/evdev.ko`) },
     { name: 'button.ko', mode: 0o100644, data: readFileSync(`${modules}/acpi/button.ko`) },
+    ...(options.diskSystem
+      ? [
+          ...virtioModuleFiles(modules),
+          { name: 'virtio_console.ko', mode: 0o100644, data: readFileSync(`${modules}/char/virtio_console.ko`) },
+        ]
+      : []),
   ];
   writeFileSync(join(dir, 'initrd.gz'), gzipSync(newcArchive(files)));
   const consoleLog = (domain: string) => join(dir, `${domain}.log`);
@@ -140,7 +181,7 @@ while true; do sleep 3600; done
   <devices>${options.disks ? '\n    {{disks}}' : ''}
     <serial type='file'><source path='${dir}/{{name}}.log' append='on'/></serial>
     <graphics type='vnc' autoport='yes' listen='{{vncListen}}' passwd='{{vncPassword}}'/>
-    <video><model type='vga'/></video>
+    <video><model type='vga'/></video>${options.diskSystem ? `\n    <channel type='unix'><source mode='bind' path='${dir}/{{name}}.agent'/><target type='virtio' name='org.qemu.guest_agent.0'/></channel>` : ''}
   </devices>
 </domain>
 `;

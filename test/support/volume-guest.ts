@@ -1,11 +1,8 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { CpioFile, kernelGuestFolder, newcArchive } from './libvirt';
+import { CpioFile, kernelGuestFolder, newcArchive, VIRTIO_MODULES, virtioModuleFiles } from './libvirt';
 import { waitForOrFail } from './wait-for';
-
-/** virtio-blk and what it stands on, in the order they load (modules of Debian's cloud kernel). */
-const VIRTIO_MODULES = ['virtio_ring', 'virtio', 'virtio_pci_legacy_dev', 'virtio_pci_modern_dev', 'virtio_pci', 'virtio_blk'];
 
 const BOOTED = 'volume-guest: booted';
 
@@ -58,11 +55,7 @@ done
     { name: 'bin', mode: 0o40755 },
     { name: 'bin/busybox', mode: 0o100755, data: readFileSync('/bin/busybox') },
     { name: 'init', mode: 0o100755, data: Buffer.from(init) },
-    ...VIRTIO_MODULES.map((module) => ({
-      name: `${module}.ko`,
-      mode: 0o100644,
-      data: readFileSync(join(modules, module === 'virtio_blk' ? 'block' : 'virtio', `${module}.ko`)),
-    })),
+    ...virtioModuleFiles(modules),
   ];
   writeFileSync(join(dir, 'initrd.gz'), gzipSync(newcArchive(files)));
   const template = join(dir, 'volume-guest.xml');

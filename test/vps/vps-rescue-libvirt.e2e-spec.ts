@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { BOOT_MS, hostKeyAt, rescueTestImageFile, testImageFile, untilSshUp } from '../support/guest';
+import { BOOT_MS, hostKeyAt, untilSshUp } from '../support/guest';
+import { rescueTestImageFile, testImageFile } from '../support/test-images';
 import { GuestSuite } from '../support/guest-suite';
 import { guestCompute } from '../support/hosts';
 import { guestSuiteInThisPass, virsh } from '../support/libvirt';
