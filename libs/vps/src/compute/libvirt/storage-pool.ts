@@ -1,6 +1,6 @@
 import { ComputeProviderError } from '../compute-provider';
 import { lookBeforeRetry } from './look-before-retry';
-import { Virsh, VOLUME_EXISTS_CODE } from './virsh';
+import { POOL_BUSY_CODE, Virsh, VOLUME_EXISTS_CODE } from './virsh';
 import { withXmlFile } from './xml-file';
 
 /** An upload moves a whole image (hundreds of MB, maybe to a remote host). */
@@ -23,6 +23,7 @@ export class StoragePool {
     private readonly virsh: Virsh,
     readonly name: string,
     private readonly changeTimeoutMs: number,
+    private readonly busyPollMs = 2_000,
   ) {}
 
   /**
@@ -97,7 +98,17 @@ export class StoragePool {
    * (a backup job's target) is a volume only after this, and `remove` takes it for gone until then.
    */
   async refresh(uri: string): Promise<void> {
-    await this.run(uri, ['pool-refresh', this.name]);
+    // Refused while another volume of the pool is being copied (the soak's hour: snapshots failed
+    // beside a rebuild's copy): asked again until the copy ends, up to the change timeout.
+    const until = Date.now() + this.changeTimeoutMs;
+    for (;;) {
+      try {
+        return void (await this.run(uri, ['pool-refresh', this.name], this.changeTimeoutMs, [POOL_BUSY_CODE]));
+      } catch (err) {
+        if (!(err instanceof ComputeProviderError && err.code === POOL_BUSY_CODE) || Date.now() > until) throw err;
+        await new Promise((resolve) => setTimeout(resolve, this.busyPollMs));
+      }
+    }
   }
 
   /** Capacity and allocation (bytes on disk) of a volume, as the pool knows it now (refreshed first). */

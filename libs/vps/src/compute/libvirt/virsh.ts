@@ -22,6 +22,10 @@ const NOT_RUNNING = /domain is not running/i;
 const NWFILTER_NOT_FOUND = /(network filter not found|no nwfilter with matching)/i;
 const POOL_NOT_FOUND = /(storage pool not found|no storage pool with matching|failed to get pool)/i;
 const VOLUME_EXISTS = /storage volume name '[^']*' already in use/i;
+const POOL_BUSY = /pool '[^']*' has asynchronous jobs running/i;
+
+/** libvirt refuses to refresh a pool while one of its volumes is being copied (a rebuild's disk, a stopped VPS's snapshot). */
+export const POOL_BUSY_CODE = 'pool_busy';
 
 /** A volume was to be made under a name the pool already has. */
 export const VOLUME_EXISTS_CODE = 'volume_exists';
@@ -101,6 +105,7 @@ export function virshError(err: NodeJS.ErrnoException & { killed?: boolean }, st
     );
   }
   if (VOLUME_EXISTS.test(said)) return new ComputeProviderError(VOLUME_EXISTS_CODE, 'The storage volume already exists.');
+  if (POOL_BUSY.test(said)) return new ComputeProviderError(POOL_BUSY_CODE, 'The storage pool is busy copying a volume.', true);
   if (NOT_RUNNING.test(said)) return new ComputeProviderError('not_running', 'The machine is not running.');
   // Say which thing is missing: a missing image volume used to read as a missing machine.
   if (VOLUME_NOT_FOUND.test(said)) return new ComputeProviderError('not_found', missingVolume(quoted(said)));
