@@ -102,8 +102,10 @@ export class CustomerLoad {
     private readonly began: number,
   ) {}
 
-  /** Sign-ups through the API (mail, confirmation link, an API key), webhook endpoints, and the VPSes the operator provisions. */
-  /** The first `withVps` customers get a busybox VPS each, the next `withDebian` a running Debian one with backups enabled. */
+  /**
+   * Sign-ups through the API (mail, confirmation link, an API key), webhook endpoints, and the VPSes the operator
+   * provisions: the first `withVps` customers get a busybox VPS each, the next `withDebian` a running Debian one with backups enabled.
+   */
   async signUp(count: number, withVps: number, withEndpoint: number, withDebian: number): Promise<void> {
     const run = `${Date.now().toString(36)}`;
     for (let start = 0; start < count; start += 10) {
