@@ -12,8 +12,9 @@ const onPostgres = Boolean(TEST_DATABASE_URL);
 /** The pg-boss JobQueue on the real database: how its loops fetch, and what a stop leaves behind. */
 describe('JobQueue (pg-boss, TestingModule on the real database)', () => {
   const opened: TestModule[] = [];
-  afterAll(async () => {
-    for (const m of opened) await m.close().catch(() => undefined);
+  // Each test's modules close with it: their pools and LISTEN sessions are not held through the file.
+  afterEach(async () => {
+    for (const m of opened.splice(0)) await m.close().catch(() => undefined);
   });
 
   /** A module whose queue `name` records each job's `n` in `handled`, taking `ms` per job. */

@@ -9,7 +9,7 @@ const MAX_BACKOFF_MS = 30_000;
 export interface PgListenerHandlers {
   /** A payload NOTIFY'd on the channel, by any process on the database. */
   message(payload: string): void;
-  /** LISTEN is back after an outage: anything sent meanwhile was missed. */
+  /** LISTEN is back after an outage, or up only after its first tries failed: anything sent meanwhile was missed. */
   resumed(): void;
 }
 
@@ -68,13 +68,15 @@ export class PgListener {
       return;
     }
     if (this.client !== client) return; // lost while connecting; a retry is scheduled
+    // The caller of the first start went on once it failed: what was sent since then was missed too.
+    const missed = this.everConnected || this.failures > 0;
     this.listening = true;
     this.failures = 0;
-    if (this.everConnected) {
+    this.everConnected = true;
+    if (missed) {
       this.logger.log('Listening again');
       this.handlers.resumed();
     }
-    this.everConnected = true;
   }
 
   /**
