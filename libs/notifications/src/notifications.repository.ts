@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { PageQuery, pageOfRows, pgNotify, poolQuery, RowsPage, runSql, sqlCount, sqlFirst } from '@app/core';
+import { PageQuery, pageOfRows, pgNotify, poolQuery, RowsPage, runSql, sqlFirst } from '@app/core';
 import { NewNotification, NotificationRow } from './notification.types';
 
 /** A demo notification: `age` is a PostgreSQL interval ('2 hours'). */
@@ -21,18 +21,42 @@ export interface AccountNews {
   notifications: NotificationRow[];
 }
 
+/** `pg_notify` of a hub announcement ({ accountId, notificationId }) on the channel parameter `channel`. */
+const announcement = (channel: string, accountId: string, notificationId: string) =>
+  `pg_notify(${channel}, json_build_object('accountId', ${accountId}, 'notificationId', ${notificationId})::text)`;
+
 /** Raw SQL on the hot paths (unread count, mark read): one statement each, no entity hydration. */
 @Injectable()
 export class NotificationsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  insert(n: NewNotification): Promise<NotificationRow | null> {
-    return sqlFirst<NotificationRow>(
+  /**
+   * The notification made and, given `announceOn`, announced to every process's hub by the same
+   * statement: PostgreSQL delivers the NOTIFY at its commit, so a notification is never made
+   * unannounced (a second statement could fail after the first committed).
+   */
+  async insert(n: NewNotification, announceOn: string | null): Promise<NotificationRow | null> {
+    const row = await sqlFirst<NotificationRow & { announced?: unknown }>(
       this.dataSource,
-      `INSERT INTO notifications (account_id, type, severity, title, body, link, entity_type, entity_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
-      [n.accountId, n.type, n.severity, n.title, n.body, n.link, n.entity?.type ?? null, n.entity?.id ?? null],
+      `WITH made AS (
+         INSERT INTO notifications (account_id, type, severity, title, body, link, entity_type, entity_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING ${COLUMNS}, account_id)
+       SELECT ${COLUMNS}${announceOn ? `, ${announcement('$9', 'account_id', 'id')} AS announced` : ''} FROM made`,
+      [
+        n.accountId,
+        n.type,
+        n.severity,
+        n.title,
+        n.body,
+        n.link,
+        n.entity?.type ?? null,
+        n.entity?.id ?? null,
+        ...(announceOn ? [announceOn] : []),
+      ],
     );
+    if (!row) return null;
+    const { announced: _announced, ...made } = row;
+    return made;
   }
 
   page(accountId: string, query: PageQuery, unread?: boolean): Promise<RowsPage<NotificationRow>> {
@@ -95,23 +119,38 @@ export class NotificationsRepository {
 
   /**
    * Idempotent: an already read notification keeps its first readAt. `changed` is true when this
-   * call did the marking (the new read_at is this transaction's now() only if it was null).
+   * call did the marking (the new read_at is this transaction's now() only if it was null); only
+   * then is the new count announced on `announceOn`, by the same statement.
    */
-  async markRead(accountId: string, id: string): Promise<{ notification: NotificationRow; changed: boolean } | null> {
-    const rows = await poolQuery<NotificationRow & { changed: boolean }>(
+  async markRead(
+    accountId: string,
+    id: string,
+    announceOn: string | null,
+  ): Promise<{ notification: NotificationRow; changed: boolean } | null> {
+    const rows = await poolQuery<NotificationRow & { changed: boolean; announced?: unknown }>(
       this.dataSource,
-      `UPDATE notifications SET read_at = COALESCE(read_at, now()) WHERE id = $1 AND account_id = $2
-       RETURNING ${COLUMNS}, read_at = now() AS changed`,
-      [id, accountId],
+      `WITH marked AS (
+         UPDATE notifications SET read_at = COALESCE(read_at, now()) WHERE id = $1 AND account_id = $2
+         RETURNING ${COLUMNS}, read_at = now() AS changed)
+       SELECT ${COLUMNS}, changed${announceOn ? `, CASE WHEN changed THEN ${announcement('$3', '$2::uuid', 'NULL')} END AS announced` : ''}
+         FROM marked`,
+      [id, accountId, ...(announceOn ? [announceOn] : [])],
     );
     if (!rows[0]) return null;
-    const { changed, ...notification } = rows[0];
+    const { changed, announced: _announced, ...notification } = rows[0];
     return { notification, changed };
   }
 
-  /** One statement: concurrent calls and concurrent inserts each see a consistent set. */
-  markAllRead(accountId: string): Promise<number> {
-    return sqlCount(this.dataSource, 'UPDATE notifications SET read_at = now() WHERE account_id = $1 AND read_at IS NULL', [accountId]);
+  /** One statement: concurrent calls and concurrent inserts each see a consistent set; the new count announced on `announceOn` when any was marked. */
+  async markAllRead(accountId: string, announceOn: string | null): Promise<number> {
+    const [{ n }] = await poolQuery<{ n: number }>(
+      this.dataSource,
+      `WITH marked AS (UPDATE notifications SET read_at = now() WHERE account_id = $1 AND read_at IS NULL RETURNING 1)
+       SELECT count(*)::int AS n${announceOn ? `, CASE WHEN count(*) > 0 THEN ${announcement('$2', '$1::uuid', 'NULL')} END AS announced` : ''}
+         FROM marked`,
+      [accountId, ...(announceOn ? [announceOn] : [])],
+    );
+    return Number(n);
   }
 
   /** NOTIFY on `channel` for every API process's hub (no table; not part of a transaction). */

@@ -20,9 +20,9 @@ export class NotificationsService {
     const template = notificationFor(event);
     if (!template) return null;
     try {
-      const created = await this.repository.insert(template);
+      const created = await this.repository.insert(template, this.hub.channel);
       if (!created) return null;
-      await this.hub.announce(event.accountId, created.id);
+      this.hub.changedHere(event.accountId, created.id);
       return NotificationResponse.fromRow(created);
     } catch (err) {
       this.logger.error(`Could not record ${event.name} for ${event.accountId}: ${(err as Error).message}`);
@@ -47,16 +47,16 @@ export class NotificationsService {
   }
 
   async markRead(accountId: string, id: string): Promise<NotificationResponse> {
-    const result = await this.repository.markRead(accountId, id);
+    const result = await this.repository.markRead(accountId, id, this.hub.channel);
     if (!result) throw Problem.notFound('Notification');
     // Other open streams of the account show the new count; a repeated read changes nothing.
-    if (result.changed) void this.hub.announce(accountId, null);
+    if (result.changed) this.hub.changedHere(accountId, null);
     return NotificationResponse.fromRow(result.notification);
   }
 
   async markAllRead(accountId: string): Promise<ReadAllResponse> {
-    const updated = await this.repository.markAllRead(accountId);
-    if (updated) void this.hub.announce(accountId, null);
+    const updated = await this.repository.markAllRead(accountId, this.hub.channel);
+    if (updated) this.hub.changedHere(accountId, null);
     return ReadAllResponse.fromUpdated(updated);
   }
 }

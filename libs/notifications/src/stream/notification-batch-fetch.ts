@@ -1,59 +1,118 @@
 import type { Logger } from '@nestjs/common';
+import { backoff } from '@app/core';
 import type { AccountNews, NotificationsRepository } from '../notifications.repository';
 
 /** Accounts per statement when a burst of announcements is fetched. */
 const BURST_ACCOUNTS = 1_000;
 
+export interface BatchFetchRetries {
+  /** Fetches of one announcement before it is given up (about two minutes of a database away). */
+  tries: number;
+  baseMs: number;
+  maxMs: number;
+}
+
+const RETRIES: BatchFetchRetries = { tries: 8, baseMs: 500, maxMs: 30_000 };
+
 /**
  * Announcements fetched in bursts: those heard in one turn of the event loop, or while
  * the previous burst was fetched, go together, each account's announced notifications and unread
  * count in one statement per BURST_ACCOUNTS accounts, instead of two queries per announcement.
- * One burst at a time, so an account's counts arrive in order.
+ * One burst at a time, so an account's counts arrive in order. A burst that could not be fetched (a
+ * statement timeout on a starved database: the soak's hour lost notifications that way) goes back
+ * into the queue and is fetched again after a backoff, with what was heard meanwhile.
  */
 export class NotificationBatchFetch {
   /** Account -> the notification ids announced for it (none: only its count changed). */
   private queued = new Map<string, Set<string>>();
+  /** Account -> the fetches of its queued announcements that failed in a row. */
+  private failed = new Map<string, number>();
   private running = false;
+  private stopped = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private wakeRetry: (() => void) | null = null;
 
   constructor(
     private readonly repository: NotificationsRepository,
     private readonly deliver: (accountId: string, news: AccountNews) => void,
     private readonly logger: Logger,
+    private readonly retries: BatchFetchRetries = RETRIES,
   ) {}
 
   add(accountId: string, notificationId: string | null): void {
-    const ids = this.queued.get(accountId) ?? new Set<string>();
-    if (notificationId) ids.add(notificationId);
-    this.queued.set(accountId, ids);
+    if (this.stopped) return;
+    this.enqueue(accountId, notificationId ? [notificationId] : []);
     if (this.running) return;
     this.running = true;
     setImmediate(() => void this.run());
   }
 
+  /** Nothing is fetched after this (the application shuts down; its pool closes). */
+  stop(): void {
+    this.stopped = true;
+    this.queued.clear();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.wakeRetry?.();
+  }
+
+  private enqueue(accountId: string, ids: Iterable<string>): void {
+    const queued = this.queued.get(accountId) ?? new Set<string>();
+    for (const id of ids) queued.add(id);
+    this.queued.set(accountId, queued);
+  }
+
   private async run(): Promise<void> {
     try {
-      while (this.queued.size) {
+      while (this.queued.size && !this.stopped) {
         const burst = [...this.queued];
         this.queued = new Map();
         const parts = Array.from({ length: Math.ceil(burst.length / BURST_ACCOUNTS) }, (_, i) =>
           burst.slice(i * BURST_ACCOUNTS, (i + 1) * BURST_ACCOUNTS),
         );
-        await Promise.all(parts.map((part) => this.fetch(part)));
+        const tries = Math.max(0, ...(await Promise.all(parts.map((part) => this.fetch(part)))));
+        if (tries) await this.pause(backoff(tries, { base: this.retries.baseMs, max: this.retries.maxMs, jitter: 0.2 }));
       }
     } finally {
       this.running = false;
     }
   }
 
-  private async fetch(part: [string, Set<string>][]): Promise<void> {
+  /** 0 when the part was delivered; otherwise how often its accounts' fetch has failed (they are queued again). */
+  private async fetch(part: [string, Set<string>][]): Promise<number> {
     try {
       const news = await this.repository.news(
         part.map(([accountId]) => accountId),
         part.flatMap(([, ids]) => [...ids]),
       );
+      for (const [accountId] of part) this.failed.delete(accountId);
       for (const [accountId, accountNews] of news) this.deliver(accountId, accountNews);
+      return 0;
     } catch (err) {
-      this.logger.warn(`Could not deliver notifications: ${(err as Error).message}`);
+      let most = 0;
+      for (const [accountId, ids] of part) {
+        const tries = (this.failed.get(accountId) ?? 0) + 1;
+        if (tries >= this.retries.tries) {
+          this.failed.delete(accountId);
+          continue;
+        }
+        this.failed.set(accountId, tries);
+        this.enqueue(accountId, ids);
+        most = Math.max(most, tries);
+      }
+      const next = most ? 'fetched again shortly' : 'given up';
+      this.logger.warn(`Could not deliver notifications: ${(err as Error).message} (${next})`);
+      return most;
     }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.wakeRetry = () => {
+        this.wakeRetry = null;
+        resolve();
+      };
+      this.retryTimer = setTimeout(() => this.wakeRetry?.(), ms);
+      this.retryTimer.unref();
+    });
   }
 }

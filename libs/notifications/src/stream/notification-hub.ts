@@ -149,15 +149,17 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
     return !this.config.databaseUrl || (this.listener?.connected ?? false);
   }
 
-  /** Tells every API process that an account has a new notification (id) or a changed unread count (null). */
-  async announce(accountId: string, notificationId: string | null): Promise<void> {
-    const message: Announcement = { accountId, notificationId };
-    try {
-      if (this.config.databaseUrl) await this.repository.notifyProcesses(CHANNEL, JSON.stringify(message));
-      else this.queue(accountId, notificationId);
-    } catch (err) {
-      this.logger.warn(`Could not announce a notification: ${(err as Error).message}`);
-    }
+  /**
+   * Where the statement that makes a notification, or changes an unread count, announces it to every
+   * API process (NOTIFY, delivered at its commit); null on the embedded database, where `changedHere` does.
+   */
+  get channel(): string | null {
+    return this.config.databaseUrl ? CHANNEL : null;
+  }
+
+  /** After such a statement: on the embedded database (one process) this process's streams are told here. */
+  changedHere(accountId: string, notificationId: string | null): void {
+    if (!this.config.databaseUrl) this.queue(accountId, notificationId);
   }
 
   /** Tells every API process to verify again the credentials of the account's open streams. */
@@ -228,6 +230,7 @@ export class NotificationHub implements OnApplicationBootstrap, BeforeApplicatio
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
     this.rechecks.stop();
+    this.batchFetch.stop();
     clearInterval(this.heartbeat);
     for (const set of this.streams.values()) {
       for (const open of set) {
