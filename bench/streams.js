@@ -112,7 +112,7 @@ async function streamsScenario({ port, pid, procStatus, keys, accountIds, dbUrl,
   try {
     armed = true;
     await db.query('BEGIN');
-    // libs/notifications/src/notifications.service.ts: the row, then NotificationHub.announce's pg_notify
+    // libs/notifications/src/notifications.repository.ts: the row and its pg_notify in one statement, as the API makes one
     await db.query(
       `WITH made AS (
          INSERT INTO notifications (account_id, type, severity, title, body)
