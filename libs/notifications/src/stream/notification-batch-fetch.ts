@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@nestjs/common';
 import { backoff } from '@app/core';
 import type { AccountNews, NotificationsRepository } from '../notifications.repository';
@@ -28,9 +29,8 @@ export class NotificationBatchFetch {
   /** Account -> the fetches of its queued announcements that failed in a row. */
   private failed = new Map<string, number>();
   private running = false;
-  private stopped = false;
-  private retryTimer: NodeJS.Timeout | null = null;
-  private wakeRetry: (() => void) | null = null;
+  /** Aborted at the stop: no fetch after it, and a pause before a retry ends at once. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly repository: NotificationsRepository,
@@ -40,7 +40,7 @@ export class NotificationBatchFetch {
   ) {}
 
   add(accountId: string, notificationId: string | null): void {
-    if (this.stopped) return;
+    if (this.stopping.signal.aborted) return;
     this.enqueue(accountId, notificationId ? [notificationId] : []);
     if (this.running) return;
     this.running = true;
@@ -49,10 +49,8 @@ export class NotificationBatchFetch {
 
   /** Nothing is fetched after this (the application shuts down; its pool closes). */
   stop(): void {
-    this.stopped = true;
     this.queued.clear();
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.wakeRetry?.();
+    this.stopping.abort();
   }
 
   private enqueue(accountId: string, ids: Iterable<string>): void {
@@ -63,14 +61,16 @@ export class NotificationBatchFetch {
 
   private async run(): Promise<void> {
     try {
-      while (this.queued.size && !this.stopped) {
+      while (this.queued.size && !this.stopping.signal.aborted) {
         const burst = [...this.queued];
         this.queued = new Map();
         const parts = Array.from({ length: Math.ceil(burst.length / BURST_ACCOUNTS) }, (_, i) =>
           burst.slice(i * BURST_ACCOUNTS, (i + 1) * BURST_ACCOUNTS),
         );
         const tries = Math.max(0, ...(await Promise.all(parts.map((part) => this.fetch(part)))));
-        if (tries) await this.pause(backoff(tries, { base: this.retries.baseMs, max: this.retries.maxMs, jitter: 0.2 }));
+        if (!tries) continue;
+        const delay = backoff(tries, { base: this.retries.baseMs, max: this.retries.maxMs, jitter: 0.2 });
+        await sleep(delay, undefined, { signal: this.stopping.signal, ref: false }).catch(() => undefined);
       }
     } finally {
       this.running = false;
@@ -103,16 +103,5 @@ export class NotificationBatchFetch {
       this.logger.warn(`Could not deliver notifications: ${(err as Error).message} (${next})`);
       return most;
     }
-  }
-
-  private pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.wakeRetry = () => {
-        this.wakeRetry = null;
-        resolve();
-      };
-      this.retryTimer = setTimeout(() => this.wakeRetry?.(), ms);
-      this.retryTimer.unref();
-    });
   }
 }
