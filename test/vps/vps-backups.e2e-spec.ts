@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { ApiKeysService } from '@app/api-keys';
+import { JobQueue } from '@app/core';
 import { BackupRunner } from '../../libs/vps/src/backups/backup-runner';
 import { BackupStore } from '../../libs/vps/src/backups/backup-store';
 import { BackupsJob } from '../../libs/vps/src/backups/backups.job';
@@ -281,6 +282,34 @@ describe('VPS backups (simulator, local store)', () => {
     expect(made[0]).toMatchObject({ trigger: 'operator', status: 'available' });
     expect(made).toHaveLength(2);
     expect((await runCliIn(t.app, ['backup:run', '--service', 'nope'])).code).not.toBe(0);
+  });
+
+  it('a queued backup whose job runs again (its process died while it ran) makes no second backup: the job carries the backup id', async () => {
+    const { id } = await vps();
+    await t.app.get(BackupsJob).enqueue(id, 'operator');
+    const [made] = await waitFor(
+      () => list(id),
+      (all) => all.length === 1 && all[0].status === 'available',
+      20_000,
+    );
+    const jobOf = () =>
+      t.db.query<{ id: string; state: string; backupId: string; retryLimit: number }[]>(
+        `SELECT id, state, data->>'backupId' AS "backupId", retry_limit AS "retryLimit" FROM pgboss.job
+          WHERE name = 'vps-backup' AND data->>'serviceId' = $1`,
+        [id],
+      );
+    const [job] = await waitFor(jobOf, (rows) => rows[0]?.state === 'completed', 20_000);
+    expect(job).toMatchObject({ backupId: made.id, retryLimit: 3 });
+    // What pg-boss does with a job still active at its expiry (its process was killed): it is fetched again.
+    await t.db.query(
+      `UPDATE pgboss.job SET state = 'retry', start_after = now(), completed_on = NULL WHERE name = 'vps-backup' AND id = $1`,
+      [job.id],
+    );
+    t.app.get(JobQueue).wake('vps-backup');
+    await waitFor(jobOf, (rows) => rows[0]?.state === 'completed', 20_000);
+    expect(await list(id)).toEqual([expect.objectContaining({ id: made.id, status: 'available' })]);
+    expect(await backUp(id)).toMatchObject({ status: 'available' });
+    expect(await t.app.get(BackupRunner).run(id, 'operator', made.id)).toEqual({ skipped: 'this backup was begun already' });
   });
 
   it('turns a backup into a snapshot image of the account, counted toward SNAPSHOTS_PER_ACCOUNT', async () => {

@@ -34,10 +34,11 @@ export class BackupRunner {
     private readonly outcome: BackupOutcome,
   ) {}
 
-  async run(serviceId: string, trigger: BackupTrigger): Promise<BackupRunResult> {
-    const id = randomUUID();
+  /** `id`: the backup's, given by a job that may run again (a second run with it makes nothing). */
+  async run(serviceId: string, trigger: BackupTrigger, id: string = randomUUID()): Promise<BackupRunResult> {
     const begun = await this.tx.run(async (m) => {
       const service = await this.states.lockById(m, serviceId);
+      if (await this.backups.exists(m, id)) return 'this backup was begun already';
       if (!isVps(service)) return 'not a VPS';
       if (service.status !== 'active') return `the service is ${service.status}`;
       if (!isSettled(service.powerState)) return `the machine is ${service.powerState}`;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { JobQueue, TransactionRunner } from '@app/core';
 import { VpsStates } from '../instances/vps-states';
@@ -13,6 +14,20 @@ const SCHEDULE_SECONDS = 60;
 const DUE_PER_PASS = 100;
 /** Backups one process copies at once (each reads a whole disk). */
 const CONCURRENCY = 2;
+/**
+ * A backup job still active this long is taken as lost with its process and run again. The run
+ * again is harmless when the first is still copying: the job carries its backup's id, and a run
+ * that finds that backup's row makes none.
+ */
+const JOB_EXPIRE_SECONDS = 300;
+const JOB_RETRIES = { retryLimit: 3, retryDelaySeconds: 30 };
+
+interface BackupJobData {
+  serviceId: string;
+  trigger: BackupTrigger;
+  /** Absent from jobs queued before backups carried their id. */
+  backupId?: string;
+}
 
 /**
  * Backups on the job queue (docs/decisions/jobs.md): one `vps-backup` job per backup, and every
@@ -32,20 +47,18 @@ export class BackupsJob implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.work<{ serviceId: string; trigger: BackupTrigger }>(
-      BACKUP_JOB,
-      (job) => this.runner.run(job.serviceId, job.trigger).then(() => undefined),
-      {
-        concurrency: CONCURRENCY,
-      },
-    );
+    this.jobs.work<BackupJobData>(BACKUP_JOB, (job) => this.runner.run(job.serviceId, job.trigger, job.backupId).then(() => undefined), {
+      concurrency: CONCURRENCY,
+    });
     this.jobs.every('vps-backups-schedule', SCHEDULE_SECONDS, () => this.pass(), { atStart: true });
   }
 
   /** Queues one backup of the VPS now (the operator's `backup:run`). */
   async enqueue(serviceId: string, trigger: BackupTrigger): Promise<void> {
-    // Not retried: a failed backup is recorded as failed, and the next run is a new backup.
-    await this.jobs.send(BACKUP_JOB, { serviceId, trigger }, { retryLimit: 0, expireInSeconds: 6 * 3600 });
+    // A backup that failed is recorded as failed and not made again; only a job whose process
+    // died before it ended is run again, and its backup's id keeps that run from making a second.
+    const data: BackupJobData = { serviceId, trigger, backupId: randomUUID() };
+    await this.jobs.send(BACKUP_JOB, data, { ...JOB_RETRIES, expireInSeconds: JOB_EXPIRE_SECONDS });
   }
 
   async pass(): Promise<void> {
