@@ -73,9 +73,24 @@ async function settle(world: SoakWorld, timeoutMs: number): Promise<string[]> {
     const left = Object.entries(pending)
       .filter(([, n]) => n > 0)
       .map(([what, n]) => `${n} ${what}`);
-    if (!left.length || Date.now() > until) return left;
+    if (!left.length) return [];
+    if (Date.now() > until) return [...left, ...pendingDetails(world)];
     await sleep(2_000);
   }
+}
+
+/** What is still pending, one line each, for the report (the soak's database is dropped at its end). */
+function pendingDetails(world: SoakWorld): string[] {
+  return world.postgres
+    .rows<{ line: string }>(
+      `SELECT format('action %s (%s) of %s running since %s', id, type, service_id, started_at) AS line FROM instance_actions WHERE status = 'running'
+       UNION ALL SELECT format('image %s %s, made %s', id, status, created_at) FROM images WHERE status IN ('creating', 'deleting')
+       UNION ALL SELECT format('backup %s of %s %s, heartbeat %s', id, service_id, status, heartbeat_at) FROM vps_backups WHERE status IN ('running', 'deleting')
+       UNION ALL SELECT format('job %s %s %s (try %s of %s, started %s, data %s)', name, id, state, retry_count, retry_limit, started_on, data)
+         FROM pgboss.job WHERE name IN ('vps-backup', 'mail.send') AND state IN ('created', 'retry', 'active')
+       LIMIT 20`,
+    )
+    .map((r) => r.line);
 }
 
 function soakConnections(world: SoakWorld): number {
