@@ -138,7 +138,17 @@ export class SoakAudit {
       if (['creating', 'deleting', 'uploading'].includes(image.status)) findings.push(`image ${image.id} is still ${image.status}`);
     for (const image of images) if (image.status === 'available') expected.add(`img-${image.id}`);
     const volumes = await this.world.volumes();
-    for (const volume of volumes) if (!expected.has(volume)) findings.push(`orphan volume ${volume}`);
+    const backups = new Map(
+      this.world.postgres.rows<{ id: string; status: string }>('SELECT id, status FROM vps_backups').map((b) => [b.id, b.status]),
+    );
+    const imageStatus = new Map(images.map((i) => [i.id, i.status]));
+    const whose = (volume: string) => {
+      const id = volume.slice('img-'.length);
+      if (!volume.startsWith('img-')) return '';
+      if (imageStatus.has(id)) return ` (image ${imageStatus.get(id)})`;
+      return backups.has(id) ? ` (backup ${backups.get(id)})` : ' (no image or backup row)';
+    };
+    for (const volume of volumes) if (!expected.has(volume)) findings.push(`orphan volume ${volume}${whose(volume)}`);
     for (const volume of expected) if (!volumes.includes(volume)) findings.push(`missing volume ${volume}`);
     this.check('one domain per VPS in its state, one volume per disk and image, none orphaned', live.length + images.length, findings);
   }

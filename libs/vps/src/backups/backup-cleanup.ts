@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ComputeProvider, instanceRef } from '../compute/compute-provider';
+import { ImageStore } from '../compute/image-store';
 import { BackupStore } from './backup-store';
 import { BackupLeftover, BackupsRepository } from './backups.repository';
 
@@ -19,6 +20,7 @@ export class BackupCleanup {
     private readonly backups: BackupsRepository,
     private readonly store: BackupStore,
     private readonly compute: ComputeProvider,
+    private readonly hypervisorVolumes: ImageStore,
   ) {}
 
   /**
@@ -40,6 +42,25 @@ export class BackupCleanup {
       }
     }
     return deleted;
+  }
+
+  /**
+   * The hypervisor copies (`img-<backup id>`) of backups that ended but whose copy stayed: its
+   * removal failed (a hypervisor frozen or busy) or came before the copy's file was listed. The
+   * ImageStore lists every image-named volume of the hypervisors, so it names them too.
+   */
+  async releaseLeftCopies(): Promise<number> {
+    let released = 0;
+    for (const backup of await this.backups.endedAmong(await this.hypervisorVolumes.present())) {
+      try {
+        await this.compute.releaseExport(instanceRef(backup.serviceId, backup), backup.id);
+        released++;
+        this.logger.warn(`Backup ${backup.id}: the hypervisor's copy was left after the backup ended; removed`);
+      } catch (err) {
+        this.logger.warn(`Backup ${backup.id}: hypervisor copy not removed: ${(err as Error).message}`);
+      }
+    }
+    return released;
   }
 
   /** After a process died mid-backup: its incomplete upload aborted, the hypervisor's copy removed (best effort). */

@@ -65,6 +65,7 @@ export class BackupsJob implements OnModuleInit {
     await this.failInterrupted();
     for (const serviceId of await this.backups.takeDue(DUE_PER_PASS)) await this.enqueue(serviceId, 'schedule');
     await this.cleanup.deleteDue();
+    await this.cleanup.releaseLeftCopies();
   }
 
   /** Backups whose process died (no renewal of their lease): failed, their upload and copy removed, the customer told. */

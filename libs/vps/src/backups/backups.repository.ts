@@ -184,6 +184,19 @@ export class BackupsRepository {
     );
   }
 
+  /** Of these ids, the backups that are not running, with where their VPS is (their hypervisor copy would be there). */
+  async endedAmong(ids: string[]): Promise<BackupLeftover[]> {
+    const valid = ids.filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
+    if (!valid.length) return [];
+    return sqlRows<BackupLeftover>(
+      this.dataSource,
+      `SELECT b.id, b.service_id AS "serviceId", b.storage_key AS key, i.region, i.provider_ref AS "providerRef", ${HOST_OF_INSTANCE}
+         FROM vps_backups b JOIN vps_instances i ON i.service_id = b.service_id
+        WHERE b.id = ANY($1::uuid[]) AND b.status <> 'running'`,
+      [valid],
+    );
+  }
+
   /** A terminated VPS: no more runs; its backups go after the grace period. */
   async retire(m: EntityManager, serviceId: string, graceHours: number): Promise<void> {
     await runSql(m, `DELETE FROM vps_backup_schedules WHERE service_id = $1`, [serviceId]);

@@ -16,6 +16,11 @@ export abstract class ImageStore {
   /** Returns the storage pools it had to make first (none where they existed). */
   abstract upload(imageId: string, file: string, facts: { format: ImageFormat; sizeBytes: number }): Promise<PoolMade[]>;
   abstract remove(imageId: string): Promise<void>;
+  /**
+   * The ids of the images with a volume on some hypervisor now, files written outside the pool's
+   * own calls included (a failed snapshot's); a hypervisor that does not answer is left out.
+   */
+  abstract present(): Promise<string[]>;
 }
 
 export class SimulatedImageStore extends ImageStore {
@@ -25,5 +30,9 @@ export class SimulatedImageStore extends ImageStore {
 
   remove(): Promise<void> {
     return Promise.resolve();
+  }
+
+  present(): Promise<string[]> {
+    return Promise.resolve([]);
   }
 }

@@ -125,6 +125,16 @@ export class ImagesRepository {
     await runSql(manager, `UPDATE images SET status = 'deleting' WHERE id = $1`, [id]);
   }
 
+  /** Of these ids, the images that are deleted (a deleted image never comes back). */
+  async deletedAmong(ids: string[]): Promise<string[]> {
+    const valid = ids.filter((id) => UUID.test(id));
+    if (!valid.length) return [];
+    const rows = await sqlRows<{ id: string }>(this.dataSource, `SELECT id FROM images WHERE id = ANY($1::uuid[]) AND status = 'deleted'`, [
+      valid,
+    ]);
+    return rows.map((r) => r.id);
+  }
+
   async markDeleted(manager: EntityManager, id: string): Promise<void> {
     await runSql(manager, `UPDATE images SET status = 'deleted', deleted_at = now() WHERE id = $1`, [id]);
   }

@@ -71,6 +71,8 @@ export class DiskExports {
       }
       return { stream: await this.read(uri, imageVolume(exportId)), consistency: task.consistency, release };
     } catch (err) {
+      // The backup job's file may not be listed by the pool yet: read again first, or the delete takes it for gone.
+      await this.pool.refresh(uri).catch(() => undefined);
       await release().catch(() => undefined);
       throw err;
     }

@@ -1,7 +1,7 @@
 import { ImageStore } from '../image-store';
 import type { ImageFormat, PoolMade } from '../image-store';
 import type { LibvirtParts } from './libvirt-parts';
-import { imageVolume } from './volume-names';
+import { IMAGE_VOLUME_PREFIX, imageVolume } from './volume-names';
 
 /**
  * Images as volumes `img-<image id>` in LIBVIRT_STORAGE_POOL of every hypervisor: the configuration's
@@ -32,5 +32,17 @@ export class LibvirtImageStore extends ImageStore {
   async remove(imageId: string): Promise<void> {
     await this.libvirt.rbdDisks?.removeImage(imageId);
     for (const uri of await this.hypervisors()) await this.libvirt.pool.remove(uri, imageVolume(imageId));
+  }
+
+  async present(): Promise<string[]> {
+    const ids = new Set<string>();
+    for (const uri of await this.hypervisors()) {
+      // A file a failed snapshot's backup job left is a volume only once the pool is read again;
+      // a pool busy copying now is read on a later call.
+      await this.libvirt.pool.refresh(uri, 0).catch(() => undefined);
+      const names = await this.libvirt.pool.volumes(uri).catch(() => []);
+      for (const name of names) if (name.startsWith(IMAGE_VOLUME_PREFIX)) ids.add(name.slice(IMAGE_VOLUME_PREFIX.length));
+    }
+    return [...ids];
   }
 }

@@ -62,15 +62,8 @@ export class LibvirtInventory {
     );
   }
 
-  /** `virsh vol-list` (with -q): the first column is the name; a pool not made yet holds nothing. */
   private async volumes(uri: string): Promise<string[]> {
-    const listing = await this.run(uri, ['vol-list', '--pool', this.pool.name], this.readTimeoutMs).catch((err: unknown) =>
-      isNotFound(err) ? '' : Promise.reject(err),
-    );
-    return listing
-      .split('\n')
-      .map((line) => line.trim().split(/\s+/)[0])
-      .filter((name) => name?.startsWith(MACHINE_PREFIX));
+    return (await this.pool.volumes(uri, this.readTimeoutMs)).filter((name) => name.startsWith(MACHINE_PREFIX));
   }
 
   private run(uri: string, args: string[], timeoutMs = this.changeTimeoutMs): Promise<string> {

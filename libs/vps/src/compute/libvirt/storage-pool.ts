@@ -97,10 +97,10 @@ export class StoragePool {
    * The pool's list read again from its directory: a file libvirt wrote outside the pool's own calls
    * (a backup job's target) is a volume only after this, and `remove` takes it for gone until then.
    */
-  async refresh(uri: string): Promise<void> {
+  async refresh(uri: string, waitWhileBusyMs = this.changeTimeoutMs): Promise<void> {
     // Refused while another volume of the pool is being copied (the soak's hour: snapshots failed
     // beside a rebuild's copy): asked again until the copy ends, up to the change timeout.
-    const until = Date.now() + this.changeTimeoutMs;
+    const until = Date.now() + waitWhileBusyMs;
     for (;;) {
       try {
         return void (await this.run(uri, ['pool-refresh', this.name], this.changeTimeoutMs, [POOL_BUSY_CODE]));
@@ -109,6 +109,18 @@ export class StoragePool {
         await new Promise((resolve) => setTimeout(resolve, this.busyPollMs));
       }
     }
+  }
+
+  /** The names of the pool's volumes as it lists them now (`refresh` first for files written beside it); none where the pool is not made yet. */
+  async volumes(uri: string, timeoutMs = this.changeTimeoutMs): Promise<string[]> {
+    const listing = await this.run(uri, ['vol-list', '--pool', this.name], timeoutMs, MAY_BE_MISSING).catch((err: unknown) =>
+      isNotFound(err) ? '' : Promise.reject(err),
+    );
+    // virsh runs with -q: no header, the first column is the name.
+    return listing
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/)[0])
+      .filter(Boolean);
   }
 
   /** Capacity and allocation (bytes on disk) of a volume, as the pool knows it now (refreshed first). */

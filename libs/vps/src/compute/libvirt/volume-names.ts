@@ -3,4 +3,5 @@ export const rootVolumeOf = (serviceId: string): string => `svc-${serviceId}-roo
 export const seedVolumeOf = (serviceId: string): string => `svc-${serviceId}-seed.iso`;
 
 /** The libvirt volume (in LIBVIRT_STORAGE_POOL) holding an image: named by its id, never by its slug. */
-export const imageVolume = (imageId: string): string => `img-${imageId}`;
+export const IMAGE_VOLUME_PREFIX = 'img-';
+export const imageVolume = (imageId: string): string => `${IMAGE_VOLUME_PREFIX}${imageId}`;
