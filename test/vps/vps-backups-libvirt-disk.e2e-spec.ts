@@ -39,10 +39,11 @@ const POOL = 'default';
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'backup-disk-'));
-    const provider = (env: Record<string, string>) =>
-      new LibvirtComputeProvider(
-        new LibvirtParts(loadConfig(testEnv({ DATA_DIR: dir, ...libvirtCompute(env) })), { id: () => Promise.resolve('backup-disk-test') }),
-      );
+    const parts = (env: Record<string, string>) =>
+      new LibvirtParts(loadConfig(testEnv({ DATA_DIR: dir, ...libvirtCompute(env) })), { id: () => Promise.resolve('backup-disk-test') });
+    const provider = (env: Record<string, string>) => new LibvirtComputeProvider(parts(env));
+    // On a fresh machine no suite has uploaded an image yet, which makes the pool: made here as that upload would.
+    await parts({}).pool.ensure('qemu:///system');
     compute = provider({});
     streamed = provider({ LIBVIRT_DISK_TRANSFER: 'stream' });
     store = new LocalBackupStore(join(dir, 'backups'));
