@@ -15,12 +15,14 @@ const DUE_PER_PASS = 100;
 /** Backups one process copies at once (each reads a whole disk). */
 const CONCURRENCY = 2;
 /**
- * A backup job still active this long is taken as lost with its process and run again. The run
- * again is harmless when the first is still copying: the job carries its backup's id, and a run
- * that finds that backup's row makes none.
+ * A backup job still active this long is taken as lost with its process and run again (pg-boss
+ * looks every two minutes). The job's own part is short: it writes the backup's `running` row,
+ * whose lease then covers the copy (a dead process's backup is failed by the pass). A run again
+ * while the first still copies, or after it ended, makes nothing: the job carries its backup's
+ * id, and a run that finds that row stops.
  */
-const JOB_EXPIRE_SECONDS = 300;
-const JOB_RETRIES = { retryLimit: 3, retryDelaySeconds: 30 };
+const JOB_EXPIRE_SECONDS = 60;
+const JOB_RETRIES = { retryLimit: 3, retryDelaySeconds: 10 };
 
 interface BackupJobData {
   serviceId: string;
