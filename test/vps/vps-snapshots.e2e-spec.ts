@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { ImagesService } from '../../libs/vps/src/images/images.service';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createImage } from '../factories/images';
 import { createService, createServices } from '../factories/services';
@@ -209,6 +210,31 @@ describe('VPS snapshots (simulator)', () => {
     const refused = await api('delete', `/api/images/${system.id}`, owner.bearer).expect(403);
     expect(refused.body).toMatchObject({ code: 'forbidden', detail: expect.stringContaining('System images') });
     expect((await api('get', `/api/images/${system.id}`, owner.bearer).expect(200)).body.status).toBe('available');
+  });
+
+  it('finishes a deletion left under way (its hypervisor refused, or its process died): the sweep deletes it once, recorded as the system', async () => {
+    const vps = await createService(t, owner.id, { image: system.slug });
+    const { image: left } = await snapshotted(vps.id, 'left');
+    const { image: recent } = await snapshotted(vps.id, 'recent');
+    // What a DELETE answered 503 (or cut by a kill) leaves: the row `deleting`, its volumes maybe still there.
+    await t.db.query(`UPDATE images SET status = 'deleting', deleted_at = now() - interval '10 minutes' WHERE id = $1`, [left.id]);
+    await t.db.query(`UPDATE images SET status = 'deleting', deleted_at = now() WHERE id = $1`, [recent.id]);
+
+    expect(await t.app.get(ImagesService).finishStaleDeletions(300)).toEqual([left.id]);
+    expect(await snapshotRows(owner.id)).toEqual(
+      expect.arrayContaining([
+        { id: left.id, status: 'deleted' },
+        { id: recent.id, status: 'deleting' },
+      ]),
+    );
+    const events = await t.get(`/api/events?action=image.delete&entityType=image&entityId=${left.id}`, owner.bearer).expect(200);
+    expect(events.body.data).toEqual([expect.objectContaining({ details: { slug: left.slug, name: 'left' } })]);
+    expect(events.body.data[0].actor).toMatchObject({ type: 'system' });
+    // The recent one is a deletion under way: its own request ends it, recorded once.
+    await api('delete', `/api/images/${recent.id}`, owner.bearer).expect(204);
+    expect(await t.app.get(ImagesService).finishStaleDeletions(0)).toEqual([]);
+    const recorded = await t.get(`/api/events?action=image.delete&entityType=image&entityId=${recent.id}`, owner.bearer).expect(200);
+    expect(recorded.body.data).toHaveLength(1);
   });
 
   it('keeps at most SNAPSHOTS_PER_ACCOUNT (10) snapshots per account, those being made included: 409 quota_exceeded past it', async () => {

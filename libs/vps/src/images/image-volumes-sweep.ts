@@ -3,8 +3,11 @@ import { JobQueue } from '@app/core';
 import { ComputeProvider } from '../compute/compute-provider';
 import { ImageStore } from '../compute/image-store';
 import { ImagesRepository } from './images.repository';
+import { ImagesService } from './images.service';
 
 const PERIOD_SECONDS = 60;
+/** A snapshot's deletion still under way after this long is taken as abandoned (longer than any hypervisor call's timeout). */
+const STALE_DELETION_SECONDS = 300;
 
 /**
  * The volumes of deleted images, removed from the hypervisors. A failed snapshot's volume is removed
@@ -12,7 +15,8 @@ const PERIOD_SECONDS = 60;
  * effort (a hypervisor frozen or busy then, a process killed between the commit and the removal,
  * a file libvirt's backup job wrote and its pool did not list yet), and what they left stays until
  * this pass, once a minute on one replica, finds it. A volume of an image this database does not
- * know is another deployment's and is left.
+ * know is another deployment's and is left. A snapshot's deletion left `deleting` is finished first
+ * (ImagesService.finishStaleDeletions).
  */
 @Injectable()
 export class ImageVolumesSweep implements OnModuleInit {
@@ -21,6 +25,7 @@ export class ImageVolumesSweep implements OnModuleInit {
   constructor(
     private readonly store: ImageStore,
     private readonly images: ImagesRepository,
+    private readonly catalogue: ImagesService,
     private readonly compute: ComputeProvider,
     private readonly jobs: JobQueue,
   ) {}
@@ -31,6 +36,7 @@ export class ImageVolumesSweep implements OnModuleInit {
 
   /** The ids of the deleted images whose volumes it removed. */
   async sweep(): Promise<string[]> {
+    await this.catalogue.finishStaleDeletions(STALE_DELETION_SECONDS);
     const removed: string[] = [];
     for (const id of await this.images.deletedAmong(await this.store.present())) {
       try {

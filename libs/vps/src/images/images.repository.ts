@@ -121,8 +121,9 @@ export class ImagesRepository {
     );
   }
 
+  /** While `deleting`, `deleted_at` says when the deletion began. */
   async markDeleting(manager: EntityManager, id: string): Promise<void> {
-    await runSql(manager, `UPDATE images SET status = 'deleting' WHERE id = $1`, [id]);
+    await runSql(manager, `UPDATE images SET status = 'deleting', deleted_at = now() WHERE id = $1`, [id]);
   }
 
   /** Of these ids, the images that are deleted (a deleted image never comes back). */
@@ -135,8 +136,25 @@ export class ImagesRepository {
     return rows.map((r) => r.id);
   }
 
-  async markDeleted(manager: EntityManager, id: string): Promise<void> {
-    await runSql(manager, `UPDATE images SET status = 'deleted', deleted_at = now() WHERE id = $1`, [id]);
+  /** False when it was not `deleting` (another deletion ended it). */
+  async markDeleted(manager: EntityManager, id: string): Promise<boolean> {
+    const { count } = await runSql(
+      manager,
+      `UPDATE images SET status = 'deleted', deleted_at = now() WHERE id = $1 AND status = 'deleting'`,
+      [id],
+    );
+    return count > 0;
+  }
+
+  /** Snapshots `deleting` for longer than this (those marked before `deleted_at` said when count as stale). */
+  staleDeleting(olderThanSeconds: number): Promise<ImageRow[]> {
+    return sqlRows<ImageRow>(
+      this.dataSource,
+      `SELECT ${COLUMNS} FROM images
+        WHERE status = 'deleting' AND account_id IS NOT NULL
+          AND (deleted_at IS NULL OR deleted_at < now() - $1::double precision * interval '1 second')`,
+      [olderThanSeconds],
+    );
   }
 
   /** Operator: a live system image (snapshots are their accounts'). */

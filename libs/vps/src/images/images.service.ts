@@ -63,7 +63,8 @@ export class ImagesService {
    * Deletes one of the caller's snapshots. A system image is the operator's (403); a snapshot a live
    * VPS's disk is built on (its backing file) or still being made cannot go (409). The row says
    * `deleting` while its volumes are removed, outside any transaction (a hypervisor call must not
-   * hold the database); if the hypervisor refuses, it stays `deleting` and a retried delete goes on.
+   * hold the database); if the hypervisor refuses, it stays `deleting` and a retried delete goes on,
+   * or the images' sweep finishes it (finishStaleDeletions).
    */
   async deleteSnapshot(caller: Principal, id: string): Promise<void> {
     const { accountId } = caller;
@@ -86,14 +87,37 @@ export class ImagesService {
       await this.images.markDeleting(m, id);
       return snapshot;
     });
-    await this.store.remove(id);
+    await this.removeSnapshot(row, caller);
+  }
+
+  /**
+   * Snapshot deletions left `deleting` for `olderThanSeconds` (a hypervisor refused and nobody asked
+   * again, or the process died between its two steps): finished, and recorded as the system's.
+   * Returns the ids of those it finished.
+   */
+  async finishStaleDeletions(olderThanSeconds: number): Promise<string[]> {
+    const finished: string[] = [];
+    for (const row of await this.images.staleDeleting(olderThanSeconds)) {
+      try {
+        await this.removeSnapshot(row);
+        finished.push(row.id);
+      } catch (err) {
+        this.logger.warn(`The deletion of snapshot ${row.id} is not finished yet: ${(err as Error).message}`);
+      }
+    }
+    return finished;
+  }
+
+  /** Its volumes, then its row; recorded once, by whichever of two deletions at once ends the row. */
+  private async removeSnapshot(row: ImageRow, caller?: Principal): Promise<void> {
+    await this.store.remove(row.id);
     await this.tx.run(async (m) => {
-      await this.images.markDeleted(m, id);
+      if (!(await this.images.markDeleted(m, row.id))) return;
       await this.activity.record(m, {
-        accountId,
+        accountId: row.account_id!,
         caller,
         action: 'image.delete',
-        entity: { type: 'image', id },
+        entity: { type: 'image', id: row.id },
         details: { slug: row.slug, name: row.name },
       });
     });
