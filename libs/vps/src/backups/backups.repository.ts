@@ -100,12 +100,12 @@ export class BackupsRepository {
     );
   }
 
-  /** A `running` row, unless one runs for the VPS already (null: the partial unique index said no). */
   /** A backup of this id was begun once (its row is there in whatever state). */
   async exists(m: EntityManager, id: string): Promise<boolean> {
     return (await sqlFirst<{ id: string }>(m, 'SELECT id FROM vps_backups WHERE id = $1', [id])) !== null;
   }
 
+  /** A `running` row, unless one runs for the VPS already (null: the partial unique index said no). */
   async insertRunning(
     m: EntityManager,
     b: { id: string; serviceId: string; accountId: string; trigger: BackupTrigger; key: string },
