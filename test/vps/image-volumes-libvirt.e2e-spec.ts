@@ -59,10 +59,12 @@ const SLOW = 120_000;
     await t.db.query(`UPDATE images SET status = 'deleted', deleted_at = now() WHERE id IN ($1, $2)`, [listed.id, unlisted.id]);
     const foreign = `img-${randomUUID()}`;
     writeFileSync(join(poolDir, foreign), qcow2Header(1));
+    // An `img-` name whose rest is no image id: never looked up, never removed.
+    writeFileSync(join(poolDir, 'img-not-an-id'), qcow2Header(1));
 
     expect((await t.app.get(ImageVolumesSweep).sweep()).sort()).toEqual([listed.id, unlisted.id].sort());
     expect(existsSync(join(poolDir, `img-${unlisted.id}`))).toBe(false);
-    expect((await volumes()).sort()).toEqual([`img-${available.id}`, foreign].sort());
+    expect((await volumes()).sort()).toEqual([`img-${available.id}`, foreign, 'img-not-an-id'].sort());
     expect(await t.app.get(ImageVolumesSweep).sweep()).toEqual([]);
   });
 

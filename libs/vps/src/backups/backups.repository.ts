@@ -184,16 +184,15 @@ export class BackupsRepository {
     );
   }
 
-  /** Of these ids, the backups that are not running, with where their VPS is (their hypervisor copy would be there). */
+  /** Of these ids (UUIDs), the backups that are not running, with where their VPS is (their hypervisor copy would be there). */
   async endedAmong(ids: string[]): Promise<BackupLeftover[]> {
-    const valid = ids.filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
-    if (!valid.length) return [];
+    if (!ids.length) return [];
     return sqlRows<BackupLeftover>(
       this.dataSource,
       `SELECT b.id, b.service_id AS "serviceId", b.storage_key AS key, i.region, i.provider_ref AS "providerRef", ${HOST_OF_INSTANCE}
          FROM vps_backups b JOIN vps_instances i ON i.service_id = b.service_id
         WHERE b.id = ANY($1::uuid[]) AND b.status <> 'running'`,
-      [valid],
+      [ids],
     );
   }
 

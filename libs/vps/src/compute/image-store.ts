@@ -18,7 +18,8 @@ export abstract class ImageStore {
   abstract remove(imageId: string): Promise<void>;
   /**
    * The ids of the images with a volume on some hypervisor now, files written outside the pool's
-   * own calls included (a failed snapshot's); a hypervisor that does not answer is left out.
+   * own calls included (a failed snapshot's); a hypervisor that does not answer is left out. Every
+   * id returned is a UUID.
    */
   abstract present(): Promise<string[]>;
 }

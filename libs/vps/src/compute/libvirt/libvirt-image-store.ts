@@ -3,6 +3,9 @@ import type { ImageFormat, PoolMade } from '../image-store';
 import type { LibvirtParts } from './libvirt-parts';
 import { IMAGE_VOLUME_PREFIX, imageVolume } from './volume-names';
 
+/** Only an id that could be one: `img-` names of other making are not ours to look up. */
+const IMAGE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
  * Images as volumes `img-<image id>` in LIBVIRT_STORAGE_POOL of every hypervisor: the configuration's
  * and every enabled host's; and, where some region's VPS disks are on Ceph, once in DISKS_RBD_POOL.
@@ -41,7 +44,10 @@ export class LibvirtImageStore extends ImageStore {
       // a pool busy copying now is read on a later call.
       await this.libvirt.pool.refresh(uri, 0).catch(() => undefined);
       const names = await this.libvirt.pool.volumes(uri).catch(() => []);
-      for (const name of names) if (name.startsWith(IMAGE_VOLUME_PREFIX)) ids.add(name.slice(IMAGE_VOLUME_PREFIX.length));
+      for (const name of names) {
+        const id = name.slice(IMAGE_VOLUME_PREFIX.length);
+        if (name.startsWith(IMAGE_VOLUME_PREFIX) && IMAGE_ID.test(id)) ids.add(id);
+      }
     }
     return [...ids];
   }
