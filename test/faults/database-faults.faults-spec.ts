@@ -1,4 +1,6 @@
+import { Writable } from 'node:stream';
 import type { Client as PgClient } from 'pg';
+import pino from 'pino';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from '../../libs/core/src/errors/database-errors';
@@ -138,5 +140,46 @@ describe('Database faults', () => {
       await db.end();
     }
     await me().expect(200);
+  });
+});
+
+describe('A request that finds every database connection held', () => {
+  let t: TestApp;
+  let account: TestAccount;
+  const logLines: string[] = [];
+  beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logLines.push(chunk.toString());
+        done();
+      },
+    });
+    t = await startTestApp({ DATABASE_URL: FAULTS_URL, DB_POOL_SIZE: '2' }, { logger: pino({ level: 'info' }, sink) });
+    account = await createAccount(t);
+  });
+  afterAll(() => t.close());
+
+  it('answers 503 once its wait for one runs out, and the log names who holds them and what they last ran', async () => {
+    // Both of the pool's connections, each in a transaction that waits on nothing the server sees.
+    const holders = [t.db.createQueryRunner(), t.db.createQueryRunner()];
+    try {
+      for (const [n, holder] of holders.entries()) {
+        await holder.connect();
+        await holder.startTransaction();
+        await holder.query(`SELECT ${n + 1} AS held_by_the_test`);
+      }
+      const res = await request(t.http).get('/api/services').set('Authorization', account.keyBearer).expect(503);
+      expect(res.body.code).toBe('unavailable');
+      const warning = logLines.find((line) => line.includes('timeout exceeded when trying to connect'));
+      expect(warning).toMatch(
+        /2 of 2 connections in use, \d+ waiting; held longest: \d+ ms, idle after \\"SELECT 1 AS held_by_the_test\\"; \d+ ms, idle after \\"SELECT 2 AS held_by_the_test\\"/,
+      );
+    } finally {
+      for (const holder of holders) {
+        await holder.rollbackTransaction().catch(() => undefined);
+        await holder.release();
+      }
+    }
+    await request(t.http).get('/api/services').set('Authorization', account.keyBearer).expect(200);
   });
 });

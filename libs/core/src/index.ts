@@ -21,6 +21,7 @@ export * from './database/held-connection';
 export * from './database/sql';
 export * from './database/statement';
 export * from './database/purge-batch';
+export * from './database/pool-watch';
 export * from './database/account-owned.entity';
 export * from './format/timestamps';
 export * from './errors/problem';

@@ -4,6 +4,7 @@ import type { ClientBase } from 'pg';
 import { DataSourceOptions, MixedList } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { PGlitePool } from './pglite-pool';
+import { trackStatements } from './pool-watch';
 
 export interface DataSourceParts {
   entities?: MixedList<Function | string>;
@@ -60,7 +61,10 @@ export function dataSourceOptions(config: AppConfig, parts: DataSourceParts = {}
       idleTimeoutMillis: 30000,
       statement_timeout: config.dbStatementTimeoutMs || undefined,
       keepAlive: true,
-      onConnect: listenForLifetime,
+      onConnect: (client: ClientBase) => {
+        listenForLifetime(client);
+        trackStatements(client);
+      },
     },
   };
 }

@@ -1,10 +1,12 @@
 import { DynamicModule, Global, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import type { Pool } from 'pg';
 import { DataSource, MixedList } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { acquireDataDirLock } from './data-dir-lock';
 import { dataSourceOptions, embeddedDataDir } from './data-source-options';
 import { PGlitePool } from './pglite-pool';
+import { unwatchPool, watchPool } from './pool-watch';
 import { runMigrations } from './run-migrations';
 
 export interface DatabaseModuleOptions {
@@ -41,6 +43,7 @@ export class DatabaseModule implements OnApplicationShutdown {
             const embedded = !(opts as { url?: string }).url;
             const dataSource = new DataSource(opts!);
             await dataSource.initialize();
+            if (!embedded) watchPool(driverPoolOf(dataSource));
             if (options.migrate !== false) {
               const applied = await runMigrations(dataSource, embedded);
               if (applied.length) new Logger('Database').log(`Applied migrations: ${applied.join(', ')}`);
@@ -53,7 +56,10 @@ export class DatabaseModule implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+    if (this.dataSource.isInitialized) {
+      if (this.config.databaseUrl) unwatchPool(driverPoolOf(this.dataSource));
+      await this.dataSource.destroy();
+    }
     if (!this.config.databaseUrl) {
       await PGlitePool.close(embeddedDataDir(this.config));
       DatabaseModule.releaseLock?.();
@@ -61,3 +67,5 @@ export class DatabaseModule implements OnApplicationShutdown {
     }
   }
 }
+
+const driverPoolOf = (dataSource: DataSource) => (dataSource.driver as unknown as { master: Pool }).master;

@@ -4,6 +4,10 @@ import { FieldError, Problem, PROBLEM_TITLES, ProblemCode, problemTypeUri } from
 import { isDatabaseUnavailable, isInvalidInputFromDatabase } from './database-errors';
 import { asProblem } from './domain-problems';
 import { MAX_JSON_NODES } from '../http/json-body-guard';
+import { poolPressure } from '../database/pool-watch';
+
+/** pg-pool's error when no connection was free within connectionTimeoutMillis. */
+const CONNECTION_WAIT_RAN_OUT = 'timeout exceeded when trying to connect';
 
 interface ProblemBody {
   type: string;
@@ -81,7 +85,8 @@ export class ProblemFilter implements ExceptionFilter {
       if (code && status < 500) return new Problem(status, code, this.httpDetail(exception));
     }
     if (isDatabaseUnavailable(exception)) {
-      this.logger.warn(`Database unavailable: ${(exception as Error).message}`);
+      const message = (exception as Error).message;
+      this.logger.warn(`Database unavailable: ${message}${message?.includes(CONNECTION_WAIT_RAN_OUT) ? ` (${poolPressure()})` : ''}`);
       return Problem.unavailable();
     }
     if (isInvalidInputFromDatabase(exception)) {

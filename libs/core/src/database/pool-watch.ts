@@ -1,0 +1,57 @@
+import type { ClientBase, Pool } from 'pg';
+
+interface Hold {
+  since: number;
+}
+
+const watched = new Map<Pool, Map<ClientBase, Hold>>();
+const lastStatements = new WeakMap<ClientBase, string>();
+
+/** Remembers, from now on, which of the pool's connections are checked out and since when. */
+export function watchPool(pool: Pool): void {
+  if (watched.has(pool)) return;
+  const holds = new Map<ClientBase, Hold>();
+  watched.set(pool, holds);
+  pool.on('acquire', (client) => holds.set(client, { since: Date.now() }));
+  pool.on('release', (_err, client) => holds.delete(client));
+  pool.on('remove', (client) => holds.delete(client));
+}
+
+export function unwatchPool(pool: Pool): void {
+  watched.delete(pool);
+}
+
+/** Keeps the text of the connection's latest statement, for poolPressure(). */
+export function trackStatements(client: ClientBase): void {
+  const query = client.query as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = function (this: ClientBase, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string } | undefined;
+    const text = typeof first === 'string' ? first : first?.text;
+    if (text) lastStatements.set(client, clip(text));
+    return query.apply(this, args);
+  };
+}
+
+/**
+ * Who holds the watched pools' connections: the count in use and waiting, and the three held
+ * longest with what each runs (or last ran, when it waits on something else while holding it).
+ * Logged when a request's wait for a connection runs out, so that the log names the holder.
+ */
+export function poolPressure(now = Date.now()): string {
+  const parts: string[] = [];
+  for (const [pool, holds] of watched) {
+    const longest = [...holds.entries()].sort(([, a], [, b]) => a.since - b.since).slice(0, 3);
+    const described = longest.map(([client, hold]) => {
+      const running = (client as { _activeQuery?: { text?: string } | null })._activeQuery?.text;
+      const what = running ? `running "${clip(running)}"` : `idle after "${lastStatements.get(client) ?? 'nothing'}"`;
+      return `${now - hold.since} ms, ${what}`;
+    });
+    parts.push(
+      `${pool.totalCount - pool.idleCount} of ${pool.totalCount} connections in use, ${pool.waitingCount} waiting` +
+        (described.length ? `; held longest: ${described.join('; ')}` : ''),
+    );
+  }
+  return parts.join(' | ');
+}
+
+const clip = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 120);
