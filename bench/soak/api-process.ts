@@ -111,7 +111,7 @@ export class SoakApi {
     });
   }
 
-  /** The error lines logged between `from` and `to` (ms since the epoch). */
+  /** The warning and error lines logged between `from` and `to` (ms since the epoch). */
   errorsBetween(from: number, to: number): string[] {
     return this.errorLines.filter((e) => e.at >= from && e.at <= to).map((e) => e.line);
   }
@@ -120,7 +120,8 @@ export class SoakApi {
     const lines = (this.partial + text).split('\n');
     this.partial = lines.pop() ?? '';
     for (const line of lines) {
-      if (!/"level":(50|60)/.test(line)) continue;
+      // A request's own line says only its status; the cause is on a line of its own (the exception filter's).
+      if (!/"level":(40|50|60)/.test(line) || /"msg":"request (completed|errored|aborted)"/.test(line)) continue;
       this.errorLines.push({ at: Date.now(), line: line.slice(0, 1_500) });
       if (this.errorLines.length > 2_000) this.errorLines.shift();
     }

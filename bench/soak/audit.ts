@@ -435,6 +435,8 @@ export class SoakAudit {
       .map((e) => {
         const from = this.http.began + e.at;
         const logged = this.world.apis.flatMap((api) => api.errorsBetween(from, from + e.ms + 1_000).map((line) => `${api.name}: ${line}`));
+        // The request's own lines first (the exception filter names the request it answered).
+        if (e.requestId) logged.sort((a, b) => Number(b.includes(e.requestId!)) - Number(a.includes(e.requestId!)));
         const said = logged.length ? `; logged: ${logged.slice(0, 3).join(' | ')}` : '';
         return `${e.status || e.error} ${e.method} ${e.route} at ${e.at} ms (${e.ms} ms, request ${e.requestId ?? '-'})${said}`;
       });

@@ -170,7 +170,7 @@ describe('A request that finds every database connection held', () => {
       }
       const res = await request(t.http).get('/api/services').set('Authorization', account.keyBearer).expect(503);
       expect(res.body.code).toBe('unavailable');
-      const warning = logLines.find((line) => line.includes('timeout exceeded when trying to connect'));
+      const warning = logLines.find((line) => line.includes(`Database unavailable for request ${res.body.requestId}:`));
       expect(warning).toMatch(
         /2 of 2 connections in use, \d+ waiting; held longest: \d+ ms, idle after \\"SELECT 1 AS held_by_the_test\\"; \d+ ms, idle after \\"SELECT 2 AS held_by_the_test\\"/,
       );

@@ -86,7 +86,8 @@ export class ProblemFilter implements ExceptionFilter {
     }
     if (isDatabaseUnavailable(exception)) {
       const message = (exception as Error).message;
-      this.logger.warn(`Database unavailable: ${message}${message?.includes(CONNECTION_WAIT_RAN_OUT) ? ` (${poolPressure()})` : ''}`);
+      const pressure = message?.includes(CONNECTION_WAIT_RAN_OUT) ? ` (${poolPressure()})` : '';
+      this.logger.warn(`Database unavailable for request ${String(req.id ?? '-')}: ${message}${pressure}`);
       return Problem.unavailable();
     }
     if (isInvalidInputFromDatabase(exception)) {
