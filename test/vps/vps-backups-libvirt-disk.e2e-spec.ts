@@ -20,7 +20,7 @@ const POOL = 'default';
  * with no OS (SeaBIOS idles on it) and a small root volume of known bytes. The volume is copied
  * and read out through `vol-download`, stored, deleted by hand, and written back through
  * `vol-upload`; the domain is started by the restore. The real-guest test
- * (vps-backups-libvirt.e2e-spec.ts) shows the same on a Debian guest with files.
+ * (vps-local-pool-libvirt.e2e-spec.ts) shows the same on a Debian guest with files.
  */
 (libvirtTestsEnabled() ? describe : describe.skip)('Backup and restore of a disk volume (libvirt, no guest system)', () => {
   const serviceId = randomUUID();
