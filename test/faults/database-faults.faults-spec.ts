@@ -1,6 +1,4 @@
-import { Writable } from 'node:stream';
 import type { Client as PgClient } from 'pg';
-import pino from 'pino';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { isDatabaseUnavailable } from '../../libs/core/src/errors/database-errors';
@@ -8,6 +6,7 @@ import { createAccount, TestAccount } from '../factories/accounts';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitForOrFail } from '../support/wait-for';
 import { admin, FAULTS_URL, startCluster, stopCluster } from './cluster';
+import { capturedLog } from '../support/captured-log';
 
 describe('Database faults', () => {
   let t: TestApp;
@@ -146,15 +145,9 @@ describe('Database faults', () => {
 describe('A request that finds every database connection held', () => {
   let t: TestApp;
   let account: TestAccount;
-  const logLines: string[] = [];
+  const captured = capturedLog('info');
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logLines.push(chunk.toString());
-        done();
-      },
-    });
-    t = await startTestApp({ DATABASE_URL: FAULTS_URL, DB_POOL_SIZE: '2' }, { logger: pino({ level: 'info' }, sink) });
+    t = await startTestApp({ DATABASE_URL: FAULTS_URL, DB_POOL_SIZE: '2' }, captured.logging);
     account = await createAccount(t);
   });
   afterAll(() => t.close());
@@ -170,7 +163,7 @@ describe('A request that finds every database connection held', () => {
       }
       const res = await request(t.http).get('/api/services').set('Authorization', account.keyBearer).expect(503);
       expect(res.body.code).toBe('unavailable');
-      const warning = logLines.find((line) => line.includes(`Database unavailable for request ${res.body.requestId}:`));
+      const warning = captured.lines.find((line) => line.includes(`Database unavailable for request ${res.body.requestId}:`));
       expect(warning).toMatch(
         /2 of 2 connections in use, \d+ waiting; held longest: \d+ ms, idle after \\"SELECT 1 AS held_by_the_test\\"; \d+ ms, idle after \\"SELECT 2 AS held_by_the_test\\"/,
       );

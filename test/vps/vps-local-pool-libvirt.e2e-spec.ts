@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import pino from 'pino';
 import request from 'supertest';
 import { BackupRunner } from '../../libs/vps/src/backups/backup-runner';
 import { DEPLOYMENT_NS } from '../../libs/vps/src/compute/libvirt/domain-xml';
@@ -13,6 +11,7 @@ import { guestSuiteInThisPass, removeDomain, virsh } from '../support/libvirt';
 import { runCliIn } from '../support/run-cli-in-app';
 import { rescueTestImageFile, testImageFile } from '../support/test-images';
 import { waitFor, waitForOrFail } from '../support/wait-for';
+import { capturedLog } from '../support/captured-log';
 
 /**
  * One running VPS on the local qemu:///system's `default` pool, with the Debian test image
@@ -55,7 +54,7 @@ const diskOf = (xml: string, dev: string): string | undefined =>
     let cold: string | undefined;
     let backupId: string;
     let hostKey: string;
-    const logLines: string[] = [];
+    const captured = capturedLog();
     const passwords: string[] = [];
 
     beforeAll(async () => {
@@ -72,13 +71,7 @@ const diskOf = (xml: string, dev: string): string | undefined =>
           BACKUP_S3_SECRET_ACCESS_KEY: store.secretAccessKey,
         });
       }
-      const sink = new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          logLines.push(chunk.toString());
-          done();
-        },
-      });
-      await g.start({ ...compute, ...backups, LOG_LEVEL: 'trace' }, { logger: pino({ level: 'trace' }, sink) });
+      await g.start({ ...compute, ...backups, LOG_LEVEL: 'trace' }, captured.logging);
       const slug = `rescue-${randomUUID().slice(0, 8)}`;
       const added = await runCliIn(g.t.app, [
         'image:add',
@@ -378,7 +371,7 @@ const diskOf = (xml: string, dev: string): string | undefined =>
 
     it('the passwords are in no log line and no activity entry', async () => {
       expect(passwords).toHaveLength(3);
-      const log = logLines.join('');
+      const log = captured.lines.join('');
       // The log did record the virsh failure of the agent-less reset.
       expect(log).toMatch(/virsh set-user-password failed/);
       const activity = JSON.stringify(await g.t.db.query('SELECT * FROM activity_events WHERE account_id = $1', [g.owner.id]));

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import request from 'supertest';
 import { BackupRunner } from '../../libs/vps/src/backups/backup-runner';
 import { createAccount, TestAccount } from '../factories/accounts';
@@ -8,6 +6,7 @@ import { createImage } from '../factories/images';
 import { createService } from '../factories/services';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
+import { capturedLog } from '../support/captured-log';
 
 const RESCUE_SLUG = `rescue-named-${randomUUID().slice(0, 8)}`;
 
@@ -27,18 +26,12 @@ describe('VPS rescue: the rescue image, restore in rescue, the password hash (si
   let system: Image;
   let flagged: Image;
   let named: Image;
-  const logLines: string[] = [];
+  const captured = capturedLog();
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logLines.push(chunk.toString());
-        done();
-      },
-    });
     t = await startTestApp(
       { COMPUTE_TRANSITION_DELAY_MS: '600000', LOG_LEVEL: 'trace', RATE_LIMIT_RESCUE_PER_HOUR: '100', RESCUE_IMAGE: RESCUE_SLUG },
-      { logger: pino({ level: 'trace' }, sink) },
+      captured.logging,
     );
     owner = await createAccount(t);
     system = await createImage(t, { gib: 1 });
@@ -141,7 +134,7 @@ describe('VPS rescue: the rescue image, restore in rescue, the password hash (si
         const text = JSON.stringify(await t.db.query(`SELECT * FROM ${table}`));
         expect({ table, found: text.includes(salt) }).toEqual({ table, found: false });
       }
-      expect(logLines.join('')).not.toContain(salt);
+      expect(captured.lines.join('')).not.toContain(salt);
     },
   );
 });

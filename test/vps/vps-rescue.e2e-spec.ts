@@ -1,5 +1,3 @@
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import request from 'supertest';
 import { RescueExpiryJob } from '../../libs/vps/src/rescue/rescue-expiry.job';
 import { createAccount, TestAccount } from '../factories/accounts';
@@ -10,6 +8,7 @@ import { TestSmtpServer } from '../support/smtp';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { capturedLog } from '../support/captured-log';
 
 const PASSWORD_SHAPE = /^[A-HJ-NP-Za-km-z2-9]{20}$/;
 
@@ -32,18 +31,12 @@ describe('VPS rescue mode (simulator)', () => {
   let system: { id: string; slug: string };
   const smtp = new TestSmtpServer();
   const receiver = new WebhookReceiver();
-  const logLines: string[] = [];
+  const captured = capturedLog();
   const passwords: string[] = [];
 
   beforeAll(async () => {
     await smtp.start();
     await receiver.start();
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logLines.push(chunk.toString());
-        done();
-      },
-    });
     t = await startTestApp(
       {
         SMTP_URL: smtp.url,
@@ -52,7 +45,7 @@ describe('VPS rescue mode (simulator)', () => {
         LOG_LEVEL: 'trace',
         RATE_LIMIT_RESCUE_PER_HOUR: '100',
       },
-      { logger: pino({ level: 'trace' }, sink) },
+      captured.logging,
     );
     owner = await createAccount(t);
     stranger = await createAccount(t);
@@ -281,7 +274,7 @@ describe('VPS rescue mode (simulator)', () => {
     stored.instance_actions = JSON.stringify(await t.db.query(`SELECT * FROM instance_actions`));
     const bodies = receiver.received.map((r) => r.body).join('\n');
     const mails = smtp.received.map((m) => m.body).join('\n');
-    const log = logLines.join('');
+    const log = captured.lines.join('');
     expect(log).toMatch(/instance\/rescue/);
     expect(passwords.length).toBeGreaterThanOrEqual(7);
     for (const password of passwords) {

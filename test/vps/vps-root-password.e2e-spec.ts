@@ -1,11 +1,10 @@
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import request from 'supertest';
 import { createAccount, TestAccount } from '../factories/accounts';
 import { createService } from '../factories/services';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { capturedLog } from '../support/captured-log';
 
 const PASSWORD_SHAPE = /^[A-HJ-NP-Za-km-z2-9]{20}$/;
 
@@ -15,21 +14,12 @@ describe('VPS root password reset (simulator)', () => {
   let owner: TestAccount;
   let stranger: TestAccount;
   const receiver = new WebhookReceiver();
-  const logLines: string[] = [];
+  const captured = capturedLog();
   const passwords: string[] = [];
 
   beforeAll(async () => {
     await receiver.start();
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logLines.push(chunk.toString());
-        done();
-      },
-    });
-    t = await startTestApp(
-      { WEBHOOKS_ALLOW_HTTP: 'true', WEBHOOKS_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'trace' },
-      { logger: pino({ level: 'trace' }, sink) },
-    );
+    t = await startTestApp({ WEBHOOKS_ALLOW_HTTP: 'true', WEBHOOKS_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'trace' }, captured.logging);
     owner = await createAccount(t);
     stranger = await createAccount(t);
     await request(t.http)
@@ -118,7 +108,7 @@ describe('VPS root password reset (simulator)', () => {
     for (const table of tables) stored[table] = JSON.stringify(await t.db.query(`SELECT * FROM ${table}`));
     const bodies = receiver.received.map((r) => r.body).join('\n');
     // The log did capture the requests (so its silence about the passwords means something).
-    const log = logLines.join('');
+    const log = captured.lines.join('');
     expect(log).toMatch(/reset-password/);
     for (const password of passwords) {
       for (const table of tables) expect({ table, found: stored[table].includes(password) }).toEqual({ table, found: false });
