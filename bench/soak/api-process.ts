@@ -123,7 +123,7 @@ export class SoakApi {
       // A request's own line says only its status; the cause is on a line of its own (the exception filter's).
       if (!/"level":(40|50|60)/.test(line) || /"msg":"request (completed|errored|aborted)"/.test(line)) continue;
       this.errorLines.push({ at: Date.now(), line: line.slice(0, 1_500) });
-      if (this.errorLines.length > 2_000) this.errorLines.shift();
+      if (this.errorLines.length > 20_000) this.errorLines.shift();
     }
   }
 
