@@ -27,7 +27,8 @@ export function trackStatements(client: ClientBase): void {
   (client as { query: unknown }).query = function (this: ClientBase, ...args: unknown[]) {
     const first = args[0] as string | { text?: string } | undefined;
     const text = typeof first === 'string' ? first : first?.text;
-    if (text) lastStatements.set(client, clip(text));
+    // Kept as sent: clipped only when described, not on every statement's way out.
+    if (text) lastStatements.set(client, text);
     return query.apply(this, args);
   };
 }
@@ -43,7 +44,7 @@ export function poolPressure(now = Date.now()): string {
     const longest = [...holds.entries()].sort(([, a], [, b]) => a.since - b.since).slice(0, 3);
     const described = longest.map(([client, hold]) => {
       const running = (client as { _activeQuery?: { text?: string } | null })._activeQuery?.text;
-      const what = running ? `running "${clip(running)}"` : `idle after "${lastStatements.get(client) ?? 'nothing'}"`;
+      const what = running ? `running "${clip(running)}"` : `idle after "${clip(lastStatements.get(client) ?? 'nothing')}"`;
       return `${now - hold.since} ms, ${what}`;
     });
     parts.push(
