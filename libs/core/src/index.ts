@@ -52,6 +52,7 @@ export * from './rate-limit/rate-limit.store';
 export * from './validation/validation.pipe';
 export * from './validation/validate-input';
 export * from './validation/uuid-param';
+export * from './validation/uuid-text';
 export * from './validation/plain-text';
 export * from './validation/nested';
 export * from './validation/trim';

@@ -1,18 +1,15 @@
 import type { ClientBase, Pool } from 'pg';
 
-interface Hold {
-  since: number;
-}
-
-const watched = new Map<Pool, Map<ClientBase, Hold>>();
+/** Per watched pool, each checked-out connection and when it was checked out (ms since the epoch). */
+const watched = new Map<Pool, Map<ClientBase, number>>();
 const lastStatements = new WeakMap<ClientBase, string>();
 
 /** Remembers, from now on, which of the pool's connections are checked out and since when. */
 export function watchPool(pool: Pool): void {
   if (watched.has(pool)) return;
-  const holds = new Map<ClientBase, Hold>();
+  const holds = new Map<ClientBase, number>();
   watched.set(pool, holds);
-  pool.on('acquire', (client) => holds.set(client, { since: Date.now() }));
+  pool.on('acquire', (client) => holds.set(client, Date.now()));
   pool.on('release', (_err, client) => holds.delete(client));
   pool.on('remove', (client) => holds.delete(client));
 }
@@ -41,11 +38,11 @@ export function trackStatements(client: ClientBase): void {
 export function poolPressure(now = Date.now()): string {
   const parts: string[] = [];
   for (const [pool, holds] of watched) {
-    const longest = [...holds.entries()].sort(([, a], [, b]) => a.since - b.since).slice(0, 3);
-    const described = longest.map(([client, hold]) => {
+    const longest = [...holds.entries()].sort(([, a], [, b]) => a - b).slice(0, 3);
+    const described = longest.map(([client, since]) => {
       const running = (client as { _activeQuery?: { text?: string } | null })._activeQuery?.text;
       const what = running ? `running "${clip(running)}"` : `idle after "${clip(lastStatements.get(client) ?? 'nothing')}"`;
-      return `${now - hold.since} ms, ${what}`;
+      return `${now - since} ms, ${what}`;
     });
     parts.push(
       `${pool.totalCount - pool.idleCount} of ${pool.totalCount} connections in use, ${pool.waitingCount} waiting` +

@@ -11,9 +11,12 @@ const UNAVAILABLE_SQLSTATES = new Set([
   '08004',
 ]);
 
+/** pg-pool's error when no connection was free within connectionTimeoutMillis. */
+export const CONNECTION_WAIT_RAN_OUT = 'timeout exceeded when trying to connect';
+
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
-  'timeout exceeded when trying to connect',
+  CONNECTION_WAIT_RAN_OUT,
   'connect ECONNREFUSED',
   'Client has encountered a connection error',
   'Connection terminated unexpectedly',

@@ -1,13 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { FieldError, Problem, PROBLEM_TITLES, ProblemCode, problemTypeUri } from './problem';
-import { isDatabaseUnavailable, isInvalidInputFromDatabase } from './database-errors';
+import { CONNECTION_WAIT_RAN_OUT, isDatabaseUnavailable, isInvalidInputFromDatabase } from './database-errors';
 import { asProblem } from './domain-problems';
 import { MAX_JSON_NODES } from '../http/json-body-guard';
 import { poolPressure } from '../database/pool-watch';
-
-/** pg-pool's error when no connection was free within connectionTimeoutMillis. */
-const CONNECTION_WAIT_RAN_OUT = 'timeout exceeded when trying to connect';
 
 interface ProblemBody {
   type: string;

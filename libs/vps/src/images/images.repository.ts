@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { isoText, pageOfRows, PageQuery, RowsPage, runSql, sqlFirst, sqlRows } from '@app/core';
+import { isoText, isUuidText, pageOfRows, PageQuery, RowsPage, runSql, sqlFirst, sqlRows } from '@app/core';
 import type { ImageFormat, ImageRow } from './image.types';
 
 const COLUMNS = `id, slug, name, os_family, os_version, min_disk_gb, format, size_bytes, status, type, account_id, created_from_service_id,
@@ -12,7 +12,6 @@ const COLUMNS = `id, slug, name, os_family, os_version, min_disk_gb, format, siz
 const customerSystemImage = (rescueSlug: string) => `account_id IS NULL AND NOT rescue AND slug IS DISTINCT FROM ${rescueSlug}::varchar`;
 /** What an account sees: the operator's available images, and its own snapshots from the moment they are asked for. */
 const VISIBLE = `((${customerSystemImage('$2')} AND status = 'available') OR (account_id = $1 AND status IN ('creating', 'available')))`;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface NewSnapshot {
   accountId: string;
@@ -66,7 +65,7 @@ export class ImagesRepository {
   findAvailable(manager: EntityManager, accountId: string, rescueSlug: string | null, slugOrId: string): Promise<ImageRow | null> {
     return sqlFirst<ImageRow>(
       manager,
-      `SELECT ${COLUMNS} FROM images WHERE ${UUID.test(slugOrId) ? 'id = $3::uuid' : 'slug = $3'} AND status = 'available'
+      `SELECT ${COLUMNS} FROM images WHERE ${isUuidText(slugOrId) ? 'id = $3::uuid' : 'slug = $3'} AND status = 'available'
           AND (${customerSystemImage('$2')} OR account_id = $1) FOR SHARE`,
       [accountId, rescueSlug, slugOrId],
     );

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CliArgs, CliCommand, CliPartialFailure, CliUsageError, Problem, requireArg } from '@app/core';
+import { CliArgs, CliCommand, CliPartialFailure, CliUsageError, isUuidText, Problem, requireArg } from '@app/core';
 import { BackupRunner } from '../backup-runner';
 import { BackupsJob } from '../backups.job';
 
@@ -25,8 +25,7 @@ export class BackupRunCommand extends CliCommand {
 
   async run(args: CliArgs): Promise<unknown[]> {
     const serviceId = requireArg(args, 'service');
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(serviceId))
-      throw new CliUsageError('--service must be a service id (a UUID)');
+    if (!isUuidText(serviceId)) throw new CliUsageError('--service must be a service id (a UUID)');
     if (args['no-wait'] === true) {
       await this.job.enqueue(serviceId, 'operator');
       return [{ serviceId, queued: true }];

@@ -1,10 +1,8 @@
+import { isUuidText } from '@app/core';
 import { ImageStore } from '../image-store';
 import type { ImageFormat, PoolMade } from '../image-store';
 import type { LibvirtParts } from './libvirt-parts';
 import { IMAGE_VOLUME_PREFIX, imageVolume } from './volume-names';
-
-/** Only an id that could be one: `img-` names of other making are not ours to look up. */
-const IMAGE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Images as volumes `img-<image id>` in LIBVIRT_STORAGE_POOL of every hypervisor: the configuration's
@@ -46,7 +44,8 @@ export class LibvirtImageStore extends ImageStore {
       const names = await this.libvirt.pool.volumes(uri).catch(() => []);
       for (const name of names) {
         const id = name.slice(IMAGE_VOLUME_PREFIX.length);
-        if (name.startsWith(IMAGE_VOLUME_PREFIX) && IMAGE_ID.test(id)) ids.add(id);
+        // Only an id that could be one: `img-` names of other making are not ours to look up.
+        if (name.startsWith(IMAGE_VOLUME_PREFIX) && isUuidText(id)) ids.add(id);
       }
     }
     return [...ids];
