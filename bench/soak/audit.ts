@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { CustomerLoad, McpFailure, ReplayCheck } from './customers';
 import { FaultRecord, FaultSchedule } from './faults';
-import { HttpLog } from './http-log';
+import { Exchange, HttpLog } from './http-log';
 import { SoakOperator } from './operator';
 import { STOPPED } from './streams';
 import { LeakFigures } from './vitals';
@@ -427,20 +427,35 @@ export class SoakAudit {
     this.check('every fault was applied', this.faults.log.length, findings);
   }
 
-  /** Every 5xx (and unanswered request) is listed; those no fault explains are findings. */
+  /**
+   * Every 5xx (and unanswered request) is listed; those no fault explains are findings. Those only
+   * a stall of the database server the probe saw explains are listed apart, with its evidence.
+   */
   private serverErrors(): void {
     const bad = this.http.exchanges.filter((e) => e.status >= 500 || e.status === 0);
-    const findings = bad
-      .filter((e) => this.faults.explains(e.status === 0 ? 504 : e.status, e.at, e.ms).length === 0)
-      .map((e) => {
-        const from = this.http.began + e.at;
-        const logged = this.world.apis.flatMap((api) => api.errorsBetween(from, from + e.ms + 1_000).map((line) => `${api.name}: ${line}`));
-        // The request's own lines first (the exception filter names the request it answered).
-        if (e.requestId) logged.sort((a, b) => Number(b.includes(e.requestId!)) - Number(a.includes(e.requestId!)));
-        const said = logged.length ? `; logged: ${logged.slice(0, 3).join(' | ')}` : '';
-        return `${e.status || e.error} ${e.method} ${e.route} at ${e.at} ms (${e.ms} ms, request ${e.requestId ?? '-'})${said}`;
-      });
-    this.check('no 5xx that a fault does not explain', bad.length, findings);
+    const explainedBy = (e: Exchange) => this.faults.explains(e.status === 0 ? 504 : e.status, e.at, e.ms);
+    const unexplained = bad.filter((e) => explainedBy(e).length === 0);
+    this.check(
+      'no 5xx that a fault does not explain',
+      bad.length,
+      unexplained.map((e) => this.described(e)),
+    );
+    const stalled = bad.filter((e) => explainedBy(e).every((f) => f.kind === 'database-stall') && explainedBy(e).length > 0);
+    this.check(
+      `5xx explained only by a stall of the database server itself (${this.faults.observed.length} stalls seen by the probe)`,
+      bad.length,
+      stalled.map((e) => `${this.described(e)}; ${explainedBy(e)[0].detail}`),
+      true,
+    );
+  }
+
+  private described(e: Exchange): string {
+    const from = this.http.began + e.at;
+    const logged = this.world.apis.flatMap((api) => api.errorsBetween(from, from + e.ms + 1_000).map((line) => `${api.name}: ${line}`));
+    // The request's own lines first (the exception filter names the request it answered).
+    if (e.requestId) logged.sort((a, b) => Number(b.includes(e.requestId!)) - Number(a.includes(e.requestId!)));
+    const said = logged.length ? `; logged: ${logged.slice(0, 3).join(' | ')}` : '';
+    return `${e.status || e.error} ${e.method} ${e.route} at ${e.at} ms (${e.ms} ms, request ${e.requestId ?? '-'})${said}`;
   }
 
   private leaks(leaks: LeakFigures[], connections: { warm: number; end: number }): void {

@@ -34,6 +34,15 @@ describe('FaultSchedule.explains', () => {
     faults.log.push({ kind: 'libvirtd-freeze', at: 50_000, detail: '' });
     expect(faults.explains(504, 90_000).map((f) => f.kind)).toEqual(['libvirtd-freeze']);
   });
+
+  it('explains a 503 whose connection wait overlapped a stall the database probe saw, not a 500, nor a 503 long after', () => {
+    const faults = schedule();
+    faults.observed.push({ kind: 'database-stall', at: 100_000, endedAt: 102_500, detail: "the probe's SELECT 1 took 2500 ms" });
+    expect(faults.explains(503, 98_000, 3_001).map((f) => f.kind)).toEqual(['database-stall']);
+    expect(faults.explains(500, 101_000, 200)).toEqual([]);
+    expect(faults.explains(503, 110_000, 3_001)).toEqual([]);
+    expect(faults.log).toHaveLength(2);
+  });
 });
 
 describe('chosenKinds', () => {

@@ -17,8 +17,11 @@ export type FaultKind =
   | 'radosgw-kill'
   | 'api-clock-step';
 
+/** A fault nobody injected: the database server itself slow, as the probe saw it (db-probe.ts). */
+export type ObservedKind = 'database-stall';
+
 export interface FaultRecord {
-  kind: FaultKind;
+  kind: FaultKind | ObservedKind;
   /** ms since the soak began */
   at: number;
   endedAt?: number;
@@ -52,7 +55,7 @@ export function chosenKinds(list: string | undefined): Partial<Record<FaultKind,
 }
 
 /** Which status codes a fault explains while it lasts and for `graceMs` after it. */
-export const EXPLAINS: Record<FaultKind, { statuses: number[]; graceMs: number }> = {
+export const EXPLAINS: Record<FaultKind | ObservedKind, { statuses: number[]; graceMs: number }> = {
   // nginx answers 502 for a request the killed process was holding (a POST is not retried elsewhere).
   'api-1-kill': { statuses: [502, 503, 504], graceMs: 2_000 },
   'api-2-kill': { statuses: [502, 503, 504], graceMs: 2_000 },
@@ -70,6 +73,8 @@ export const EXPLAINS: Record<FaultKind, { statuses: number[]; graceMs: number }
   'radosgw-kill': { statuses: [503, 504], graceMs: 5_000 },
   // One replica's wall clock ahead or behind the other's and the database's: no request may fail for it.
   'api-clock-step': { statuses: [], graceMs: 0 },
+  // Requests whose wait for a connection ran out while the server's own trivial statements took over a second.
+  'database-stall': { statuses: [503], graceMs: 1_000 },
 };
 
 /**
@@ -78,6 +83,8 @@ export const EXPLAINS: Record<FaultKind, { statuses: number[]; graceMs: number }
  */
 export class FaultSchedule {
   readonly log: FaultRecord[] = [];
+  /** Stalls of the database server the probe observed: not injected, not counted as faults, but each explains a 503 while it lasted. */
+  readonly observed: FaultRecord[] = [];
   private readonly active = new Set<FaultKind>();
   private readonly running: Promise<void>[] = [];
 
@@ -105,7 +112,7 @@ export class FaultSchedule {
    * lasted `ms`: those that struck while it was in flight or had struck shortly before it.
    */
   explains(status: number, at: number, ms = 0): FaultRecord[] {
-    return this.log.filter(
+    return [...this.log, ...this.observed].filter(
       (f) =>
         EXPLAINS[f.kind].statuses.includes(status) && at + ms >= f.at - 1_000 && at <= (f.endedAt ?? Infinity) + EXPLAINS[f.kind].graceMs,
     );

@@ -3,6 +3,7 @@ import { cpus, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import type { Check } from './audit';
 import type { CustomerLoad } from './customers';
+import type { DatabaseProbe } from './db-probe';
 import type { FaultSchedule } from './faults';
 import type { HttpLog } from './http-log';
 import type { SoakOperator } from './operator';
@@ -19,6 +20,7 @@ export interface SoakOutcome {
   leaks: LeakFigures[];
   connections: { warm: number; end: number };
   checks: Check[];
+  probe: DatabaseProbe;
 }
 
 function countBy(items: (string | number)[]): Record<string, number> {
@@ -56,6 +58,8 @@ export function writeReport(out: string, o: SoakOutcome): void {
     apiStarts: Object.fromEntries(o.world.apis.map((a) => [a.name, a.starts])),
     crashes: o.world.apis.flatMap((a) => a.crashes.map((c) => ({ api: a.name, ...c, at: c.at - o.faults.began }))),
     faults: o.faults.log,
+    /** The probe's ticks on its own connections, and each one that took a second or more: the database server itself slow. */
+    databaseProbe: { ticks: o.probe.ticks, stalls: o.probe.stalls },
     leaks: o.leaks,
     connections: o.connections,
     checks: o.checks.map((c) => ({
@@ -80,6 +84,7 @@ export function summary(o: SoakOutcome): string[] {
     `requests ${o.http.exchanges.length} (${listed(countBy(o.http.exchanges.map((e) => e.status)))})`,
     `actions accepted: ${listed(countBy(o.load.record.actions.map((a) => a.type)))}; MCP sessions ${o.load.record.mcp.sessions}; backups queued ${o.operator.record.backupsQueued} (${o.operator.record.failed.length} backup:run failed)`,
     `faults ${o.faults.log.length}: ${listed(countBy(o.faults.log.map((f) => f.kind)))}`,
+    `database probe: ${o.probe.ticks} ticks, ${o.probe.stalls.length} of a second or more (longest ${Math.max(0, ...o.probe.stalls.map((s) => s.ms))} ms)`,
     ...o.leaks.map((l) => `${l.api}: after warm-up ${shown(l.warm)}; at the end ${shown(l.end)}`),
     `database connections: ${o.connections.warm} after warm-up, ${o.connections.end} at the end`,
     ...o.checks.map(

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { SoakAudit } from './audit';
 import { CustomerLoad } from './customers';
+import { DatabaseProbe, describeStall } from './db-probe';
 import { chosenKinds, FaultKind, FaultSchedule } from './faults';
 import { HttpLog } from './http-log';
 import { Random } from './random';
@@ -126,6 +127,8 @@ async function main(): Promise<void> {
     const faults = new FaultSchedule(world, random.fork(2), began, opts.smoke, say, opts.faults);
     const vitals = new VitalsTracker(world.apis, opts.smoke ? 30_000 : 300_000, began);
     vitals.start();
+    const probe = new DatabaseProbe(world.postgres.url(), began);
+    probe.start();
     let warmConnections = 0;
     const connectionsSampler = setInterval(() => {
       if (Date.now() > faultsUntil) warmConnections = Math.max(warmConnections, soakConnections(world));
@@ -136,7 +139,11 @@ async function main(): Promise<void> {
     const operator = new SoakOperator(world, random.fork(3), began);
     await Promise.all([load.play(until), faults.run(faultsUntil, meanGapMs), operator.run(until, opts.smoke ? 15_000 : 45_000)]);
     vitals.stop();
+    await probe.stop();
     clearInterval(connectionsSampler);
+    faults.observed.push(
+      ...probe.stalls.map((s) => ({ kind: 'database-stall' as const, at: s.at, endedAt: s.at + s.ms, detail: describeStall(s) })),
+    );
     say(`load over (${http.exchanges.length} requests, ${faults.log.length} faults); waiting for the work to settle`);
     const unsettled = await settle(world, opts.smoke ? 180_000 : 300_000);
     await sleep(5_000);
@@ -148,8 +155,8 @@ async function main(): Promise<void> {
     if (unsettled.length) checks.push({ name: 'the work settled', checked: 1, findings: [`still pending: ${unsettled.join(', ')}`] });
 
     const out = opts.out ?? join(ROOT, 'bench/results', `soak-${opts.smoke ? 'smoke' : `${opts.minutes}m`}-${opts.seed}.json`);
-    writeReport(out, { opts, world, load, http, faults, operator, leaks, connections, checks });
-    for (const line of summary({ opts, world, load, http, faults, operator, leaks, connections, checks })) say(line);
+    writeReport(out, { opts, world, load, http, faults, operator, leaks, connections, checks, probe });
+    for (const line of summary({ opts, world, load, http, faults, operator, leaks, connections, checks, probe })) say(line);
     say(`report: ${relative(ROOT, out)}`);
     if (checks.some((c) => c.findings.length && !c.informational)) exitCode = 1;
   } catch (err) {
