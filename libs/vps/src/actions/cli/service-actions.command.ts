@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { CliArgs, CliCommand, CliUsageError, requireArg } from '@app/core';
+import { CliArgs, CliCommand, CliUsageError, isUuidText, requireArg } from '@app/core';
 import { InstanceActionsRepository } from '../instance-actions.repository';
 import { VolumesRepository } from '../../volumes/volumes.repository';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MAX_LIMIT = 100;
 
 /** One action as the operator sees it: the customer's fields, and in `error.detail` what the hypervisor or backend said. */
@@ -39,7 +38,7 @@ export class ServiceActionsCommand extends CliCommand {
 
   async run(args: CliArgs): Promise<unknown[]> {
     const id = requireArg(args, 'id').toLowerCase();
-    if (!UUID.test(id)) throw new CliUsageError('--id must be a service id (a UUID)');
+    if (!isUuidText(id)) throw new CliUsageError('--id must be a service id (a UUID)');
     const limit = args.limit === undefined ? 20 : /^\d+$/.test(String(args.limit)) ? Number(args.limit) : NaN;
     if (!(limit >= 1 && limit <= MAX_LIMIT)) throw new CliUsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}`);
     const page = { page: 1, pageSize: limit };

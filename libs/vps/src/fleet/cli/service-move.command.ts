@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CliArgs, CliCommand, CliUsageError, requireArg } from '@app/core';
+import { CliArgs, CliCommand, CliUsageError, isUuidText, requireArg } from '@app/core';
 import { VpsRelocations } from '../relocation/vps-relocations';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * The operator's service:move: a stopped VPS's machine, cold, to another host of its
@@ -22,7 +20,7 @@ export class ServiceMoveCommand extends CliCommand {
 
   async run(args: CliArgs): Promise<unknown[]> {
     const id = requireArg(args, 'id').toLowerCase();
-    if (!UUID.test(id)) throw new CliUsageError('--id must be a service id (a UUID)');
+    if (!isUuidText(id)) throw new CliUsageError('--id must be a service id (a UUID)');
     const to = requireArg(args, 'to');
     const cold = args.stop === true || args.cold === true;
     if (cold && args.live === true) throw new CliUsageError('--live and --stop are one or the other');
