@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { driverMaster } from '@app/core';
 import { VpsGauges } from '@app/vps';
 import { registerHostGauges } from './host-gauges';
 
@@ -92,7 +93,7 @@ export class OperatorMetrics {
       },
     });
     registerHostGauges(this.registry, services);
-    const pool = () => (dataSource.driver as unknown as { master?: PoolLike }).master ?? {};
+    const pool = () => driverMaster<PoolLike>(dataSource) ?? {};
     new Gauge({
       name: 'db_pool_connections',
       help: 'Database pool connections by state (total, idle, in use, waiting clients).',

@@ -8,6 +8,7 @@ import { dataSourceOptions, embeddedDataDir } from './data-source-options';
 import { PGlitePool } from './pglite-pool';
 import { unwatchPool, watchPool } from './pool-watch';
 import { runMigrations } from './run-migrations';
+import { driverMaster } from './statement';
 
 export interface DatabaseModuleOptions {
   migrations: MixedList<Function | string>;
@@ -68,4 +69,4 @@ export class DatabaseModule implements OnApplicationShutdown {
   }
 }
 
-const driverPoolOf = (dataSource: DataSource) => (dataSource.driver as unknown as { master: Pool }).master;
+const driverPoolOf = (dataSource: DataSource) => driverMaster<Pool>(dataSource)!;

@@ -9,8 +9,16 @@ interface Pool {
   query(statement: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[]; rowCount?: number | null }>;
 }
 
+/**
+ * The pool TypeORM's postgres driver keeps (a field it does not publish): pg's Pool on PostgreSQL,
+ * PGlitePool on the embedded database; the one place that reads it.
+ */
+export function driverMaster<T>(dataSource: DataSource): T | undefined {
+  return (dataSource.driver as unknown as { master?: T }).master;
+}
+
 export function driverPool(dataSource: DataSource): Pool | null {
-  const pool = (dataSource.driver as unknown as { master?: Pool }).master;
+  const pool = driverMaster<Pool>(dataSource);
   return pool && typeof pool.query === 'function' ? pool : null;
 }
 

@@ -1,9 +1,10 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { EmbeddedDatabaseDeadlock, HeldConnection, heldConnection, stackHere, transactionScopes } from './held-connection';
 import { PGlitePool } from './pglite-pool';
+import { driverMaster } from './statement';
 
 function isEmbedded(dataSource: DataSource): boolean {
-  return (dataSource.driver as unknown as { master?: unknown }).master instanceof PGlitePool;
+  return driverMaster(dataSource) instanceof PGlitePool;
 }
 
 /**

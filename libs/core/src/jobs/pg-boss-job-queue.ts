@@ -3,7 +3,7 @@ import PgBoss from 'pg-boss';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { PgListener } from '../database/pg-listener';
-import { sqlRows } from '../database/statement';
+import { driverMaster, sqlRows } from '../database/statement';
 import { GroupedCompletions } from './grouped-completions';
 import { JobLoopHost, Registered, runJobLoop } from './job-loop';
 import { JobHandler, JobOptions, JobQueue, PeriodicOptions, PeriodicRun, WorkOptions } from './job-queue';
@@ -306,7 +306,7 @@ export class PgBossJobQueue extends JobQueue implements OnApplicationBootstrap, 
   }
 
   private async start(): Promise<PgBoss> {
-    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
+    const pool = driverMaster<Pool>(this.dataSource)!;
     const boss = new PgBoss({
       // eslint-disable-next-line no-restricted-syntax -- pg-boss's own statements on the driver's pool: pg's answer, not TypeORM's
       db: { executeSql: (text, values) => this.counted(pool.query(text, values?.length ? values : undefined)) },
