@@ -109,14 +109,26 @@ export class DatabaseProbe {
   private async evidence(): Promise<Omit<DatabaseStall, 'at' | 'ms' | 'statement'>> {
     const load = loadavg()[0];
     const pressure = { ioPressure: pressureAvg10('io'), cpuPressure: pressureAvg10('cpu') };
-    this.observer ??= await this.connect();
-    const { rows } = await this.observer.query<{ wait: string; n: number }>(
-      `SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') AS wait, count(*)::int AS n
-         FROM pg_stat_activity
-        WHERE datname = current_database() AND state <> 'idle' AND pid <> pg_backend_pid()
-        GROUP BY 1 ORDER BY 2 DESC`,
-    );
-    return { waits: Object.fromEntries(rows.map((r) => [r.wait, r.n])), load: Math.round(load * 10) / 10, ...pressure };
+    return { waits: await this.waits(), load: Math.round(load * 10) / 10, ...pressure };
+  }
+
+  /** What the database's other sessions wait on; a connection a restart cut is made again once. */
+  private async waits(retried = false): Promise<Record<string, number>> {
+    try {
+      this.observer ??= await this.connect();
+      const { rows } = await this.observer.query<{ wait: string; n: number }>(
+        `SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') AS wait, count(*)::int AS n
+           FROM pg_stat_activity
+          WHERE datname = current_database() AND state <> 'idle' AND pid <> pg_backend_pid()
+          GROUP BY 1 ORDER BY 2 DESC`,
+      );
+      return Object.fromEntries(rows.map((r) => [r.wait, r.n]));
+    } catch (err) {
+      await this.observer?.end().catch(() => undefined);
+      this.observer = undefined;
+      if (retried) throw err;
+      return this.waits(true);
+    }
   }
 
   private async connected(): Promise<Client> {

@@ -34,10 +34,7 @@ import { waitForOrFail } from '../support/wait-for';
     );
     expect(probe.stalls).toEqual([]);
 
-    await locker.query('BEGIN');
-    await locker.query('LOCK TABLE soak_probe.ticks IN ACCESS EXCLUSIVE MODE');
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    await locker.query('COMMIT');
+    await holdProbeTable(1_500);
 
     const [stall] = await waitForOrFail(
       async () => probe.stalls,
@@ -51,4 +48,46 @@ import { waitForOrFail } from '../support/wait-for';
     expect(probe.during(stall.at, stall.at)).toEqual([stall]);
     expect(probe.during(stall.at + stall.ms + 1, stall.at + stall.ms + 5_000)).toEqual([]);
   });
+
+  it("reads the evidence again after its connections were cut (a restart's), not a stall without it", async () => {
+    probe.start();
+    await waitForOrFail(
+      async () => probe.ticks,
+      (n) => n >= 1,
+      10_000,
+      (n) => `${n} ticks`,
+    );
+    await holdProbeTable(1_500);
+    await waitForOrFail(
+      async () => probe.stalls,
+      (s) => s.length === 1,
+      10_000,
+      () => 'no first stall',
+    );
+
+    await locker.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'soak-probe'");
+    const ticks = probe.ticks;
+    await waitForOrFail(
+      async () => probe.ticks,
+      (n) => n > ticks,
+      10_000,
+      (n) => `${n} ticks`,
+    );
+    await holdProbeTable(1_500);
+
+    const stalls = await waitForOrFail(
+      async () => probe.stalls,
+      (s) => s.length === 2,
+      10_000,
+      () => 'no second stall',
+    );
+    expect(stalls[1].waits['Lock:relation']).toBe(1);
+  });
+
+  const holdProbeTable = async (ms: number) => {
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE soak_probe.ticks IN ACCESS EXCLUSIVE MODE');
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    await locker.query('COMMIT');
+  };
 });
