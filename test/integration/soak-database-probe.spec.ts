@@ -26,22 +26,12 @@ import { waitForOrFail } from '../support/wait-for';
 
   it('records no stall while its ticks are quick, and one with the lock its insert waited on while the table is held', async () => {
     probe.start();
-    await waitForOrFail(
-      async () => probe.ticks,
-      (n) => n >= 2,
-      10_000,
-      (n) => `${n} ticks`,
-    );
+    await ticksReach(2);
     expect(probe.stalls).toEqual([]);
 
     await holdProbeTable(1_500);
 
-    const [stall] = await waitForOrFail(
-      async () => probe.stalls,
-      (s) => s.length > 0,
-      10_000,
-      () => 'no stall recorded',
-    );
+    const [stall] = await stallsReach(1);
     expect(stall.statement).toBe('INSERT and COMMIT of one row');
     expect(stall.ms).toBeGreaterThanOrEqual(300);
     expect(stall.waits['Lock:relation']).toBe(1);
@@ -51,38 +41,32 @@ import { waitForOrFail } from '../support/wait-for';
 
   it("reads the evidence again after its connections were cut (a restart's), not a stall without it", async () => {
     probe.start();
-    await waitForOrFail(
-      async () => probe.ticks,
-      (n) => n >= 1,
-      10_000,
-      (n) => `${n} ticks`,
-    );
+    await ticksReach(1);
     await holdProbeTable(1_500);
-    await waitForOrFail(
-      async () => probe.stalls,
-      (s) => s.length === 1,
-      10_000,
-      () => 'no first stall',
-    );
+    await stallsReach(1);
 
     await locker.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'soak-probe'");
-    const ticks = probe.ticks;
-    await waitForOrFail(
-      async () => probe.ticks,
-      (n) => n > ticks,
-      10_000,
-      (n) => `${n} ticks`,
-    );
+    await ticksReach(probe.ticks + 1);
     await holdProbeTable(1_500);
 
-    const stalls = await waitForOrFail(
-      async () => probe.stalls,
-      (s) => s.length === 2,
-      10_000,
-      () => 'no second stall',
-    );
+    const stalls = await stallsReach(2);
     expect(stalls[1].waits['Lock:relation']).toBe(1);
   });
+
+  const ticksReach = (n: number) =>
+    waitForOrFail(
+      async () => probe.ticks,
+      (t) => t >= n,
+      10_000,
+      (t) => `${t} ticks, not ${n}`,
+    );
+  const stallsReach = (n: number) =>
+    waitForOrFail(
+      async () => probe.stalls,
+      (s) => s.length >= n,
+      10_000,
+      (s) => `${s.length} stalls, not ${n}`,
+    );
 
   const holdProbeTable = async (ms: number) => {
     await locker.query('BEGIN');
