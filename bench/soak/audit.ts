@@ -432,19 +432,19 @@ export class SoakAudit {
    * a stall of the database server the probe saw explains are listed apart, with its evidence.
    */
   private serverErrors(): void {
-    const bad = this.http.exchanges.filter((e) => e.status >= 500 || e.status === 0);
-    const explainedBy = (e: Exchange) => this.faults.explains(e.status === 0 ? 504 : e.status, e.at, e.ms);
-    const unexplained = bad.filter((e) => explainedBy(e).length === 0);
+    const bad = this.http.exchanges
+      .filter((e) => e.status >= 500 || e.status === 0)
+      .map((e) => ({ e, by: this.faults.explains(e.status === 0 ? 504 : e.status, e.at, e.ms) }));
     this.check(
       'no 5xx that a fault does not explain',
       bad.length,
-      unexplained.map((e) => this.described(e)),
+      bad.filter(({ by }) => by.length === 0).map(({ e }) => this.described(e)),
     );
-    const stalled = bad.filter((e) => explainedBy(e).every((f) => f.kind === 'database-stall') && explainedBy(e).length > 0);
+    const stalled = bad.filter(({ by }) => by.length > 0 && by.every((f) => f.kind === 'database-stall'));
     this.check(
       `5xx explained only by a stall of the database server itself (${this.faults.observed.length} stalls seen by the probe)`,
       bad.length,
-      stalled.map((e) => `${this.described(e)}; ${explainedBy(e)[0].detail}`),
+      stalled.map(({ e, by }) => `${this.described(e)}; ${by[0].detail}`),
       true,
     );
   }

@@ -17,6 +17,9 @@ export interface DatabaseStall {
   cpuPressure?: number;
 }
 
+/** What a stall's tick saw of the database and the machine while it was slow. */
+type StallEvidence = Omit<DatabaseStall, 'at' | 'ms' | 'statement'>;
+
 const SLOW_MS = 1_000;
 
 /**
@@ -60,7 +63,9 @@ export class DatabaseProbe {
   private async tick(): Promise<void> {
     let statement = 'SELECT 1';
     const started = Date.now();
-    const evidence = this.whileSlow(started);
+    // Read once the tick has run `slowMs`, while it is still slow.
+    let evidence: Promise<StallEvidence | undefined> | undefined;
+    const slow = setTimeout(() => (evidence = this.evidence().catch(() => undefined)), this.slowMs);
     try {
       const client = await this.connected();
       await client.query('SELECT 1');
@@ -73,40 +78,17 @@ export class DatabaseProbe {
       // A restart's cut connection: the fault's, not a stall; the next tick connects again.
       await this.client?.end().catch(() => undefined);
       this.client = undefined;
-      evidence.cancel();
       return;
+    } finally {
+      clearTimeout(slow);
     }
     const ms = Date.now() - started;
-    evidence.cancel();
     if (ms < this.slowMs) return;
-    this.stalls.push({ at: started - this.began, ms, statement, ...((await evidence.read) ?? { waits: {}, load: loadavg()[0] }) });
+    this.stalls.push({ at: started - this.began, ms, statement, ...((await evidence) ?? { waits: {}, load: loadavg()[0] }) });
   }
 
-  /** Once the tick has run `slowMs`, what the other sessions wait on and the machine's pressure, read while it is still slow. */
-  private whileSlow(started: number): { read: Promise<Omit<DatabaseStall, 'at' | 'ms' | 'statement'> | undefined>; cancel: () => void } {
-    let timer: NodeJS.Timeout | undefined;
-    let cancelled = false;
-    const read = new Promise<Omit<DatabaseStall, 'at' | 'ms' | 'statement'> | undefined>((resolve) => {
-      timer = setTimeout(
-        () => {
-          if (cancelled) return resolve(undefined);
-          this.evidence()
-            .then(resolve)
-            .catch(() => resolve(undefined));
-        },
-        Math.max(0, started + this.slowMs - Date.now()),
-      );
-    });
-    return {
-      read,
-      cancel: () => {
-        cancelled = true;
-        if (Date.now() < started + this.slowMs) clearTimeout(timer);
-      },
-    };
-  }
-
-  private async evidence(): Promise<Omit<DatabaseStall, 'at' | 'ms' | 'statement'>> {
+  /** What the other sessions wait on and the machine's pressure. */
+  private async evidence(): Promise<StallEvidence> {
     const load = loadavg()[0];
     const pressure = { ioPressure: pressureAvg10('io'), cpuPressure: pressureAvg10('cpu') };
     return { waits: await this.waits(), load: Math.round(load * 10) / 10, ...pressure };
