@@ -62,21 +62,28 @@ export class StoragePool {
   /** A qcow2 disk of `gb` GiB whose backing file is `backing` (grown, never shrunk, by the guest's first boot). */
   async createOverlay(uri: string, volume: string, backing: string, backingFormat: string, gb: number): Promise<void> {
     await this.ensure(uri);
-    await this.run(uri, [
-      'vol-create-as',
-      '--pool',
-      this.name,
-      '--name',
-      volume,
-      '--capacity',
-      `${gb}G`,
-      '--format',
-      'qcow2',
-      '--backing-vol',
-      backing,
-      '--backing-vol-format',
-      backingFormat,
-    ]);
+    await this.createOver(uri, volume, () =>
+      this.run(
+        uri,
+        [
+          'vol-create-as',
+          '--pool',
+          this.name,
+          '--name',
+          volume,
+          '--capacity',
+          `${gb}G`,
+          '--format',
+          'qcow2',
+          '--backing-vol',
+          backing,
+          '--backing-vol-format',
+          backingFormat,
+        ],
+        this.changeTimeoutMs,
+        [VOLUME_EXISTS_CODE],
+      ),
+    );
   }
 
   /** A volume holding exactly the file's bytes. */
@@ -86,7 +93,14 @@ export class StoragePool {
     await lookBeforeRetry(
       async () => {
         await this.remove(uri, volume);
-        await this.run(uri, ['vol-create-as', '--pool', this.name, '--name', volume, '--capacity', `${sizeBytes}b`, '--format', format]);
+        await this.createOver(uri, volume, () =>
+          this.run(
+            uri,
+            ['vol-create-as', '--pool', this.name, '--name', volume, '--capacity', `${sizeBytes}b`, '--format', format],
+            this.changeTimeoutMs,
+            [VOLUME_EXISTS_CODE],
+          ),
+        );
         await this.run(uri, ['vol-upload', '--pool', this.name, '--vol', volume, '--file', file], UPLOAD_TIMEOUT_MS);
       },
       () => Promise.resolve(false),
@@ -153,16 +167,26 @@ export class StoragePool {
    */
   async copyFlat(uri: string, from: string, to: string): Promise<void> {
     const xml = `<volume><name>${to}</name><target><format type='qcow2'/></target></volume>`;
-    const copy = () =>
+    await this.createOver(uri, to, () =>
       withXmlFile(xml, (file) =>
         this.run(uri, ['vol-create-from', this.name, file, from, '--inputpool', this.name], UPLOAD_TIMEOUT_MS, [VOLUME_EXISTS_CODE]),
-      );
+      ),
+    );
+  }
+
+  /**
+   * Makes a volume over one the name already has: listed (an earlier try's), or only a file in the
+   * pool's directory that the pool has not listed (libvirt refuses both; a delete cut off by a
+   * frozen libvirtd left one before a rebuild), so the list is read again before the removal.
+   */
+  private async createOver(uri: string, volume: string, create: () => Promise<unknown>): Promise<void> {
     try {
-      await copy();
+      await create();
     } catch (err) {
       if (!(err instanceof ComputeProviderError && err.code === VOLUME_EXISTS_CODE)) throw err;
-      await this.remove(uri, to);
-      await copy();
+      await this.refresh(uri);
+      await this.remove(uri, volume);
+      await create();
     }
   }
 

@@ -123,6 +123,15 @@ describe('Virsh with a secret argument', () => {
     expect(exists).toMatchObject({ code: VOLUME_EXISTS_CODE, retryable: false });
   });
 
+  it.each([
+    // What the soak's hour saw from a rebuild's vol-create-as right after the root disk's removal.
+    "error: Failed to create vol svc-1-root.qcow2\nerror: storage volume 'svc-1-root.qcow2' exists already",
+    // A file in the pool's directory that the pool has not listed (libvirt 9.0).
+    "error: Failed to create vol seed\nerror: Requested operation is not valid: volume target path '/var/lib/libvirt/images/seed' already exists",
+  ])('reads %j as volume_exists, not a hypervisor_error', (stderr) => {
+    expect(virshError(Object.assign(new Error('x'), { code: '1' }), stderr, 1000)).toMatchObject({ code: VOLUME_EXISTS_CODE });
+  });
+
   it('reads a network filter libvirt does not have as not_found, naming the filter, not a machine', () => {
     const missing = virshError(
       Object.assign(new Error('x'), { code: '1' }),

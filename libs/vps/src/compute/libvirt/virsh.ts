@@ -21,7 +21,9 @@ const AGENT_UNAVAILABLE = /(guest agent is not (responding|connected|configured|
 const NOT_RUNNING = /domain is not running/i;
 const NWFILTER_NOT_FOUND = /(network filter not found|no nwfilter with matching)/i;
 const POOL_NOT_FOUND = /(storage pool not found|no storage pool with matching|failed to get pool)/i;
-const VOLUME_EXISTS = /storage volume name '[^']*' already in use/i;
+// The name listed (`vol-create-from`: "name ... already in use", `vol-create-as`: "exists already"), or only a file of the pool's directory.
+const VOLUME_EXISTS =
+  /(storage volume name '[^']*' already in use|storage volume '[^']*' exists already|volume target path '[^']*' already exists)/i;
 const POOL_BUSY = /pool '[^']*' has asynchronous jobs running/i;
 
 /** libvirt refuses to refresh a pool while one of its volumes is being copied (a rebuild's disk, a stopped VPS's snapshot). */
