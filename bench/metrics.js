@@ -4,7 +4,9 @@
 // same Prometheus, in alternation. Prometheus (Debian's, a folder of its own, loopback) holds an
 // hour of one VPS's libvirt-exporter series backfilled with promtool at a 15 s interval; the API
 // process is one of its own with METRICS_PROMETHEUS_URL. Without Prometheus installed the scenario
-// is skipped, with a line saying so.
+// is skipped, with a line saying so. Prometheus runs on a core of its own, as it would on its own host
+// (issue 59): `taskset` puts it on the last CPU and the API and this process (autocannon) on the others,
+// for both sides alike; `--metrics-cores=shared` leaves every process on every CPU (the earlier figures).
 const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -15,6 +17,19 @@ const { withClient } = require('./pg-client');
 const PROMETHEUS = '/usr/bin/prometheus';
 const PROMTOOL = '/usr/bin/promtool';
 const MIN_RATIO = 0.8;
+const TASKSET = '/usr/bin/taskset';
+
+/** CPUs for Prometheus and for the rest, or null when they share (one CPU, no taskset, or asked to). */
+function coreSplit(cores) {
+  const cpus = os.availableParallelism();
+  if (cores === 'shared' || cpus < 2 || !fs.existsSync(TASKSET)) return null;
+  return { prometheus: String(cpus - 1), rest: cpus === 2 ? '0' : `0-${cpus - 2}` };
+}
+
+/** Every thread of a running process onto these CPUs (threads it makes later inherit them). */
+function pin(pid, cpus) {
+  execFileSync(TASKSET, ['--all-tasks', '--cpu-list', '--pid', cpus, String(pid)], { stdio: 'ignore' });
+}
 
 /** An hour of what prometheus-libvirt-exporter 0.2.0 exposes for one domain (one disk, no NIC), as OpenMetrics. */
 function backfill(domain, now) {
@@ -38,17 +53,17 @@ function backfill(domain, now) {
   return `${lines.join('\n')}\n# EOF\n`;
 }
 
-async function startPrometheus(dir, port, log) {
+async function startPrometheus(dir, port, log, cpus) {
   fs.writeFileSync(path.join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 15s\nscrape_configs: []\n');
-  const child = spawn(
-    PROMETHEUS,
-    [
-      `--config.file=${path.join(dir, 'prometheus.yml')}`,
-      `--storage.tsdb.path=${path.join(dir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-    ],
-    { cwd: dir, stdio: 'ignore' },
-  );
+  const args = [
+    `--config.file=${path.join(dir, 'prometheus.yml')}`,
+    `--storage.tsdb.path=${path.join(dir, 'data')}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+  ];
+  // Started through taskset (it execs Prometheus: same pid), so Go sizes GOMAXPROCS to its own core.
+  const child = cpus
+    ? spawn(TASKSET, ['--cpu-list', cpus, PROMETHEUS, ...args], { cwd: dir, stdio: 'ignore' })
+    : spawn(PROMETHEUS, args, { cwd: dir, stdio: 'ignore' });
   const until = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}`);
@@ -106,6 +121,7 @@ async function metricsScenario({
   warmup,
   rounds,
   connections,
+  cores = 'split',
   log,
 }) {
   if (!fs.existsSync(PROMETHEUS) || !fs.existsSync(PROMTOOL)) {
@@ -129,7 +145,8 @@ async function metricsScenario({
     stdio: 'ignore',
   });
   const promPort = await freePort();
-  const prometheus = await startPrometheus(dir, promPort, log);
+  const split = coreSplit(cores);
+  const prometheus = await startPrometheus(dir, promPort, log, split?.prometheus);
   const apiPort = await freePort();
   // The route's own cost on every request: no budget, and no cache answering the same range for the next 5 s.
   const api = startProcess('api (metrics)', apiMain, {
@@ -140,6 +157,11 @@ async function metricsScenario({
   });
   try {
     await waitReady(api, apiPort, '/health/ready');
+    if (split) {
+      pin(api.child.pid, split.rest);
+      pin(process.pid, split.rest);
+      log(`  Prometheus on CPU ${split.prometheus}, the API and the load generator on CPU ${split.rest}`);
+    }
     const { metricsQuery } = require(path.resolve(path.dirname(apiMain), '../../../libs/metrics/src/source/promql.js'));
     const [start, end, step] = [now - 3600, now - 60, 10];
     const iso = (s) => new Date(s * 1000).toISOString();
@@ -200,6 +222,7 @@ async function metricsScenario({
     });
     const row = {
       points,
+      cores: split ?? 'shared',
       minRatio: MIN_RATIO,
       api: agg(runs.api),
       direct: agg(runs.direct),
@@ -208,6 +231,7 @@ async function metricsScenario({
     row.ratio = Math.round((row.api.rps / row.direct.rps) * 100) / 100;
     return row;
   } finally {
+    if (split) pin(process.pid, `0-${os.availableParallelism() - 1}`);
     await stopProcess(api);
     prometheus.kill('SIGTERM');
     await new Promise((resolve) => (prometheus.exitCode !== null ? resolve() : prometheus.once('exit', resolve)));

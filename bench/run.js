@@ -19,6 +19,7 @@
 //          moves, only when named: a tiny TCG guest moved live (idle and busy) between two libvirtds of its own,
 //          and once cold, bench/moves.js; alone it needs no database and writes bench/results/moves.json)
 //          --streams=N  --backup-mb=N (the backups scenario's disk, 128; then one 4x)  --backup-transfer=auto|stream (LIBVIRT_DISK_TRANSFER of the API's backups)
+//          --metrics-cores=split|shared (split: Prometheus on a CPU of its own, the API and autocannon on the others)
 //          --volume-mb=N (the volumes scenario's dd size, 256)  --rounds=N  --duration=S  --warmup=S  --connections=N
 //          --pool=N (DB_POOL_SIZE of both servers; unset: the API's default)  --db=<name>
 //          --reuse-db (keep a seeded database from an earlier run)  --out=<file>  --strict
@@ -82,6 +83,7 @@ function parseArgs(argv) {
     connections: num('connections', smoke ? 10 : 50),
     backupMb: num('backup-mb', 128),
     backupTransfer: String(flags['backup-transfer'] ?? 'auto'),
+    metricsCores: String(flags['metrics-cores'] ?? 'split'),
     volumeMb: num('volume-mb', 256),
     pool: flags.pool === undefined ? undefined : String(flags.pool),
     only: flags.profile ? [String(flags.profile)] : flags.only ? String(flags.only).split(',') : null,
@@ -937,6 +939,7 @@ async function main() {
         warmup: opts.warmup,
         rounds: opts.rounds,
         connections: opts.connections,
+        cores: opts.metricsCores,
         log,
       });
     }
