@@ -1,5 +1,4 @@
 import { createHash, createHmac } from 'node:crypto';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { S3Key } from '../object-storage-provider';
 
 /** SHA-256 (HMAC-SHA-256 with a secret) for the signer, from node:crypto. */
@@ -40,6 +39,8 @@ export async function signS3Request(
   query: Record<string, string> = {},
 ): Promise<SignedRequest> {
   const url = new URL(base);
+  // Loaded at the first signed request: a replica that never talks to a gateway does not keep it.
+  const { SignatureV4 } = await import('@smithy/signature-v4');
   const signer = new SignatureV4({ service: 's3', region, credentials: key, sha256: Sha256, uriEscapePath: false });
   const signed = await signer.sign({
     method,
