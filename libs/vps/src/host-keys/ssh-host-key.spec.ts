@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,16 @@ describe('SSH host keys', () => {
     const listed = execFileSync('ssh-keygen', ['-l', '-f', file], { encoding: 'utf8' }).split(' ');
     expect(listed[1]).toBe(fingerprintOf(pair.publicKey));
     expect(pair.publicKey).toMatch(/^ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI[A-Za-z0-9+/]+=*$/);
+  });
+
+  it('gives each key its own fingerprint when asked again, past the number of fingerprints kept', () => {
+    const keys = Array.from({ length: 1200 }, () => `ssh-ed25519 ${randomBytes(51).toString('base64')}`);
+    const expected = (key: string) =>
+      `SHA256:${createHash('sha256')
+        .update(Buffer.from(key.split(' ')[1], 'base64'))
+        .digest('base64')
+        .replace(/=+$/, '')}`;
+    for (const round of [1, 2]) for (const key of keys) expect([round, fingerprintOf(key)]).toEqual([round, expected(key)]);
   });
 
   it('makes a new key every time', () => {

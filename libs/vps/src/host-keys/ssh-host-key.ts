@@ -42,10 +42,20 @@ export function generateHostKey(comment = 'host'): SshHostKeyPair {
   };
 }
 
+/** Fingerprints kept by public key: every listed page shows each VPS's; emptied when full. */
+const FINGERPRINTS_KEPT = 1000;
+const fingerprints = new Map<string, string>();
+
 /** `SHA256:<base64 without padding>`, as `ssh-keygen -l` and ssh's own prompt print it. */
 export function fingerprintOf(publicKey: string): string {
-  const blob = Buffer.from(publicKey.split(' ')[1] ?? '', 'base64');
-  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+  let fingerprint = fingerprints.get(publicKey);
+  if (fingerprint === undefined) {
+    const blob = Buffer.from(publicKey.split(' ')[1] ?? '', 'base64');
+    fingerprint = `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+    if (fingerprints.size >= FINGERPRINTS_KEPT) fingerprints.clear();
+    fingerprints.set(publicKey, fingerprint);
+  }
+  return fingerprint;
 }
 
 /** The known_hosts line for this key at host:port (`[host]:port` unless the port is 22). */
