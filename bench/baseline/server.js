@@ -57,19 +57,28 @@ const SERVICE_COLUMNS = `s.id, s.product_id, s.name, s.type, s.status, s.price, 
 // What each kind shows of the page, one statement per kind on it, side by side (VpsInstancesRepository.summaries,
 // ObjectStorageUsersRepository.summaries).
 const INSTANCES_SQL = `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
-              s.status = 'terminated' AS terminated, ${isoText('b.next_run_at')} AS "backupsNextRunAt", s.name,
-              i.network->>'mode' IS DISTINCT FROM 'user' AS "publicAddresses",
-              (SELECT json_object_agg(p.address, p.ptr) FROM vps_address_ptrs p WHERE p.service_id = i.service_id) AS ptrs,
-              coalesce((SELECT h.state <> 'unreachable' FROM hosts h WHERE h.id = i.host_id), true) AS "hostReachable",
-              EXISTS (SELECT 1 FROM vps_rescues r WHERE r.service_id = i.service_id) AS rescue,
-              (SELECT k.public_key FROM vps_host_keys k WHERE k.service_id = i.service_id AND k.system = 'vps') AS "hostKey",
-              (SELECT k.public_key FROM vps_host_keys k WHERE k.service_id = i.service_id AND k.system = 'rescue') AS "rescueHostKey",
-              coalesce((SELECT json_agg(json_build_object('id', f.id, 'name', f.name, 'status', a.status) ORDER BY a.created_at, f.id)
-                          FROM firewall_attachments a JOIN firewalls f ON f.id = a.firewall_id WHERE a.service_id = i.service_id), '[]') AS firewalls,
-              coalesce((SELECT json_agg(json_build_object('id', v.service_id, 'name', vs.name, 'sizeGb', v.size_gb, 'state', v.state) ORDER BY v.updated_at, v.service_id)
-                          FROM volumes v JOIN services vs ON vs.id = v.service_id WHERE v.attached_to = i.service_id), '[]') AS volumes
-         FROM vps_instances i JOIN services s ON s.id = i.service_id LEFT JOIN vps_backup_schedules b ON b.service_id = i.service_id
-        WHERE i.service_id = ANY($1::uuid[])`;
+        s.status = 'terminated' AS terminated, ${isoText('b.next_run_at')} AS "backupsNextRunAt", s.name,
+        i.network->>'mode' IS DISTINCT FROM 'user' AS "publicAddresses", p.ptrs,
+        coalesce(h.state <> 'unreachable', true) AS "hostReachable", r.service_id IS NOT NULL AS rescue,
+        kv.public_key AS "hostKey", kr.public_key AS "rescueHostKey",
+        coalesce(f.firewalls, '[]') AS firewalls, coalesce(v.volumes, '[]') AS volumes
+   FROM vps_instances i
+   JOIN services s ON s.id = i.service_id
+   LEFT JOIN vps_backup_schedules b ON b.service_id = i.service_id
+   LEFT JOIN hosts h ON h.id = i.host_id
+   LEFT JOIN vps_rescues r ON r.service_id = i.service_id
+   LEFT JOIN vps_host_keys kv ON kv.service_id = i.service_id AND kv.system = 'vps'
+   LEFT JOIN vps_host_keys kr ON kr.service_id = i.service_id AND kr.system = 'rescue'
+   LEFT JOIN (SELECT service_id, json_object_agg(address, ptr) AS ptrs
+                FROM vps_address_ptrs WHERE service_id = ANY($1::uuid[]) GROUP BY service_id) p ON p.service_id = i.service_id
+   LEFT JOIN (SELECT a.service_id, json_agg(json_build_object('id', fw.id, 'name', fw.name, 'status', a.status) ORDER BY a.created_at, fw.id) AS firewalls
+                FROM firewall_attachments a JOIN firewalls fw ON fw.id = a.firewall_id
+               WHERE a.service_id = ANY($1::uuid[]) GROUP BY a.service_id) f ON f.service_id = i.service_id
+   LEFT JOIN (SELECT vol.attached_to, json_agg(json_build_object('id', vol.service_id, 'name', vs.name, 'sizeGb', vol.size_gb, 'state', vol.state)
+                                        ORDER BY vol.updated_at, vol.service_id) AS volumes
+                FROM volumes vol JOIN services vs ON vs.id = vol.service_id
+               WHERE vol.attached_to = ANY($1::uuid[]) GROUP BY vol.attached_to) v ON v.attached_to = i.service_id
+  WHERE i.service_id = ANY($1::uuid[])`;
 const STORAGE_SQL = `SELECT service_id AS id, CASE WHEN applied_version < desired_version THEN 'pending' ELSE gateway_state END AS state,
               used_bytes::float8 AS "usedBytes", used_objects::float8 AS objects, bucket_count AS buckets,
               quota_bytes::float8 AS "quotaBytes", quota_objects::float8 AS "quotaObjects", ${isoText('usage_updated_at')} AS "usageUpdatedAt"
