@@ -176,8 +176,8 @@ export class StoragePool {
 
   /**
    * Makes a volume over one the name already has: listed (an earlier try's), or only a file in the
-   * pool's directory that the pool has not listed (libvirt refuses both; a delete cut off by a
-   * frozen libvirtd left one before a rebuild), so the list is read again before the removal.
+   * pool's directory that the pool has not listed (libvirt refuses both; the soak's hour met one
+   * right after a rebuild removed the root disk), so the list is read again before the removal.
    */
   private async createOver(uri: string, volume: string, create: () => Promise<unknown>): Promise<void> {
     try {
