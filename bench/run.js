@@ -1140,14 +1140,18 @@ async function main() {
   }
 }
 
-/** The baseline's list SQL must be the API's: compared with the built ServicesRepository.pageStatement. */
+/** The baseline's list SQL must be the API's: compared with the built ServicesRepository.pageStatement and the VPS part's statement. */
 function checkSqlParity(apiMain, accountId) {
-  const built = path.resolve(path.dirname(apiMain), '../../../libs/services/src/services.repository.js');
+  const libs = path.resolve(path.dirname(apiMain), '../../../libs');
+  const built = path.join(libs, 'services/src/services.repository.js');
+  const builtInstances = path.join(libs, 'vps/src/instances/vps-instances.repository.js');
   let apiQueries;
+  let apiInstancesSql;
   try {
     apiQueries = require(built).ServicesRepository;
+    apiInstancesSql = require(builtInstances).INSTANCE_SUMMARIES_SQL;
   } catch (err) {
-    log(`  (could not load ${path.relative(ROOT, built)} to compare the list SQL: ${err.message})`);
+    log(`  (could not load ${path.relative(ROOT, built)} and its VPS part to compare the list SQL: ${err.message})`);
     return null;
   }
   const ours = require(BASELINE);
@@ -1161,7 +1165,10 @@ function checkSqlParity(apiMain, accountId) {
       return `The baseline's list SQL differs from ServicesRepository.pageStatement (libs/services/src/services.repository.ts): update bench/baseline/server.js.\nAPI:\n${a.text}\nbaseline:\n${b.text}`;
     }
   }
-  log('  same list SQL in both (ServicesRepository.pageStatement)');
+  if (apiInstancesSql !== ours.INSTANCES_SQL) {
+    return `The baseline's VPS part differs from INSTANCE_SUMMARIES_SQL (libs/vps/src/instances/vps-instances.repository.ts): update bench/baseline/server.js.\nAPI:\n${apiInstancesSql}\nbaseline:\n${ours.INSTANCES_SQL}`;
+  }
+  log('  same list SQL in both (ServicesRepository.pageStatement, INSTANCE_SUMMARIES_SQL)');
   return null;
 }
 

@@ -55,7 +55,7 @@ const isoText = (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T
 const SERVICE_COLUMNS = `s.id, s.product_id, s.name, s.type, s.status, s.price, s.currency, s.billing_cycle,
        ${isoText('s.next_due_date')} AS next_due_date, ${isoText('s.created_at')} AS created_at`;
 // What each kind shows of the page, one statement per kind on it, side by side (VpsInstancesRepository.summaries,
-// ObjectStorageUsersRepository.summaries).
+// ObjectStorageUsersRepository.summaries); bench/run.js compares INSTANCES_SQL with the built API's INSTANCE_SUMMARIES_SQL.
 const INSTANCES_SQL = `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
         s.status = 'terminated' AS terminated, ${isoText('b.next_run_at')} AS "backupsNextRunAt", s.name,
         i.network->>'mode' IS DISTINCT FROM 'user' AS "publicAddresses", p.ptrs,
@@ -149,7 +149,17 @@ const MESSAGE_SQL = `SELECT id, ticket_id, author_type, author_name, message, cr
         FROM ticket_messages WHERE id = $1`;
 const ATTACHMENTS_SQL = 'SELECT id FROM attachments WHERE message_id = ANY($1::uuid[]) ORDER BY created_at, id';
 
-module.exports = { ALPHABET, toBase62, isWellFormedApiKey, listServicesQuery, KEY_SQL, SESSION_SQL, UNREAD_SQL, MARK_READ_SQL };
+module.exports = {
+  ALPHABET,
+  toBase62,
+  isWellFormedApiKey,
+  listServicesQuery,
+  INSTANCES_SQL,
+  KEY_SQL,
+  SESSION_SQL,
+  UNREAD_SQL,
+  MARK_READ_SQL,
+};
 
 // ---- the server --------------------------------------------------------------------------------
 const BEARER = /^Bearer ([\x21-\x7e]{1,4096})$/i;

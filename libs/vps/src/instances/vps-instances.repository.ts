@@ -82,7 +82,8 @@ export interface ObservedChange {
   real: PowerState;
 }
 
-const INSTANCE_SUMMARIES_SQL = `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
+/** The kind's part of a page of VPSes ($1: their service ids); bench/baseline/server.js runs the same text. */
+export const INSTANCE_SUMMARIES_SQL = `SELECT i.service_id AS id, i.power_state AS "powerState", i.region, i.ipv4, i.ipv6, i.ssh_host AS "sshHost", i.ssh_port AS "sshPort",
         s.status = 'terminated' AS terminated, ${isoText('b.next_run_at')} AS "backupsNextRunAt", s.name,
         i.network->>'mode' IS DISTINCT FROM 'user' AS "publicAddresses", p.ptrs,
         coalesce(h.state <> 'unreachable', true) AS "hostReachable", r.service_id IS NOT NULL AS rescue,
