@@ -762,7 +762,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a VPS's disk from one of its backups
-         * @description Powers the machine off, replaces its disk with the backup (everything written since is lost) and boots it: a `restore` action, followed like the power actions.
+         * @description Powers the machine off, replaces its disk with the backup (everything written since is lost) and boots it: a `restore` action, followed like the power actions. It also makes again a machine its hypervisor lost (the one action such a VPS takes).
          */
         post: operations["restoreInstanceBackup"];
         delete?: never;

@@ -279,6 +279,7 @@ const SLOW = 300_000;
       );
       expect(notices.find((n) => n.type === 'instance_fault')).toMatchObject({
         severity: 'critical',
+        body: expect.stringContaining('Restore one of its backups to make it again'),
         entity: { type: 'service', id: vps.id },
       });
       expect((await request(t!.http).post(`/api/services/${vps.id}/instance/start`).set('Authorization', owner.bearer)).body.code).toBe(

@@ -3,6 +3,7 @@ import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/cl
 import request from 'supertest';
 import { BackupRunner } from '../../libs/vps/src/backups/backup-runner';
 import { DEPLOYMENT_NS } from '../../libs/vps/src/compute/libvirt/domain-xml';
+import { MachineReconciler } from '../../libs/vps/src/instances/reconcile/machine-reconciler';
 import { cephTestsEnabled, dropBucket, rgwEnv } from '../support/ceph';
 import { agentPing, BOOT_MS, hostKeyAt, untilAgentAnswers, untilSshUp } from '../support/guest';
 import { GuestSuite } from '../support/guest-suite';
@@ -222,11 +223,27 @@ const diskOf = (xml: string, dev: string): string | undefined =>
     );
 
     itWithBackups(
-      'restores it after its domain was undefined as well: defined again, marked as this deployment’s, and booted',
+      'restores it after its domain was undefined as well, once reconciliation marked it lost: defined again, marked as this deployment’s, and booted',
       async () => {
         await removeDomain(`svc-${g.vps.id}`);
         await deleteVolumes();
+        // Marked by this pass or the app's own one (every minute), whichever comes first; only a restore may begin then.
+        const reconciler = g.t.app.get(MachineReconciler);
+        await waitForOrFail(
+          async () => {
+            await reconciler.reconcile();
+            const [row] = await g.t.db.query<{ power_state: string }[]>('SELECT power_state FROM vps_instances WHERE service_id = $1', [
+              g.vps.id,
+            ]);
+            return row;
+          },
+          (row) => row.power_state === 'error',
+          60_000,
+          (row) => `recorded ${row.power_state}`,
+        );
+        expect((await post('start').expect(409)).body).toMatchObject({ code: 'invalid_state', detail: expect.stringContaining('missing') });
         await restore();
+        expect((await instance()).powerState).toBe('running');
         expect(await virsh('domstate', `svc-${g.vps.id}`)).toBe('running');
         expect(await virsh('dumpxml', `svc-${g.vps.id}`)).toContain(DEPLOYMENT_NS);
         expect((await g.sshWhenUp('cat /root/first')).stdout).toBe('before');

@@ -85,7 +85,9 @@ function describe(event: DomainEvent): NewNotification | null {
         type: 'instance_fault',
         severity: 'critical',
         title: missing ? `${p.serviceName}: the machine is missing` : `${p.serviceName} could not be set up`,
-        body: `${p.message} Open a support ticket for this service to have it looked at.`,
+        body: missing
+          ? `${p.message} Restore one of its backups to make it again, or open a support ticket for this service.`
+          : `${p.message} Open a support ticket for this service to have it looked at.`,
         ...about('service', p.serviceId),
       };
     }

@@ -27,7 +27,7 @@ describe('power state machine', () => {
     expect(planAction(idle(state), type)).toMatchObject({ ok: false, code: 'invalid_state' });
   });
 
-  it.each(['start', 'stop', 'reboot', 'rebuild', 'snapshot'] as const)(
+  it.each(['start', 'stop', 'reboot', 'rebuild', 'snapshot', 'rescue', 'unrescue'] as const)(
     'refuses %s while the machine is being made, and when it is in error',
     (type) => {
       expect(planAction(idle('provisioning'), type)).toMatchObject({ ok: false, code: 'action_in_progress' });
@@ -38,6 +38,12 @@ describe('power state machine', () => {
       });
     },
   );
+
+  it('restores a machine in error: the way back from a machine the hypervisor lost', () => {
+    expect(planAction(idle('error'), 'restore')).toEqual({ ok: true, transitional: 'starting', target: 'running' });
+    expect(targetOf('restore', 'error')).toBe('running');
+    expect(planAction({ ...idle('error'), actionRunning: true }, 'restore')).toMatchObject({ ok: false, code: 'action_in_progress' });
+  });
 
   it.each(['pending', 'suspended', 'cancelled', 'terminated'] as const)('refuses every action on a %s service', (status) => {
     for (const type of ['start', 'stop', 'reboot'] as ActionType[]) {

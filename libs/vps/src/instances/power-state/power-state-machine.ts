@@ -22,8 +22,8 @@ const TRANSITIONS: Record<ActionType, { from: PowerState[]; transitional: PowerS
   rebuild: { from: ['running', 'stopped'], transitional: 'starting', target: 'running' },
   // A snapshot copies the disk of a machine that stays as it is (live when running).
   snapshot: { from: ['running', 'stopped'], transitional: 'running', target: 'running' },
-  // A restore replaces the disk with a backup's and boots it, like a rebuild.
-  restore: { from: ['running', 'stopped'], transitional: 'starting', target: 'running' },
+  // A restore replaces the disk with a backup's and boots it, like a rebuild; it also makes a vanished machine again.
+  restore: { from: ['running', 'stopped', 'error'], transitional: 'starting', target: 'running' },
   // Both boot the machine (from the rescue system, or its own disk again) whatever it is doing.
   rescue: { from: ['running', 'stopped'], transitional: 'starting', target: 'running' },
   unrescue: { from: ['running', 'stopped'], transitional: 'starting', target: 'running' },
@@ -42,7 +42,8 @@ export const targetOf = (type: ActionType, from: PowerState): PowerState => (KEE
 
 /**
  * Whether a power action may begin: the VPS must be active, idle (no other action, no transition)
- * and in the action's source state.
+ * and in the action's source state. Of a machine in error only a restore begins: it puts the
+ * backup's disk back and defines the machine again where the hypervisor lost it.
  */
 export function planAction(instance: InstanceSnapshot, type: ActionType): ActionPlan {
   if (instance.serviceStatus !== 'active') {
@@ -51,11 +52,12 @@ export function planAction(instance: InstanceSnapshot, type: ActionType): Action
   if (instance.powerState === 'provisioning') {
     return { ok: false, code: 'action_in_progress', detail: 'The machine is still being set up; try again when it is running or stopped.' };
   }
-  if (instance.powerState === 'error') {
+  if (instance.powerState === 'error' && !TRANSITIONS[type].from.includes('error')) {
     return {
       ok: false,
       code: 'invalid_state',
-      detail: 'The machine could not be set up or is missing on the hypervisor; open a support ticket for this service.',
+      detail:
+        'The machine could not be set up or is missing on the hypervisor; restore one of its backups, or open a support ticket for this service.',
     };
   }
   if (instance.actionRunning || isTransitional(instance.powerState)) {
