@@ -1,6 +1,11 @@
-/** The app's settings for the libvirt adapter, on qemu:///system unless `more` names a LIBVIRT_URI. */
+/**
+ * The app's settings for the libvirt adapter, on qemu:///system unless `more` names a LIBVIRT_URI.
+ * The account's access token lasts three hours: a file that boots guests under TCG on a
+ * slow machine outlives the 15 minutes of the default (CI's local-pool file took 950 s, and every
+ * request after the 900th second answered 401).
+ */
 export function libvirtCompute(more: Record<string, string> = {}): Record<string, string> {
-  return { COMPUTE_PROVIDER: 'libvirt', ...more };
+  return { COMPUTE_PROVIDER: 'libvirt', ACCESS_TOKEN_TTL_SECONDS: String(3 * 3600), ...more };
 }
 
 /**
