@@ -8,6 +8,7 @@ import { addTestImage, BOOT_MS, makeKeyPair, removeGuest, sshAsRoot, SshResult, 
 import { runCliIn } from './run-cli-in-app';
 import type { AppLogging } from '../../apps/api/src/http/configure-app';
 import { startTestApp, TestApp } from './test-app';
+import { timeline } from './timeline';
 import { waitFor } from './wait-for';
 
 export interface Guest {
@@ -104,8 +105,16 @@ export class GuestSuite {
 
   /** The action once it is no longer running. */
   settle(actionId: string) {
+    const since = Date.now();
+    let said = '';
     return waitFor(
-      async () => (await this.t.get(`/api/services/${this.vps.id}/instance/actions/${actionId}`, this.owner.bearer).expect(200)).body,
+      async () => {
+        const action = (await this.t.get(`/api/services/${this.vps.id}/instance/actions/${actionId}`, this.owner.bearer).expect(200)).body;
+        const now = `${action.type} ${action.status}${action.step ? `: ${action.step}` : ''}`;
+        if (now !== said) timeline(now, since);
+        said = now;
+        return action;
+      },
       (action) => action.status !== 'running',
       BOOT_MS,
     );

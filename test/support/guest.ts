@@ -4,6 +4,7 @@ import { removeDomain, virsh } from './libvirt';
 import type { CliResult } from './run-cli';
 import { runCliIn } from './run-cli-in-app';
 import { testImageFile } from './test-images';
+import { timeline } from './timeline';
 import { waitForOrFail } from './wait-for';
 
 /** A boot under TCG on a busy two-core machine: about a minute, at times far more. */
@@ -89,7 +90,8 @@ export function untilSshUp(
   failure = (res: SshResult) => `ssh never worked: ${res.code} ${res.stderr}`,
   ok = ran,
 ): Promise<SshResult> {
-  return waitForOrFail(() => pacedTry(attempt, ok), ok, BOOT_MS, failure);
+  const since = Date.now();
+  return waitForOrFail(() => pacedTry(attempt, ok), ok, BOOT_MS, failure).then((res) => (timeline('ssh answered', since), res));
 }
 
 /** The Ed25519 host key sshd answers with at `to` (`ssh-keyscan`), as `ssh-ed25519 AAAA...`; '' when none answered. */

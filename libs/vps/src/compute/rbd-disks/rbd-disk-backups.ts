@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { ComputeProviderError } from '../compute-provider';
 import { convertDisk } from './qemu-img';
 import { rbdRootOf } from './rbd-disk-names';
+import { importSparse } from './rbd-sparse-import';
 import type { RbdImages } from './rbd-images';
 
 /** The VPS root disk's RBD snapshot a backup is read from, removed when the backup is released. */
@@ -18,7 +19,7 @@ export const backupSnapshotOf = (exportId: string): string => `backup-${exportId
  * snapshot of the root (taken under the guest agent's freeze), exported sparse to a folder of the
  * API host and converted to qcow2 there (both about the data's size, not the disk's); the folder and
  * the snapshot go when the backup is released. A restore makes the root again from a backup:
- * written to that folder, converted to raw and imported as the new root.
+ * written to that folder, converted to raw and its data imported as the new root (rbd-sparse-import.ts).
  */
 export class RbdDiskBackups {
   constructor(
@@ -41,7 +42,8 @@ export class RbdDiskBackups {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const raw = join(dir, 'disk.raw');
     const qcow2 = join(dir, 'disk.qcow2');
-    await this.images.cli.rbd(['export', '--no-progress', `${this.images.spec(rbdRootOf(serviceId))}@${backupSnapshotOf(exportId)}`, raw]);
+    const snapshot = `${this.images.spec(rbdRootOf(serviceId))}@${backupSnapshotOf(exportId)}`;
+    await this.images.cli.rbd(['export', '--no-progress', snapshot, raw], { transfer: true });
     await convertDisk({ file: raw, format: 'raw' }, { file: qcow2, format: 'qcow2' }, this.failed('backup_failed'), this.qemuImg);
     await rm(raw, { force: true });
     return qcow2;
@@ -71,7 +73,7 @@ export class RbdDiskBackups {
       await convertDisk({ file: qcow2, format: 'qcow2' }, { file: raw, format: 'raw' }, this.failed('restore_failed'), this.qemuImg);
       await rm(qcow2, { force: true });
       await this.images.removeOurs(root);
-      await this.images.cli.rbd(['import', '--image-format', '2', '--no-progress', raw, this.images.spec(root)]);
+      await importSparse(this.images.cli, raw, this.images.spec(root), this.qemuImg);
       await this.images.mark(root);
     } finally {
       await rm(dir, { recursive: true, force: true });

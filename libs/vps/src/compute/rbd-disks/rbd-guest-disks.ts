@@ -15,6 +15,7 @@ import { RbdDiskBackups } from './rbd-disk-backups';
 import { fenceRbdImages } from './rbd-fencing';
 import { BASE_SNAPSHOT, isCode, RbdImages } from './rbd-images';
 import { RbdSnapshotImages } from './rbd-snapshot-images';
+import { importSparse } from './rbd-sparse-import';
 
 /** The cluster and pool a region's VPS disks live in (DISKS_RBD_POOL, and the volumes' Ceph client). */
 export type RbdDisksConfig = Pick<VolumesConfig, 'cephMonitors' | 'cephClientName' | 'cephClientKey'> & { pool: string };
@@ -68,7 +69,7 @@ export class RbdGuestDisks {
         const failure = { code: 'invalid_image', message: 'The image could not be converted for Ceph.' };
         await convertDisk({ file, format }, { file: raw, format: 'raw' }, failure, this.qemuImg);
       }
-      await this.cli.rbd(['import', '--image-format', '2', '--no-progress', raw, this.images.spec(image)]);
+      await importSparse(this.cli, raw, this.images.spec(image), this.qemuImg);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -36,7 +36,7 @@ export class RbdSnapshotImages {
       if (!(await this.images.isProtected(root, snapshotOf(imageId)))) await rbd(['snap', 'protect', from]);
       await rbd(['clone', from, this.images.spec(image)]);
       await this.images.mark(image);
-      await rbd(['flatten', this.images.spec(image), '--no-progress']);
+      await this.images.cli.rbd(['flatten', this.images.spec(image), '--no-progress'], { transfer: true });
       await this.images.makeBase(image);
     }
     await this.drop(serviceId, imageId);

@@ -1,6 +1,7 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { Logger } from '@nestjs/common';
 import { CephCli, cephError } from './ceph-cli';
 
@@ -91,5 +92,65 @@ describe('CephCli', () => {
       warn.mockRestore();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  describe('a transfer (stdin, no time limit of ours)', () => {
+    let dir: string;
+    let warn: jest.SpyInstance;
+    const cliWith = (script: string, timeouts = { mountSeconds: 0, opSeconds: 0.2 }) => {
+      const rbd = join(dir, 'rbd');
+      writeFileSync(rbd, `#!/bin/sh\n${script}\n`);
+      chmodSync(rbd, 0o755);
+      return new CephCli({ cephMonitors: [{ host: '127.0.0.1', port: 6789 }], cephClientName: 'admin' }, timeouts, { rbd, ceph: rbd });
+    };
+
+    beforeEach(() => {
+      dir = mkdtempSync(join(tmpdir(), 'ceph-cli-'));
+      warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    });
+    afterEach(() => {
+      warn.mockRestore();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('hands the tool its input on stdin', async () => {
+      const got = join(dir, 'got');
+      const cli = cliWith(`cat > ${got}`);
+      await cli.rbd(['import-diff', '-', 'p/i'], { input: () => Readable.from([Buffer.from('rbd diff v1\n'), Buffer.from('e')]) });
+      expect(readFileSync(got, 'utf8')).toBe('rbd diff v1\ne');
+    });
+
+    it('kills a command past librados timeouts, but lets a transfer run as long as it moves', async () => {
+      const cli = cliWith('sleep 1; echo done');
+      await expect(cli.rbd(['info', 'p/i'])).rejects.toMatchObject({ code: 'volume_backend_unavailable' });
+      expect(await cli.rbd(['export', 'p/i@s', '/tmp/x'], { transfer: true })).toBe('done\n');
+    });
+
+    it("reports the tool's own failure, not the broken pipe, when it stops reading", async () => {
+      const cli = cliWith('head -c 1 > /dev/null; echo "rbd: import-diff: (22) Invalid argument" >&2; exit 22');
+      const endless = () =>
+        Readable.from(
+          (function* () {
+            for (;;) yield Buffer.alloc(64 * 1024);
+          })(),
+        );
+      await expect(cli.rbd(['import-diff', '-', 'p/i'], { input: endless })).rejects.toMatchObject({ code: 'volume_backend_error' });
+      expect(String(warn.mock.calls[0][0])).toContain('(22) Invalid argument');
+    });
+
+    it('stops the tool and says the data could not be read when its input fails', async () => {
+      const cli = cliWith('cat > /dev/null');
+      const broken = () =>
+        Readable.from(
+          (async function* () {
+            yield Buffer.from('rbd diff v1\n');
+            throw new Error('EIO reading the disk file');
+          })(),
+        );
+      await expect(cli.rbd(['import-diff', '-', 'p/i'], { input: broken })).rejects.toMatchObject({
+        code: 'volume_backend_error',
+        message: 'The data for the Ceph cluster could not be read on the API host.',
+      });
+    });
   });
 });

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Logger } from '@nestjs/common';
 import type { VolumesConfig } from '@app/core';
 import { ComputeProviderError } from '../compute-provider';
@@ -15,7 +17,17 @@ const UNREACHABLE = /couldn't connect to the cluster|connection timed out|\((110
 export interface CephRunOptions {
   /** Error codes the caller expects (a volume already gone): logged at debug, not as a failure. */
   expected?: readonly string[];
+  /** What the tool reads on its stdin (`-` as its file), opened when it starts. */
+  input?: () => Readable;
+  /**
+   * Moves a disk's data (import, export, flatten): no time limit of our own, which would kill a big
+   * disk's copy part way; librados's own timeouts still end one that a silent cluster stalls.
+   */
+  transfer?: boolean;
 }
+
+/** Writing to a tool that has already exited: its own exit status says what went wrong. */
+const TOOL_GONE = new Set(['EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED', 'ECONNRESET']);
 
 /**
  * Ceph's own command-line tools (`rbd`, `ceph` from Debian's ceph-common), run with an argument
@@ -60,14 +72,33 @@ export class CephCli {
     }
   }
 
-  private runOnce(binary: string, args: string[], { expected = [] }: CephRunOptions): Promise<string> {
+  private async runOnce(binary: string, args: string[], options: CephRunOptions): Promise<string> {
+    const { child, exited } = this.start(binary, args, options);
+    if (!options.input) return exited;
+    let unreadable: Error | undefined;
+    const fed = pipeline(options.input(), child.stdin!).catch((err: NodeJS.ErrnoException) => {
+      if (TOOL_GONE.has(String(err.code))) return;
+      unreadable = err;
+      child.kill('SIGKILL');
+    });
+    const [outcome] = await Promise.allSettled([exited, fed]);
+    if (unreadable) {
+      this.logger.warn(`${binary} ${args[0]}: its input could not be read: ${unreadable.message}`);
+      throw new ComputeProviderError('volume_backend_error', 'The data for the Ceph cluster could not be read on the API host.');
+    }
+    if (outcome.status === 'rejected') throw outcome.reason;
+    return outcome.value;
+  }
+
+  private start(binary: string, args: string[], { expected = [], transfer = false }: CephRunOptions) {
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, LC_ALL: 'C', ...this.keyArgs() };
-    return new Promise((resolve, reject) => {
-      execFile(
+    let child!: ReturnType<typeof execFile>;
+    const exited = new Promise<string>((resolve, reject) => {
+      child = execFile(
         ...diesWithParent(binary, [...this.connection, ...args]),
         // Killed only after librados's own timeouts, so its answer comes first.
         {
-          timeout: (this.timeouts.mountSeconds + 2 * this.timeouts.opSeconds) * 1000,
+          timeout: transfer ? 0 : (this.timeouts.mountSeconds + 2 * this.timeouts.opSeconds) * 1000,
           killSignal: 'SIGKILL',
           maxBuffer: 16 * 1024 * 1024,
           env,
@@ -88,6 +119,7 @@ export class CephCli {
         },
       );
     });
+    return { child, exited };
   }
 
   private keyArgs(): Record<string, string> {
