@@ -1,5 +1,6 @@
 import { rbdImageOf, rbdRootOf } from './rbd-disk-names';
 import type { RbdImages } from './rbd-images';
+import type { CephRunOptions } from '../volumes/ceph-cli';
 
 /** The VPS root disk's RBD snapshot a snapshot image is copied from, removed once the image is complete. */
 export const snapshotOf = (imageId: string): string => `snap-${imageId}`;
@@ -30,13 +31,13 @@ export class RbdSnapshotImages {
     const root = rbdRootOf(serviceId);
     const image = rbdImageOf(imageId);
     const from = `${this.images.spec(root)}@${snapshotOf(imageId)}`;
-    const rbd = (args: string[]) => this.images.cli.rbd(args);
+    const rbd = (args: string[], options?: CephRunOptions) => this.images.cli.rbd(args, options);
     if (!(await this.images.hasBase(image))) {
       await this.images.removeOurs(image);
       if (!(await this.images.isProtected(root, snapshotOf(imageId)))) await rbd(['snap', 'protect', from]);
       await rbd(['clone', from, this.images.spec(image)]);
       await this.images.mark(image);
-      await this.images.cli.rbd(['flatten', this.images.spec(image), '--no-progress'], { transfer: true });
+      await rbd(['flatten', this.images.spec(image), '--no-progress'], { transfer: true });
       await this.images.makeBase(image);
     }
     await this.drop(serviceId, imageId);

@@ -3,7 +3,8 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
-import { dataExtents, DIFF_RECORD_BYTES, rbdDiffOf } from './rbd-sparse-import';
+import { dataExtents } from './qemu-img';
+import { DIFF_RECORD_BYTES, rbdDiffOf } from './rbd-sparse-import';
 
 const MIB = 1024 ** 2;
 const qemuImgInstalled = (() => {

@@ -1,15 +1,8 @@
-import { execFile } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { ComputeProviderError } from '../compute-provider';
 import type { CephCli } from '../volumes/ceph-cli';
-import { diesWithParent, programMissing } from '../dies-with-parent';
-
-export interface Extent {
-  start: number;
-  length: number;
-}
+import { dataExtents, type Extent } from './qemu-img';
 
 /** `rbd import-diff` reads each data record into memory whole: records are cut to this size. */
 export const DIFF_RECORD_BYTES = 4 * 1024 ** 2;
@@ -25,31 +18,6 @@ export async function importSparse(cli: CephCli, raw: string, spec: string, qemu
   const extents = await dataExtents(raw, qemuImg);
   await cli.rbd(['create', spec, '--size', `${size}B`]);
   await cli.rbd(['import-diff', '--no-progress', '-', spec], { input: () => rbdDiffOf(raw, size, extents), transfer: true });
-}
-
-/** The extents of a raw file that hold data, as the file system reports them (holes left out). */
-export function dataExtents(raw: string, qemuImg = 'qemu-img'): Promise<Extent[]> {
-  return new Promise((resolve, reject) =>
-    execFile(
-      ...diesWithParent(qemuImg, ['map', '--output=json', '-f', 'raw', raw]),
-      { maxBuffer: 64 * 1024 * 1024, timeout: 10 * 60_000, killSignal: 'SIGKILL' },
-      (err, stdout, stderr) => {
-        if (err) {
-          const missing = programMissing(err as NodeJS.ErrnoException, String(stderr));
-          return reject(
-            new ComputeProviderError(
-              missing ? 'image_tool_missing' : 'volume_backend_error',
-              missing ? 'qemu-img (Debian qemu-utils) is needed on the API host for disks on Ceph.' : 'The disk file could not be read.',
-              false,
-              String(stderr).trim().slice(-500),
-            ),
-          );
-        }
-        const map = JSON.parse(stdout) as { start: number; length: number; data: boolean }[];
-        resolve(map.filter((extent) => extent.data).map(({ start, length }) => ({ start, length })));
-      },
-    ),
-  );
 }
 
 /** `rbd diff v1` of the file's `extents`, for an image of `size` bytes: no record reads a hole. */
