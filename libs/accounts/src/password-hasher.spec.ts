@@ -1,5 +1,5 @@
 import { AppConfig } from '@app/core';
-import { PasswordHasher } from './password-hasher';
+import { PasswordHasher, scryptKdf } from './password-hasher';
 
 const hasher = (cost: number) => new PasswordHasher({ passwordHashCost: cost } as AppConfig);
 
@@ -17,6 +17,19 @@ describe('PasswordHasher', () => {
     await expect(current.verify('correct horse battery staple', older)).resolves.toBe(true);
     expect(current.needsRehash(older)).toBe(true);
     expect(current.needsRehash(await current.hash('another password'))).toBe(false);
+  });
+
+  it('derives nothing when it is made (a replica starts without 32 MiB of scrypt), and the same key as a real check for a missing hash', async () => {
+    const derive = jest.spyOn(scryptKdf, 'derive');
+    try {
+      const made = hasher(10);
+      expect(derive).not.toHaveBeenCalled();
+      await expect(made.verify('anything at all', undefined)).resolves.toBe(false);
+      expect(derive).toHaveBeenCalledTimes(1);
+      expect(derive.mock.calls[0].slice(2)).toEqual([1024, 8, 1]);
+    } finally {
+      derive.mockRestore();
+    }
   });
 
   it('refuses a missing or foreign hash after doing the same work', async () => {

@@ -6,12 +6,15 @@ const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
 
-function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
-  const maxmem = 2 * 128 * n * r * p;
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, { N: n, r, p, maxmem }, (err, key) => (err ? reject(err) : resolve(key))),
-  );
-}
+/** scrypt's key derivation (an object, so a spec can watch what is derived and when). */
+export const scryptKdf = {
+  derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
+    const maxmem = 2 * 128 * n * r * p;
+    return new Promise((resolve, reject) =>
+      scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, { N: n, r, p, maxmem }, (err, key) => (err ? reject(err) : resolve(key))),
+    );
+  },
+};
 
 /**
  * scrypt, encoded as `scrypt$N$r$p$salt$hash`. New hashes use N = 2^PASSWORD_HASH_COST (15 by
@@ -21,29 +24,28 @@ function derive(password: string, salt: Buffer, n: number, r: number, p: number)
 @Injectable()
 export class PasswordHasher {
   private readonly n: number;
-  private readonly dummy: Promise<string>;
 
   constructor(config: AppConfig) {
     this.n = 2 ** config.passwordHashCost;
-    this.dummy = this.hash('not-a-real-password-only-for-timing');
   }
 
   async hash(password: string): Promise<string> {
     const salt = randomBytes(16);
-    const key = await derive(password, salt, this.n, R, P);
+    const key = await scryptKdf.derive(password, salt, this.n, R, P);
     return ['scrypt', this.n, R, P, salt.toString('base64'), key.toString('base64')].join('$');
   }
 
   async verify(password: string, encoded: string | undefined): Promise<boolean> {
     if (!encoded) {
-      // Same work as a real check, so a missing account cannot be told apart by timing.
-      await this.verify(password, await this.dummy);
+      // Same work as a real check, so a missing account cannot be told apart by timing. Not a hash
+      // made at start: that was 32 MiB of scrypt at every replica's start, most of its peak.
+      await scryptKdf.derive(password, randomBytes(16), this.n, R, P);
       return false;
     }
     const [scheme, n, r, p, salt, hash] = encoded.split('$');
     if (scheme !== 'scrypt') return false;
     const expected = Buffer.from(hash, 'base64');
-    const actual = await derive(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
+    const actual = await scryptKdf.derive(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
     return expected.length === actual.length && timingSafeEqual(expected, actual);
   }
 
