@@ -29,6 +29,8 @@
 //          --admin-url=<postgres URL of the maintenance database>
 //          --api=<main.js of another build of the API> (to compare builds; default: the built dist/)
 //          --api-node-options=<NODE_OPTIONS for the API process only> (default: the Dockerfile's, as in production)
+//          --api-node-args=<node's arguments before the API's script, for V8 flags NODE_OPTIONS refuses, e.g. --minor-ms>
+//          (default: those of the Dockerfile's CMD)
 //          --node=<node binary for both servers> (default: the one running this script; bench/node-versions.js compares two)
 // Environment: BENCH_WEBHOOK_BACKLOG (deliveries per endpoint in the webhooks scenario; 500, 50 in smoke mode),
 //          WEBHOOKS_CONCURRENCY (passed to the API; unset: its default).
@@ -95,6 +97,7 @@ function parseArgs(argv) {
     out: path.resolve(ROOT, String(flags.out ?? (smoke ? 'bench/results/smoke.json' : 'bench/results/latest.json'))),
     api: path.resolve(ROOT, String(flags.api ?? BUILT_API)),
     apiNodeOptions: flags['api-node-options'] === undefined ? productionNodeOptions() : String(flags['api-node-options']),
+    apiNodeArgs: flags['api-node-args'] === undefined ? productionNodeArgs() : String(flags['api-node-args']).split(/\s+/).filter(Boolean),
     node: flags.node ? String(flags.node) : process.execPath,
     streams: flags.streams === undefined ? undefined : Number(flags.streams),
     scale: flags.scale === undefined ? null : String(flags.scale),
@@ -108,6 +111,16 @@ function productionNodeOptions() {
   const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
   const m = /^ENV .*\bNODE_OPTIONS=(?:"([^"]*)"|(\S+))/m.exec(dockerfile);
   return m?.[1] ?? m?.[2];
+}
+
+/**
+ * V8 flags NODE_OPTIONS refuses (`--minor-ms`) are on the image's command line: the arguments
+ * between `node` and the script in the Dockerfile's CMD.
+ */
+function productionNodeArgs() {
+  const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const m = /^CMD (\[.*\])\s*$/m.exec(dockerfile);
+  return m ? JSON.parse(m[1]).slice(1, -1) : [];
 }
 
 const log = (...parts) => process.stdout.write(`${parts.join(' ')}\n`);
@@ -206,9 +219,11 @@ function freePort() {
 }
 
 let serverNode = process.execPath;
+const apiProcess = { script: null, nodeArgs: [] };
 
 function startProcess(name, script, env) {
-  const child = spawn(serverNode, [script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = script === apiProcess.script ? [...apiProcess.nodeArgs, script] : [script];
+  const child = spawn(serverNode, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
   const keep = (chunk) => {
     tail = (tail + chunk.toString()).slice(-8000);
@@ -613,6 +628,8 @@ function targetChecks(rows, rss, opts, hostile) {
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   serverNode = opts.node;
+  apiProcess.script = opts.api;
+  apiProcess.nodeArgs = opts.apiNodeArgs;
   const API_MAIN = opts.api;
   if (!fs.existsSync(API_MAIN)) throw new Error(`${API_MAIN} is missing: run npm run build first`);
   const dbUrl = databaseUrl(opts.adminUrl, opts.db);
@@ -983,7 +1000,7 @@ async function main() {
       );
     }
     log(
-      `Peak RSS: API ${rss.api.peakMb} MB, baseline ${rss.baseline.peakMb} MB (VmHWM; API NODE_OPTIONS: ${opts.apiNodeOptions ?? 'none'})`,
+      `Peak RSS: API ${rss.api.peakMb} MB, baseline ${rss.baseline.peakMb} MB (VmHWM; API NODE_OPTIONS: ${opts.apiNodeOptions ?? 'none'}; arguments: ${opts.apiNodeArgs.join(' ') || 'none'})`,
     );
     log(
       `API memory: idle after start ${rss.api.idleMb} MB (the start's own peak ${rss.api.startPeakMb} MB), ` +
@@ -1114,6 +1131,7 @@ async function main() {
         dbPoolSize: opts.pool ? Number(opts.pool) : 'API default',
         api: path.relative(ROOT, API_MAIN),
         apiNodeOptions: opts.apiNodeOptions ?? null,
+        apiNodeArgs: opts.apiNodeArgs,
         order: 'per scenario: warm-up API, warm-up baseline, then rounds of API, baseline; then both at half the baseline rate',
       },
       data: counts,
