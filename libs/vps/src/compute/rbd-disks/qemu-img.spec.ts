@@ -4,18 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ComputeProviderError } from '../compute-provider';
 import { convertDisk } from './qemu-img';
+import { qemuImgInstalled } from './qemu-img.fixture';
 
 const failure = { code: 'backup_failed', message: 'The backup could not be written.' };
 const from = { file: '/nonexistent/a.raw', format: 'raw' };
 const to = { file: '/nonexistent/a.qcow2', format: 'qcow2' as const };
-const qemuImgInstalled = (() => {
-  try {
-    execFileSync('qemu-img', ['--version']);
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 describe('convertDisk', () => {
   let dir: string;

@@ -4,17 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { dataExtents } from './qemu-img';
+import { qemuImgInstalled } from './qemu-img.fixture';
 import { DIFF_RECORD_BYTES, rbdDiffOf } from './rbd-sparse-import';
 
 const MIB = 1024 ** 2;
-const qemuImgInstalled = (() => {
-  try {
-    execFileSync('qemu-img', ['--version']);
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 /** The records of an `rbd diff v1` stream, as `rbd import-diff` reads them. */
 function records(diff: Buffer): { tag: string; offset?: number; length?: number; size?: number; data?: Buffer }[] {
