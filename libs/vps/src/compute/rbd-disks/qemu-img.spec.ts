@@ -25,15 +25,13 @@ describe('convertDisk', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('asks qemu-img for its progress and lets a conversion that keeps moving outlast the stall limit', async () => {
-    const qemuImg = fakeQemuImg(
-      `echo "$@" > ${dir}/args; for i in 1 2 3 4 5 6 7 8 9 10 11 12; do printf '    (%d.00/100%%)\\r' $i; sleep 0.25; done`,
-    );
-    await expect(convertDisk(from, to, failure, qemuImg, 1500)).resolves.toBeUndefined();
+    const qemuImg = fakeQemuImg(`echo "$@" > ${dir}/args; for i in $(seq 16); do printf '    (%d.00/100%%)\\r' $i; sleep 0.25; done`);
+    await expect(convertDisk(from, to, failure, qemuImg, 2500)).resolves.toBeUndefined();
     expect(readFileSync(join(dir, 'args'), 'utf8').trim()).toBe('convert -p -f raw -O qcow2 -S 4k /nonexistent/a.raw /nonexistent/a.qcow2');
-  });
+  }, 30_000);
 
   it('kills a conversion that reports nothing for the stall limit and answers the failure, the reason for operators', async () => {
-    const qemuImg = fakeQemuImg(`printf '    (0.00/100%%)\\r'; echo $$ > ${dir}/pid; exec sleep 60`);
+    const qemuImg = fakeQemuImg(`printf '    (0.00/100%%)\\r'; exec sleep 60`);
     const error = await convertDisk(from, to, failure, qemuImg, 500).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ComputeProviderError);
     expect(error).toMatchObject({ code: 'backup_failed', message: failure.message, retryable: false });
