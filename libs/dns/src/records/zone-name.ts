@@ -1,5 +1,4 @@
 import { domainToASCII } from 'node:url';
-import { parse } from 'psl';
 import { RecordInvalid } from './dns-record';
 
 export const MAX_NAME_LENGTH = 253;
@@ -10,7 +9,7 @@ const ASCII = /^[\x20-\x7e]*$/;
  * A zone's name as the API keeps it (`example.com`: no trailing dot, lower-case, IDNA as punycode),
  * or RecordInvalid('name') for a name no customer may hold.
  */
-export function zoneName(input: string, reserved: string[]): string {
+export async function zoneName(input: string, reserved: string[]): Promise<string> {
   const written = input.trim().replace(/\.$/, '');
   const labels = asciiLabels(written);
   if (!labels || !labels.every((label) => ZONE_LABEL.test(label))) {
@@ -24,7 +23,7 @@ export function zoneName(input: string, reserved: string[]): string {
   if (labels.length < 2)
     throw new RecordInvalid('name', `"${name}" is a top-level domain: a zone is a registered name such as example.com`);
   if (isWithin(name, 'arpa')) throw new RecordInvalid('name', `"${name}" is under arpa: reverse zones are the API's own (reverse DNS)`);
-  if (isPublicSuffix(name)) {
+  if (await isPublicSuffix(name)) {
     throw new RecordInvalid('name', `"${name}" is a public suffix: a zone is a name registered under one, such as example.${name}`);
   }
   const holder = reserved.find((taken) => isWithin(name, taken));
@@ -54,7 +53,9 @@ function asciiLabel(label: string): string | null {
   return converted === '' || converted.includes('.') ? null : converted;
 }
 
-function isPublicSuffix(name: string): boolean {
+/** The public suffix list is 2 MB of heap: loaded at the first zone a customer makes, not at every replica's start. */
+async function isPublicSuffix(name: string): Promise<boolean> {
+  const { parse } = await import('psl');
   const parsed = parse(name);
   return !('error' in parsed) && parsed.listed && parsed.domain === null;
 }

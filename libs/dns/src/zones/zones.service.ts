@@ -39,7 +39,7 @@ export class ZonesService {
   async create(caller: Principal, input: CreateZoneRequest): Promise<ZoneResponse> {
     const { accountId } = caller;
     const { nameservers, reservedZones, zonesPerAccount } = this.config.dns;
-    const name = zoneName(input.name, reservedZones);
+    const name = await zoneName(input.name, reservedZones);
     try {
       const id = await this.tx.run(async (m) => {
         await this.accounts.lockForUpdate(m, accountId);
