@@ -14,6 +14,9 @@ const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
 export type DiskFileFormat = 'qcow2' | 'raw';
 
+/** The code and message a run that fails answers with (a bad image, a bad backup, ...). */
+type Failure = { code: string; message: string };
+
 /** What a raw file holds, as `qemu-img map` reports it: data, or a hole (reads as zeros). */
 export interface Extent {
   start: number;
@@ -28,7 +31,7 @@ export interface Extent {
 export async function convertDisk(
   from: { file: string; format: string },
   to: { file: string; format: DiskFileFormat },
-  failure: { code: string; message: string },
+  failure: Failure,
   qemuImg = 'qemu-img',
   stallMs = CONVERT_STALL_MS,
 ): Promise<void> {
@@ -37,7 +40,7 @@ export async function convertDisk(
 
 /** The extents of a raw file that hold data, as the file system reports them (holes left out). */
 export async function dataExtents(raw: string, qemuImg = 'qemu-img'): Promise<Extent[]> {
-  const failure = { code: 'volume_backend_error', message: 'The disk file could not be read.' };
+  const failure: Failure = { code: 'volume_backend_error', message: 'The disk file could not be read.' };
   const map = JSON.parse(
     await runQemuImg(qemuImg, ['map', '--output=json', '-f', 'raw', raw], failure, { wallMs: MAP_TIMEOUT_MS }),
   ) as (Extent & {
@@ -45,8 +48,6 @@ export async function dataExtents(raw: string, qemuImg = 'qemu-img'): Promise<Ex
   })[];
   return map.filter((extent) => extent.data).map(({ start, length }) => ({ start, length }));
 }
-
-type Failure = { code: string; message: string };
 
 /** Killed after `wallMs` in all, or after `stallMs` with nothing on its standard output. */
 interface Limits {
